@@ -1,0 +1,283 @@
+//! Peer behaviours: what the specs allow, and named faults, each a real bug class.
+//!
+//! A behaviour acts in one role: a responder behaviour decides what a party does with the
+//! requests it receives and the cancels for them; a requester behaviour decides how a party
+//! sends, cancels and resolves its own requests. Every faulty behaviour names the invariants
+//! (by catalog id, see `cancelcheck-properties`) it breaks, and the dialects in which that
+//! breach is observable.
+
+use crate::dialect::{Dialect, Honouring, ReceiverDuty};
+use core::fmt;
+use core::str::FromStr;
+
+/// Which side of a request a behaviour acts on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Role {
+    /// Sends requests and cancels.
+    Requester,
+    /// Receives requests and cancels.
+    Responder,
+}
+
+/// One named behaviour. `Honour` is the default of both roles.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Behaviour {
+    // ---- correct ----
+    /// Stops at once and answers as the dialect requires: error -32800 (ACP, ACP RFD, LSP),
+    /// `cancelled: true` (ABP), or nothing (MCP). As a requester: follows every rule.
+    Honour,
+    /// Ignores the cancel, finishes the work and sends the full result (allowed where the
+    /// receiver MAY cancel: ACP, LSP, and MCP 2025-11-25's "MAY ignore").
+    FinishFirst,
+    /// Stops at once and answers with a valid partial result (ACP, ACP RFD, LSP).
+    Partial,
+    // ---- faulty responders ----
+    /// Answers a cancelled request with error -32800 where the dialect says not to (MCP).
+    AnswersAfterCancel,
+    /// Stops a cancelled request and never answers it: the requester, which waits, hangs.
+    NeverAnswersCancelled,
+    /// Answers the cancel at once but lets the work run on, so its result is sent too.
+    AnswersTwice,
+    /// Answers a cancelled request with -32603 instead of -32800.
+    WrongErrorCode,
+    /// Echoes request ids coerced to the other JSON type (`7` answered as `"7"`).
+    IdTypeConfusion,
+    /// Treats a cancel for id `0` as absent (a truthiness check) and so ignores it.
+    IgnoresCancelForIdZero,
+    /// One cancel stops every request in progress, not just the one it names.
+    CancelCancelsAll,
+    /// Answers the cancel notification itself (with a "method not found" error, id `null`).
+    AnswersCancelNotification,
+    /// Sends a progress notification for a request after its answer.
+    ActivityAfterAnswer,
+    /// Crashes on a cancel for an unknown (e.g. already answered) or malformed request.
+    CrashesOnUnknownCancel,
+    /// Stops a cancelled request but never frees its entry.
+    LeaksCancelled,
+    /// ABP: acknowledges `cancelled: true` but lets the call complete normally.
+    AckDisagreesWithOutcome,
+    /// ABP: a second cancel of a cancelled call answers `cancelled: false` (the spec's sample code).
+    SecondCancelNotCancelled,
+    // ---- faulty requesters ----
+    /// MCP: delivers an answer that arrives after its cancel to the application.
+    DeliversLateAnswer,
+    /// Reuses the id of a request it gave up on while that request's answer may still arrive.
+    ReusesLiveId,
+    /// Cancels `initialize` when its connect timeout fires.
+    CancelsInitialize,
+    /// ACP RFD: sends `$/cancelRequest` though the peer did not declare support.
+    CancelsWithoutCapability,
+}
+
+/// How a behaviour counts in one dialect.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Classification {
+    /// Whether it is a bug there.
+    pub faulty: bool,
+    /// The invariant ids it breaks there.
+    pub breaks: &'static [&'static str],
+}
+
+/// Everything known about one behaviour: the rows of `cancelcheck behaviors`.
+#[derive(Debug)]
+pub struct BehaviourInfo {
+    /// The behaviour.
+    pub behaviour: Behaviour,
+    /// Stable kebab-case name.
+    pub name: &'static str,
+    /// Which role it acts in.
+    pub role: Role,
+    /// Whether it is a bug.
+    pub faulty: bool,
+    /// Invariant ids it breaks (empty for correct behaviours).
+    pub breaks: &'static [&'static str],
+    /// One sentence: what it does.
+    pub summary: &'static str,
+}
+
+macro_rules! table {
+    ($( $b:ident, $name:literal, $role:ident, $faulty:literal, [$($inv:literal),*], $summary:literal; )*) => {
+        static INFO: &[BehaviourInfo] = &[
+            $( BehaviourInfo {
+                behaviour: Behaviour::$b,
+                name: $name,
+                role: Role::$role,
+                faulty: $faulty,
+                breaks: &[$($inv),*],
+                summary: $summary,
+            }, )*
+        ];
+    };
+}
+
+table! {
+    Honour, "honour", Responder, false, [], "stop at once and answer as the dialect requires";
+    FinishFirst, "finish-first", Responder, false, [], "ignore the cancel, finish and send the full result";
+    Partial, "partial", Responder, false, [], "stop at once and answer with a partial result";
+    AnswersAfterCancel, "answers-after-cancel", Responder, true, ["no-answer-after-cancel"], "answer a cancelled request with -32800 where no answer is owed";
+    NeverAnswersCancelled, "never-answers-cancelled", Responder, true, ["eventual-resolution"], "stop a cancelled request and never answer it";
+    AnswersTwice, "answers-twice", Responder, true, ["single-resolution"], "answer the cancel at once and the finished work again";
+    WrongErrorCode, "wrong-error-code", Responder, true, ["cancel-error-code"], "answer a cancelled request with -32603";
+    IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match"], "answer 7 as \"7\" (ids coerced between number and string)";
+    IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
+    CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";
+    AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
+    ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
+    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless"], "crash on a cancel for an unknown or finished request";
+    LeaksCancelled, "leaks-cancelled", Responder, true, ["no-leak-at-quiescence"], "stop a cancelled request but never free its entry";
+    AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome"], "acknowledge cancelled:true, then complete the call normally";
+    SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, true, ["cancel-idempotent"], "answer a repeated cancel of a cancelled call with cancelled:false";
+    DeliversLateAnswer, "delivers-late-answer", Requester, true, ["late-answer-ignored"], "deliver an answer that arrives after the cancel to the application";
+    ReusesLiveId, "reuses-live-id", Requester, true, ["no-live-id-reuse"], "reuse a given-up request's id while its answer may still arrive";
+    CancelsInitialize, "cancels-initialize", Requester, true, ["initialize-not-cancelled"], "cancel initialize when the connect timeout fires";
+    CancelsWithoutCapability, "cancels-without-capability", Requester, true, ["capability-gated"], "send a cancel the peer did not declare support for";
+}
+
+impl Behaviour {
+    /// Every behaviour, correct ones first, in a fixed order.
+    pub fn all() -> impl Iterator<Item = Behaviour> {
+        INFO.iter().map(|i| i.behaviour)
+    }
+
+    /// Its row of the table.
+    pub fn info(self) -> &'static BehaviourInfo {
+        // INFO lists every variant in declaration order.
+        &INFO[self as usize]
+    }
+
+    /// Stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Whether it is one of the named faults in every dialect it applies to.
+    pub fn is_faulty(self) -> bool {
+        self.info().faulty
+    }
+
+    /// How the behaviour counts in `dialect`: `None` where it does not apply; otherwise whether
+    /// it is faulty there and the invariants it breaks. Finishing first is allowed where the
+    /// receiver MAY cancel, and a fault where it MUST (ACP RFD breaks `cancel-honoured`;
+    /// MCP 2026-07-28, where nothing may follow a cancel, breaks `no-answer-after-cancel`).
+    pub fn classify(self, dialect: Dialect) -> Option<Classification> {
+        let r = dialect.rules();
+        if self == Behaviour::FinishFirst && r.honouring == Honouring::Must && dialect != Dialect::Abp {
+            let breaks: &'static [&'static str] = if r.receiver_duty == ReceiverDuty::MustNotAnswer {
+                &["no-answer-after-cancel"]
+            } else {
+                &["cancel-honoured"]
+            };
+            return Some(Classification { faulty: true, breaks });
+        }
+        self.applies_to(dialect).then(|| Classification { faulty: self.is_faulty(), breaks: self.info().breaks })
+    }
+
+    /// The role it acts in.
+    pub fn role(self) -> Role {
+        self.info().role
+    }
+
+    /// Whether the behaviour exists in `dialect` (a correct behaviour the dialect allows, or a
+    /// fault whose breach the dialect makes observable).
+    pub fn applies_to(self, dialect: Dialect) -> bool {
+        let r = dialect.rules();
+        let must_answer = r.receiver_duty == ReceiverDuty::MustAnswer;
+        let abp = dialect == Dialect::Abp;
+        match self {
+            Behaviour::Honour => true,
+            Behaviour::FinishFirst => r.honouring == Honouring::May,
+            Behaviour::Partial => r.partial_results,
+            Behaviour::AnswersAfterCancel => !must_answer,
+            Behaviour::NeverAnswersCancelled | Behaviour::AnswersTwice => must_answer,
+            Behaviour::WrongErrorCode => r.cancel_error_code.is_some(),
+            Behaviour::IdTypeConfusion => true,
+            // Observable only where a cancel for id 0 is owed obedience and id 0 is an ordinary
+            // request (with an `initialize`, id 0 is the uncancellable initialize).
+            Behaviour::IgnoresCancelForIdZero => {
+                r.receiver_duty == ReceiverDuty::MustNotAnswer && r.initialize_method.is_none()
+            }
+            Behaviour::CancelCancelsAll => true,
+            Behaviour::AnswersCancelNotification => r.json_rpc,
+            Behaviour::ActivityAfterAnswer => r.activity_method.is_some(),
+            Behaviour::CrashesOnUnknownCancel => true,
+            // Where the text asks the receiver to free what a cancelled request held.
+            Behaviour::LeaksCancelled => r.honouring == Honouring::Must || !must_answer,
+            Behaviour::AckDisagreesWithOutcome | Behaviour::SecondCancelNotCancelled => abp,
+            Behaviour::DeliversLateAnswer => !r.requester_waits,
+            Behaviour::ReusesLiveId => true,
+            Behaviour::CancelsInitialize => r.initialize_method.is_some() && !r.initialize_cancellable,
+            Behaviour::CancelsWithoutCapability => r.negotiated,
+        }
+    }
+}
+
+impl fmt::Display for Behaviour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing an unknown behaviour name; its text lists the known ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownBehaviour(pub String);
+
+impl fmt::Display for UnknownBehaviour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown behavior {:?}; expected one of:", self.0)?;
+        for b in Behaviour::all() {
+            write!(f, " {}", b.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownBehaviour {}
+
+impl FromStr for Behaviour {
+    type Err = UnknownBehaviour;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Behaviour::all()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| UnknownBehaviour(s.to_string()))
+    }
+}
+
+impl serde::Serialize for Behaviour {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Behaviour {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_declaration_order_and_names_parse() {
+        for (i, b) in Behaviour::all().enumerate() {
+            assert_eq!(b as usize, i, "{b:?} out of order in INFO");
+            assert_eq!(b.name().parse::<Behaviour>().unwrap(), b);
+            assert_eq!(b.is_faulty(), !b.info().breaks.is_empty());
+        }
+    }
+
+    #[test]
+    fn every_fault_applies_somewhere_and_honour_everywhere() {
+        for b in Behaviour::all() {
+            assert!(Dialect::ALL.iter().any(|d| b.applies_to(*d)), "{b} applies nowhere");
+        }
+        assert!(Dialect::ALL.iter().all(|d| Behaviour::Honour.applies_to(*d)));
+        assert!(!Behaviour::FinishFirst.applies_to(Dialect::AcpRfd));
+        assert!(Behaviour::FinishFirst.classify(Dialect::AcpRfd).unwrap().faulty);
+        assert!(!Behaviour::FinishFirst.classify(Dialect::Acp).unwrap().faulty);
+        assert!(Behaviour::FinishFirst.classify(Dialect::Abp).is_none());
+        assert!(Behaviour::FinishFirst.applies_to(Dialect::Mcp20251125));
+    }
+}

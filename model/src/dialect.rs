@@ -1,0 +1,381 @@
+//! Dialects: each protocol's cancellation rules as one constant table.
+//!
+//! Adding a protocol is adding a row here, not branching across the code: the endpoint, the
+//! checker and the wire encoder read only these fields. Facts come from `shared/specs/` and the
+//! table in its `README.md` (which supersedes the older texts where they disagree).
+
+use core::fmt;
+use core::str::FromStr;
+
+/// A protocol whose cancellation rules the model knows.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
+pub enum Dialect {
+    /// ACP stable: `$/cancel_request {requestId}`; the receiver MUST answer once.
+    #[serde(rename = "acp")]
+    Acp,
+    /// ACP RFD 2025-11: `$/cancelRequest {id}`, negotiated through `cancellation.request`.
+    #[serde(rename = "acp-rfd")]
+    AcpRfd,
+    /// MCP 2025-11-25: `notifications/cancelled {requestId, reason?}`, either side; no answer.
+    #[serde(rename = "mcp-2025-11-25")]
+    Mcp20251125,
+    /// MCP 2026-07-28: client-only `notifications/cancelled`; nothing further may be sent.
+    #[serde(rename = "mcp-2026-07-28")]
+    Mcp20260728,
+    /// LSP 3.17: `$/cancelRequest {id}`; the server still answers.
+    #[serde(rename = "lsp")]
+    Lsp,
+    /// Agentic Browser Protocol app calls: `capabilities/cancel` acknowledged by `cancel-result`.
+    #[serde(rename = "abp")]
+    Abp,
+}
+
+/// What a receiver owes the requester once it has received a cancel for a request still
+/// in progress.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ReceiverDuty {
+    /// Exactly one response still goes out: a (possibly partial) result or the cancel error
+    /// (ACP, ACP RFD, LSP, and ABP's `cancelled: true` call result).
+    MustAnswer,
+    /// The receiver SHOULD stop and SHOULD NOT answer; it MAY ignore a cancel it cannot honour
+    /// and then answer normally (MCP 2025-11-25).
+    ShouldNotAnswer,
+    /// The receiver MUST NOT send any further message for the request (MCP 2026-07-28).
+    MustNotAnswer,
+}
+
+/// Whether the receiver may keep working on a cancelled request and answer with the full result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Honouring {
+    /// "MAY cancel": finishing first is allowed (ACP, LSP, MCP 2025-11-25's "MAY ignore").
+    May,
+    /// "MUST cancel the corresponding request activity" (ACP RFD, ABP, MCP 2026-07-28).
+    Must,
+}
+
+/// When a request id may be used again by the same sender.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IdReuse {
+    /// Never within a session (MCP 2025-11-25: "MUST NOT be reused").
+    Never,
+    /// Once no answer for the old request can still arrive (JSON-RPC: ids of requests awaiting
+    /// a response must differ).
+    WhenDead,
+}
+
+/// Which party may send a cancel.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CancelSenders {
+    /// Either party, for requests it sent.
+    Either,
+    /// Only the client (MCP 2026-07-28; ABP's agent).
+    ClientOnly,
+}
+
+/// How the cancel travels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CancelShape {
+    /// A JSON-RPC notification: fire and forget.
+    Notification,
+    /// A request answered by an acknowledgement (ABP `capabilities/cancel` → `cancel-result`).
+    AcknowledgedRequest,
+}
+
+/// A pointer into a spec text: file under `shared/specs/` and the clause it states.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SpecRef {
+    /// File name under `shared/specs/`.
+    pub file: &'static str,
+    /// The clause, quoted or named.
+    pub clause: &'static str,
+}
+
+/// One dialect's rule table. Every field is read by the model or the checker.
+#[derive(Debug)]
+pub struct DialectRules {
+    /// Stable id, as on the command line and in traces.
+    pub id: &'static str,
+    /// Display name.
+    pub title: &'static str,
+    /// The spec text the rules come from.
+    pub spec_file: &'static str,
+    /// Whether messages are JSON-RPC 2.0 (all but ABP).
+    pub json_rpc: bool,
+    /// Cancel method name.
+    pub cancel_method: &'static str,
+    /// Field in the cancel's params that names the request.
+    pub cancel_id_field: &'static str,
+    /// Method of the cancel's acknowledgement, for acknowledged cancels.
+    pub cancel_ack_method: Option<&'static str>,
+    /// Notification or acknowledged request.
+    pub cancel_shape: CancelShape,
+    /// Who may cancel.
+    pub cancel_senders: CancelSenders,
+    /// What the receiver owes after a cancel.
+    pub receiver_duty: ReceiverDuty,
+    /// Whether the receiver may finish and send the full result anyway.
+    pub honouring: Honouring,
+    /// Whether a partial result is an acceptable answer to a cancelled request.
+    pub partial_results: bool,
+    /// Whether the requester, after cancelling, keeps waiting for the answer (true) or resolves
+    /// the request at once and ignores a late answer (false: MCP's "SHOULD ignore").
+    pub requester_waits: bool,
+    /// The error code of a cancelled request's answer, for JSON-RPC dialects.
+    pub cancel_error_code: Option<i64>,
+    /// Whether cancellation support must be negotiated (ACP RFD `cancellation: {request: true}`).
+    pub negotiated: bool,
+    /// Method that opens the session, if the dialect has one.
+    pub initialize_method: Option<&'static str>,
+    /// Whether `initialize` may itself be cancelled.
+    pub initialize_cancellable: bool,
+    /// When ids may be reused.
+    pub id_reuse: IdReuse,
+    /// Method of the ordinary request the simulator sends.
+    pub work_method: &'static str,
+    /// Notification a worker sends while busy (progress, updates), if the dialect has one.
+    pub activity_method: Option<&'static str>,
+    /// Field of the activity notification that names the request.
+    pub activity_id_field: &'static str,
+    /// Whether request ids are strings on the wire (ABP `callId`) rather than integers.
+    pub string_ids: bool,
+}
+
+const RPC_CANCELLED: Option<i64> = Some(-32800);
+
+static ACP: DialectRules = DialectRules {
+    id: "acp",
+    title: "ACP (stable, $/cancel_request)",
+    spec_file: "acp-cancellation.md",
+    json_rpc: true,
+    cancel_method: "$/cancel_request",
+    cancel_id_field: "requestId",
+    cancel_ack_method: None,
+    cancel_shape: CancelShape::Notification,
+    cancel_senders: CancelSenders::Either,
+    receiver_duty: ReceiverDuty::MustAnswer,
+    honouring: Honouring::May,
+    partial_results: true,
+    requester_waits: true,
+    cancel_error_code: RPC_CANCELLED,
+    negotiated: false,
+    initialize_method: Some("initialize"),
+    initialize_cancellable: true,
+    id_reuse: IdReuse::WhenDead,
+    work_method: "terminal/create",
+    activity_method: Some("session/update"),
+    activity_id_field: "requestId",
+    string_ids: false,
+};
+
+static ACP_RFD: DialectRules = DialectRules {
+    id: "acp-rfd",
+    title: "ACP RFD 2025-11 ($/cancelRequest, negotiated)",
+    spec_file: "acp-rfd-request-cancellation.md",
+    json_rpc: true,
+    cancel_method: "$/cancelRequest",
+    cancel_id_field: "id",
+    cancel_ack_method: None,
+    cancel_shape: CancelShape::Notification,
+    cancel_senders: CancelSenders::Either,
+    receiver_duty: ReceiverDuty::MustAnswer,
+    honouring: Honouring::Must,
+    partial_results: true,
+    requester_waits: true,
+    cancel_error_code: RPC_CANCELLED,
+    negotiated: true,
+    initialize_method: Some("initialize"),
+    initialize_cancellable: false,
+    id_reuse: IdReuse::WhenDead,
+    work_method: "terminal/create",
+    activity_method: None,
+    activity_id_field: "requestId",
+    string_ids: false,
+};
+
+static MCP_2025: DialectRules = DialectRules {
+    id: "mcp-2025-11-25",
+    title: "MCP 2025-11-25 (notifications/cancelled)",
+    spec_file: "mcp-cancellation-2025-11-25.md",
+    json_rpc: true,
+    cancel_method: "notifications/cancelled",
+    cancel_id_field: "requestId",
+    cancel_ack_method: None,
+    cancel_shape: CancelShape::Notification,
+    cancel_senders: CancelSenders::Either,
+    receiver_duty: ReceiverDuty::ShouldNotAnswer,
+    honouring: Honouring::May,
+    partial_results: false,
+    requester_waits: false,
+    cancel_error_code: None,
+    negotiated: false,
+    initialize_method: Some("initialize"),
+    initialize_cancellable: false,
+    id_reuse: IdReuse::Never,
+    work_method: "tools/call",
+    activity_method: Some("notifications/progress"),
+    activity_id_field: "progressToken",
+    string_ids: false,
+};
+
+static MCP_2026: DialectRules = DialectRules {
+    id: "mcp-2026-07-28",
+    title: "MCP 2026-07-28 (client-only notifications/cancelled, stdio)",
+    spec_file: "mcp-cancellation-draft.md",
+    json_rpc: true,
+    cancel_method: "notifications/cancelled",
+    cancel_id_field: "requestId",
+    cancel_ack_method: None,
+    cancel_shape: CancelShape::Notification,
+    cancel_senders: CancelSenders::ClientOnly,
+    receiver_duty: ReceiverDuty::MustNotAnswer,
+    honouring: Honouring::Must,
+    partial_results: false,
+    requester_waits: false,
+    cancel_error_code: None,
+    negotiated: false,
+    initialize_method: None,
+    initialize_cancellable: false,
+    id_reuse: IdReuse::WhenDead,
+    work_method: "tools/call",
+    activity_method: Some("notifications/progress"),
+    activity_id_field: "progressToken",
+    string_ids: false,
+};
+
+static LSP: DialectRules = DialectRules {
+    id: "lsp",
+    title: "LSP 3.17 ($/cancelRequest)",
+    spec_file: "README.md",
+    json_rpc: true,
+    cancel_method: "$/cancelRequest",
+    cancel_id_field: "id",
+    cancel_ack_method: None,
+    cancel_shape: CancelShape::Notification,
+    cancel_senders: CancelSenders::Either,
+    receiver_duty: ReceiverDuty::MustAnswer,
+    honouring: Honouring::May,
+    partial_results: true,
+    requester_waits: true,
+    cancel_error_code: RPC_CANCELLED,
+    negotiated: false,
+    initialize_method: Some("initialize"),
+    initialize_cancellable: false,
+    id_reuse: IdReuse::WhenDead,
+    work_method: "workspace/executeCommand",
+    activity_method: Some("$/progress"),
+    activity_id_field: "token",
+    string_ids: false,
+};
+
+static ABP: DialectRules = DialectRules {
+    id: "abp",
+    title: "ABP app calls (capabilities/cancel, acknowledged)",
+    spec_file: "app-call-cancellation.md",
+    json_rpc: false,
+    cancel_method: "capabilities/cancel",
+    cancel_id_field: "callId",
+    cancel_ack_method: Some("capabilities/cancel-result"),
+    cancel_shape: CancelShape::AcknowledgedRequest,
+    cancel_senders: CancelSenders::ClientOnly,
+    receiver_duty: ReceiverDuty::MustAnswer,
+    honouring: Honouring::Must,
+    partial_results: false,
+    requester_waits: true,
+    cancel_error_code: None,
+    negotiated: false,
+    initialize_method: Some("session/initialize"),
+    initialize_cancellable: false,
+    id_reuse: IdReuse::WhenDead,
+    work_method: "capabilities/call",
+    activity_method: None,
+    activity_id_field: "callId",
+    string_ids: true,
+};
+
+impl Dialect {
+    /// Every dialect, in a fixed order (the order of `shared/specs/README.md`).
+    pub const ALL: [Dialect; 6] = [
+        Dialect::Acp,
+        Dialect::AcpRfd,
+        Dialect::Mcp20251125,
+        Dialect::Mcp20260728,
+        Dialect::Lsp,
+        Dialect::Abp,
+    ];
+
+    /// The rule table.
+    pub fn rules(self) -> &'static DialectRules {
+        match self {
+            Dialect::Acp => &ACP,
+            Dialect::AcpRfd => &ACP_RFD,
+            Dialect::Mcp20251125 => &MCP_2025,
+            Dialect::Mcp20260728 => &MCP_2026,
+            Dialect::Lsp => &LSP,
+            Dialect::Abp => &ABP,
+        }
+    }
+
+    /// The stable id (`acp`, `mcp-2025-11-25`, ...).
+    pub fn id(self) -> &'static str {
+        self.rules().id
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// The error of parsing an unknown dialect id; its text lists the known ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownDialect(pub String);
+
+impl fmt::Display for UnknownDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown dialect {:?}; expected one of:", self.0)?;
+        for d in Dialect::ALL {
+            write!(f, " {}", d.id())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownDialect {}
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.id() == s)
+            .ok_or_else(|| UnknownDialect(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_are_unique() {
+        for d in Dialect::ALL {
+            assert_eq!(d.id().parse::<Dialect>().unwrap(), d);
+        }
+        let err = "mcp".parse::<Dialect>().unwrap_err().to_string();
+        assert!(err.contains("mcp-2025-11-25"), "{err}");
+    }
+
+    #[test]
+    fn rules_match_the_spec_table() {
+        assert_eq!(Dialect::Acp.rules().receiver_duty, ReceiverDuty::MustAnswer);
+        assert!(Dialect::Acp.rules().initialize_cancellable);
+        assert!(Dialect::AcpRfd.rules().negotiated);
+        assert!(!Dialect::AcpRfd.rules().initialize_cancellable);
+        assert_eq!(Dialect::Mcp20251125.rules().id_reuse, IdReuse::Never);
+        assert_eq!(Dialect::Mcp20260728.rules().receiver_duty, ReceiverDuty::MustNotAnswer);
+        assert!(Dialect::Mcp20260728.rules().initialize_method.is_none());
+        assert_eq!(Dialect::Lsp.rules().cancel_error_code, Some(-32800));
+        assert_eq!(Dialect::Abp.rules().cancel_shape, CancelShape::AcknowledgedRequest);
+    }
+}

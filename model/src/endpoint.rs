@@ -1,0 +1,629 @@
+//! One party of a connection, requester and responder at once, as a pure state machine.
+//!
+//! `Endpoint::handle(input, &mut outputs)` is the whole interface: no clock, no randomness, no
+//! I/O. It never panics: inputs that do not fit are reported as [`Output::Anomaly`] or
+//! [`Output::Ignored`] values. Request entries live in vectors reserved up front and are never
+//! removed during a connection (terminal entries are how an endpoint recognises a late answer
+//! or a repeated cancel), so `handle` does not allocate once capacity is reserved.
+
+use crate::behaviour::Behaviour;
+use crate::dialect::{CancelSenders, CancelShape, Dialect, DialectRules, ReceiverDuty};
+use crate::id::{IdStr, Party, RequestId};
+use crate::io::{Anomaly, Command, Ignored, Input, Output, Refusal, Timer};
+use crate::message::{Ack, AckReason, CancelCause, Message, Method, Outcome, Reply};
+use crate::request::{Completion, Incoming, Outgoing, acknowledged_cancel};
+
+/// How a requester numbers its requests.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct IdPolicy {
+    /// The first id (taken by `initialize` where the dialect has one).
+    pub first: i64,
+    /// Whether ids are JSON strings of the same digits (`"0"`, `"1"`, ...). ABP always uses strings.
+    pub strings: bool,
+}
+
+/// Everything that configures one endpoint.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct EndpointConfig {
+    /// Which party this is.
+    pub party: Party,
+    /// The protocol.
+    pub dialect: Dialect,
+    /// How it behaves (correct, or a named fault).
+    pub behaviour: Behaviour,
+    /// How many received requests may run at once (at least 1); the rest queue.
+    pub workers: u16,
+    /// Whether it declares cancellation support in its `initialize` answer (ACP RFD).
+    pub cancel_support: bool,
+    /// Whether every ordinary request it sends arms a timeout.
+    pub request_timeouts: bool,
+    /// Whether `initialize` arms a connect timeout.
+    pub init_timeout: bool,
+    /// How it numbers its requests.
+    pub ids: IdPolicy,
+    /// How many requests each direction is expected to carry (capacity reserved up front).
+    pub capacity: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Session {
+    NotStarted,
+    Initializing(RequestId),
+    Ready { peer_cancel_support: bool },
+    Failed,
+    Closed,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct OutEntry {
+    id: RequestId,
+    method: Method,
+    state: Outgoing,
+    timer: bool,
+    reused: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct InEntry {
+    id: RequestId,
+    state: Incoming,
+    /// A worker runs for it (true also for the faulty "work outlives its answer").
+    running: bool,
+}
+
+/// One party: its requests in both directions and its session.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Endpoint {
+    cfg: EndpointConfig,
+    session: Session,
+    next_id: i64,
+    outgoing: Vec<OutEntry>,
+    incoming: Vec<InEntry>,
+    running: u16,
+    crashed: bool,
+}
+
+impl Endpoint {
+    /// A fresh endpoint, capacity reserved.
+    pub fn new(cfg: EndpointConfig) -> Self {
+        Endpoint {
+            cfg,
+            session: Session::NotStarted,
+            next_id: cfg.ids.first,
+            outgoing: Vec::with_capacity(cfg.capacity + 1),
+            incoming: Vec::with_capacity(cfg.capacity + 1),
+            running: 0,
+            crashed: false,
+        }
+    }
+
+    /// Back to the fresh state with a (possibly new) configuration, keeping allocations.
+    pub fn reset(&mut self, cfg: EndpointConfig) {
+        self.cfg = cfg;
+        self.session = Session::NotStarted;
+        self.next_id = cfg.ids.first;
+        self.outgoing.clear();
+        self.incoming.clear();
+        self.running = 0;
+        self.crashed = false;
+        let extra = cfg.capacity + 1;
+        self.outgoing.reserve(extra);
+        self.incoming.reserve(extra);
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.cfg
+    }
+
+    /// Whether the endpoint crashed (a faulty behaviour); it ignores every input since.
+    pub fn is_crashed(&self) -> bool {
+        self.crashed
+    }
+
+    /// Requests sent and still awaiting an answer.
+    pub fn open_outgoing(&self) -> usize {
+        self.outgoing.iter().filter(|e| e.state.is_open()).count()
+    }
+
+    /// Requests received and still held (queued, running, or noted but never finished).
+    pub fn open_incoming(&self) -> usize {
+        self.incoming.iter().filter(|e| e.state.is_open()).count()
+    }
+
+    /// Whether the session is open for ordinary requests.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.session, Session::Ready { .. })
+    }
+
+    fn rules(&self) -> &'static DialectRules {
+        self.cfg.dialect.rules()
+    }
+
+    fn b(&self) -> Behaviour {
+        self.cfg.behaviour
+    }
+
+    /// Feeds one input; appends what the endpoint does to `out` (in order).
+    pub fn handle(&mut self, input: Input, out: &mut Vec<Output>) {
+        if self.crashed {
+            return;
+        }
+        match input {
+            Input::Command(Command::Initialize) => self.initialize(out),
+            Input::Command(Command::Send) => self.send_work(out),
+            Input::Command(cmd @ Command::Cancel(id)) => self.cancel(id, CancelCause::User, cmd, out),
+            Input::TimerFired(Timer::RequestTimeout(id)) => {
+                let armed = self.find_out(id).is_some_and(|i| self.outgoing[i].timer);
+                if armed {
+                    self.cancel(id, CancelCause::Timeout, Command::Cancel(id), out);
+                } else {
+                    out.push(Output::Ignored(Ignored::StaleTimer));
+                }
+            }
+            Input::TimerFired(Timer::InitTimeout) => self.init_timeout(out),
+            Input::Receive(msg) => self.receive(msg, out),
+            Input::WorkDone(id) => self.work_done(id, out),
+            Input::WorkProgress(id) => {
+                let live = self.find_running(id).is_some_and(|i| {
+                    matches!(self.incoming[i].state, Incoming::Working | Incoming::CancelNoted)
+                });
+                if live && self.rules().activity_method.is_some() {
+                    out.push(Output::Send(Message::Activity { id }));
+                }
+            }
+            Input::Disconnected => self.disconnect(out),
+        }
+    }
+
+    // ---------------------------------------------------------------- requester side
+
+    fn alloc_id(&mut self) -> RequestId {
+        if self.b() == Behaviour::ReusesLiveId {
+            let given_up = self.outgoing.iter_mut().rev().find(|e| {
+                !e.reused && matches!(e.state, Outgoing::Abandoned(_) | Outgoing::CancelRequested(_))
+            });
+            if let Some(e) = given_up {
+                e.reused = true;
+                return e.id;
+            }
+        }
+        let n = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        if self.cfg.ids.strings || self.rules().string_ids {
+            RequestId::Str(IdStr::decimal(n))
+        } else {
+            RequestId::Int(n)
+        }
+    }
+
+    fn find_out(&self, id: RequestId) -> Option<usize> {
+        self.outgoing.iter().rposition(|e| e.id == id)
+    }
+
+    fn initialize(&mut self, out: &mut Vec<Output>) {
+        if self.session != Session::NotStarted {
+            out.push(Output::Refused(Command::Initialize, Refusal::NoSession));
+            return;
+        }
+        if self.rules().initialize_method.is_none() {
+            self.session = Session::Ready { peer_cancel_support: true };
+            return;
+        }
+        let id = self.alloc_id();
+        self.outgoing.push(OutEntry { id, method: Method::Initialize, state: Outgoing::Pending, timer: false, reused: false });
+        self.session = Session::Initializing(id);
+        out.push(Output::Send(Message::Request { id, method: Method::Initialize }));
+        if self.cfg.init_timeout {
+            out.push(Output::ArmTimer(Timer::InitTimeout));
+        }
+    }
+
+    fn send_work(&mut self, out: &mut Vec<Output>) {
+        if !self.is_ready() {
+            out.push(Output::Refused(Command::Send, Refusal::NoSession));
+            return;
+        }
+        let id = self.alloc_id();
+        let timer = self.cfg.request_timeouts;
+        self.outgoing.push(OutEntry { id, method: Method::Work, state: Outgoing::Pending, timer, reused: false });
+        out.push(Output::Send(Message::Request { id, method: Method::Work }));
+        if timer {
+            out.push(Output::ArmTimer(Timer::RequestTimeout(id)));
+        }
+    }
+
+    fn init_timeout(&mut self, out: &mut Vec<Output>) {
+        if let Session::Initializing(id) = self.session {
+            if self.rules().initialize_cancellable || self.b() == Behaviour::CancelsInitialize {
+                self.cancel(id, CancelCause::Timeout, Command::Cancel(id), out);
+            }
+            // Otherwise a correct requester keeps waiting: `initialize` may not be cancelled.
+        } else {
+            out.push(Output::Ignored(Ignored::StaleTimer));
+        }
+    }
+
+    fn disarm(&mut self, i: usize, out: &mut Vec<Output>) {
+        let e = &mut self.outgoing[i];
+        if e.timer {
+            e.timer = false;
+            out.push(Output::DisarmTimer(Timer::RequestTimeout(e.id)));
+        }
+        if e.method == Method::Initialize && self.cfg.init_timeout {
+            out.push(Output::DisarmTimer(Timer::InitTimeout));
+        }
+    }
+
+    fn cancel(&mut self, id: RequestId, cause: CancelCause, cmd: Command, out: &mut Vec<Output>) {
+        let rules = self.rules();
+        let b = self.b();
+        let refuse = |out: &mut Vec<Output>, why| {
+            if cause == CancelCause::User {
+                out.push(Output::Refused(cmd, why));
+            } else {
+                out.push(Output::Ignored(Ignored::StaleTimer));
+            }
+        };
+        let Some(i) = self.find_out(id) else {
+            return refuse(out, Refusal::NotPending);
+        };
+        let entry = self.outgoing[i];
+        match entry.state {
+            Outgoing::Done | Outgoing::Abandoned(_) => return refuse(out, Refusal::NotPending),
+            Outgoing::CancelRequested(_) => {
+                // An acknowledged cancel may be repeated: each one gets the same answer.
+                if rules.cancel_shape == CancelShape::AcknowledgedRequest && cause == CancelCause::User {
+                    out.push(Output::Send(Message::Cancel { id }));
+                } else {
+                    refuse(out, Refusal::AlreadyCancelling);
+                }
+                return;
+            }
+            Outgoing::Pending => {}
+        }
+        if entry.method == Method::Initialize && !rules.initialize_cancellable && b != Behaviour::CancelsInitialize {
+            return refuse(out, Refusal::InitializeNotCancellable);
+        }
+        if rules.cancel_senders == CancelSenders::ClientOnly && self.cfg.party == Party::Server {
+            return refuse(out, Refusal::WrongParty);
+        }
+        let supported = match self.session {
+            Session::Ready { peer_cancel_support } => peer_cancel_support || !rules.negotiated,
+            _ => !rules.negotiated,
+        };
+        let reckless = b == Behaviour::CancelsWithoutCapability
+            || (b == Behaviour::CancelsInitialize && entry.method == Method::Initialize);
+        if !supported && !reckless {
+            if cause == CancelCause::Timeout {
+                // It cannot ask the peer to stop, so it gives up locally; the answer is ignored.
+                self.disarm(i, out);
+                self.outgoing[i].state = Outgoing::Abandoned(cause);
+                if entry.method == Method::Initialize {
+                    self.session = Session::Failed;
+                }
+                out.push(Output::Deliver { id, outcome: Outcome::Cancelled(cause) });
+            } else {
+                out.push(Output::Refused(cmd, Refusal::NotNegotiated));
+            }
+            return;
+        }
+        out.push(Output::Send(Message::Cancel { id }));
+        if rules.requester_waits {
+            self.outgoing[i].state = Outgoing::CancelRequested(cause);
+            if cause == CancelCause::User {
+                self.disarm(i, out);
+            } else {
+                self.outgoing[i].timer = false;
+            }
+        } else {
+            if cause == CancelCause::User {
+                self.disarm(i, out);
+            } else {
+                self.outgoing[i].timer = false;
+            }
+            self.outgoing[i].state = Outgoing::Abandoned(cause);
+            out.push(Output::Deliver { id, outcome: Outcome::Cancelled(cause) });
+        }
+    }
+
+    fn on_response(&mut self, id: RequestId, reply: Reply, out: &mut Vec<Output>) {
+        let Some(i) = self.find_out(id) else {
+            out.push(Output::Anomaly(Anomaly::UnsolicitedResponse(id)));
+            return;
+        };
+        let entry = self.outgoing[i];
+        let outcome = match entry.state {
+            Outgoing::Pending => Outcome::Reply(reply),
+            Outgoing::CancelRequested(cause) => {
+                if reply.is_cancelled() {
+                    Outcome::Cancelled(cause)
+                } else {
+                    Outcome::Reply(reply)
+                }
+            }
+            Outgoing::Abandoned(_) => {
+                if self.b() == Behaviour::DeliversLateAnswer {
+                    self.outgoing[i].state = Outgoing::Done;
+                    out.push(Output::Deliver { id, outcome: Outcome::Reply(reply) });
+                } else {
+                    out.push(Output::Ignored(Ignored::LateAnswer(id)));
+                }
+                return;
+            }
+            Outgoing::Done => {
+                out.push(Output::Anomaly(Anomaly::DuplicateResponse(id)));
+                return;
+            }
+        };
+        self.disarm(i, out);
+        self.outgoing[i].state = Outgoing::Done;
+        if entry.method == Method::Initialize {
+            self.session = match reply {
+                Reply::Initialized { cancel_support } => Session::Ready { peer_cancel_support: cancel_support },
+                _ => Session::Failed,
+            };
+        }
+        out.push(Output::Deliver { id, outcome });
+    }
+
+    // ---------------------------------------------------------------- responder side
+
+    fn find_in(&self, id: RequestId) -> Option<usize> {
+        self.incoming.iter().rposition(|e| e.id == id)
+    }
+
+    fn find_running(&self, id: RequestId) -> Option<usize> {
+        self.incoming.iter().rposition(|e| e.id == id && e.running)
+    }
+
+    fn respond(&self, id: RequestId, reply: Reply, out: &mut Vec<Output>) {
+        let wire_id = if self.b() == Behaviour::IdTypeConfusion { id.coerced() } else { id };
+        out.push(Output::Send(Message::Response { id: wire_id, reply }));
+        if self.b() == Behaviour::ActivityAfterAnswer && self.rules().activity_method.is_some() {
+            out.push(Output::Send(Message::Activity { id }));
+        }
+    }
+
+    fn start_next(&mut self, out: &mut Vec<Output>) {
+        let workers = self.cfg.workers.max(1);
+        while self.running < workers {
+            let Some(e) = self.incoming.iter_mut().find(|e| e.state == Incoming::Queued) else {
+                return;
+            };
+            e.state = Incoming::Working;
+            e.running = true;
+            self.running += 1;
+            out.push(Output::StartWork(e.id));
+        }
+    }
+
+    fn on_request(&mut self, id: RequestId, method: Method, out: &mut Vec<Output>) {
+        if let Some(i) = self.find_in(id)
+            && self.incoming[i].state.is_open()
+        {
+            out.push(Output::Anomaly(Anomaly::DuplicateRequestId(id)));
+        }
+        match method {
+            Method::Initialize => {
+                self.incoming.push(InEntry { id, state: Incoming::Answered(Completion::Completed), running: false });
+                if self.session == Session::NotStarted {
+                    self.session = Session::Ready { peer_cancel_support: true };
+                }
+                self.respond(id, Reply::Initialized { cancel_support: self.cfg.cancel_support }, out);
+            }
+            Method::Work => {
+                self.incoming.push(InEntry { id, state: Incoming::Queued, running: false });
+                self.start_next(out);
+            }
+        }
+    }
+
+    fn work_done(&mut self, id: RequestId, out: &mut Vec<Output>) {
+        let Some(i) = self.find_running(id) else {
+            out.push(Output::Anomaly(Anomaly::UnknownWork(id)));
+            return;
+        };
+        self.incoming[i].running = false;
+        self.running -= 1;
+        let state = self.incoming[i].state;
+        match state.complete() {
+            Ok(next) => {
+                self.incoming[i].state = next;
+                self.respond(id, Reply::Full, out);
+            }
+            // The faulty "work outlives its answer": the finished work answers again.
+            Err(_) if self.b() == Behaviour::AnswersTwice => self.respond(id, Reply::Full, out),
+            Err(e) => out.push(Output::Anomaly(Anomaly::Illegal(id, e))),
+        }
+        self.start_next(out);
+    }
+
+    fn ack(&self, id: RequestId, ack: Ack, out: &mut Vec<Output>) {
+        if self.rules().cancel_shape == CancelShape::AcknowledgedRequest {
+            out.push(Output::Send(Message::CancelAck { id, ack }));
+        }
+    }
+
+    fn crash(&mut self, out: &mut Vec<Output>) {
+        self.crashed = true;
+        out.push(Output::Crashed);
+    }
+
+    fn on_cancel(&mut self, id: RequestId, out: &mut Vec<Output>) {
+        let rules = self.rules();
+        let b = self.b();
+        let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
+        if b == Behaviour::AnswersCancelNotification && rules.json_rpc {
+            out.push(Output::Send(Message::Response { id: RequestId::Null, reply: Reply::Error(-32601) }));
+        }
+        if rules.negotiated && !self.cfg.cancel_support {
+            out.push(Output::Ignored(Ignored::UnsupportedCancel(id)));
+            return;
+        }
+        if b == Behaviour::IgnoresCancelForIdZero && id.is_falsy() {
+            out.push(Output::Ignored(Ignored::UnknownCancel(id)));
+            return;
+        }
+        if b == Behaviour::CancelCancelsAll {
+            let named = self.find_in(id).filter(|&i| self.incoming[i].state.is_open());
+            for i in 0..self.incoming.len() {
+                if self.incoming[i].state.is_open() {
+                    self.honour(i, out);
+                }
+            }
+            if acked {
+                let ack = if named.is_some() { Ack { cancelled: true, reason: AckReason::None } } else { acknowledged_cancel(None).1 };
+                self.ack(id, ack, out);
+            }
+            return;
+        }
+        let Some(i) = self.find_in(id) else {
+            if b == Behaviour::CrashesOnUnknownCancel {
+                return self.crash(out);
+            }
+            if acked {
+                self.ack(id, acknowledged_cancel(None).1, out);
+            } else {
+                out.push(Output::Ignored(Ignored::UnknownCancel(id)));
+            }
+            return;
+        };
+        let state = self.incoming[i].state;
+        if !state.is_open() {
+            if b == Behaviour::CrashesOnUnknownCancel {
+                return self.crash(out);
+            }
+            if acked {
+                let (_, mut ack) = acknowledged_cancel(Some(state));
+                if b == Behaviour::SecondCancelNotCancelled && ack.cancelled {
+                    ack.cancelled = false;
+                }
+                self.ack(id, ack, out);
+            } else {
+                out.push(Output::Ignored(Ignored::CancelAfterAnswer(id)));
+            }
+            return;
+        }
+        match (b, state) {
+            (_, Incoming::CancelNoted) => {
+                if acked {
+                    self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+                } else {
+                    out.push(Output::Ignored(Ignored::RepeatedCancel(id)));
+                }
+            }
+            (Behaviour::FinishFirst, Incoming::Working) => {
+                self.incoming[i].state = Incoming::CancelNoted;
+            }
+            // Queued: it will still run and answer in full.
+            (Behaviour::FinishFirst, _) => {}
+            (Behaviour::AckDisagreesWithOutcome, _) if acked => {
+                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+            }
+            (Behaviour::AnswersTwice, Incoming::Working) => {
+                // Answers now, but the work is never told to stop.
+                self.incoming[i].state = Incoming::Answered(Completion::Cancelled);
+                self.respond(id, Reply::Cancelled, out);
+                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+            }
+            _ => {
+                self.honour(i, out);
+                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+            }
+        }
+    }
+
+    /// Stops an open received request because of a cancel, answering as the behaviour says.
+    fn honour(&mut self, i: usize, out: &mut Vec<Output>) {
+        let rules = self.rules();
+        let b = self.b();
+        let InEntry { id, state, running } = self.incoming[i];
+        if running {
+            self.incoming[i].running = false;
+            self.running -= 1;
+            out.push(Output::AbortWork(id));
+        }
+        let answers_by_rule = rules.receiver_duty == ReceiverDuty::MustAnswer;
+        let (next, reply) = match b {
+            // The entry is never freed: it stays "noted" with no work behind it.
+            Behaviour::LeaksCancelled => (Ok(Incoming::CancelNoted), answers_by_rule.then_some(Reply::Cancelled)),
+            Behaviour::Partial if rules.partial_results => (Ok(Incoming::Answered(Completion::Completed)), Some(Reply::Partial)),
+            Behaviour::WrongErrorCode if answers_by_rule => (state.cancel(true), Some(Reply::Error(-32603))),
+            Behaviour::NeverAnswersCancelled => (state.cancel(false), None),
+            Behaviour::AnswersAfterCancel => (state.cancel(true), Some(Reply::Cancelled)),
+            _ => (state.cancel(answers_by_rule), answers_by_rule.then_some(Reply::Cancelled)),
+        };
+        match next {
+            Ok(next) => self.incoming[i].state = next,
+            Err(e) => {
+                out.push(Output::Anomaly(Anomaly::Illegal(id, e)));
+                return;
+            }
+        }
+        match reply {
+            Some(reply) => self.respond(id, reply, out),
+            None if b != Behaviour::LeaksCancelled => out.push(Output::Dropped(id)),
+            None => {}
+        }
+        if running {
+            self.start_next(out);
+        }
+    }
+
+    // ---------------------------------------------------------------- both
+
+    fn receive(&mut self, msg: Message, out: &mut Vec<Output>) {
+        match msg {
+            Message::Request { id, method } => self.on_request(id, method, out),
+            Message::Response { id, reply } => self.on_response(id, reply, out),
+            Message::Cancel { id } => self.on_cancel(id, out),
+            Message::MalformedCancel => {
+                if self.b() == Behaviour::CrashesOnUnknownCancel {
+                    self.crash(out);
+                } else {
+                    out.push(Output::Ignored(Ignored::MalformedCancel));
+                }
+            }
+            Message::CancelAck { id, .. } => {
+                let cancelling = self
+                    .find_out(id)
+                    .is_some_and(|i| !matches!(self.outgoing[i].state, Outgoing::Pending));
+                if !cancelling {
+                    out.push(Output::Anomaly(Anomaly::UnexpectedAck(id)));
+                }
+            }
+            Message::Activity { id } => {
+                let open = self.find_out(id).map(|i| self.outgoing[i].state);
+                match open {
+                    Some(Outgoing::Pending | Outgoing::CancelRequested(_)) => {}
+                    Some(Outgoing::Abandoned(_)) => out.push(Output::Ignored(Ignored::LateAnswer(id))),
+                    _ => out.push(Output::Anomaly(Anomaly::ActivityAfterAnswer(id))),
+                }
+            }
+        }
+    }
+
+    fn disconnect(&mut self, out: &mut Vec<Output>) {
+        self.session = Session::Closed;
+        for i in 0..self.outgoing.len() {
+            if self.outgoing[i].state.is_open() {
+                self.disarm(i, out);
+                self.outgoing[i].state = Outgoing::Done;
+                out.push(Output::Deliver { id: self.outgoing[i].id, outcome: Outcome::Disconnected });
+            }
+        }
+        for i in 0..self.incoming.len() {
+            let e = self.incoming[i];
+            if e.running {
+                self.incoming[i].running = false;
+                out.push(Output::AbortWork(e.id));
+            }
+            if e.state.is_open() {
+                self.incoming[i].state = Incoming::Dropped;
+                out.push(Output::Dropped(e.id));
+            }
+        }
+        self.running = 0;
+    }
+}

@@ -1,0 +1,132 @@
+//! What a driver feeds an endpoint, and what the endpoint does in return.
+//!
+//! All values are `Copy` and small: the simulator and explorer pass them by value in their
+//! hot loops, and the checker reads them as they go by.
+
+use crate::id::RequestId;
+use crate::message::{Message, Outcome};
+use crate::request::IllegalTransition;
+
+/// One thing that happens to an endpoint.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Input {
+    /// A message arrived from the peer.
+    Receive(Message),
+    /// The endpoint's application asks for something.
+    Command(Command),
+    /// The work for a received request finished.
+    WorkDone(RequestId),
+    /// The work for a received request has progress to report.
+    WorkProgress(RequestId),
+    /// A timer the endpoint armed has fired.
+    TimerFired(Timer),
+    /// The connection closed.
+    Disconnected,
+}
+
+/// An application command.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Command {
+    /// Open the session (send `initialize`, where the dialect has one).
+    Initialize,
+    /// Send an ordinary request; the endpoint picks its id and reports it in the `Send` output.
+    Send,
+    /// Cancel the request with this id.
+    Cancel(RequestId),
+}
+
+/// A timer an endpoint arms and a driver fires (when, the driver decides: the model has no clock).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Timer {
+    /// The request's own timeout: internal cancellation.
+    RequestTimeout(RequestId),
+    /// The connect timeout while `initialize` is unanswered.
+    InitTimeout,
+}
+
+/// Why an application command was not carried out.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Refusal {
+    /// No request with that id awaits an answer.
+    NotPending,
+    /// A cancel for it was already sent.
+    AlreadyCancelling,
+    /// The dialect forbids cancelling `initialize`.
+    InitializeNotCancellable,
+    /// The peer did not declare cancellation support (ACP RFD), or the session is not ready.
+    NotNegotiated,
+    /// This party may not cancel in this dialect (MCP 2026-07-28: only the client cancels).
+    WrongParty,
+    /// The session is not open (no `initialize` answered yet) or already closed.
+    NoSession,
+}
+
+/// Something received that the endpoint set aside, harmlessly, as the spec allows.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Ignored {
+    /// An answer to a request resolved locally at cancel time (MCP: "SHOULD ignore").
+    LateAnswer(RequestId),
+    /// A cancel for an id this endpoint does not know, or no longer works on.
+    UnknownCancel(RequestId),
+    /// A cancel for a request already answered (it crossed the answer on the wire).
+    CancelAfterAnswer(RequestId),
+    /// A cancel that could not be parsed.
+    MalformedCancel,
+    /// A cancel this endpoint declared no support for (ACP RFD).
+    UnsupportedCancel(RequestId),
+    /// A repeated cancel for a request already cancelling.
+    RepeatedCancel(RequestId),
+    /// A timer for a request no longer pending.
+    StaleTimer,
+}
+
+/// Something the peer did wrong, as this endpoint sees it: a value, never a panic.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Anomaly {
+    /// A response for an id with no request awaiting one.
+    UnsolicitedResponse(RequestId),
+    /// A second response for a request already answered.
+    DuplicateResponse(RequestId),
+    /// Activity for a request already answered.
+    ActivityAfterAnswer(RequestId),
+    /// A request reusing the id of a request still in progress here.
+    DuplicateRequestId(RequestId),
+    /// A cancel acknowledgement for a call never cancelled.
+    UnexpectedAck(RequestId),
+    /// A driver input that does not fit the request's state (e.g. work finishing twice).
+    Illegal(RequestId, IllegalTransition),
+    /// Work reported for a request this endpoint does not hold.
+    UnknownWork(RequestId),
+}
+
+/// One thing an endpoint does.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Output {
+    /// Put a message on the wire to the peer.
+    Send(Message),
+    /// Resolve one of this endpoint's requests to its application (once per request).
+    Deliver {
+        /// The request.
+        id: RequestId,
+        /// Its outcome.
+        outcome: Outcome,
+    },
+    /// Start the work for a received request.
+    StartWork(RequestId),
+    /// Abort the running work for a received request.
+    AbortWork(RequestId),
+    /// The responder is done with a received request without answering it.
+    Dropped(RequestId),
+    /// Arm a timer; the driver fires it (or never, once disarmed).
+    ArmTimer(Timer),
+    /// Disarm a timer.
+    DisarmTimer(Timer),
+    /// An application command was not carried out.
+    Refused(Command, Refusal),
+    /// Something harmless was set aside.
+    Ignored(Ignored),
+    /// The peer misbehaved.
+    Anomaly(Anomaly),
+    /// The endpoint crashed (faulty behaviours only); it ignores every later input.
+    Crashed,
+}

@@ -1,0 +1,29 @@
+//! `cancelcheck-model`: JSON-RPC request cancellation as pure data and functions.
+//!
+//! No clock, no randomness, no I/O. An [`endpoint::Endpoint`] is one party; a driver feeds it
+//! [`io::Input`]s and drains [`io::Output`]s. Time exists only as the order of inputs. The one
+//! exception to "no threads" is [`table::RequestTable`], a concurrent component checked by loom.
+#![warn(missing_docs)]
+
+pub mod behaviour;
+pub mod dialect;
+pub mod endpoint;
+pub mod id;
+pub mod io;
+pub mod message;
+pub mod request;
+pub mod table;
+
+/// The synchronisation primitives `table` is written against: `std` here; a loom test crate
+/// compiles `table.rs` again against loom's (see `model/tests/loom_table.rs`).
+mod sync {
+    pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub use std::sync::atomic;
+}
+
+pub use behaviour::Behaviour;
+pub use dialect::{Dialect, DialectRules};
+pub use endpoint::{Endpoint, EndpointConfig};
+pub use id::{Party, RequestId};
+pub use io::{Command, Input, Output};
+pub use message::{Message, Outcome, Reply};

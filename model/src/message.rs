@@ -1,0 +1,157 @@
+//! Messages as the model sees them: what crosses the wire, without JSON.
+//!
+//! The wire encoding per dialect (method names, parameter keys, error codes, ABP's shapes) is
+//! built at the edges (the root package's `wire` module); here a message is a small `Copy`
+//! value so that the simulator's hot loop never allocates.
+
+use crate::id::RequestId;
+
+/// What a request asks for. The model needs to tell only the session opener from ordinary work.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Method {
+    /// The dialect's `initialize` (or `session/initialize`).
+    Initialize,
+    /// The dialect's ordinary cancellable request (`tools/call`, `terminal/create`, ...).
+    Work,
+}
+
+/// The body of a response.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Reply {
+    /// A complete result (ABP: `{success: true}`).
+    Full,
+    /// A valid result holding partial data, sent because of a cancel (ACP, ACP RFD, LSP).
+    Partial,
+    /// The answer to `initialize`; `cancel_support` is what the sender declares
+    /// (ACP RFD `cancellation: {request: true}`; other dialects ignore it).
+    Initialized {
+        /// Whether the answering party handles cancels of requests sent to it.
+        cancel_support: bool,
+    },
+    /// The request was cancelled: JSON-RPC error -32800, or ABP `{success: false, cancelled: true}`.
+    Cancelled,
+    /// Some other error, by JSON-RPC code.
+    Error(i64),
+}
+
+impl Reply {
+    /// Whether this answer tells the requester the request was cancelled.
+    pub fn is_cancelled(self) -> bool {
+        matches!(self, Reply::Cancelled)
+    }
+}
+
+/// Why an acknowledged cancel (ABP) answered as it did.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AckReason {
+    /// No reason given (the normal `cancelled: true`).
+    None,
+    /// `"Operation not found"`: the call id is unknown.
+    NotFound,
+    /// `"Operation already completed"`.
+    AlreadyCompleted,
+}
+
+impl AckReason {
+    /// The reason text ABP puts on the wire, if any.
+    pub fn text(self) -> Option<&'static str> {
+        match self {
+            AckReason::None => None,
+            AckReason::NotFound => Some("Operation not found"),
+            AckReason::AlreadyCompleted => Some("Operation already completed"),
+        }
+    }
+}
+
+/// The answer to an acknowledged cancel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Ack {
+    /// Whether the call is (now) cancelled.
+    pub cancelled: bool,
+    /// Why not, when not.
+    pub reason: AckReason,
+}
+
+/// One message on the wire.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Message {
+    /// A request that expects exactly one response.
+    Request {
+        /// Its id, chosen by the sender.
+        id: RequestId,
+        /// What it asks for.
+        method: Method,
+    },
+    /// The response to the request with this id (`id: null` answers something that had none).
+    Response {
+        /// The id of the request answered, exactly as it was sent (unless a peer is faulty).
+        id: RequestId,
+        /// The body.
+        reply: Reply,
+    },
+    /// The dialect's cancel for the request with this id, sent by that request's requester.
+    Cancel {
+        /// The id of the request to cancel.
+        id: RequestId,
+    },
+    /// A cancel whose id field is missing or of the wrong type.
+    MalformedCancel,
+    /// ABP's `capabilities/cancel-result`.
+    CancelAck {
+        /// The call the cancel named.
+        id: RequestId,
+        /// The acknowledgement.
+        ack: Ack,
+    },
+    /// Activity for a request in progress (progress notification, session update).
+    Activity {
+        /// The request it is about.
+        id: RequestId,
+    },
+}
+
+impl Message {
+    /// The request id the message is about, if any.
+    pub fn request_id(&self) -> Option<RequestId> {
+        match *self {
+            Message::Request { id, .. }
+            | Message::Response { id, .. }
+            | Message::Cancel { id }
+            | Message::CancelAck { id, .. }
+            | Message::Activity { id } => Some(id),
+            Message::MalformedCancel => None,
+        }
+    }
+
+    /// A short lower-case name of the message kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Message::Request { .. } => "request",
+            Message::Response { .. } => "response",
+            Message::Cancel { .. } => "cancel",
+            Message::MalformedCancel => "malformed-cancel",
+            Message::CancelAck { .. } => "cancel-ack",
+            Message::Activity { .. } => "activity",
+        }
+    }
+}
+
+/// Why a requester gave up on a request.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CancelCause {
+    /// Its application asked to cancel.
+    User,
+    /// Its timeout fired (internal cancellation).
+    Timeout,
+}
+
+/// What a requester delivers to its application: the single resolution of one request.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    /// The peer's answer, as received.
+    Reply(Reply),
+    /// The request was cancelled (the peer confirmed it, or the dialect resolves at once).
+    Cancelled(CancelCause),
+    /// The connection closed first.
+    Disconnected,
+}

@@ -1,0 +1,1 @@
+//! Placeholder: the concurrent request table (see issue 4).

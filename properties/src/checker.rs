@@ -1,0 +1,438 @@
+//! The online checker: one pass over an [`Event`] stream, one [`Verdict`].
+//!
+//! It keeps a small record per request instance (requester, id, generation by order of
+//! sending) in a vector reserved up front, so feeding an event does not allocate. Only the
+//! first violation of each invariant is recorded, with the index of the event that broke it.
+
+use crate::event::Event;
+use crate::invariant::{InvariantId, Strength};
+use cancelcheck_model::dialect::{CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty};
+use cancelcheck_model::io::Timer;
+use cancelcheck_model::message::{AckReason, Method};
+use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
+
+/// One broken invariant.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Violation {
+    /// Which.
+    pub invariant: InvariantId,
+    /// Its strength in the checked dialect.
+    pub strength: Strength,
+    /// Index (from 0) of the event that broke it.
+    pub event: u64,
+    /// The request involved, if one was.
+    pub id: Option<RequestId>,
+}
+
+/// A set of properties as bits of a `u32` (see [`InvariantId::bit`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct PropertySet(pub u32);
+
+impl PropertySet {
+    /// Adds one.
+    pub fn insert(&mut self, id: InvariantId) {
+        self.0 |= id.bit();
+    }
+    /// Whether it holds `id`.
+    pub fn contains(self, id: InvariantId) -> bool {
+        self.0 & id.bit() != 0
+    }
+    /// The union.
+    pub fn union(self, other: PropertySet) -> PropertySet {
+        PropertySet(self.0 | other.0)
+    }
+    /// Its members in catalog order.
+    pub fn iter(self) -> impl Iterator<Item = InvariantId> {
+        InvariantId::all().filter(move |i| self.contains(*i))
+    }
+}
+
+/// What the checker concluded about one run.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Verdict {
+    /// Violations, in the order found (first of each invariant only).
+    pub violations: Vec<Violation>,
+    /// The races ("sometimes" properties) the run reached.
+    pub reached: PropertySet,
+    /// Events read.
+    pub events: u64,
+    /// Whether the run ended quiescent (false: cut short by a bound; "eventually" unchecked).
+    pub quiescent: bool,
+}
+
+impl Verdict {
+    /// No violation.
+    pub fn passed(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The set of violated invariants.
+    pub fn violated(&self) -> PropertySet {
+        let mut s = PropertySet::default();
+        for v in &self.violations {
+            s.insert(v.invariant);
+        }
+        s
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Work {
+    Unseen,
+    Queued,
+    Running,
+    Ended,
+}
+
+/// The checker's record of one request instance.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Req {
+    requester: Party,
+    id: RequestId,
+    method: Method,
+    work: Work,
+    cancel_sent: bool,
+    cancel_received: bool,
+    /// The cancel reached the responder while it still held the request open.
+    cancel_received_open: bool,
+    responses_sent: u8,
+    responses_received: u8,
+    responses_lost: u8,
+    responder_done: bool,
+    delivered: u8,
+    lost: bool,
+    ack_cancelled: Option<bool>,
+    result_cancelled: Option<bool>,
+}
+
+impl Req {
+    fn answer_in_flight(&self) -> bool {
+        self.responses_sent > self.responses_received.saturating_add(self.responses_lost)
+    }
+}
+
+/// The online checker for one dialect.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Checker {
+    dialect: Dialect,
+    reqs: Vec<Req>,
+    found: PropertySet,
+    verdict: Verdict,
+    /// Cancellation support each party declared in its initialize answer.
+    declared_support: [Option<bool>; 2],
+    /// Whether the input being handled by each party is a cancel (to blame a crash on it).
+    handling_cancel: [bool; 2],
+    crashed: [bool; 2],
+    disconnected: bool,
+}
+
+impl Checker {
+    /// A checker for `dialect`, with room for `requests` request instances before it allocates.
+    pub fn new(dialect: Dialect, requests: usize) -> Self {
+        Checker {
+            dialect,
+            reqs: Vec::with_capacity(requests + 1),
+            found: PropertySet::default(),
+            verdict: Verdict { violations: Vec::with_capacity(8), ..Verdict::default() },
+            declared_support: [None; 2],
+            handling_cancel: [false; 2],
+            crashed: [false; 2],
+            disconnected: false,
+        }
+    }
+
+    /// Back to the start, for `dialect`, keeping allocations.
+    pub fn reset(&mut self, dialect: Dialect) {
+        self.dialect = dialect;
+        self.reqs.clear();
+        self.found = PropertySet::default();
+        self.verdict.violations.clear();
+        self.verdict.reached = PropertySet::default();
+        self.verdict.events = 0;
+        self.verdict.quiescent = false;
+        self.declared_support = [None; 2];
+        self.handling_cancel = [false; 2];
+        self.crashed = [false; 2];
+        self.disconnected = false;
+    }
+
+    /// The verdict so far.
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+
+    /// Takes the verdict, leaving an empty one (for reuse across runs, call `reset` next).
+    pub fn take_verdict(&mut self) -> Verdict {
+        core::mem::take(&mut self.verdict)
+    }
+
+    /// Violated invariants so far.
+    pub fn violated(&self) -> PropertySet {
+        self.found
+    }
+
+    fn rules(&self) -> &'static DialectRules {
+        self.dialect.rules()
+    }
+
+    fn violate(&mut self, inv: InvariantId, id: Option<RequestId>) {
+        let Some(app) = inv.info().application(self.dialect) else { return };
+        if self.found.contains(inv) {
+            return;
+        }
+        self.found.insert(inv);
+        let event = self.verdict.events;
+        self.verdict.violations.push(Violation { invariant: inv, strength: app.strength, event, id });
+    }
+
+    fn reach(&mut self, race: InvariantId) {
+        self.verdict.reached.insert(race);
+    }
+
+    fn find(&self, requester: Party, id: RequestId) -> Option<usize> {
+        self.reqs.iter().rposition(|r| r.requester == requester && r.id == id)
+    }
+
+    /// Reads one event.
+    pub fn observe(&mut self, ev: &Event) {
+        match *ev {
+            Event::Input { party, input } => self.on_input(party, input),
+            Event::Output { party, output } => self.on_output(party, output),
+            Event::Lost { from, msg } => self.on_lost(from, msg),
+            Event::Duplicated { .. } => {}
+            Event::End { quiescent, open_incoming } => self.on_end(quiescent, open_incoming),
+        }
+        self.verdict.events += 1;
+    }
+
+    fn on_input(&mut self, party: Party, input: Input) {
+        self.handling_cancel[party.index()] = matches!(
+            input,
+            Input::Receive(Message::Cancel { .. } | Message::MalformedCancel)
+        );
+        match input {
+            Input::Receive(Message::Response { id, .. }) => {
+                if let Some(i) = self.find(party, id) {
+                    let r = &mut self.reqs[i];
+                    r.responses_received = r.responses_received.saturating_add(1);
+                }
+            }
+            Input::Receive(Message::Request { id, .. }) => {
+                if let Some(i) = self.find(party.peer(), id)
+                    && self.reqs[i].work == Work::Unseen
+                {
+                    self.reqs[i].work = Work::Queued;
+                }
+            }
+            Input::Receive(Message::Cancel { id }) => {
+                let Some(i) = self.find(party.peer(), id) else { return };
+                let r = self.reqs[i];
+                if r.responses_sent > 0 && r.answer_in_flight() {
+                    self.reach(InvariantId::RaceCancelCrossesAnswer);
+                }
+                if r.work == Work::Queued {
+                    self.reach(InvariantId::RaceCancelBeforeWork);
+                }
+                let open = r.responses_sent == 0 && !r.responder_done;
+                let r = &mut self.reqs[i];
+                r.cancel_received_open |= open;
+                r.cancel_received = true;
+            }
+            Input::TimerFired(Timer::RequestTimeout(id)) => {
+                if let Some(i) = self.find(party, id)
+                    && self.reqs[i].answer_in_flight()
+                {
+                    self.reach(InvariantId::RaceTimeoutWithAnswerInFlight);
+                }
+            }
+            Input::Disconnected => self.disconnected = true,
+            _ => {}
+        }
+    }
+
+    fn on_output(&mut self, party: Party, output: Output) {
+        match output {
+            Output::Send(msg) => self.on_send(party, msg),
+            Output::Deliver { id, outcome } => {
+                let Some(i) = self.find(party, id) else { return };
+                let r = &mut self.reqs[i];
+                r.delivered = r.delivered.saturating_add(1);
+                let (delivered, cancel_sent) = (r.delivered, r.cancel_sent);
+                if delivered > 1 {
+                    self.violate(InvariantId::SingleResolution, Some(id));
+                }
+                if matches!(outcome, Outcome::Reply(_)) && cancel_sent && !self.rules().requester_waits {
+                    self.violate(InvariantId::LateAnswerIgnored, Some(id));
+                }
+            }
+            Output::StartWork(id) => {
+                if let Some(i) = self.find(party.peer(), id) {
+                    self.reqs[i].work = Work::Running;
+                }
+            }
+            Output::AbortWork(id) | Output::Dropped(id) => {
+                let Some(i) = self.find(party.peer(), id) else { return };
+                let r = &mut self.reqs[i];
+                r.work = Work::Ended;
+                if matches!(output, Output::Dropped(_)) {
+                    r.responder_done = true;
+                }
+                if !r.cancel_received && !self.disconnected {
+                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                }
+            }
+            Output::Crashed => {
+                self.crashed[party.index()] = true;
+                if self.handling_cancel[party.index()] {
+                    self.violate(InvariantId::UnknownCancelHarmless, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_send(&mut self, from: Party, msg: Message) {
+        let rules = self.rules();
+        match msg {
+            Message::Request { id, method } => {
+                if let Some(prev) = self.find(from, id) {
+                    let p = self.reqs[prev];
+                    let live = p.answer_in_flight() || (p.responses_sent == 0 && !p.responder_done && !p.lost);
+                    if rules.id_reuse == IdReuse::Never || live {
+                        self.violate(InvariantId::NoLiveIdReuse, Some(id));
+                    }
+                }
+                self.reqs.push(Req {
+                    requester: from,
+                    id,
+                    method,
+                    work: Work::Unseen,
+                    cancel_sent: false,
+                    cancel_received: false,
+                    cancel_received_open: false,
+                    responses_sent: 0,
+                    responses_received: 0,
+                    responses_lost: 0,
+                    responder_done: false,
+                    delivered: 0,
+                    lost: false,
+                    ack_cancelled: None,
+                    result_cancelled: None,
+                });
+            }
+            Message::Response { id, reply } => self.on_response_sent(from, id, reply),
+            Message::Cancel { id } => {
+                let Some(i) = self.find(from, id) else { return };
+                if self.reqs[i].method == Method::Initialize && !rules.initialize_cancellable {
+                    self.violate(InvariantId::InitializeNotCancelled, Some(id));
+                }
+                if rules.negotiated && self.declared_support[from.peer().index()] != Some(true) {
+                    self.violate(InvariantId::CapabilityGated, Some(id));
+                }
+                self.reqs[i].cancel_sent = true;
+            }
+            Message::CancelAck { id, ack } => {
+                let Some(i) = self.find(from.peer(), id) else { return };
+                if ack.reason == AckReason::NotFound {
+                    return;
+                }
+                let r = self.reqs[i];
+                if r.ack_cancelled.is_some_and(|prev| prev != ack.cancelled) {
+                    self.violate(InvariantId::CancelIdempotent, Some(id));
+                }
+                if r.result_cancelled.is_some_and(|c| c != ack.cancelled) {
+                    self.violate(InvariantId::AckAgreesWithOutcome, Some(id));
+                }
+                self.reqs[i].ack_cancelled.get_or_insert(ack.cancelled);
+            }
+            Message::Activity { id } => {
+                if let Some(i) = self.find(from.peer(), id)
+                    && self.reqs[i].responses_sent > 0
+                {
+                    self.violate(InvariantId::NoActivityAfterAnswer, Some(id));
+                }
+            }
+            Message::MalformedCancel => {}
+        }
+    }
+
+    fn on_response_sent(&mut self, from: Party, id: RequestId, reply: Reply) {
+        let rules = self.rules();
+        if let Reply::Initialized { cancel_support } = reply {
+            self.declared_support[from.index()] = Some(cancel_support);
+        }
+        let Some(i) = self.find(from.peer(), id) else {
+            let inv = if id == RequestId::Null { InvariantId::NotificationUnanswered } else { InvariantId::ExactIdMatch };
+            self.violate(inv, Some(id));
+            return;
+        };
+        let r = &mut self.reqs[i];
+        r.responses_sent = r.responses_sent.saturating_add(1);
+        r.responder_done = true;
+        let r = *r;
+        if r.responses_sent > 1 {
+            self.violate(InvariantId::SingleResolution, Some(id));
+        }
+        if r.cancel_received {
+            match rules.receiver_duty {
+                ReceiverDuty::MustNotAnswer => self.violate(InvariantId::NoAnswerAfterCancel, Some(id)),
+                ReceiverDuty::ShouldNotAnswer if reply != Reply::Full => {
+                    self.violate(InvariantId::NoAnswerAfterCancel, Some(id))
+                }
+                _ => {}
+            }
+            if let Reply::Error(code) = reply
+                && Some(code) != rules.cancel_error_code
+            {
+                self.violate(InvariantId::CancelErrorCode, Some(id));
+            }
+            if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full {
+                self.violate(InvariantId::CancelHonoured, Some(id));
+            }
+        } else if reply.is_cancelled() && !self.disconnected {
+            // Cancelled, though no cancel named it.
+            self.violate(InvariantId::ExactIdMatch, Some(id));
+        }
+        if rules.cancel_shape == CancelShape::AcknowledgedRequest && r.result_cancelled.is_none() {
+            let cancelled = reply.is_cancelled();
+            self.reqs[i].result_cancelled = Some(cancelled);
+            if r.ack_cancelled.is_some_and(|a| a != cancelled) {
+                self.violate(InvariantId::AckAgreesWithOutcome, Some(id));
+            }
+        }
+    }
+
+    fn on_lost(&mut self, from: Party, msg: Message) {
+        let requester = match msg {
+            Message::Response { .. } | Message::CancelAck { .. } | Message::Activity { .. } => from.peer(),
+            _ => from,
+        };
+        let Some(id) = msg.request_id() else { return };
+        let Some(i) = self.find(requester, id) else { return };
+        let r = &mut self.reqs[i];
+        r.lost = true;
+        if matches!(msg, Message::Response { .. }) {
+            r.responses_lost = r.responses_lost.saturating_add(1);
+        }
+    }
+
+    fn on_end(&mut self, quiescent: bool, open_incoming: [u32; 2]) {
+        self.verdict.quiescent = quiescent;
+        if !quiescent || self.disconnected {
+            return;
+        }
+        let hung = self
+            .reqs
+            .iter()
+            .find(|r| r.delivered == 0 && !r.lost && !self.crashed[r.requester.index()])
+            .map(|r| r.id);
+        if let Some(id) = hung {
+            self.violate(InvariantId::EventualResolution, Some(id));
+        }
+        for party in [Party::Client, Party::Server] {
+            if open_incoming[party.index()] > 0 && !self.crashed[party.index()] {
+                self.violate(InvariantId::NoLeakAtQuiescence, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! `cancelcheck-properties`: the invariant catalog and the online checker.
+//!
+//! Every driver (simulator, explorer, probe) emits [`Event`]s; one [`Checker`] judges them
+//! against the [`CATALOG`], each invariant citing the spec clause it comes from.
+#![warn(missing_docs)]
+
+pub mod checker;
+pub mod event;
+pub mod invariant;
+
+pub use checker::{Checker, PropertySet, Verdict, Violation};
+pub use event::Event;
+pub use invariant::{CATALOG, Expectation, Invariant, InvariantId, Strength};

@@ -1,0 +1,269 @@
+//! Scenarios: everything a run needs besides its seed. The same shape is a scenario file
+//! (`--scenario FILE`) and the `config` inside a trace, so a trace's config can be edited and
+//! run again.
+//!
+//! Times are virtual microseconds; probabilities are per-mille integers (no floating point).
+
+use crate::link::{Latency, LinkConfig, Order};
+use crate::rng::SimRng;
+use cancelcheck_model::behaviour::Role;
+use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::{Behaviour, Dialect};
+use serde::{Deserialize, Serialize};
+
+/// A whole run's configuration.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The protocol.
+    pub dialect: Dialect,
+    /// The behaviour under test: it acts in its own role (a responder fault on the server,
+    /// a requester fault on the client); the other party behaves correctly.
+    #[serde(default = "honour")]
+    pub behavior: Behaviour,
+    /// What the client asks for and when it cancels.
+    #[serde(default)]
+    pub workload: Workload,
+    /// Both directions of the connection.
+    #[serde(default)]
+    pub link: LinkConfig,
+    /// Swarm mode: each seed draws its own fault mix (order, loss, duplication, disconnect,
+    /// timeouts, workers) before the run, and the mix is reported with the verdict.
+    #[serde(default)]
+    pub swarm: bool,
+    /// A bound on events per run; a run that reaches it ends without being quiescent.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+}
+
+fn honour() -> Behaviour {
+    Behaviour::Honour
+}
+
+fn default_max_events() -> u64 {
+    100_000
+}
+
+/// The client's requests.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Workload {
+    /// Ordinary requests the client sends once the session is open.
+    pub requests: u16,
+    /// Gap between consecutive sends.
+    pub spacing: Latency,
+    /// How long the server's work for one request takes.
+    pub work: Latency,
+    /// Requests the server runs at once; the rest queue (so a cancel can arrive before work starts).
+    pub workers: u16,
+    /// Chance that the client cancels a request.
+    pub cancel_permille: u16,
+    /// Delay from a request's send to its cancel (spans before, during and after the work).
+    pub cancel_delay: Latency,
+    /// Chance that a cancelled request is cancelled a second time (idempotency).
+    pub repeat_cancel_permille: u16,
+    /// Each request's timeout (internal cancellation), if any.
+    pub timeout: Option<Latency>,
+    /// Connect timeout on `initialize`, if any.
+    pub init_timeout: Option<Latency>,
+    /// Chance that the work reports progress halfway.
+    pub progress_permille: u16,
+    /// How the client numbers its requests.
+    pub ids: Ids,
+    /// Whether the server declares cancellation support (ACP RFD `cancellation.request`);
+    /// `null`: drawn from the seed, half and half.
+    pub cancel_support: Option<bool>,
+}
+
+/// Request numbering.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ids {
+    /// The first id.
+    pub first: i64,
+    /// Ids as JSON strings of the same digits.
+    pub strings: bool,
+}
+
+impl Default for Ids {
+    fn default() -> Self {
+        Ids { first: 0, strings: false }
+    }
+}
+
+impl From<Ids> for IdPolicy {
+    fn from(i: Ids) -> Self {
+        IdPolicy { first: i.first, strings: i.strings }
+    }
+}
+
+impl Default for Workload {
+    /// The built-in default: four requests, one worker, half of them cancelled at any point of
+    /// their life, timeouts on requests and on `initialize`, progress sometimes, the server's
+    /// cancellation support drawn from the seed.
+    fn default() -> Self {
+        Workload {
+            requests: 4,
+            spacing: Latency::Uniform(0, 200),
+            work: Latency::Exponential(400),
+            workers: 1,
+            cancel_permille: 500,
+            cancel_delay: Latency::Uniform(0, 1500),
+            repeat_cancel_permille: 200,
+            timeout: Some(Latency::Uniform(500, 4000)),
+            init_timeout: Some(Latency::Uniform(100, 1500)),
+            progress_permille: 300,
+            ids: Ids::default(),
+            cancel_support: None,
+        }
+    }
+}
+
+impl Scenario {
+    /// The built-in default scenario for `dialect`: the default workload over a FIFO (stdio)
+    /// link with uniform latency, no faults.
+    pub fn default_for(dialect: Dialect) -> Self {
+        Scenario {
+            dialect,
+            behavior: Behaviour::Honour,
+            workload: Workload::default(),
+            link: LinkConfig::default(),
+            swarm: false,
+            max_events: default_max_events(),
+        }
+    }
+
+    /// The client's and the server's behaviours: the one under test in its role, `honour` in
+    /// the other.
+    pub fn behaviours(&self) -> (Behaviour, Behaviour) {
+        match self.behavior.role() {
+            Role::Requester => (self.behavior, Behaviour::Honour),
+            Role::Responder => (Behaviour::Honour, self.behavior),
+        }
+    }
+
+    /// Checks every field a run relies on; the error names the field and what was expected.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let err = |field: &str, expected: String| Err(ScenarioError { field: field.to_string(), expected });
+        if self.behavior.classify(self.dialect).is_none() {
+            let ok: Vec<&str> = Behaviour::all().filter(|b| b.classify(self.dialect).is_some()).map(|b| b.name()).collect();
+            return err("behavior", format!("a behavior that exists in {}: {}", self.dialect, ok.join(", ")));
+        }
+        let w = &self.workload;
+        if w.requests == 0 || w.requests > 64 {
+            return err("workload.requests", "an integer from 1 to 64".into());
+        }
+        if w.workers == 0 {
+            return err("workload.workers", "an integer of at least 1".into());
+        }
+        for (field, p) in [
+            ("workload.cancel_permille", w.cancel_permille),
+            ("workload.repeat_cancel_permille", w.repeat_cancel_permille),
+            ("workload.progress_permille", w.progress_permille),
+            ("link.loss_permille", self.link.loss_permille),
+            ("link.duplicate_permille", self.link.duplicate_permille),
+            ("link.disconnect_permille", self.link.disconnect_permille),
+        ] {
+            if p > 1000 {
+                return err(field, "a per-mille value from 0 to 1000".into());
+            }
+        }
+        for (field, l) in [
+            ("workload.spacing", Some(&w.spacing)),
+            ("workload.work", Some(&w.work)),
+            ("workload.cancel_delay", Some(&w.cancel_delay)),
+            ("workload.timeout", w.timeout.as_ref()),
+            ("workload.init_timeout", w.init_timeout.as_ref()),
+            ("link.latency", Some(&self.link.latency)),
+        ] {
+            if let Some(l) = l
+                && let Err(why) = l.validate()
+            {
+                return err(field, why);
+            }
+        }
+        if self.max_events == 0 {
+            return err("max_events", "an integer of at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The scenario one seed actually runs: itself with every seed-drawn choice made (the
+    /// server's cancellation support if unset, then in swarm mode the fault mix), drawn
+    /// first, in this fixed order, before anything else.
+    pub fn for_seed(&self, rng: &mut SimRng) -> (Scenario, Option<SwarmMix>) {
+        let mut s = self.clone();
+        if s.workload.cancel_support.is_none() {
+            s.workload.cancel_support = Some(rng.chance(500));
+        }
+        if !self.swarm {
+            return (s, None);
+        }
+        let mix = SwarmMix {
+            order: if rng.chance(500) { Order::Reordering } else { Order::Fifo },
+            loss_permille: if rng.chance(250) { 20 + rng.below(80) as u16 } else { 0 },
+            duplicate_permille: if rng.chance(250) { 20 + rng.below(80) as u16 } else { 0 },
+            disconnect_permille: if rng.chance(150) { 1000 } else { 0 },
+            timeouts: rng.chance(500),
+            workers: 1 + rng.below(3) as u16,
+        };
+        s.link.order = mix.order;
+        s.link.loss_permille = mix.loss_permille;
+        s.link.duplicate_permille = mix.duplicate_permille;
+        s.link.disconnect_permille = mix.disconnect_permille;
+        if mix.timeouts && s.workload.timeout.is_none() {
+            s.workload.timeout = Some(Latency::Uniform(200, 2000));
+        }
+        s.workload.workers = mix.workers;
+        (s, Some(mix))
+    }
+}
+
+/// The fault mix a swarm-mode seed drew.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct SwarmMix {
+    /// Delivery order.
+    pub order: Order,
+    /// Loss.
+    pub loss_permille: u16,
+    /// Duplication.
+    pub duplicate_permille: u16,
+    /// Chance of a disconnect during the run.
+    pub disconnect_permille: u16,
+    /// Whether requests time out.
+    pub timeouts: bool,
+    /// Server workers.
+    pub workers: u16,
+}
+
+impl core::fmt::Display for SwarmMix {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "order={} loss={}‰ dup={}‰ disconnect={} timeouts={} workers={}",
+            self.order.name(),
+            self.loss_permille,
+            self.duplicate_permille,
+            if self.disconnect_permille > 0 { "yes" } else { "no" },
+            if self.timeouts { "yes" } else { "no" },
+            self.workers
+        )
+    }
+}
+
+/// A scenario field that does not hold what a run needs.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ScenarioError {
+    /// Dotted path of the field (`workload.requests`).
+    pub field: String,
+    /// What was expected there.
+    pub expected: String,
+}
+
+impl core::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "field `{}`: expected {}", self.field, self.expected)
+    }
+}
+
+impl std::error::Error for ScenarioError {}

@@ -1,0 +1,321 @@
+//! The simulator: a discrete-event loop over virtual time, driven by one seed.
+//!
+//! Everything nondeterministic (latencies, loss, duplication, disconnects, work durations, when
+//! the application cancels, swarm mixes) is drawn from one [`SimRng`] in the order events are
+//! processed; ties in time are broken by scheduling order. So one seed and one scenario give
+//! one run, event for event, on every machine. A [`Simulator`] is reused across seeds: after
+//! its first runs, the loop does not allocate.
+
+use core::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use cancelcheck_model::io::Timer;
+use cancelcheck_model::message::Method;
+use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_properties::{Event, Verdict};
+
+use crate::link::Order;
+use crate::rng::SimRng;
+use crate::scenario::{Scenario, SwarmMix};
+use crate::world::{Timed, World};
+
+/// Something scheduled to happen.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Occ {
+    App(Party, AppAct),
+    Deliver(Party, Message),
+    WorkDone(Party, RequestId, u32),
+    Progress(Party, RequestId, u32),
+    Fire(Party, Timer, u32),
+    Disconnect,
+}
+
+/// The application's scripted actions (the workload).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum AppAct {
+    Init,
+    Send(u16),
+    Cancel(u16),
+}
+
+/// `(time, sequence)` orders the agenda; the sequence makes ties deterministic.
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    time: u64,
+    seq: u64,
+    occ: Occ,
+}
+
+impl PartialEq for Item {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+
+impl Eq for Item {}
+
+impl PartialOrd for Item {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Item {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        (self.time, self.seq).cmp(&(other.time, other.seq))
+    }
+}
+
+/// What one seed's run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// The seed.
+    pub seed: u64,
+    /// The checker's verdict.
+    pub verdict: Verdict,
+    /// The swarm mix drawn, in swarm mode.
+    pub mix: Option<SwarmMix>,
+    /// Every event, when recorded.
+    pub events: Vec<Timed>,
+    /// Virtual time at the end.
+    pub end_time: u64,
+}
+
+/// A reusable simulator.
+#[derive(Debug)]
+pub struct Simulator {
+    world: World,
+    agenda: BinaryHeap<Reverse<Item>>,
+    seq: u64,
+    token: u32,
+    /// Live work and timers: (party, what, token). Small; scanned linearly.
+    live_work: Vec<(Party, RequestId, u32)>,
+    live_timers: Vec<(Party, Timer, u32)>,
+    /// Workload index → id the client gave it.
+    ids: Vec<Option<RequestId>>,
+    last_delivery: [u64; 2],
+    connected: bool,
+    workload_started: bool,
+    scratch: Vec<Output>,
+}
+
+impl Simulator {
+    /// A simulator sized for `scenario`.
+    pub fn new(scenario: &Scenario) -> Self {
+        Simulator {
+            world: World::new(scenario, false),
+            agenda: BinaryHeap::with_capacity(64),
+            seq: 0,
+            token: 0,
+            live_work: Vec::with_capacity(16),
+            live_timers: Vec::with_capacity(16),
+            ids: Vec::with_capacity(usize::from(scenario.workload.requests)),
+            last_delivery: [0; 2],
+            connected: true,
+            workload_started: false,
+            scratch: Vec::with_capacity(16),
+        }
+    }
+
+    /// Runs `scenario` with `seed`; `record` keeps every event (for a trace).
+    pub fn run(&mut self, scenario: &Scenario, seed: u64, record: bool) -> RunOutcome {
+        let mut rng = SimRng::new(seed);
+        let (s, mix) = scenario.for_seed(&mut rng);
+        self.world.reset(&s, record);
+        self.agenda.clear();
+        self.seq = 0;
+        self.token = 0;
+        self.live_work.clear();
+        self.live_timers.clear();
+        self.ids.clear();
+        self.ids.resize(usize::from(s.workload.requests), None);
+        self.last_delivery = [0; 2];
+        self.connected = true;
+        self.workload_started = false;
+
+        self.schedule(0, Occ::App(Party::Client, AppAct::Init));
+        if rng.chance(s.link.disconnect_permille) {
+            // Somewhere within a typical run's span.
+            let span = 4 * u64::from(s.workload.requests) * 1000;
+            let at = rng.between(1, span.max(2));
+            self.schedule(at, Occ::Disconnect);
+        }
+        let mut quiescent = true;
+        while let Some(Reverse(item)) = self.agenda.pop() {
+            if self.world.events() >= s.max_events {
+                quiescent = false;
+                break;
+            }
+            self.world.now = item.time;
+            self.step(&s, &mut rng, item.occ);
+        }
+        self.world.end(quiescent);
+        let end_time = self.world.now;
+        let verdict = self.world.checker_mut().take_verdict();
+        let events = self.world.take_log();
+        RunOutcome { seed, verdict, mix, events, end_time }
+    }
+
+    fn schedule(&mut self, time: u64, occ: Occ) {
+        self.seq += 1;
+        self.agenda.push(Reverse(Item { time, seq: self.seq, occ }));
+    }
+
+    fn next_token(&mut self) -> u32 {
+        self.token = self.token.wrapping_add(1);
+        self.token
+    }
+
+    fn step(&mut self, s: &Scenario, rng: &mut SimRng, occ: Occ) {
+        match occ {
+            Occ::App(party, act) => {
+                let cmd = match act {
+                    AppAct::Init => Command::Initialize,
+                    AppAct::Send(_) => Command::Send,
+                    AppAct::Cancel(k) => match self.ids[usize::from(k)] {
+                        Some(id) => Command::Cancel(id),
+                        None => return,
+                    },
+                };
+                if !self.connected && act != AppAct::Init {
+                    return;
+                }
+                self.feed(s, rng, party, Input::Command(cmd), Some(act));
+                if act == AppAct::Init && self.world.endpoint(Party::Client).is_ready() {
+                    self.start_workload(s, rng);
+                }
+            }
+            Occ::Deliver(to, msg) => {
+                if self.connected {
+                    self.feed(s, rng, to, Input::Receive(msg), None);
+                }
+            }
+            Occ::WorkDone(party, id, token) | Occ::Progress(party, id, token) => {
+                let Some(pos) = self.live_work.iter().position(|w| *w == (party, id, token)) else { return };
+                let input = if matches!(occ, Occ::WorkDone(..)) {
+                    self.live_work.swap_remove(pos);
+                    Input::WorkDone(id)
+                } else {
+                    Input::WorkProgress(id)
+                };
+                self.feed(s, rng, party, input, None);
+            }
+            Occ::Fire(party, timer, token) => {
+                let Some(pos) = self.live_timers.iter().position(|t| *t == (party, timer, token)) else { return };
+                self.live_timers.swap_remove(pos);
+                self.feed(s, rng, party, Input::TimerFired(timer), None);
+            }
+            Occ::Disconnect => {
+                if self.connected {
+                    self.connected = false;
+                    self.feed(s, rng, Party::Client, Input::Disconnected, None);
+                    self.feed(s, rng, Party::Server, Input::Disconnected, None);
+                    self.live_timers.clear();
+                }
+            }
+        }
+    }
+
+    fn start_workload(&mut self, s: &Scenario, rng: &mut SimRng) {
+        if self.workload_started {
+            return;
+        }
+        self.workload_started = true;
+        let w = &s.workload;
+        let mut t = self.world.now;
+        for k in 0..w.requests {
+            if k > 0 {
+                t += w.spacing.draw(rng);
+            }
+            self.schedule(t, Occ::App(Party::Client, AppAct::Send(k)));
+            if rng.chance(w.cancel_permille) {
+                let at = t + w.cancel_delay.draw(rng);
+                self.schedule(at, Occ::App(Party::Client, AppAct::Cancel(k)));
+                if rng.chance(w.repeat_cancel_permille) {
+                    let again = at + w.cancel_delay.draw(rng) / 4;
+                    self.schedule(again, Occ::App(Party::Client, AppAct::Cancel(k)));
+                }
+            }
+        }
+    }
+
+    /// Feeds one input and carries out what the endpoint did.
+    fn feed(&mut self, s: &Scenario, rng: &mut SimRng, party: Party, input: Input, act: Option<AppAct>) {
+        let mut outs = core::mem::take(&mut self.scratch);
+        outs.clear();
+        outs.extend_from_slice(self.world.feed(party, input));
+        for &out in &outs {
+            self.carry_out(s, rng, party, out, act);
+        }
+        self.scratch = outs;
+    }
+
+    fn carry_out(&mut self, s: &Scenario, rng: &mut SimRng, party: Party, out: Output, act: Option<AppAct>) {
+        let now = self.world.now;
+        match out {
+            Output::Send(msg) => {
+                if let (Some(AppAct::Send(k)), Message::Request { id, method: Method::Work }) = (act, msg) {
+                    self.ids[usize::from(k)] = Some(id);
+                }
+                self.transmit(s, rng, party, msg);
+            }
+            Output::StartWork(id) => {
+                let token = self.next_token();
+                self.live_work.push((party, id, token));
+                let dur = s.workload.work.draw(rng);
+                if rng.chance(s.workload.progress_permille) {
+                    self.schedule(now + dur / 2, Occ::Progress(party, id, token));
+                }
+                self.schedule(now + dur, Occ::WorkDone(party, id, token));
+            }
+            Output::AbortWork(id) => self.live_work.retain(|w| !(w.0 == party && w.1 == id)),
+            Output::ArmTimer(timer) => {
+                let after = match timer {
+                    Timer::RequestTimeout(_) => s.workload.timeout.map(|l| l.draw(rng)),
+                    Timer::InitTimeout => s.workload.init_timeout.map(|l| l.draw(rng)),
+                };
+                if let Some(after) = after {
+                    let token = self.next_token();
+                    self.live_timers.push((party, timer, token));
+                    self.schedule(now + after, Occ::Fire(party, timer, token));
+                }
+            }
+            Output::DisarmTimer(timer) => self.live_timers.retain(|t| !(t.0 == party && t.1 == timer)),
+            Output::Deliver { outcome: Outcome::Reply(Reply::Initialized { .. }), .. } if party == Party::Client => {
+                self.start_workload(s, rng);
+            }
+            _ => {}
+        }
+    }
+
+    fn transmit(&mut self, s: &Scenario, rng: &mut SimRng, from: Party, msg: Message) {
+        if !self.connected {
+            return;
+        }
+        let link = &s.link;
+        if rng.chance(link.loss_permille) {
+            self.world.emit(Event::Lost { from, msg });
+            return;
+        }
+        let copies = if !matches!(msg, Message::Request { .. }) && rng.chance(link.duplicate_permille) {
+            self.world.emit(Event::Duplicated { from, msg });
+            2
+        } else {
+            1
+        };
+        let to = from.peer();
+        for _ in 0..copies {
+            let mut at = self.world.now + link.latency.draw(rng);
+            if link.order == Order::Fifo {
+                at = at.max(self.last_delivery[to.index()]);
+                self.last_delivery[to.index()] = at;
+            }
+            self.schedule(at, Occ::Deliver(to, msg));
+        }
+    }
+}
+
+/// Runs one seed of `scenario` in a fresh simulator.
+pub fn run_seed(scenario: &Scenario, seed: u64, record: bool) -> RunOutcome {
+    Simulator::new(scenario).run(scenario, seed, record)
+}

@@ -1,0 +1,57 @@
+//! A trace in memory: the unit of evidence. Its JSON form is built at the edges (the root
+//! package's `trace_file` module); here it is plain data.
+
+use crate::scenario::{Scenario, SwarmMix};
+use crate::world::Timed;
+use cancelcheck_properties::Verdict;
+
+/// The trace format version this build writes and reads.
+pub const TRACE_VERSION: u32 = 1;
+
+/// How a trace's run can be reproduced.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Origin {
+    /// The simulator with this seed.
+    Seed(u64),
+}
+
+/// One run, complete enough to re-run and compare.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Trace {
+    /// Format version.
+    pub version: u32,
+    /// The scenario as given (swarm mode re-draws the same mix from the seed).
+    pub scenario: Scenario,
+    /// How to reproduce it.
+    pub origin: Origin,
+    /// The swarm mix, in swarm mode.
+    pub mix: Option<SwarmMix>,
+    /// Every event, in order.
+    pub events: Vec<Timed>,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl Trace {
+    /// The trace of one recorded simulator run.
+    pub fn from_run(scenario: &Scenario, run: crate::simulator::RunOutcome) -> Trace {
+        Trace {
+            version: TRACE_VERSION,
+            scenario: scenario.clone(),
+            origin: Origin::Seed(run.seed),
+            mix: run.mix,
+            events: run.events,
+            verdict: run.verdict,
+        }
+    }
+
+    /// Re-runs the trace's origin and returns the fresh trace (to compare with this one).
+    pub fn rerun(&self) -> Trace {
+        match self.origin {
+            Origin::Seed(seed) => {
+                let run = crate::simulator::run_seed(&self.scenario, seed, true);
+                Trace::from_run(&self.scenario, run)
+            }
+        }
+    }
+}

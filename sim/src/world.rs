@@ -1,0 +1,141 @@
+//! The world every driver shares: both endpoints, the checker, and the optional event log.
+//!
+//! A driver decides *what happens next* (the simulator by virtual time and the seed, the
+//! explorer by enumeration); the world applies it: it feeds the input to the endpoint, shows
+//! the checker the input and every output, and records them when a trace is wanted.
+
+use cancelcheck_model::endpoint::EndpointConfig;
+use cancelcheck_model::{Endpoint, Input, Output, Party};
+use cancelcheck_properties::{Checker, Event};
+
+use crate::scenario::Scenario;
+
+/// One event with the virtual time it happened at.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Timed {
+    /// Virtual microseconds since the start of the run.
+    pub t: u64,
+    /// The event.
+    pub event: Event,
+}
+
+/// Both parties, the checker and the log.
+#[derive(Clone, Debug)]
+pub struct World {
+    endpoints: [Endpoint; 2],
+    checker: Checker,
+    log: Option<Vec<Timed>>,
+    outs: Vec<Output>,
+    /// Virtual time of the event being applied.
+    pub now: u64,
+}
+
+/// The endpoint configurations a scenario gives the two parties.
+pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
+    let (client_b, server_b) = s.behaviours();
+    let w = &s.workload;
+    let capacity = usize::from(w.requests) + 1;
+    let client = EndpointConfig {
+        party: Party::Client,
+        dialect: s.dialect,
+        behaviour: client_b,
+        workers: 1,
+        cancel_support: true,
+        request_timeouts: w.timeout.is_some(),
+        init_timeout: w.init_timeout.is_some(),
+        ids: w.ids.into(),
+        capacity,
+    };
+    let server = EndpointConfig {
+        party: Party::Server,
+        behaviour: server_b,
+        workers: w.workers,
+        cancel_support: w.cancel_support.unwrap_or(true),
+        request_timeouts: false,
+        init_timeout: false,
+        ..client
+    };
+    [client, server]
+}
+
+impl World {
+    /// A world for `scenario`; `record` keeps every event for a trace.
+    pub fn new(scenario: &Scenario, record: bool) -> Self {
+        let [c, s] = endpoint_configs(scenario);
+        let requests = usize::from(scenario.workload.requests) + 2;
+        World {
+            endpoints: [Endpoint::new(c), Endpoint::new(s)],
+            checker: Checker::new(scenario.dialect, requests * 2),
+            log: record.then(|| Vec::with_capacity(256)),
+            outs: Vec::with_capacity(16),
+            now: 0,
+        }
+    }
+
+    /// Back to the start for `scenario`, keeping allocations.
+    pub fn reset(&mut self, scenario: &Scenario, record: bool) {
+        let [c, s] = endpoint_configs(scenario);
+        self.endpoints[0].reset(c);
+        self.endpoints[1].reset(s);
+        self.checker.reset(scenario.dialect);
+        match (&mut self.log, record) {
+            (Some(log), true) => log.clear(),
+            (log, r) => *log = r.then(|| Vec::with_capacity(256)),
+        }
+        self.now = 0;
+    }
+
+    /// One party's endpoint.
+    pub fn endpoint(&self, party: Party) -> &Endpoint {
+        &self.endpoints[party.index()]
+    }
+
+    /// The checker.
+    pub fn checker(&self) -> &Checker {
+        &self.checker
+    }
+
+    /// The checker, to take its verdict.
+    pub fn checker_mut(&mut self) -> &mut Checker {
+        &mut self.checker
+    }
+
+    /// Events read so far.
+    pub fn events(&self) -> u64 {
+        self.checker.verdict().events
+    }
+
+    /// Shows the checker one event (and logs it).
+    pub fn emit(&mut self, event: Event) {
+        self.checker.observe(&event);
+        if let Some(log) = &mut self.log {
+            log.push(Timed { t: self.now, event });
+        }
+    }
+
+    /// Feeds `input` to `party` and returns what it did; the input and each output are
+    /// emitted as events first. The returned buffer is valid until the next `feed`.
+    pub fn feed(&mut self, party: Party, input: Input) -> &[Output] {
+        self.emit(Event::Input { party, input });
+        let mut outs = core::mem::take(&mut self.outs);
+        outs.clear();
+        self.endpoints[party.index()].handle(input, &mut outs);
+        for &output in &outs {
+            self.emit(Event::Output { party, output });
+        }
+        self.outs = outs;
+        &self.outs
+    }
+
+    /// Ends the run: emits `End` with what each party still holds.
+    pub fn end(&mut self, quiescent: bool) {
+        let open = |p: Party| self.endpoints[p.index()].open_incoming() as u32;
+        let open_incoming = [open(Party::Client), open(Party::Server)];
+        self.emit(Event::End { quiescent, open_incoming });
+    }
+
+    /// Takes the log (empty when not recording).
+    pub fn take_log(&mut self) -> Vec<Timed> {
+        self.log.take().unwrap_or_default()
+    }
+}
