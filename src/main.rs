@@ -1,1 +1,465 @@
-fn main() {}
+//! The `cancelcheck` command line.
+//!
+//! Exit codes: 0 no violation (or reproduced), 1 violation found (or diverged), 2 bad input.
+
+use anyhow::Context;
+use cancelcheck::trace_file::{self, InputError};
+use cancelcheck::{export, render};
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::InvariantId;
+use cancelcheck_sim::runner::applicable_races;
+use cancelcheck_sim::{Scenario, SeedPlan, Trace, run_plan, run_seed};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "cancelcheck",
+    version,
+    about = "Simulate and model-check JSON-RPC request cancellation"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario over many seeds; save a trace for each invariant broken.
+    Run(RunArgs),
+    /// Re-run a saved trace and compare it event by event.
+    Replay(ReplayArgs),
+    /// Print the invariant catalog.
+    Properties {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List correct and faulty behaviours per dialect.
+    Behaviors {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Protocol dialect (default: acp, or the scenario file's).
+    #[arg(long)]
+    dialect: Option<String>,
+    /// Behaviour under test (see `cancelcheck behaviors`; default: honour, or the scenario file's).
+    #[arg(long)]
+    behavior: Option<String>,
+    /// Seeds to run: `A..B` (B excluded) or a single seed.
+    #[arg(long, default_value = "0..10000")]
+    seeds: String,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only shard I of N (seeds with seed % N == I).
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Where to save traces of violations.
+    #[arg(long, default_value = "traces/found")]
+    save: PathBuf,
+    /// A JSON scenario (the shape of a trace's `config`).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Swarm mode: each seed draws its own fault mix.
+    #[arg(long)]
+    swarm: bool,
+    /// Stop at the first violating seed.
+    #[arg(long)]
+    stop_first: bool,
+    /// Machine-readable summary on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Mermaid,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// The trace file.
+    file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Run(args) => cmd_run(args),
+        Cmd::Replay(args) => cmd_replay(args),
+        Cmd::Properties { json } => {
+            print_out(if json {
+                pretty(&export::properties_json())
+            } else {
+                export::properties_text()
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Behaviors { json } => {
+            print_out(if json {
+                pretty(&export::behaviors_json())
+            } else {
+                export::behaviors_text()
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cancelcheck: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn print_out(s: String) {
+    use std::io::Write;
+    let _ = std::io::stdout().write_all(s.as_bytes());
+}
+
+/// A usage error (exit 2) that says what was expected.
+fn bad(what: impl Into<String>) -> anyhow::Error {
+    anyhow::anyhow!(what.into())
+}
+
+fn parse_seeds(s: &str) -> anyhow::Result<std::ops::Range<u64>> {
+    let err = || {
+        bad(format!(
+            "--seeds {s:?}: expected A..B (B > A) or a single seed, e.g. 0..10000"
+        ))
+    };
+    match s.split_once("..") {
+        Some((a, b)) => {
+            let a: u64 = a.trim().parse().map_err(|_| err())?;
+            let b: u64 = b.trim().parse().map_err(|_| err())?;
+            if b <= a {
+                return Err(err());
+            }
+            Ok(a..b)
+        }
+        None => {
+            let a: u64 = s.trim().parse().map_err(|_| err())?;
+            Ok(a..a.saturating_add(1))
+        }
+    }
+}
+
+fn parse_shard(s: &str) -> anyhow::Result<(u64, u64)> {
+    let err = || bad(format!("--shard {s:?}: expected I/N with I < N, e.g. 0/4"));
+    let (i, n) = s.split_once('/').ok_or_else(err)?;
+    let (i, n): (u64, u64) = (i.parse().map_err(|_| err())?, n.parse().map_err(|_| err())?);
+    if n == 0 || i >= n {
+        return Err(err());
+    }
+    Ok((i, n))
+}
+
+fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
+    let mut s = match &args.scenario {
+        Some(file) => trace_file::read_scenario(file)?,
+        None => Scenario::default_for(Dialect::Acp),
+    };
+    if let Some(d) = &args.dialect {
+        s.dialect = d
+            .parse::<Dialect>()
+            .map_err(|e| bad(format!("--dialect: {e}")))?;
+    }
+    if let Some(b) = &args.behavior {
+        s.behavior = b
+            .parse::<Behaviour>()
+            .map_err(|e| bad(format!("--behavior: {e}")))?;
+    }
+    if args.swarm {
+        s.swarm = true;
+    }
+    s.validate().map_err(|e| {
+        let what = match e.field.as_str() {
+            "behavior" => format!(
+                "--behavior {}: not in {}; expected {}",
+                s.behavior, s.dialect, e.expected
+            ),
+            _ => e.to_string(),
+        };
+        bad(what)
+    })?;
+    Ok(s)
+}
+
+fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let scenario = scenario_from(&args)?;
+    let seeds = parse_seeds(&args.seeds)?;
+    let shard = parse_shard(&args.shard)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(bad("--jobs: expected at least 1"));
+    }
+    let plan = SeedPlan {
+        seeds: seeds.clone(),
+        shard,
+        jobs,
+    };
+    let total = plan.iter().count() as u64;
+    let classification = scenario.behavior.classify(scenario.dialect);
+    let faulty = classification.is_some_and(|c| c.faulty);
+
+    let bar = if std::io::stderr().is_terminal() && !args.json {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos}/{len} seeds [{bar:30}] {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let progress = |n: u64| {
+        if let Some(b) = &bar {
+            b.set_position(n);
+        }
+    };
+    let started = Instant::now();
+    let summary = run_plan(&scenario, &plan, &progress, args.stop_first.then_some(1));
+    let secs = started.elapsed().as_secs_f64();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let events_per_sec = if secs > 0.0 {
+        summary.events as f64 / secs
+    } else {
+        0.0
+    };
+
+    // One trace per violated invariant: the first seed that broke it.
+    let mut saved = Vec::new();
+    let mut seen = Vec::new();
+    let to_save = if args.stop_first {
+        &summary.failures[..summary.failures.len().min(1)]
+    } else {
+        &summary.failures[..]
+    };
+    for f in to_save {
+        for inv in &f.invariants {
+            if seen.contains(inv) {
+                continue;
+            }
+            seen.push(*inv);
+            let run = run_seed(&scenario, f.seed, true);
+            let trace = Trace::from_run(&scenario, run);
+            let s = trace_file::save(&args.save, &trace)
+                .with_context(|| format!("saving a trace under {}", args.save.display()))?;
+            saved.push((f.seed, *inv, s));
+        }
+    }
+    let applicable = applicable_races(&scenario);
+    let unreached: Vec<InvariantId> = applicable
+        .iter()
+        .filter(|r| !summary.reached.contains(*r))
+        .collect();
+    let verdict = if !summary.failures.is_empty() {
+        "fail"
+    } else if !unreached.is_empty() {
+        "pass-races-unreached"
+    } else {
+        "pass"
+    };
+
+    if args.json {
+        let violations: Vec<_> = saved
+            .iter()
+            .map(|(seed, inv, s)| json!({"seed": seed, "invariant": inv.name(), "trace": s.path.display().to_string()}))
+            .collect();
+        let by_inv: serde_json::Map<String, serde_json::Value> = summary
+            .by_invariant
+            .iter()
+            .map(|(i, n)| (i.name().to_string(), json!(n)))
+            .collect();
+        let out = json!({
+            "dialect": scenario.dialect.id(),
+            "behavior": scenario.behavior.name(),
+            "faulty": faulty,
+            "seeds": summary.seeds,
+            "seed_range": format!("{}..{}", seeds.start, seeds.end),
+            "events": summary.events,
+            "seconds": secs,
+            "events_per_sec": events_per_sec.round(),
+            "violations": violations,
+            "failing_seeds": summary.failures.len(),
+            "violations_by_invariant": by_inv,
+            "races_reached": summary.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+            "races_unreached": unreached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+            "truncated_runs": summary.truncated,
+            "verdict": verdict,
+        });
+        print_out(pretty(&out));
+    } else {
+        let kind = if faulty { "faulty" } else { "correct" };
+        println!(
+            "cancelcheck run: {} ({}), behavior {} ({kind}), seeds {}..{}{}, {} jobs{}",
+            scenario.dialect.id(),
+            scenario.dialect.rules().title,
+            scenario.behavior.name(),
+            seeds.start,
+            seeds.end,
+            if shard.1 > 1 {
+                format!(" shard {}/{}", shard.0, shard.1)
+            } else {
+                String::new()
+            },
+            jobs,
+            if scenario.swarm { ", swarm" } else { "" },
+        );
+        println!(
+            "seeds run: {}   events: {}   {:.0} events/s   {:.2} s",
+            summary.seeds, summary.events, events_per_sec, secs
+        );
+        if summary.failures.is_empty() {
+            println!("violations: none");
+        } else {
+            println!("violations: {} failing seeds", summary.failures.len());
+            for (inv, n) in &summary.by_invariant {
+                let first = summary
+                    .failures
+                    .iter()
+                    .find(|f| f.invariants.contains(inv))
+                    .map_or(0, |f| f.seed);
+                println!("  {:<36} {n:>6} seeds (first: seed {first})", inv.name());
+            }
+            for (seed, inv, s) in &saved {
+                let note = if s.existed { " (already saved)" } else { "" };
+                println!(
+                    "  trace for {} (seed {seed}): {}{note}",
+                    inv.name(),
+                    s.path.display()
+                );
+            }
+            if let Some((seed, _, s)) = saved.first()
+                && let Some(mix) = run_seed(&scenario, *seed, false).mix
+            {
+                println!("  swarm mix of seed {seed}: {mix}");
+                let _ = s;
+            }
+        }
+        let reached: Vec<&str> = summary.reached.iter().map(|r| r.name()).collect();
+        println!(
+            "races reached: {}",
+            if reached.is_empty() {
+                "none".into()
+            } else {
+                reached.join(", ")
+            }
+        );
+        if !unreached.is_empty() {
+            let names: Vec<&str> = unreached.iter().map(|r| r.name()).collect();
+            println!(
+                "races NOT reached: {} (a pass that never reached a race proves nothing about it)",
+                names.join(", ")
+            );
+        }
+        if summary.truncated > 0 {
+            println!(
+                "{} runs were cut short by max_events ({}): their eventual properties went unchecked",
+                summary.truncated, scenario.max_events
+            );
+        }
+        println!("verdict: {verdict}");
+        if !saved.is_empty() {
+            println!(
+                "replay with: cancelcheck replay {}",
+                saved[0].2.path.display()
+            );
+        }
+    }
+    Ok(if summary.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let doc = trace_file::read_trace(&args.file).map_err(|e: InputError| anyhow::anyhow!(e))?;
+    let r = trace_file::replay(&doc);
+    let code = if r.reproduced() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    match args.format {
+        Format::Json => {
+            let mut out = r.fresh_json.clone();
+            out["reproduced"] = json!(r.reproduced());
+            out["diverged_at"] = json!(r.diverged_at);
+            out["verdict_matches"] = json!(r.verdict_matches);
+            out["bytes_identical"] = json!(r.bytes_identical);
+            print_out(pretty(&out));
+        }
+        Format::Mermaid => print_out(render::mermaid(&r.fresh)),
+        Format::Text => {
+            print_out(render::text(&r.fresh));
+            report_divergence(&args.file, &doc, &r);
+        }
+    }
+    if !matches!(args.format, Format::Text) && !r.reproduced() {
+        report_divergence(&args.file, &doc, &r);
+    }
+    Ok(code)
+}
+
+fn report_divergence(file: &Path, doc: &trace_file::TraceDoc, r: &trace_file::Replay) {
+    if r.reproduced() {
+        let bytes = if r.bytes_identical {
+            "byte for byte"
+        } else {
+            "event for event (the file's formatting differs)"
+        };
+        eprintln!(
+            "reproduced {}: {} events, same verdict, {bytes}",
+            file.display(),
+            doc.events.len()
+        );
+        return;
+    }
+    eprintln!("DIVERGED: {}", file.display());
+    if let Some(i) = r.diverged_at {
+        let fresh = r.fresh_json["events"]
+            .get(i)
+            .map_or("(none: the re-run ended)".to_string(), |e| e.to_string());
+        let recorded = doc
+            .events
+            .get(i)
+            .map_or("(none: the recording ended)".to_string(), |e| e.to_string());
+        eprintln!("  first differing event: #{i}\n  recorded: {recorded}\n  re-run:   {fresh}");
+    }
+    if !r.verdict_matches {
+        eprintln!(
+            "  recorded verdict: {}\n  re-run verdict:   {}",
+            doc.verdict, r.fresh_json["verdict"]
+        );
+    }
+}

@@ -161,15 +161,25 @@ impl Behaviour {
     /// MCP 2026-07-28, where nothing may follow a cancel, breaks `no-answer-after-cancel`).
     pub fn classify(self, dialect: Dialect) -> Option<Classification> {
         let r = dialect.rules();
-        if self == Behaviour::FinishFirst && r.honouring == Honouring::Must && dialect != Dialect::Abp {
-            let breaks: &'static [&'static str] = if r.receiver_duty == ReceiverDuty::MustNotAnswer {
+        if self == Behaviour::FinishFirst
+            && r.honouring == Honouring::Must
+            && dialect != Dialect::Abp
+        {
+            let breaks: &'static [&'static str] = if r.receiver_duty == ReceiverDuty::MustNotAnswer
+            {
                 &["no-answer-after-cancel"]
             } else {
                 &["cancel-honoured"]
             };
-            return Some(Classification { faulty: true, breaks });
+            return Some(Classification {
+                faulty: true,
+                breaks,
+            });
         }
-        self.applies_to(dialect).then(|| Classification { faulty: self.is_faulty(), breaks: self.info().breaks })
+        self.applies_to(dialect).then(|| Classification {
+            faulty: self.is_faulty(),
+            breaks: self.info().breaks,
+        })
     }
 
     /// The role it acts in.
@@ -205,7 +215,9 @@ impl Behaviour {
             Behaviour::AckDisagreesWithOutcome | Behaviour::SecondCancelNotCancelled => abp,
             Behaviour::DeliversLateAnswer => !r.requester_waits,
             Behaviour::ReusesLiveId => true,
-            Behaviour::CancelsInitialize => r.initialize_method.is_some() && !r.initialize_cancellable,
+            Behaviour::CancelsInitialize => {
+                r.initialize_method.is_some() && !r.initialize_cancellable
+            }
             Behaviour::CancelsWithoutCapability => r.negotiated,
         }
     }
@@ -271,12 +283,29 @@ mod tests {
     #[test]
     fn every_fault_applies_somewhere_and_honour_everywhere() {
         for b in Behaviour::all() {
-            assert!(Dialect::ALL.iter().any(|d| b.applies_to(*d)), "{b} applies nowhere");
+            assert!(
+                Dialect::ALL.iter().any(|d| b.applies_to(*d)),
+                "{b} applies nowhere"
+            );
         }
-        assert!(Dialect::ALL.iter().all(|d| Behaviour::Honour.applies_to(*d)));
+        assert!(
+            Dialect::ALL
+                .iter()
+                .all(|d| Behaviour::Honour.applies_to(*d))
+        );
         assert!(!Behaviour::FinishFirst.applies_to(Dialect::AcpRfd));
-        assert!(Behaviour::FinishFirst.classify(Dialect::AcpRfd).unwrap().faulty);
-        assert!(!Behaviour::FinishFirst.classify(Dialect::Acp).unwrap().faulty);
+        assert!(
+            Behaviour::FinishFirst
+                .classify(Dialect::AcpRfd)
+                .unwrap()
+                .faulty
+        );
+        assert!(
+            !Behaviour::FinishFirst
+                .classify(Dialect::Acp)
+                .unwrap()
+                .faulty
+        );
         assert!(Behaviour::FinishFirst.classify(Dialect::Abp).is_none());
         assert!(Behaviour::FinishFirst.applies_to(Dialect::Mcp20251125));
     }

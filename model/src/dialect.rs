@@ -8,7 +8,9 @@ use core::fmt;
 use core::str::FromStr;
 
 /// A protocol whose cancellation rules the model knows.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize,
+)]
 pub enum Dialect {
     /// ACP stable: `$/cancel_request {requestId}`; the receiver MUST answer once.
     #[serde(rename = "acp")]
@@ -373,9 +375,15 @@ mod tests {
         assert!(Dialect::AcpRfd.rules().negotiated);
         assert!(!Dialect::AcpRfd.rules().initialize_cancellable);
         assert_eq!(Dialect::Mcp20251125.rules().id_reuse, IdReuse::Never);
-        assert_eq!(Dialect::Mcp20260728.rules().receiver_duty, ReceiverDuty::MustNotAnswer);
+        assert_eq!(
+            Dialect::Mcp20260728.rules().receiver_duty,
+            ReceiverDuty::MustNotAnswer
+        );
         assert!(Dialect::Mcp20260728.rules().initialize_method.is_none());
         assert_eq!(Dialect::Lsp.rules().cancel_error_code, Some(-32800));
-        assert_eq!(Dialect::Abp.rules().cancel_shape, CancelShape::AcknowledgedRequest);
+        assert_eq!(
+            Dialect::Abp.rules().cancel_shape,
+            CancelShape::AcknowledgedRequest
+        );
     }
 }

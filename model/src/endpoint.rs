@@ -152,7 +152,9 @@ impl Endpoint {
         match input {
             Input::Command(Command::Initialize) => self.initialize(out),
             Input::Command(Command::Send) => self.send_work(out),
-            Input::Command(cmd @ Command::Cancel(id)) => self.cancel(id, CancelCause::User, cmd, out),
+            Input::Command(cmd @ Command::Cancel(id)) => {
+                self.cancel(id, CancelCause::User, cmd, out)
+            }
             Input::TimerFired(Timer::RequestTimeout(id)) => {
                 let armed = self.find_out(id).is_some_and(|i| self.outgoing[i].timer);
                 if armed {
@@ -166,7 +168,10 @@ impl Endpoint {
             Input::WorkDone(id) => self.work_done(id, out),
             Input::WorkProgress(id) => {
                 let live = self.find_running(id).is_some_and(|i| {
-                    matches!(self.incoming[i].state, Incoming::Working | Incoming::CancelNoted)
+                    matches!(
+                        self.incoming[i].state,
+                        Incoming::Working | Incoming::CancelNoted
+                    )
                 });
                 if live && self.rules().activity_method.is_some() {
                     out.push(Output::Send(Message::Activity { id }));
@@ -181,7 +186,11 @@ impl Endpoint {
     fn alloc_id(&mut self) -> RequestId {
         if self.b() == Behaviour::ReusesLiveId {
             let given_up = self.outgoing.iter_mut().rev().find(|e| {
-                !e.reused && matches!(e.state, Outgoing::Abandoned(_) | Outgoing::CancelRequested(_))
+                !e.reused
+                    && matches!(
+                        e.state,
+                        Outgoing::Abandoned(_) | Outgoing::CancelRequested(_)
+                    )
             });
             if let Some(e) = given_up {
                 e.reused = true;
@@ -207,13 +216,24 @@ impl Endpoint {
             return;
         }
         if self.rules().initialize_method.is_none() {
-            self.session = Session::Ready { peer_cancel_support: true };
+            self.session = Session::Ready {
+                peer_cancel_support: true,
+            };
             return;
         }
         let id = self.alloc_id();
-        self.outgoing.push(OutEntry { id, method: Method::Initialize, state: Outgoing::Pending, timer: false, reused: false });
+        self.outgoing.push(OutEntry {
+            id,
+            method: Method::Initialize,
+            state: Outgoing::Pending,
+            timer: false,
+            reused: false,
+        });
         self.session = Session::Initializing(id);
-        out.push(Output::Send(Message::Request { id, method: Method::Initialize }));
+        out.push(Output::Send(Message::Request {
+            id,
+            method: Method::Initialize,
+        }));
         if self.cfg.init_timeout {
             out.push(Output::ArmTimer(Timer::InitTimeout));
         }
@@ -226,8 +246,17 @@ impl Endpoint {
         }
         let id = self.alloc_id();
         let timer = self.cfg.request_timeouts;
-        self.outgoing.push(OutEntry { id, method: Method::Work, state: Outgoing::Pending, timer, reused: false });
-        out.push(Output::Send(Message::Request { id, method: Method::Work }));
+        self.outgoing.push(OutEntry {
+            id,
+            method: Method::Work,
+            state: Outgoing::Pending,
+            timer,
+            reused: false,
+        });
+        out.push(Output::Send(Message::Request {
+            id,
+            method: Method::Work,
+        }));
         if timer {
             out.push(Output::ArmTimer(Timer::RequestTimeout(id)));
         }
@@ -273,7 +302,9 @@ impl Endpoint {
             Outgoing::Done | Outgoing::Abandoned(_) => return refuse(out, Refusal::NotPending),
             Outgoing::CancelRequested(_) => {
                 // An acknowledged cancel may be repeated: each one gets the same answer.
-                if rules.cancel_shape == CancelShape::AcknowledgedRequest && cause == CancelCause::User {
+                if rules.cancel_shape == CancelShape::AcknowledgedRequest
+                    && cause == CancelCause::User
+                {
                     out.push(Output::Send(Message::Cancel { id }));
                 } else {
                     refuse(out, Refusal::AlreadyCancelling);
@@ -282,14 +313,19 @@ impl Endpoint {
             }
             Outgoing::Pending => {}
         }
-        if entry.method == Method::Initialize && !rules.initialize_cancellable && b != Behaviour::CancelsInitialize {
+        if entry.method == Method::Initialize
+            && !rules.initialize_cancellable
+            && b != Behaviour::CancelsInitialize
+        {
             return refuse(out, Refusal::InitializeNotCancellable);
         }
         if rules.cancel_senders == CancelSenders::ClientOnly && self.cfg.party == Party::Server {
             return refuse(out, Refusal::WrongParty);
         }
         let supported = match self.session {
-            Session::Ready { peer_cancel_support } => peer_cancel_support || !rules.negotiated,
+            Session::Ready {
+                peer_cancel_support,
+            } => peer_cancel_support || !rules.negotiated,
             _ => !rules.negotiated,
         };
         let reckless = b == Behaviour::CancelsWithoutCapability
@@ -302,7 +338,10 @@ impl Endpoint {
                 if entry.method == Method::Initialize {
                     self.session = Session::Failed;
                 }
-                out.push(Output::Deliver { id, outcome: Outcome::Cancelled(cause) });
+                out.push(Output::Deliver {
+                    id,
+                    outcome: Outcome::Cancelled(cause),
+                });
             } else {
                 out.push(Output::Refused(cmd, Refusal::NotNegotiated));
             }
@@ -323,7 +362,10 @@ impl Endpoint {
                 self.outgoing[i].timer = false;
             }
             self.outgoing[i].state = Outgoing::Abandoned(cause);
-            out.push(Output::Deliver { id, outcome: Outcome::Cancelled(cause) });
+            out.push(Output::Deliver {
+                id,
+                outcome: Outcome::Cancelled(cause),
+            });
         }
     }
 
@@ -345,7 +387,10 @@ impl Endpoint {
             Outgoing::Abandoned(_) => {
                 if self.b() == Behaviour::DeliversLateAnswer {
                     self.outgoing[i].state = Outgoing::Done;
-                    out.push(Output::Deliver { id, outcome: Outcome::Reply(reply) });
+                    out.push(Output::Deliver {
+                        id,
+                        outcome: Outcome::Reply(reply),
+                    });
                 } else {
                     out.push(Output::Ignored(Ignored::LateAnswer(id)));
                 }
@@ -360,7 +405,9 @@ impl Endpoint {
         self.outgoing[i].state = Outgoing::Done;
         if entry.method == Method::Initialize {
             self.session = match reply {
-                Reply::Initialized { cancel_support } => Session::Ready { peer_cancel_support: cancel_support },
+                Reply::Initialized { cancel_support } => Session::Ready {
+                    peer_cancel_support: cancel_support,
+                },
                 _ => Session::Failed,
             };
         }
@@ -378,7 +425,11 @@ impl Endpoint {
     }
 
     fn respond(&self, id: RequestId, reply: Reply, out: &mut Vec<Output>) {
-        let wire_id = if self.b() == Behaviour::IdTypeConfusion { id.coerced() } else { id };
+        let wire_id = if self.b() == Behaviour::IdTypeConfusion {
+            id.coerced()
+        } else {
+            id
+        };
         out.push(Output::Send(Message::Response { id: wire_id, reply }));
         if self.b() == Behaviour::ActivityAfterAnswer && self.rules().activity_method.is_some() {
             out.push(Output::Send(Message::Activity { id }));
@@ -388,7 +439,11 @@ impl Endpoint {
     fn start_next(&mut self, out: &mut Vec<Output>) {
         let workers = self.cfg.workers.max(1);
         while self.running < workers {
-            let Some(e) = self.incoming.iter_mut().find(|e| e.state == Incoming::Queued) else {
+            let Some(e) = self
+                .incoming
+                .iter_mut()
+                .find(|e| e.state == Incoming::Queued)
+            else {
                 return;
             };
             e.state = Incoming::Working;
@@ -406,14 +461,30 @@ impl Endpoint {
         }
         match method {
             Method::Initialize => {
-                self.incoming.push(InEntry { id, state: Incoming::Answered(Completion::Completed), running: false });
+                self.incoming.push(InEntry {
+                    id,
+                    state: Incoming::Answered(Completion::Completed),
+                    running: false,
+                });
                 if self.session == Session::NotStarted {
-                    self.session = Session::Ready { peer_cancel_support: true };
+                    self.session = Session::Ready {
+                        peer_cancel_support: true,
+                    };
                 }
-                self.respond(id, Reply::Initialized { cancel_support: self.cfg.cancel_support }, out);
+                self.respond(
+                    id,
+                    Reply::Initialized {
+                        cancel_support: self.cfg.cancel_support,
+                    },
+                    out,
+                );
             }
             Method::Work => {
-                self.incoming.push(InEntry { id, state: Incoming::Queued, running: false });
+                self.incoming.push(InEntry {
+                    id,
+                    state: Incoming::Queued,
+                    running: false,
+                });
                 self.start_next(out);
             }
         }
@@ -455,7 +526,10 @@ impl Endpoint {
         let b = self.b();
         let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
         if b == Behaviour::AnswersCancelNotification && rules.json_rpc {
-            out.push(Output::Send(Message::Response { id: RequestId::Null, reply: Reply::Error(-32601) }));
+            out.push(Output::Send(Message::Response {
+                id: RequestId::Null,
+                reply: Reply::Error(-32601),
+            }));
         }
         if rules.negotiated && !self.cfg.cancel_support {
             out.push(Output::Ignored(Ignored::UnsupportedCancel(id)));
@@ -466,14 +540,23 @@ impl Endpoint {
             return;
         }
         if b == Behaviour::CancelCancelsAll {
-            let named = self.find_in(id).filter(|&i| self.incoming[i].state.is_open());
+            let named = self
+                .find_in(id)
+                .filter(|&i| self.incoming[i].state.is_open());
             for i in 0..self.incoming.len() {
                 if self.incoming[i].state.is_open() {
                     self.honour(i, out);
                 }
             }
             if acked {
-                let ack = if named.is_some() { Ack { cancelled: true, reason: AckReason::None } } else { acknowledged_cancel(None).1 };
+                let ack = if named.is_some() {
+                    Ack {
+                        cancelled: true,
+                        reason: AckReason::None,
+                    }
+                } else {
+                    acknowledged_cancel(None).1
+                };
                 self.ack(id, ack, out);
             }
             return;
@@ -508,7 +591,14 @@ impl Endpoint {
         match (b, state) {
             (_, Incoming::CancelNoted) => {
                 if acked {
-                    self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+                    self.ack(
+                        id,
+                        Ack {
+                            cancelled: true,
+                            reason: AckReason::None,
+                        },
+                        out,
+                    );
                 } else {
                     out.push(Output::Ignored(Ignored::RepeatedCancel(id)));
                 }
@@ -519,17 +609,38 @@ impl Endpoint {
             // Queued: it will still run and answer in full.
             (Behaviour::FinishFirst, _) => {}
             (Behaviour::AckDisagreesWithOutcome, _) if acked => {
-                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+                self.ack(
+                    id,
+                    Ack {
+                        cancelled: true,
+                        reason: AckReason::None,
+                    },
+                    out,
+                );
             }
             (Behaviour::AnswersTwice, Incoming::Working) => {
                 // Answers now, but the work is never told to stop.
                 self.incoming[i].state = Incoming::Answered(Completion::Cancelled);
                 self.respond(id, Reply::Cancelled, out);
-                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+                self.ack(
+                    id,
+                    Ack {
+                        cancelled: true,
+                        reason: AckReason::None,
+                    },
+                    out,
+                );
             }
             _ => {
                 self.honour(i, out);
-                self.ack(id, Ack { cancelled: true, reason: AckReason::None }, out);
+                self.ack(
+                    id,
+                    Ack {
+                        cancelled: true,
+                        reason: AckReason::None,
+                    },
+                    out,
+                );
             }
         }
     }
@@ -547,12 +658,23 @@ impl Endpoint {
         let answers_by_rule = rules.receiver_duty == ReceiverDuty::MustAnswer;
         let (next, reply) = match b {
             // The entry is never freed: it stays "noted" with no work behind it.
-            Behaviour::LeaksCancelled => (Ok(Incoming::CancelNoted), answers_by_rule.then_some(Reply::Cancelled)),
-            Behaviour::Partial if rules.partial_results => (Ok(Incoming::Answered(Completion::Completed)), Some(Reply::Partial)),
-            Behaviour::WrongErrorCode if answers_by_rule => (state.cancel(true), Some(Reply::Error(-32603))),
+            Behaviour::LeaksCancelled => (
+                Ok(Incoming::CancelNoted),
+                answers_by_rule.then_some(Reply::Cancelled),
+            ),
+            Behaviour::Partial if rules.partial_results => (
+                Ok(Incoming::Answered(Completion::Completed)),
+                Some(Reply::Partial),
+            ),
+            Behaviour::WrongErrorCode if answers_by_rule => {
+                (state.cancel(true), Some(Reply::Error(-32603)))
+            }
             Behaviour::NeverAnswersCancelled => (state.cancel(false), None),
             Behaviour::AnswersAfterCancel => (state.cancel(true), Some(Reply::Cancelled)),
-            _ => (state.cancel(answers_by_rule), answers_by_rule.then_some(Reply::Cancelled)),
+            _ => (
+                state.cancel(answers_by_rule),
+                answers_by_rule.then_some(Reply::Cancelled),
+            ),
         };
         match next {
             Ok(next) => self.incoming[i].state = next,
@@ -597,7 +719,9 @@ impl Endpoint {
                 let open = self.find_out(id).map(|i| self.outgoing[i].state);
                 match open {
                     Some(Outgoing::Pending | Outgoing::CancelRequested(_)) => {}
-                    Some(Outgoing::Abandoned(_)) => out.push(Output::Ignored(Ignored::LateAnswer(id))),
+                    Some(Outgoing::Abandoned(_)) => {
+                        out.push(Output::Ignored(Ignored::LateAnswer(id)))
+                    }
                     _ => out.push(Output::Anomaly(Anomaly::ActivityAfterAnswer(id))),
                 }
             }
@@ -610,7 +734,10 @@ impl Endpoint {
             if self.outgoing[i].state.is_open() {
                 self.disarm(i, out);
                 self.outgoing[i].state = Outgoing::Done;
-                out.push(Output::Deliver { id: self.outgoing[i].id, outcome: Outcome::Disconnected });
+                out.push(Output::Deliver {
+                    id: self.outgoing[i].id,
+                    outcome: Outcome::Disconnected,
+                });
             }
         }
         for i in 0..self.incoming.len() {

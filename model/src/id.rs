@@ -40,7 +40,10 @@ impl IdStr {
         }
         let mut bytes = [0u8; MAX_STR_ID];
         bytes[..s.len()].copy_from_slice(s.as_bytes());
-        Some(IdStr { len: s.len() as u8, bytes })
+        Some(IdStr {
+            len: s.len() as u8,
+            bytes,
+        })
     }
 
     /// The decimal rendering of `n`, inline (never fails: an `i64` has at most 20 characters).
@@ -66,7 +69,10 @@ impl IdStr {
         let digits = &tmp[i..];
         bytes[len..len + digits.len()].copy_from_slice(digits);
         len += digits.len();
-        IdStr { len: len as u8, bytes }
+        IdStr {
+            len: len as u8,
+            bytes,
+        }
     }
 
     /// The string.
@@ -88,7 +94,11 @@ impl RequestId {
     pub fn coerced(self) -> Self {
         match self {
             RequestId::Int(n) => RequestId::Str(IdStr::decimal(n)),
-            RequestId::Str(s) => s.as_str().parse::<i64>().map(RequestId::Int).unwrap_or(self),
+            RequestId::Str(s) => s
+                .as_str()
+                .parse::<i64>()
+                .map(RequestId::Int)
+                .unwrap_or(self),
             RequestId::Null => self,
         }
     }
@@ -131,7 +141,9 @@ impl fmt::Debug for IdStr {
 ///
 /// `Client` opens the connection (sends `initialize`); in ABP it is the agent, in ACP the
 /// editor. Both parties can send requests and cancels where the dialect allows.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Party {
     /// The party that connects and initializes.
@@ -173,7 +185,10 @@ mod tests {
         assert_ne!(RequestId::Int(7), s);
         assert_eq!(RequestId::Int(7).coerced(), s);
         assert_eq!(s.coerced(), RequestId::Int(7));
-        assert_eq!(RequestId::Int(-42).coerced(), RequestId::str("-42").unwrap());
+        assert_eq!(
+            RequestId::Int(-42).coerced(),
+            RequestId::str("-42").unwrap()
+        );
         assert_eq!(format!("{}", s), "\"7\"");
     }
 

@@ -63,7 +63,10 @@ pub enum Incoming {
 impl Incoming {
     /// Whether the responder still holds live state (work queued or running) for the request.
     pub fn is_open(self) -> bool {
-        matches!(self, Incoming::Queued | Incoming::Working | Incoming::CancelNoted)
+        matches!(
+            self,
+            Incoming::Queued | Incoming::Working | Incoming::CancelNoted
+        )
     }
 
     /// Whether work is running.
@@ -99,15 +102,23 @@ impl Incoming {
     pub fn start(self) -> Result<Incoming, IllegalTransition> {
         match self {
             Incoming::Queued => Ok(Incoming::Working),
-            from => Err(IllegalTransition { from, attempted: Transition::Start }),
+            from => Err(IllegalTransition {
+                from,
+                attempted: Transition::Start,
+            }),
         }
     }
 
     /// `Working | CancelNoted → Answered(Completed)`.
     pub fn complete(self) -> Result<Incoming, IllegalTransition> {
         match self {
-            Incoming::Working | Incoming::CancelNoted => Ok(Incoming::Answered(Completion::Completed)),
-            from => Err(IllegalTransition { from, attempted: Transition::Complete }),
+            Incoming::Working | Incoming::CancelNoted => {
+                Ok(Incoming::Answered(Completion::Completed))
+            }
+            from => Err(IllegalTransition {
+                from,
+                attempted: Transition::Complete,
+            }),
         }
     }
 
@@ -119,7 +130,10 @@ impl Incoming {
             } else {
                 Incoming::Dropped
             }),
-            from => Err(IllegalTransition { from, attempted: Transition::Cancel }),
+            from => Err(IllegalTransition {
+                from,
+                attempted: Transition::Cancel,
+            }),
         }
     }
 
@@ -128,7 +142,10 @@ impl Incoming {
     pub fn note_cancel(self) -> Result<Incoming, IllegalTransition> {
         match self {
             Incoming::Working | Incoming::CancelNoted => Ok(Incoming::CancelNoted),
-            from => Err(IllegalTransition { from, attempted: Transition::NoteCancel }),
+            from => Err(IllegalTransition {
+                from,
+                attempted: Transition::NoteCancel,
+            }),
         }
     }
 }
@@ -146,13 +163,25 @@ impl Incoming {
 ///
 /// (`app-call-cancellation.md`, "Edge Cases" and "Timing Considerations".)
 pub fn acknowledged_cancel(state: Option<Incoming>) -> (Option<Incoming>, Ack) {
-    const YES: Ack = Ack { cancelled: true, reason: AckReason::None };
+    const YES: Ack = Ack {
+        cancelled: true,
+        reason: AckReason::None,
+    };
     match state {
-        None => (None, Ack { cancelled: false, reason: AckReason::NotFound }),
+        None => (
+            None,
+            Ack {
+                cancelled: false,
+                reason: AckReason::NotFound,
+            },
+        ),
         Some(s) if s.is_open() => (Some(Incoming::Answered(Completion::Cancelled)), YES),
         Some(Incoming::Answered(Completion::Completed)) => (
             state,
-            Ack { cancelled: false, reason: AckReason::AlreadyCompleted },
+            Ack {
+                cancelled: false,
+                reason: AckReason::AlreadyCompleted,
+            },
         ),
         Some(_) => (state, YES),
     }
@@ -166,7 +195,11 @@ mod tests {
     fn illegal_transitions_are_values() {
         let err = Incoming::Dropped.complete().unwrap_err();
         assert_eq!(err.attempted, Transition::Complete);
-        assert!(Incoming::Answered(Completion::Completed).cancel(true).is_err());
+        assert!(
+            Incoming::Answered(Completion::Completed)
+                .cancel(true)
+                .is_err()
+        );
         assert!(Incoming::Working.start().is_err());
         assert_eq!(Incoming::Queued.start(), Ok(Incoming::Working));
     }

@@ -133,7 +133,10 @@ impl Checker {
             dialect,
             reqs: Vec::with_capacity(requests + 1),
             found: PropertySet::default(),
-            verdict: Verdict { violations: Vec::with_capacity(8), ..Verdict::default() },
+            verdict: Verdict {
+                violations: Vec::with_capacity(8),
+                ..Verdict::default()
+            },
             declared_support: [None; 2],
             handling_cancel: [false; 2],
             crashed: [false; 2],
@@ -176,13 +179,20 @@ impl Checker {
     }
 
     fn violate(&mut self, inv: InvariantId, id: Option<RequestId>) {
-        let Some(app) = inv.info().application(self.dialect) else { return };
+        let Some(app) = inv.info().application(self.dialect) else {
+            return;
+        };
         if self.found.contains(inv) {
             return;
         }
         self.found.insert(inv);
         let event = self.verdict.events;
-        self.verdict.violations.push(Violation { invariant: inv, strength: app.strength, event, id });
+        self.verdict.violations.push(Violation {
+            invariant: inv,
+            strength: app.strength,
+            event,
+            id,
+        });
     }
 
     fn reach(&mut self, race: InvariantId) {
@@ -190,7 +200,9 @@ impl Checker {
     }
 
     fn find(&self, requester: Party, id: RequestId) -> Option<usize> {
-        self.reqs.iter().rposition(|r| r.requester == requester && r.id == id)
+        self.reqs
+            .iter()
+            .rposition(|r| r.requester == requester && r.id == id)
     }
 
     /// Reads one event.
@@ -200,7 +212,10 @@ impl Checker {
             Event::Output { party, output } => self.on_output(party, output),
             Event::Lost { from, msg } => self.on_lost(from, msg),
             Event::Duplicated { .. } => {}
-            Event::End { quiescent, open_incoming } => self.on_end(quiescent, open_incoming),
+            Event::End {
+                quiescent,
+                open_incoming,
+            } => self.on_end(quiescent, open_incoming),
         }
         self.verdict.events += 1;
     }
@@ -225,13 +240,23 @@ impl Checker {
                 }
             }
             Input::Receive(Message::Cancel { id }) => {
-                let Some(i) = self.find(party.peer(), id) else { return };
+                let Some(i) = self.find(party.peer(), id) else {
+                    return;
+                };
+                if self.rules().negotiated && self.declared_support[party.index()] != Some(true) {
+                    // A party that declared no support owes the cancel nothing (ACP RFD).
+                    return;
+                }
                 let r = self.reqs[i];
                 if r.responses_sent > 0 && r.answer_in_flight() {
                     self.reach(InvariantId::RaceCancelCrossesAnswer);
                 }
                 if r.work == Work::Queued {
                     self.reach(InvariantId::RaceCancelBeforeWork);
+                }
+                if r.work == Work::Unseen {
+                    // The cancel overtook its request: to the receiver it names nothing.
+                    return;
                 }
                 let open = r.responses_sent == 0 && !r.responder_done;
                 let r = &mut self.reqs[i];
@@ -254,14 +279,19 @@ impl Checker {
         match output {
             Output::Send(msg) => self.on_send(party, msg),
             Output::Deliver { id, outcome } => {
-                let Some(i) = self.find(party, id) else { return };
+                let Some(i) = self.find(party, id) else {
+                    return;
+                };
                 let r = &mut self.reqs[i];
                 r.delivered = r.delivered.saturating_add(1);
                 let (delivered, cancel_sent) = (r.delivered, r.cancel_sent);
                 if delivered > 1 {
                     self.violate(InvariantId::SingleResolution, Some(id));
                 }
-                if matches!(outcome, Outcome::Reply(_)) && cancel_sent && !self.rules().requester_waits {
+                if matches!(outcome, Outcome::Reply(_))
+                    && cancel_sent
+                    && !self.rules().requester_waits
+                {
                     self.violate(InvariantId::LateAnswerIgnored, Some(id));
                 }
             }
@@ -271,7 +301,9 @@ impl Checker {
                 }
             }
             Output::AbortWork(id) | Output::Dropped(id) => {
-                let Some(i) = self.find(party.peer(), id) else { return };
+                let Some(i) = self.find(party.peer(), id) else {
+                    return;
+                };
                 let r = &mut self.reqs[i];
                 r.work = Work::Ended;
                 if matches!(output, Output::Dropped(_)) {
@@ -297,7 +329,8 @@ impl Checker {
             Message::Request { id, method } => {
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
-                    let live = p.answer_in_flight() || (p.responses_sent == 0 && !p.responder_done && !p.lost);
+                    let live = p.answer_in_flight()
+                        || (p.responses_sent == 0 && !p.responder_done && !p.lost);
                     if rules.id_reuse == IdReuse::Never || live {
                         self.violate(InvariantId::NoLiveIdReuse, Some(id));
                     }
@@ -332,7 +365,9 @@ impl Checker {
                 self.reqs[i].cancel_sent = true;
             }
             Message::CancelAck { id, ack } => {
-                let Some(i) = self.find(from.peer(), id) else { return };
+                let Some(i) = self.find(from.peer(), id) else {
+                    return;
+                };
                 if ack.reason == AckReason::NotFound {
                     return;
                 }
@@ -362,7 +397,11 @@ impl Checker {
             self.declared_support[from.index()] = Some(cancel_support);
         }
         let Some(i) = self.find(from.peer(), id) else {
-            let inv = if id == RequestId::Null { InvariantId::NotificationUnanswered } else { InvariantId::ExactIdMatch };
+            let inv = if id == RequestId::Null {
+                InvariantId::NotificationUnanswered
+            } else {
+                InvariantId::ExactIdMatch
+            };
             self.violate(inv, Some(id));
             return;
         };
@@ -375,7 +414,9 @@ impl Checker {
         }
         if r.cancel_received {
             match rules.receiver_duty {
-                ReceiverDuty::MustNotAnswer => self.violate(InvariantId::NoAnswerAfterCancel, Some(id)),
+                ReceiverDuty::MustNotAnswer => {
+                    self.violate(InvariantId::NoAnswerAfterCancel, Some(id))
+                }
                 ReceiverDuty::ShouldNotAnswer if reply != Reply::Full => {
                     self.violate(InvariantId::NoAnswerAfterCancel, Some(id))
                 }
@@ -386,7 +427,8 @@ impl Checker {
             {
                 self.violate(InvariantId::CancelErrorCode, Some(id));
             }
-            if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full {
+            if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full
+            {
                 self.violate(InvariantId::CancelHonoured, Some(id));
             }
         } else if reply.is_cancelled() && !self.disconnected {
@@ -404,11 +446,15 @@ impl Checker {
 
     fn on_lost(&mut self, from: Party, msg: Message) {
         let requester = match msg {
-            Message::Response { .. } | Message::CancelAck { .. } | Message::Activity { .. } => from.peer(),
+            Message::Response { .. } | Message::CancelAck { .. } | Message::Activity { .. } => {
+                from.peer()
+            }
             _ => from,
         };
         let Some(id) = msg.request_id() else { return };
-        let Some(i) = self.find(requester, id) else { return };
+        let Some(i) = self.find(requester, id) else {
+            return;
+        };
         let r = &mut self.reqs[i];
         r.lost = true;
         if matches!(msg, Message::Response { .. }) {

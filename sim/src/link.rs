@@ -31,8 +31,16 @@ impl Latency {
             Latency::Fixed(t) => t,
             Latency::Uniform(lo, hi) => rng.between(lo, hi),
             Latency::Exponential(mean) => rng.exponential(mean),
-            Latency::Bimodal { fast, slow, slow_permille } => {
-                let (lo, hi) = if rng.chance(slow_permille) { slow } else { fast };
+            Latency::Bimodal {
+                fast,
+                slow,
+                slow_permille,
+            } => {
+                let (lo, hi) = if rng.chance(slow_permille) {
+                    slow
+                } else {
+                    fast
+                };
                 rng.between(lo, hi)
             }
         }
@@ -41,12 +49,20 @@ impl Latency {
     /// Whether the parameters make sense; the error says what was expected.
     pub fn validate(&self) -> Result<(), String> {
         let bounds = |(lo, hi): (u64, u64)| {
-            if lo > hi { Err(format!("bounds [lo, hi] with lo <= hi, got [{lo}, {hi}]")) } else { Ok(()) }
+            if lo > hi {
+                Err(format!("bounds [lo, hi] with lo <= hi, got [{lo}, {hi}]"))
+            } else {
+                Ok(())
+            }
         };
         match *self {
             Latency::Fixed(_) | Latency::Exponential(_) => Ok(()),
             Latency::Uniform(lo, hi) => bounds((lo, hi)),
-            Latency::Bimodal { fast, slow, slow_permille } => {
+            Latency::Bimodal {
+                fast,
+                slow,
+                slow_permille,
+            } => {
                 bounds(fast)?;
                 bounds(slow)?;
                 if slow_permille > 1000 {

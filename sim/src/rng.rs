@@ -16,7 +16,9 @@ pub struct SimRng {
 impl SimRng {
     /// The generator for `seed`.
     pub fn new(seed: u64) -> Self {
-        SimRng { inner: ChaCha8Rng::seed_from_u64(seed) }
+        SimRng {
+            inner: ChaCha8Rng::seed_from_u64(seed),
+        }
     }
 
     /// A uniform `u64`.

@@ -7,6 +7,7 @@ use crate::scenario::Scenario;
 use crate::simulator::Simulator;
 use cancelcheck_properties::{InvariantId, PropertySet};
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which seeds to run.
 #[derive(Clone, Debug)]
@@ -54,45 +55,90 @@ pub struct Summary {
 }
 
 /// Runs every seed of `plan`; `progress` is called with the number of seeds done so far
-/// (from worker threads, at most every 64 seeds each). Stops early once `stop_after` failures
-/// are known, if set (the summary then covers the seeds actually run).
-pub fn run_plan(scenario: &Scenario, plan: &SeedPlan, progress: &(dyn Fn(u64) + Sync), stop_after: Option<usize>) -> Summary {
+/// (from worker threads, at most every 64 seeds each). With `stop_after = Some(k)`, seeds run
+/// in batches and the run stops after the first batch that brings the failures to `k` or
+/// more; every seed below that batch has run, so the failures found are the lowest failing
+/// seeds, whatever the number of threads.
+pub fn run_plan(
+    scenario: &Scenario,
+    plan: &SeedPlan,
+    progress: &(dyn Fn(u64) + Sync),
+    stop_after: Option<usize>,
+) -> Summary {
     let seeds: Vec<u64> = plan.iter().collect();
-    let jobs = plan.jobs.clamp(1, 64).min(seeds.len().max(1));
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let failed = std::sync::atomic::AtomicUsize::new(0);
-    let chunks: Vec<&[u64]> = seeds.chunks(seeds.len().div_ceil(jobs).max(1)).collect();
-    let parts: Vec<Summary> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
+    let jobs = plan.jobs.clamp(1, 64);
+    let batch = if stop_after.is_some() {
+        1024
+    } else {
+        seeds.len().max(1)
+    };
+    let done = AtomicU64::new(0);
+    let mut total = Summary::default();
+    for batch in seeds.chunks(batch) {
+        let part = run_batch(scenario, batch, jobs, &done, progress);
+        total.seeds += part.seeds;
+        total.events += part.events;
+        total.reached = total.reached.union(part.reached);
+        total.truncated += part.truncated;
+        total.failures.extend(part.failures);
+        if stop_after.is_some_and(|k| total.failures.len() >= k) {
+            break;
+        }
+    }
+    total.failures.sort_by_key(|f| f.seed);
+    for inv in InvariantId::all() {
+        let n = total
+            .failures
             .iter()
+            .filter(|f| f.invariants.contains(&inv))
+            .count() as u64;
+        if n > 0 {
+            total.by_invariant.push((inv, n));
+        }
+    }
+    total
+}
+
+fn run_batch(
+    scenario: &Scenario,
+    seeds: &[u64],
+    jobs: usize,
+    done: &AtomicU64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Summary {
+    let jobs = jobs.min(seeds.len().max(1));
+    let chunk = seeds.len().div_ceil(jobs).max(1);
+    let parts: Vec<Summary> = std::thread::scope(|scope| {
+        let handles: Vec<_> = seeds
+            .chunks(chunk)
             .map(|chunk| {
-                let (done, failed) = (&done, &failed);
                 scope.spawn(move || {
                     let mut sim = Simulator::new(scenario);
                     let mut part = Summary::default();
                     for (n, &seed) in chunk.iter().enumerate() {
-                        if stop_after.is_some_and(|k| failed.load(std::sync::atomic::Ordering::Relaxed) >= k) {
-                            break;
-                        }
                         let run = sim.run(scenario, seed, false);
                         part.seeds += 1;
                         part.events += run.verdict.events;
                         part.reached = part.reached.union(run.verdict.reached);
                         part.truncated += u64::from(!run.verdict.quiescent);
                         if !run.verdict.passed() {
-                            failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let invariants = run.verdict.violations.iter().map(|v| v.invariant).collect();
+                            let invariants =
+                                run.verdict.violations.iter().map(|v| v.invariant).collect();
                             part.failures.push(Failure { seed, invariants });
                         }
-                        if n % 64 == 63 {
-                            progress(done.fetch_add(64, std::sync::atomic::Ordering::Relaxed) + 64);
+                        if n % 64 == 63 || n + 1 == chunk.len() {
+                            let k = (n % 64 + 1) as u64;
+                            progress(done.fetch_add(k, Ordering::Relaxed) + k);
                         }
                     }
                     part
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     });
     let mut total = Summary::default();
     for p in parts {
@@ -101,13 +147,6 @@ pub fn run_plan(scenario: &Scenario, plan: &SeedPlan, progress: &(dyn Fn(u64) + 
         total.reached = total.reached.union(p.reached);
         total.truncated += p.truncated;
         total.failures.extend(p.failures);
-    }
-    total.failures.sort_by_key(|f| f.seed);
-    for inv in InvariantId::all() {
-        let n = total.failures.iter().filter(|f| f.invariants.contains(&inv)).count() as u64;
-        if n > 0 {
-            total.by_invariant.push((inv, n));
-        }
     }
     total
 }
@@ -118,10 +157,15 @@ pub fn applicable_races(scenario: &Scenario) -> PropertySet {
     let mut set = PropertySet::default();
     for inv in InvariantId::all() {
         let info = inv.info();
-        if info.kind != cancelcheck_properties::Expectation::Sometimes || info.application(scenario.dialect).is_none() {
+        if info.kind != cancelcheck_properties::Expectation::Sometimes
+            || info.application(scenario.dialect).is_none()
+        {
             continue;
         }
-        if inv == InvariantId::RaceTimeoutWithAnswerInFlight && scenario.workload.timeout.is_none() && !scenario.swarm {
+        if inv == InvariantId::RaceTimeoutWithAnswerInFlight
+            && scenario.workload.timeout.is_none()
+            && !scenario.swarm
+        {
             continue;
         }
         set.insert(inv);

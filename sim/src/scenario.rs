@@ -87,13 +87,19 @@ pub struct Ids {
 
 impl Default for Ids {
     fn default() -> Self {
-        Ids { first: 0, strings: false }
+        Ids {
+            first: 0,
+            strings: false,
+        }
     }
 }
 
 impl From<Ids> for IdPolicy {
     fn from(i: Ids) -> Self {
-        IdPolicy { first: i.first, strings: i.strings }
+        IdPolicy {
+            first: i.first,
+            strings: i.strings,
+        }
     }
 }
 
@@ -144,10 +150,25 @@ impl Scenario {
 
     /// Checks every field a run relies on; the error names the field and what was expected.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        let err = |field: &str, expected: String| Err(ScenarioError { field: field.to_string(), expected });
+        let err = |field: &str, expected: String| {
+            Err(ScenarioError {
+                field: field.to_string(),
+                expected,
+            })
+        };
         if self.behavior.classify(self.dialect).is_none() {
-            let ok: Vec<&str> = Behaviour::all().filter(|b| b.classify(self.dialect).is_some()).map(|b| b.name()).collect();
-            return err("behavior", format!("a behavior that exists in {}: {}", self.dialect, ok.join(", ")));
+            let ok: Vec<&str> = Behaviour::all()
+                .filter(|b| b.classify(self.dialect).is_some())
+                .map(|b| b.name())
+                .collect();
+            return err(
+                "behavior",
+                format!(
+                    "a behavior that exists in {}: {}",
+                    self.dialect,
+                    ok.join(", ")
+                ),
+            );
         }
         let w = &self.workload;
         if w.requests == 0 || w.requests > 64 {
@@ -200,9 +221,21 @@ impl Scenario {
             return (s, None);
         }
         let mix = SwarmMix {
-            order: if rng.chance(500) { Order::Reordering } else { Order::Fifo },
-            loss_permille: if rng.chance(250) { 20 + rng.below(80) as u16 } else { 0 },
-            duplicate_permille: if rng.chance(250) { 20 + rng.below(80) as u16 } else { 0 },
+            order: if rng.chance(500) {
+                Order::Reordering
+            } else {
+                Order::Fifo
+            },
+            loss_permille: if rng.chance(250) {
+                20 + rng.below(80) as u16
+            } else {
+                0
+            },
+            duplicate_permille: if rng.chance(250) {
+                20 + rng.below(80) as u16
+            } else {
+                0
+            },
             disconnect_permille: if rng.chance(150) { 1000 } else { 0 },
             timeouts: rng.chance(500),
             workers: 1 + rng.below(3) as u16,
@@ -244,7 +277,11 @@ impl core::fmt::Display for SwarmMix {
             self.order.name(),
             self.loss_permille,
             self.duplicate_permille,
-            if self.disconnect_permille > 0 { "yes" } else { "no" },
+            if self.disconnect_permille > 0 {
+                "yes"
+            } else {
+                "no"
+            },
             if self.timeouts { "yes" } else { "no" },
             self.workers
         )

@@ -153,12 +153,22 @@ impl Simulator {
         let end_time = self.world.now;
         let verdict = self.world.checker_mut().take_verdict();
         let events = self.world.take_log();
-        RunOutcome { seed, verdict, mix, events, end_time }
+        RunOutcome {
+            seed,
+            verdict,
+            mix,
+            events,
+            end_time,
+        }
     }
 
     fn schedule(&mut self, time: u64, occ: Occ) {
         self.seq += 1;
-        self.agenda.push(Reverse(Item { time, seq: self.seq, occ }));
+        self.agenda.push(Reverse(Item {
+            time,
+            seq: self.seq,
+            occ,
+        }));
     }
 
     fn next_token(&mut self) -> u32 {
@@ -191,7 +201,9 @@ impl Simulator {
                 }
             }
             Occ::WorkDone(party, id, token) | Occ::Progress(party, id, token) => {
-                let Some(pos) = self.live_work.iter().position(|w| *w == (party, id, token)) else { return };
+                let Some(pos) = self.live_work.iter().position(|w| *w == (party, id, token)) else {
+                    return;
+                };
                 let input = if matches!(occ, Occ::WorkDone(..)) {
                     self.live_work.swap_remove(pos);
                     Input::WorkDone(id)
@@ -201,7 +213,13 @@ impl Simulator {
                 self.feed(s, rng, party, input, None);
             }
             Occ::Fire(party, timer, token) => {
-                let Some(pos) = self.live_timers.iter().position(|t| *t == (party, timer, token)) else { return };
+                let Some(pos) = self
+                    .live_timers
+                    .iter()
+                    .position(|t| *t == (party, timer, token))
+                else {
+                    return;
+                };
                 self.live_timers.swap_remove(pos);
                 self.feed(s, rng, party, Input::TimerFired(timer), None);
             }
@@ -240,7 +258,14 @@ impl Simulator {
     }
 
     /// Feeds one input and carries out what the endpoint did.
-    fn feed(&mut self, s: &Scenario, rng: &mut SimRng, party: Party, input: Input, act: Option<AppAct>) {
+    fn feed(
+        &mut self,
+        s: &Scenario,
+        rng: &mut SimRng,
+        party: Party,
+        input: Input,
+        act: Option<AppAct>,
+    ) {
         let mut outs = core::mem::take(&mut self.scratch);
         outs.clear();
         outs.extend_from_slice(self.world.feed(party, input));
@@ -250,11 +275,25 @@ impl Simulator {
         self.scratch = outs;
     }
 
-    fn carry_out(&mut self, s: &Scenario, rng: &mut SimRng, party: Party, out: Output, act: Option<AppAct>) {
+    fn carry_out(
+        &mut self,
+        s: &Scenario,
+        rng: &mut SimRng,
+        party: Party,
+        out: Output,
+        act: Option<AppAct>,
+    ) {
         let now = self.world.now;
         match out {
             Output::Send(msg) => {
-                if let (Some(AppAct::Send(k)), Message::Request { id, method: Method::Work }) = (act, msg) {
+                if let (
+                    Some(AppAct::Send(k)),
+                    Message::Request {
+                        id,
+                        method: Method::Work,
+                    },
+                ) = (act, msg)
+                {
                     self.ids[usize::from(k)] = Some(id);
                 }
                 self.transmit(s, rng, party, msg);
@@ -280,8 +319,13 @@ impl Simulator {
                     self.schedule(now + after, Occ::Fire(party, timer, token));
                 }
             }
-            Output::DisarmTimer(timer) => self.live_timers.retain(|t| !(t.0 == party && t.1 == timer)),
-            Output::Deliver { outcome: Outcome::Reply(Reply::Initialized { .. }), .. } if party == Party::Client => {
+            Output::DisarmTimer(timer) => {
+                self.live_timers.retain(|t| !(t.0 == party && t.1 == timer))
+            }
+            Output::Deliver {
+                outcome: Outcome::Reply(Reply::Initialized { .. }),
+                ..
+            } if party == Party::Client => {
                 self.start_workload(s, rng);
             }
             _ => {}
@@ -297,12 +341,13 @@ impl Simulator {
             self.world.emit(Event::Lost { from, msg });
             return;
         }
-        let copies = if !matches!(msg, Message::Request { .. }) && rng.chance(link.duplicate_permille) {
-            self.world.emit(Event::Duplicated { from, msg });
-            2
-        } else {
-            1
-        };
+        let copies =
+            if !matches!(msg, Message::Request { .. }) && rng.chance(link.duplicate_permille) {
+                self.world.emit(Event::Duplicated { from, msg });
+                2
+            } else {
+                1
+            };
         let to = from.peer();
         for _ in 0..copies {
             let mut at = self.world.now + link.latency.draw(rng);

@@ -131,7 +131,10 @@ impl World {
     pub fn end(&mut self, quiescent: bool) {
         let open = |p: Party| self.endpoints[p.index()].open_incoming() as u32;
         let open_incoming = [open(Party::Client), open(Party::Server)];
-        self.emit(Event::End { quiescent, open_incoming });
+        self.emit(Event::End {
+            quiescent,
+            open_incoming,
+        });
     }
 
     /// Takes the log (empty when not recording).

@@ -22,8 +22,15 @@ fn correct_behaviours_run_clean() {
             let mut sim = Simulator::new(&s);
             for seed in 0..CLEAN_SEEDS {
                 let run = sim.run(&s, seed, false);
-                assert!(run.verdict.passed(), "{d} {b} seed {seed}: {:?}", run.verdict.violations);
-                assert!(run.verdict.quiescent, "{d} {b} seed {seed} hit the event bound");
+                assert!(
+                    run.verdict.passed(),
+                    "{d} {b} seed {seed}: {:?}",
+                    run.verdict.violations
+                );
+                assert!(
+                    run.verdict.quiescent,
+                    "{d} {b} seed {seed} hit the event bound"
+                );
             }
         }
     }
@@ -48,7 +55,11 @@ fn faulty_behaviours_are_caught() {
                     .any(|v| c.breaks.contains(&v.invariant.name()))
                     .then_some(seed)
             });
-            assert!(found.is_some(), "{d} {b}: none of {:?} broken in {FAULT_SEEDS} seeds", c.breaks);
+            assert!(
+                found.is_some(),
+                "{d} {b}: none of {:?} broken in {FAULT_SEEDS} seeds",
+                c.breaks
+            );
             let _ = InvariantId::all();
         }
     }

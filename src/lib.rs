@@ -1,0 +1,9 @@
+//! `cancelcheck`: the edges of the model checker. Wire encoding (the only place JSON is
+//! built), trace files, renderings, and the exported catalog. The CLI in `main.rs` is a thin
+//! layer over these.
+#![warn(missing_docs)]
+
+pub mod export;
+pub mod render;
+pub mod trace_file;
+pub mod wire;

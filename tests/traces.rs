@@ -1,0 +1,64 @@
+//! The regression corpus: every trace under `traces/` re-runs to the same events, the same
+//! verdict and the same bytes; and every faulty behaviour of every dialect has a trace there
+//! that shows it breaking what it claims to break.
+
+use cancelcheck::trace_file::{read_trace, replay};
+use cancelcheck_model::{Behaviour, Dialect};
+use std::path::PathBuf;
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("traces");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("traces/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_saved_trace_replays_exactly() {
+    let files = corpus();
+    assert!(!files.is_empty(), "the corpus is empty");
+    for f in &files {
+        let doc = read_trace(f).unwrap_or_else(|e| panic!("{e}"));
+        let r = replay(&doc);
+        assert_eq!(r.diverged_at, None, "{} diverged", f.display());
+        assert!(r.verdict_matches, "{}: verdict differs", f.display());
+        assert!(
+            r.bytes_identical,
+            "{}: bytes differ from a fresh run",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn every_fault_has_a_failing_trace_in_the_corpus() {
+    let docs: Vec<_> = corpus()
+        .iter()
+        .map(|f| read_trace(f).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            let Some(c) = b.classify(d) else { continue };
+            if !c.faulty {
+                continue;
+            }
+            let shown = docs.iter().any(|doc| {
+                doc.scenario.dialect == d
+                    && doc.scenario.behavior == b
+                    && doc.verdict["violations"].as_array().is_some_and(|vs| {
+                        vs.iter()
+                            .any(|v| c.breaks.iter().any(|n| v["invariant"] == *n))
+                    })
+            });
+            assert!(
+                shown,
+                "no trace in traces/ shows {d} {b} breaking {:?}",
+                c.breaks
+            );
+        }
+    }
+}
