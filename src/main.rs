@@ -31,6 +31,8 @@ struct Cli {
 enum Cmd {
     /// Run a scenario over many seeds; save a trace for each invariant broken.
     Run(RunArgs),
+    /// Explore every schedule of a small configuration (breadth-first; shortest counterexample).
+    Explore(ExploreArgs),
     /// Re-run a saved trace and compare it event by event.
     Replay(ReplayArgs),
     /// Print the invariant catalog.
@@ -81,6 +83,64 @@ struct RunArgs {
     json: bool,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    /// FIFO per direction.
+    Stdio,
+    /// Any order.
+    Reordering,
+}
+
+#[derive(clap::Args)]
+struct ExploreArgs {
+    /// Protocol dialect (default: acp, or the scenario file's).
+    #[arg(long)]
+    dialect: Option<String>,
+    /// Behaviour under test (default: honour, or the scenario file's).
+    #[arg(long)]
+    behavior: Option<String>,
+    /// Requests the client sends.
+    #[arg(long, default_value_t = 2)]
+    requests: u16,
+    /// Delivery order.
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: Transport,
+    /// Requests may time out (a timeout is a step that may come at any point).
+    #[arg(long)]
+    timeouts: bool,
+    /// `initialize` may hit a connect timeout.
+    #[arg(long)]
+    init_timeout: bool,
+    /// The application may cancel each request twice (always on for acknowledged cancels).
+    #[arg(long)]
+    repeat_cancel: bool,
+    /// Messages may be lost.
+    #[arg(long)]
+    loss: bool,
+    /// Server workers (default: as many as requests).
+    #[arg(long)]
+    workers: Option<u16>,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Stop expanding at this depth (the result is then bounded, not a proof).
+    #[arg(long)]
+    max_depth: Option<u32>,
+    /// Stop after this many unique states (the result is then bounded). Each state held
+    /// takes about 2 KiB while its level is expanded.
+    #[arg(long, default_value_t = 4_000_000)]
+    max_states: u64,
+    /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Where to save a counterexample trace.
+    #[arg(long, default_value = "traces/found")]
+    save: PathBuf,
+    /// Machine-readable certificate on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Text,
@@ -101,6 +161,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Run(args) => cmd_run(args),
+        Cmd::Explore(args) => cmd_explore(args),
         Cmd::Replay(args) => cmd_replay(args),
         Cmd::Properties { json } => {
             print_out(if json {
@@ -399,6 +460,195 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
+    let mut s = match &args.scenario {
+        Some(file) => trace_file::read_scenario(file)?,
+        None => {
+            let mut s = Scenario::default_for(Dialect::Acp);
+            s.workload.timeout = None;
+            s.workload.init_timeout = None;
+            s.workload.progress_permille = 0;
+            s
+        }
+    };
+    if let Some(d) = &args.dialect {
+        s.dialect = d
+            .parse::<Dialect>()
+            .map_err(|e| bad(format!("--dialect: {e}")))?;
+    }
+    if let Some(b) = &args.behavior {
+        s.behavior = b
+            .parse::<Behaviour>()
+            .map_err(|e| bad(format!("--behavior: {e}")))?;
+    }
+    if args.scenario.is_none() {
+        if !(1..=8).contains(&args.requests) {
+            return Err(bad(format!(
+                "--requests {}: expected 1 to 8 (the space grows exponentially)",
+                args.requests
+            )));
+        }
+        let order = match args.transport {
+            Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
+            Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
+        };
+        let mut spec = cancelcheck_sim::explorer::ExploreSpec::new(
+            s.dialect,
+            s.behavior,
+            args.requests,
+            order,
+        );
+        spec.workers = args.workers.unwrap_or(args.requests);
+        spec.timeouts = args.timeouts;
+        spec.init_timeout = args.init_timeout;
+        spec.repeat_cancel = args.repeat_cancel;
+        spec.loss = args.loss;
+        s = spec.scenario();
+    }
+    s.validate().map_err(|e| bad(e.to_string()))?;
+    Ok(s)
+}
+
+fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
+    use cancelcheck_sim::explorer::{SearchOptions, search};
+    let scenario = explore_scenario(&args)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = SearchOptions {
+        max_depth: args.max_depth,
+        threads,
+        max_states: Some(args.max_states),
+    };
+    let tty = std::io::stderr().is_terminal();
+    let progress = |depth: u32, unique: u64, frontier: u64| {
+        if tty {
+            eprint!("\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}");
+        }
+    };
+    let started = Instant::now();
+    let report = search(&scenario, &opts, &progress);
+    let secs = started.elapsed().as_secs_f64();
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    let mut saved = None;
+    let mut steps = None;
+    let mut broken: Vec<&str> = Vec::new();
+    if let Some((schedule, invs)) = &report.counterexample {
+        steps = Some(schedule.len().saturating_sub(1));
+        broken = invs.iter().map(|i| i.name()).collect();
+        let trace = Trace::from_schedule(&scenario, schedule.clone());
+        saved = Some(
+            trace_file::save(&args.save, &trace)
+                .with_context(|| format!("saving under {}", args.save.display()))?,
+        );
+    }
+    let verdict = if report.counterexample.is_some() {
+        "fail"
+    } else {
+        "pass"
+    };
+    let per_sec = if secs > 0.0 {
+        report.total_states as f64 / secs
+    } else {
+        0.0
+    };
+    let transport = scenario.link.order.name();
+    if args.json {
+        let out = json!({
+            "dialect": scenario.dialect.id(),
+            "behavior": scenario.behavior.name(),
+            "requests": scenario.workload.requests,
+            "transport": if transport == "fifo" { "stdio" } else { transport },
+            "workers": scenario.workload.workers,
+            "timeouts": scenario.workload.timeout.is_some(),
+            "loss": scenario.link.loss_permille > 0,
+            "threads": threads,
+            "unique_states": report.unique_states,
+            "total_states": report.total_states,
+            "max_depth": report.max_depth,
+            "peak_states_held": report.peak_states_held,
+            "seconds": secs,
+            "states_per_sec": per_sec.round(),
+            "exhaustive": report.exhaustive,
+            "verdict": verdict,
+            "violations": broken,
+            "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),
+            "counterexample_steps": steps,
+            "races_reached": report.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+        });
+        print_out(pretty(&out));
+    } else {
+        println!(
+            "cancelcheck explore: {}, behavior {}, {} requests, {} transport, {} workers{}{}",
+            scenario.dialect.id(),
+            scenario.behavior.name(),
+            scenario.workload.requests,
+            if transport == "fifo" {
+                "stdio"
+            } else {
+                transport
+            },
+            scenario.workload.workers,
+            if scenario.workload.timeout.is_some() {
+                ", timeouts"
+            } else {
+                ""
+            },
+            if scenario.link.loss_permille > 0 {
+                ", loss"
+            } else {
+                ""
+            },
+        );
+        println!(
+            "unique states: {}   total states: {}   depth: {}   peak held: {}   {:.3} s   {:.0} states/s ({} threads)",
+            report.unique_states,
+            report.total_states,
+            report.max_depth,
+            report.peak_states_held,
+            secs,
+            per_sec,
+            threads
+        );
+        let races: Vec<&str> = report.reached.iter().map(|r| r.name()).collect();
+        println!(
+            "races reached: {}",
+            if races.is_empty() {
+                "none".to_string()
+            } else {
+                races.join(", ")
+            }
+        );
+        match (&saved, report.exhaustive) {
+            (Some(s), _) => {
+                println!(
+                    "verdict: FAIL: {} in a shortest counterexample of {} steps",
+                    broken.join(", "),
+                    steps.unwrap_or(0)
+                );
+                println!(
+                    "counterexample: {}\nreplay with: cancelcheck replay {}",
+                    s.path.display(),
+                    s.path.display()
+                );
+            }
+            (None, true) => println!(
+                "verdict: pass, exhaustive: every reachable state of this configuration was checked"
+            ),
+            (None, false) => println!(
+                "verdict: no violation found, but the search was BOUNDED (depth or state limit): not a proof"
+            ),
+        }
+    }
+    Ok(if report.counterexample.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

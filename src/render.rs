@@ -63,8 +63,11 @@ pub fn text(t: &Trace) -> String {
 }
 
 fn origin_text(t: &Trace) -> String {
-    match t.origin {
+    match &t.origin {
         cancelcheck_sim::Origin::Seed(s) => format!("seed {s}"),
+        cancelcheck_sim::Origin::Schedule(s) => {
+            format!("explorer schedule of {} steps", s.len().saturating_sub(1))
+        }
     }
 }
 

@@ -52,8 +52,9 @@ pub fn trace_json(t: &Trace) -> Value {
         .enumerate()
         .map(|(i, e)| event_json(d, i, e))
         .collect();
-    let origin = match t.origin {
+    let origin = match &t.origin {
         Origin::Seed(seed) => json!({"kind": "seed", "seed": seed}),
+        Origin::Schedule(s) => json!({"kind": "schedule", "schedule": s}),
     };
     json!({
         "format": FORMAT,
@@ -104,6 +105,7 @@ struct Header {
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum OriginDoc {
     Seed { seed: u64 },
+    Schedule { schedule: Vec<u32> },
 }
 
 #[derive(Deserialize)]
@@ -206,6 +208,7 @@ pub fn read_trace(file: &Path) -> Result<TraceDoc, InputError> {
     let scenario = validated(file, "config", body.config)?;
     let origin = match body.origin {
         OriginDoc::Seed { seed } => Origin::Seed(seed),
+        OriginDoc::Schedule { schedule } => Origin::Schedule(schedule),
     };
     Ok(TraceDoc {
         scenario,
@@ -227,15 +230,18 @@ pub struct Saved {
     pub existed: bool,
 }
 
-/// The default file name of a seed trace.
+/// The default file name of a trace: dialect, behaviour, and the seed or the explored bounds.
 pub fn file_name(t: &Trace) -> String {
-    let Origin::Seed(seed) = t.origin;
-    format!(
-        "{}--{}--seed-{}.json",
-        t.scenario.dialect.id(),
-        t.scenario.behavior.name(),
-        seed
-    )
+    let (d, b) = (t.scenario.dialect.id(), t.scenario.behavior.name());
+    match &t.origin {
+        Origin::Seed(seed) => format!("{d}--{b}--seed-{seed}.json"),
+        Origin::Schedule(s) => format!(
+            "{d}--{b}--explore-n{}-{}-{}steps.json",
+            t.scenario.workload.requests,
+            t.scenario.link.order.name(),
+            s.len().saturating_sub(1)
+        ),
+    }
 }
 
 /// Writes `t` into `dir` atomically (a temporary file, then a no-clobber link). An existing

@@ -4,7 +4,9 @@
 //! I/O. It never panics: inputs that do not fit are reported as [`Output::Anomaly`] or
 //! [`Output::Ignored`] values. Request entries live in vectors reserved up front and are never
 //! removed during a connection (terminal entries are how an endpoint recognises a late answer
-//! or a repeated cancel), so `handle` does not allocate once capacity is reserved.
+//! or a repeated cancel), so `handle` does not allocate once capacity is reserved. Up to
+//! [`INLINE_REQUESTS`] requests each way are held inline, so cloning a small endpoint (as the
+//! explorer does for every state) does not allocate either.
 
 use crate::behaviour::Behaviour;
 use crate::dialect::{CancelSenders, CancelShape, Dialect, DialectRules, ReceiverDuty};
@@ -12,6 +14,10 @@ use crate::id::{IdStr, Party, RequestId};
 use crate::io::{Anomaly, Command, Ignored, Input, Output, Refusal, Timer};
 use crate::message::{Ack, AckReason, CancelCause, Message, Method, Outcome, Reply};
 use crate::request::{Completion, Incoming, Outgoing, acknowledged_cancel};
+use smallvec::SmallVec;
+
+/// Requests an endpoint holds inline before its tables move to the heap.
+pub const INLINE_REQUESTS: usize = 4;
 
 /// How a requester numbers its requests.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -77,8 +83,8 @@ pub struct Endpoint {
     cfg: EndpointConfig,
     session: Session,
     next_id: i64,
-    outgoing: Vec<OutEntry>,
-    incoming: Vec<InEntry>,
+    outgoing: SmallVec<[OutEntry; INLINE_REQUESTS]>,
+    incoming: SmallVec<[InEntry; INLINE_REQUESTS]>,
     running: u16,
     crashed: bool,
 }
@@ -90,8 +96,8 @@ impl Endpoint {
             cfg,
             session: Session::NotStarted,
             next_id: cfg.ids.first,
-            outgoing: Vec::with_capacity(cfg.capacity + 1),
-            incoming: Vec::with_capacity(cfg.capacity + 1),
+            outgoing: SmallVec::with_capacity(cfg.capacity + 1),
+            incoming: SmallVec::with_capacity(cfg.capacity + 1),
             running: 0,
             crashed: false,
         }

@@ -7,8 +7,9 @@
 
 use core::fmt;
 
-/// The longest string id the model holds inline (a UUID is 36 bytes).
-pub const MAX_STR_ID: usize = 46;
+/// The longest string id the model holds inline. Longer ids (a UUID has 36 bytes) are mapped
+/// to short surrogates by the edges that read them from a real peer.
+pub const MAX_STR_ID: usize = 22;
 
 /// A request id as it appears on the wire: integer, string or null, compared by type and value.
 ///

@@ -36,7 +36,7 @@ pub enum Command {
 }
 
 /// A timer an endpoint arms and a driver fires (when, the driver decides: the model has no clock).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Timer {
     /// The request's own timeout: internal cancellation.
     RequestTimeout(RequestId),

@@ -7,7 +7,7 @@
 use crate::id::RequestId;
 
 /// What a request asks for. The model needs to tell only the session opener from ordinary work.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Method {
     /// The dialect's `initialize` (or `session/initialize`).
     Initialize,
@@ -16,7 +16,7 @@ pub enum Method {
 }
 
 /// The body of a response.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Reply {
     /// A complete result (ABP: `{success: true}`).
     Full,
@@ -42,7 +42,7 @@ impl Reply {
 }
 
 /// Why an acknowledged cancel (ABP) answered as it did.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum AckReason {
     /// No reason given (the normal `cancelled: true`).
     None,
@@ -64,7 +64,7 @@ impl AckReason {
 }
 
 /// The answer to an acknowledged cancel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Ack {
     /// Whether the call is (now) cancelled.
     pub cancelled: bool,
@@ -73,7 +73,7 @@ pub struct Ack {
 }
 
 /// One message on the wire.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Message {
     /// A request that expects exactly one response.
     Request {
@@ -137,7 +137,7 @@ impl Message {
 }
 
 /// Why a requester gave up on a request.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum CancelCause {
     /// Its application asked to cancel.
     User,
@@ -146,7 +146,7 @@ pub enum CancelCause {
 }
 
 /// What a requester delivers to its application: the single resolution of one request.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Outcome {
     /// The peer's answer, as received.
     Reply(Reply),

@@ -10,6 +10,7 @@ use cancelcheck_model::dialect::{CancelShape, DialectRules, Honouring, IdReuse, 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use smallvec::SmallVec;
 
 /// One broken invariant.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -115,7 +116,7 @@ impl Req {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Checker {
     dialect: Dialect,
-    reqs: Vec<Req>,
+    reqs: SmallVec<[Req; 6]>,
     found: PropertySet,
     verdict: Verdict,
     /// Cancellation support each party declared in its initialize answer.
@@ -131,7 +132,7 @@ impl Checker {
     pub fn new(dialect: Dialect, requests: usize) -> Self {
         Checker {
             dialect,
-            reqs: Vec::with_capacity(requests + 1),
+            reqs: SmallVec::with_capacity(requests + 1),
             found: PropertySet::default(),
             verdict: Verdict {
                 violations: Vec::with_capacity(8),
@@ -167,6 +168,19 @@ impl Checker {
     /// Takes the verdict, leaving an empty one (for reuse across runs, call `reset` next).
     pub fn take_verdict(&mut self) -> Verdict {
         core::mem::take(&mut self.verdict)
+    }
+
+    /// Feeds everything that affects the checker's future verdicts to `h`: its per-request
+    /// records and what it learnt of the session, not its counters, its recorded violations or
+    /// the races reached so far (those describe the path, not the state).
+    pub fn fingerprint<H: core::hash::Hasher>(&self, h: &mut H) {
+        use core::hash::Hash;
+        self.dialect.hash(h);
+        self.reqs.hash(h);
+        self.found.hash(h);
+        self.declared_support.hash(h);
+        self.crashed.hash(h);
+        self.disconnected.hash(h);
     }
 
     /// Violated invariants so far.

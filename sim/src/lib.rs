@@ -1,9 +1,10 @@
 //! `cancelcheck-sim`: drivers that feed the model and show the checker what happened.
 //!
 //! The [`simulator`] samples runs from one seed each; the [`runner`] spreads seeds over
-//! threads. No wall clock is read here: time is virtual, randomness is the seeded ChaCha.
+//! threads; the [`explorer`] enumerates every schedule of a small configuration. No wall clock is read here: time is virtual, randomness is the seeded ChaCha.
 #![warn(missing_docs)]
 
+pub mod explorer;
 pub mod link;
 pub mod rng;
 pub mod runner;

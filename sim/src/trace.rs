@@ -13,6 +13,9 @@ pub const TRACE_VERSION: u32 = 1;
 pub enum Origin {
     /// The simulator with this seed.
     Seed(u64),
+    /// The explorer with this schedule: the initial state's index, then the index of each
+    /// step among the enabled ones (see [`crate::explorer::replay`]).
+    Schedule(Vec<u32>),
 }
 
 /// One run, complete enough to re-run and compare.
@@ -45,13 +48,27 @@ impl Trace {
         }
     }
 
+    /// The trace of an explorer schedule, re-run with every event recorded.
+    pub fn from_schedule(scenario: &Scenario, schedule: Vec<u32>) -> Trace {
+        let (verdict, events) = crate::explorer::replay(scenario, &schedule);
+        Trace {
+            version: TRACE_VERSION,
+            scenario: scenario.clone(),
+            origin: Origin::Schedule(schedule),
+            mix: None,
+            events,
+            verdict,
+        }
+    }
+
     /// Re-runs the trace's origin and returns the fresh trace (to compare with this one).
     pub fn rerun(&self) -> Trace {
-        match self.origin {
+        match &self.origin {
             Origin::Seed(seed) => {
-                let run = crate::simulator::run_seed(&self.scenario, seed, true);
+                let run = crate::simulator::run_seed(&self.scenario, *seed, true);
                 Trace::from_run(&self.scenario, run)
             }
+            Origin::Schedule(s) => Trace::from_schedule(&self.scenario, s.clone()),
         }
     }
 }

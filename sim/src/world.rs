@@ -62,10 +62,11 @@ impl World {
     /// A world for `scenario`; `record` keeps every event for a trace.
     pub fn new(scenario: &Scenario, record: bool) -> Self {
         let [c, s] = endpoint_configs(scenario);
-        let requests = usize::from(scenario.workload.requests) + 2;
+        // Requests both ways: the workload plus `initialize`.
+        let requests = usize::from(scenario.workload.requests) + 1;
         World {
             endpoints: [Endpoint::new(c), Endpoint::new(s)],
-            checker: Checker::new(scenario.dialect, requests * 2),
+            checker: Checker::new(scenario.dialect, requests),
             log: record.then(|| Vec::with_capacity(256)),
             outs: Vec::with_capacity(16),
             now: 0,
@@ -135,6 +136,13 @@ impl World {
             quiescent,
             open_incoming,
         });
+    }
+
+    /// Feeds the state of both endpoints and the checker to `h` (see [`Checker::fingerprint`]).
+    pub fn fingerprint<H: core::hash::Hasher>(&self, h: &mut H) {
+        use core::hash::Hash;
+        self.endpoints.hash(h);
+        self.checker.fingerprint(h);
     }
 
     /// Takes the log (empty when not recording).

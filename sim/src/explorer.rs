@@ -1,0 +1,752 @@
+//! The explorer: every schedule of a small configuration, not a sample of them.
+//!
+//! It drives the same [`World`] as the simulator, but where the simulator draws what happens
+//! next from time and the seed, the explorer branches on every enabled step: delivering any
+//! in-flight message the transport allows (the head of each direction on a FIFO link, any of
+//! them on a reordering one), the application sending its next request or cancelling any
+//! request it sent, work finishing, a timer firing, a message being lost when loss is on.
+//! Time does not exist: timeouts are just steps that may come at any point.
+//!
+//! The search is breadth-first and level-synchronous: each level's states are expanded in
+//! parallel, then merged in a fixed order (parent, then choice), so the counts, the first
+//! counterexample (a shortest one) and its schedule are the same for any number of threads.
+//! States are deduplicated by a 64-bit fingerprint of everything that affects the future,
+//! checker state included ([`Explorer::fingerprint`]).
+//!
+//! How a [`Scenario`] reads here: `workload.requests` requests; `workload.workers` server
+//! workers; the application may cancel each request once (twice with
+//! `repeat_cancel_permille > 0`) when `cancel_permille > 0`; request timeouts when
+//! `workload.timeout` is set, a connect timeout when `workload.init_timeout` is set; loss
+//! when `link.loss_permille > 0`; `link.order`. Latencies, durations, duplication,
+//! disconnects and progress notifications are not explored. An unset `cancel_support`
+//! explores both answers (two initial states).
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use cancelcheck_model::io::Timer;
+use cancelcheck_model::message::Method;
+use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
+use cancelcheck_properties::{PropertySet, Verdict};
+use smallvec::SmallVec;
+
+use crate::link::Order;
+use crate::scenario::Scenario;
+use crate::world::World;
+
+/// A 64-bit hasher whose output depends only on the values fed, on every run and machine of
+/// the same endianness: each integer is folded in with a multiply-rotate step (byte slices
+/// eight bytes at a time), then the result is avalanched.
+#[derive(Clone, Copy, Debug)]
+pub struct StableHasher(u64);
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        StableHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl StableHasher {
+    #[inline]
+    fn mix(&mut self, x: u64) {
+        self.0 = (self.0 ^ x)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+}
+
+impl Hasher for StableHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.mix(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.mix(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^= x >> 33;
+        x
+    }
+}
+
+/// A hasher that passes a `u64` fingerprint through (the fingerprint is already mixed).
+#[derive(Default, Clone, Copy)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FingerprintSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
+
+/// One choice of what happens next.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Step {
+    /// The client sends its next request.
+    Send,
+    /// The client's application cancels request number `k` (in sending order).
+    Cancel(u8),
+    /// The message at `index` of the queue towards `to` is delivered.
+    Deliver {
+        /// The recipient.
+        to: Party,
+        /// Position in its in-flight queue.
+        index: u16,
+    },
+    /// The message at `index` towards `to` is lost.
+    Lose {
+        /// The recipient.
+        to: Party,
+        /// Position in its in-flight queue.
+        index: u16,
+    },
+    /// The work for a request finishes.
+    WorkDone(Party, RequestId),
+    /// An armed timer fires.
+    Fire(Party, Timer),
+}
+
+/// What the explorer branches on, read from a scenario.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    requests: u8,
+    cancels_each: u8,
+    timeouts: bool,
+    init_timeout: bool,
+    loss: bool,
+    fifo: bool,
+}
+
+/// One explored state: the world plus everything a driver holds.
+#[derive(Clone, Debug)]
+pub struct Explorer {
+    world: World,
+    /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
+    /// reordering one (where order carries no information), so equal states look equal.
+    net: [SmallVec<[Message; 8]>; 2],
+    /// Running work and armed timers, kept sorted.
+    work: SmallVec<[(Party, RequestId); 8]>,
+    timers: SmallVec<[(Party, Timer); 8]>,
+    sent: u8,
+    cancels: SmallVec<[u8; 8]>,
+    ids: SmallVec<[Option<RequestId>; 8]>,
+    steps: u64,
+}
+
+fn insert_sorted<T: Ord, const N: usize>(v: &mut SmallVec<[T; N]>, x: T)
+where
+    [T; N]: smallvec::Array<Item = T>,
+{
+    let at = v.partition_point(|y| *y <= x);
+    v.insert(at, x);
+}
+
+fn bounds(s: &Scenario) -> Bounds {
+    Bounds {
+        requests: s.workload.requests.min(32) as u8,
+        cancels_each: match (
+            s.workload.cancel_permille,
+            s.workload.repeat_cancel_permille,
+        ) {
+            (0, _) => 0,
+            (_, 0) => 1,
+            _ => 2,
+        },
+        timeouts: s.workload.timeout.is_some(),
+        init_timeout: s.workload.init_timeout.is_some(),
+        loss: s.link.loss_permille > 0,
+        fifo: s.link.order == Order::Fifo,
+    }
+}
+
+/// A small configuration to explore, as the `explore` command takes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ExploreSpec {
+    /// The protocol.
+    pub dialect: cancelcheck_model::Dialect,
+    /// The behaviour under test.
+    pub behavior: cancelcheck_model::Behaviour,
+    /// Requests the client sends.
+    pub requests: u16,
+    /// Server workers.
+    pub workers: u16,
+    /// Delivery order.
+    pub order: Order,
+    /// Request timeouts.
+    pub timeouts: bool,
+    /// A connect timeout on `initialize`.
+    pub init_timeout: bool,
+    /// Each request may be cancelled twice (always for acknowledged cancels).
+    pub repeat_cancel: bool,
+    /// Messages may be lost.
+    pub loss: bool,
+}
+
+impl ExploreSpec {
+    /// `requests` requests in `dialect` under `behavior`, one worker per request, on a link
+    /// with `order`; no timeouts, no loss.
+    pub fn new(
+        dialect: cancelcheck_model::Dialect,
+        behavior: cancelcheck_model::Behaviour,
+        requests: u16,
+        order: Order,
+    ) -> Self {
+        ExploreSpec {
+            dialect,
+            behavior,
+            requests,
+            workers: requests,
+            order,
+            timeouts: false,
+            init_timeout: false,
+            repeat_cancel: false,
+            loss: false,
+        }
+    }
+
+    /// The scenario the explorer reads (see the module documentation).
+    pub fn scenario(&self) -> Scenario {
+        use crate::link::Latency;
+        let mut s = Scenario::default_for(self.dialect);
+        s.behavior = self.behavior;
+        let acked = self.dialect.rules().cancel_shape
+            == cancelcheck_model::dialect::CancelShape::AcknowledgedRequest;
+        let w = &mut s.workload;
+        w.requests = self.requests;
+        w.workers = self.workers.max(1);
+        w.cancel_permille = 1000;
+        w.repeat_cancel_permille = if self.repeat_cancel || acked { 1000 } else { 0 };
+        w.timeout = self.timeouts.then_some(Latency::Fixed(1));
+        w.init_timeout = self.init_timeout.then_some(Latency::Fixed(1));
+        w.progress_permille = 0;
+        w.cancel_support = None;
+        s.link.order = self.order;
+        s.link.loss_permille = u16::from(self.loss);
+        s
+    }
+}
+
+/// The scenarios the initial states stand for: one per possible `cancel_support`.
+pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
+    match s.workload.cancel_support {
+        Some(_) => vec![s.clone()],
+        None => [true, false]
+            .into_iter()
+            .map(|b| {
+                let mut v = s.clone();
+                v.workload.cancel_support = Some(b);
+                v
+            })
+            .collect(),
+    }
+}
+
+impl Explorer {
+    /// The initial state for `scenario` (its `cancel_support` must be set): the client has
+    /// been told to initialize.
+    pub fn new(scenario: &Scenario, record: bool) -> Self {
+        let n = usize::from(bounds(scenario).requests);
+        let mut e = Explorer {
+            world: World::new(scenario, record),
+            net: [SmallVec::new(), SmallVec::new()],
+            work: SmallVec::new(),
+            timers: SmallVec::new(),
+            sent: 0,
+            cancels: smallvec::smallvec![0; n],
+            ids: smallvec::smallvec![None; n],
+            steps: 0,
+        };
+        e.feed(scenario, Party::Client, Input::Command(Command::Initialize));
+        e
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Every enabled step, in a fixed order.
+    pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
+        out.clear();
+        let b = bounds(scenario);
+        if self.sent < b.requests && self.world.endpoint(Party::Client).is_ready() {
+            out.push(Step::Send);
+        }
+        for k in 0..self.sent {
+            if self.cancels[usize::from(k)] < b.cancels_each && self.ids[usize::from(k)].is_some() {
+                out.push(Step::Cancel(k));
+            }
+        }
+        for to in [Party::Client, Party::Server] {
+            let q = &self.net[to.index()];
+            let candidates = if b.fifo { q.len().min(1) } else { q.len() };
+            for i in 0..candidates {
+                // Identical messages lead to identical successors: branch on the first only.
+                if q[..i].contains(&q[i]) {
+                    continue;
+                }
+                out.push(Step::Deliver {
+                    to,
+                    index: i as u16,
+                });
+                if b.loss {
+                    out.push(Step::Lose {
+                        to,
+                        index: i as u16,
+                    });
+                }
+            }
+        }
+        for (i, &(p, id)) in self.work.iter().enumerate() {
+            if !self.work[..i].contains(&(p, id)) {
+                out.push(Step::WorkDone(p, id));
+            }
+        }
+        for (i, &(p, t)) in self.timers.iter().enumerate() {
+            if !self.timers[..i].contains(&(p, t)) {
+                out.push(Step::Fire(p, t));
+            }
+        }
+    }
+
+    /// Applies one step (one of `enabled`).
+    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
+        self.steps += 1;
+        self.world.now = self.steps;
+        match step {
+            Step::Send => {
+                let k = self.sent;
+                self.sent += 1;
+                self.feed(scenario, Party::Client, Input::Command(Command::Send));
+                let id = self.net[Party::Server.index()]
+                    .iter()
+                    .rev()
+                    .find_map(|m| match m {
+                        Message::Request {
+                            id,
+                            method: Method::Work,
+                        } => Some(*id),
+                        _ => None,
+                    });
+                self.ids[usize::from(k)] = id;
+            }
+            Step::Cancel(k) => {
+                self.cancels[usize::from(k)] += 1;
+                if let Some(id) = self.ids[usize::from(k)] {
+                    self.feed(scenario, Party::Client, Input::Command(Command::Cancel(id)));
+                }
+            }
+            Step::Deliver { to, index } => {
+                let msg = self.net[to.index()].remove(usize::from(index));
+                self.feed(scenario, to, Input::Receive(msg));
+            }
+            Step::Lose { to, index } => {
+                let msg = self.net[to.index()].remove(usize::from(index));
+                self.world.emit(cancelcheck_properties::Event::Lost {
+                    from: to.peer(),
+                    msg,
+                });
+            }
+            Step::WorkDone(p, id) => {
+                if let Some(i) = self.work.iter().position(|w| *w == (p, id)) {
+                    self.work.remove(i);
+                }
+                self.feed(scenario, p, Input::WorkDone(id));
+            }
+            Step::Fire(p, t) => {
+                if let Some(i) = self.timers.iter().position(|x| *x == (p, t)) {
+                    self.timers.remove(i);
+                }
+                self.feed(scenario, p, Input::TimerFired(t));
+            }
+        }
+    }
+
+    fn feed(&mut self, scenario: &Scenario, party: Party, input: Input) {
+        let b = bounds(scenario);
+        let outs: SmallVec<[Output; 16]> = SmallVec::from_slice(self.world.feed(party, input));
+        for out in outs {
+            match out {
+                Output::Send(msg) => {
+                    let q = &mut self.net[party.peer().index()];
+                    if b.fifo {
+                        q.push(msg)
+                    } else {
+                        insert_sorted(q, msg)
+                    }
+                }
+                Output::StartWork(id) => insert_sorted(&mut self.work, (party, id)),
+                Output::AbortWork(id) => {
+                    if let Some(i) = self.work.iter().position(|w| *w == (party, id)) {
+                        self.work.remove(i);
+                    }
+                }
+                Output::ArmTimer(t) => {
+                    let armed = match t {
+                        Timer::RequestTimeout(_) => b.timeouts,
+                        Timer::InitTimeout => b.init_timeout,
+                    };
+                    if armed {
+                        insert_sorted(&mut self.timers, (party, t));
+                    }
+                }
+                Output::DisarmTimer(t) => self.timers.retain(|x| *x != (party, t)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Everything that affects the future, hashed stably: both endpoints, the checker's
+    /// records, in-flight messages (as a multiset on a reordering link), running work, armed
+    /// timers and the application's script position.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = StableHasher::default();
+        self.world.fingerprint(&mut h);
+        // Queues on a reordering link, work and timers are kept sorted: hash them as they are.
+        self.net.hash(&mut h);
+        self.work.hash(&mut h);
+        self.timers.hash(&mut h);
+        self.sent.hash(&mut h);
+        self.cancels.hash(&mut h);
+        self.ids.hash(&mut h);
+        h.finish()
+    }
+
+    /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
+    pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
+        self.world.end(quiescent);
+        let v = self.world.checker_mut().take_verdict();
+        (v, self.world)
+    }
+
+    fn violated(&self) -> bool {
+        self.world.checker().violated().0 != 0
+    }
+
+    fn reached(&self) -> PropertySet {
+        self.world.checker().verdict().reached
+    }
+}
+
+/// How to search.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchOptions {
+    /// Stop expanding at this depth (the search is then bounded, never a plain pass).
+    pub max_depth: Option<u32>,
+    /// Worker threads for expanding a level.
+    pub threads: usize,
+    /// Stop after this many unique states (bounded).
+    pub max_states: Option<u64>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct SearchReport {
+    /// Distinct states visited.
+    pub unique_states: u64,
+    /// States generated, duplicates included.
+    pub total_states: u64,
+    /// Deepest level reached.
+    pub max_depth: u32,
+    /// Whether every reachable state was visited (no bound cut the search).
+    pub exhaustive: bool,
+    /// Races reached by some visited state.
+    pub reached: PropertySet,
+    /// The most states held at once (frontier plus the next level).
+    pub peak_states_held: u64,
+    /// The first counterexample found: its schedule (initial state index, then the index of
+    /// each step in `enabled`) and the invariants it breaks. A shortest one.
+    pub counterexample: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
+}
+
+struct Node {
+    parent: u32,
+    choice: u32,
+}
+
+fn path_to(nodes: &[Node], mut i: u32) -> Vec<u32> {
+    let mut path = Vec::new();
+    loop {
+        let n = &nodes[i as usize];
+        path.push(n.choice);
+        if n.parent == u32::MAX {
+            break;
+        }
+        i = n.parent;
+    }
+    path.reverse();
+    path
+}
+
+/// Explores `scenario` breadth-first. `progress(depth, unique, frontier)` is called after each
+/// level.
+pub fn search(
+    scenario: &Scenario,
+    opts: &SearchOptions,
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> SearchReport {
+    let mut report = SearchReport {
+        exhaustive: true,
+        ..SearchReport::default()
+    };
+    let mut seen = FingerprintSet::default();
+    let mut nodes: Vec<Node> = Vec::new();
+    // A level: the states generated by each thread (duplicates included, never moved), and
+    // the unique ones among them as (arena, index, node).
+    let mut arenas: Vec<Vec<Explorer>> = vec![Vec::new()];
+    let mut frontier: Vec<(u32, u32, u32)> = Vec::new();
+    let inits = initial_scenarios(scenario);
+    for (i, s) in inits.iter().enumerate() {
+        let e = Explorer::new(s, false);
+        report.total_states += 1;
+        if seen.insert(e.fingerprint()) {
+            nodes.push(Node {
+                parent: u32::MAX,
+                choice: i as u32,
+            });
+            frontier.push((0, arenas[0].len() as u32, (nodes.len() - 1) as u32));
+            arenas[0].push(e);
+        }
+    }
+    // The initial scenarios differ only in what the server declares, which lives in the
+    // endpoints; the step rules read the shared fields, so the first serves for all.
+    let rules = &inits[0];
+    let threads = opts.threads.clamp(1, 64);
+    let mut depth = 0u32;
+    while !frontier.is_empty() {
+        report.max_depth = depth;
+        report.peak_states_held = report.peak_states_held.max(frontier.len() as u64);
+        if opts.max_depth.is_some_and(|d| depth >= d) {
+            report.exhaustive = false;
+            break;
+        }
+        let chunk = frontier.len().div_ceil(threads).max(1);
+        // Expand in parallel: for each parent, in order, its children in choice order.
+        let expanded: Vec<(Vec<Explorer>, Vec<Child>)> = std::thread::scope(|scope| {
+            let arenas = &arenas;
+            let handles: Vec<_> = frontier
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || expand_all(rules, arenas, part)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        // A quiescent state's own violation is shallower than any child's: report it first.
+        let first_bad = expanded
+            .iter()
+            .flat_map(|(_, cs)| cs.iter())
+            .filter(|c| c.violation.is_some())
+            .min_by_key(|c| c.choice.is_some());
+        if let Some(c) = first_bad {
+            report.total_states += expanded.iter().map(|(_, cs)| cs.len() as u64).sum::<u64>();
+            let mut path = path_to(&nodes, c.parent);
+            if let Some(choice) = c.choice {
+                path.push(choice);
+            }
+            report.counterexample = Some((path, c.violation.clone().unwrap_or_default()));
+            report.unique_states = seen.len() as u64;
+            report.max_depth = depth + u32::from(c.choice.is_some());
+            for (_, cs) in &expanded {
+                for c in cs {
+                    report.reached = report.reached.union(c.reached);
+                }
+            }
+            return report;
+        }
+        report.peak_states_held = report
+            .peak_states_held
+            .max(expanded.iter().map(|(a, _)| a.len() as u64).sum::<u64>() + frontier.len() as u64);
+        // Keep the new states only, moved into one compact arena, in merge order.
+        let mut next = Vec::new();
+        let mut kept: Vec<Explorer> = Vec::new();
+        for (arena, children) in expanded {
+            let mut keep = vec![false; arena.len()];
+            // Slots grow with the children's order, so kept states keep that order too.
+            let mut position = kept.len() as u32;
+            for child in &children {
+                report.total_states += 1;
+                report.reached = report.reached.union(child.reached);
+                let Some(slot) = child.slot else { continue };
+                if seen.insert(child.fingerprint) {
+                    nodes.push(Node {
+                        parent: child.parent,
+                        choice: child.choice.unwrap_or(0),
+                    });
+                    keep[slot as usize] = true;
+                    next.push((0, position, (nodes.len() - 1) as u32));
+                    position += 1;
+                }
+            }
+            kept.extend(
+                arena
+                    .into_iter()
+                    .zip(keep)
+                    .filter_map(|(e, k)| k.then_some(e)),
+            );
+            if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                report.exhaustive = false;
+                report.unique_states = seen.len() as u64;
+                return report;
+            }
+        }
+        arenas = vec![kept];
+        frontier = next;
+        depth += 1;
+        progress(depth, seen.len() as u64, frontier.len() as u64);
+    }
+    report.unique_states = seen.len() as u64;
+    report
+}
+
+/// One generated successor (or a quiescent state's end-of-run check, `choice: None`).
+struct Child {
+    parent: u32,
+    choice: Option<u32>,
+    fingerprint: u64,
+    /// Where the state is in its thread's arena (none for a violation).
+    slot: Option<u32>,
+    reached: PropertySet,
+    violation: Option<Vec<cancelcheck_properties::InvariantId>>,
+}
+
+fn expand_all(
+    s: &Scenario,
+    arenas: &[Vec<Explorer>],
+    part: &[(u32, u32, u32)],
+) -> (Vec<Explorer>, Vec<Child>) {
+    let mut steps = Vec::new();
+    // Size the arena exactly first: growing it would copy every state already in it.
+    let total: usize = part
+        .iter()
+        .map(|&(a, i, _)| {
+            arenas[a as usize][i as usize].enabled(s, &mut steps);
+            steps.len()
+        })
+        .sum();
+    let mut arena: Vec<Explorer> = Vec::with_capacity(total);
+    let mut out = Vec::with_capacity(total + 1);
+    for &(a, i, node) in part {
+        let state = &arenas[a as usize][i as usize];
+        state.enabled(s, &mut steps);
+        if steps.is_empty() {
+            // Quiescent: the eventual properties are judged here.
+            let (v, _) = state.clone().finish(true);
+            if !v.passed() {
+                out.push(Child {
+                    parent: node,
+                    choice: None,
+                    fingerprint: 0,
+                    slot: None,
+                    reached: v.reached,
+                    violation: Some(v.violations.iter().map(|x| x.invariant).collect()),
+                });
+            }
+            continue;
+        }
+        for (c, &step) in steps.iter().enumerate() {
+            arena.push(state.clone());
+            let slot = arena.len() - 1;
+            let child = &mut arena[slot];
+            child.apply(s, step);
+            let reached = child.reached();
+            let choice = Some(c as u32);
+            if child.violated() {
+                let v = child
+                    .world
+                    .checker()
+                    .verdict()
+                    .violations
+                    .iter()
+                    .map(|x| x.invariant)
+                    .collect();
+                arena.pop();
+                out.push(Child {
+                    parent: node,
+                    choice,
+                    fingerprint: 0,
+                    slot: None,
+                    reached,
+                    violation: Some(v),
+                });
+                continue;
+            }
+            let fingerprint = child.fingerprint();
+            out.push(Child {
+                parent: node,
+                choice,
+                fingerprint,
+                slot: Some(slot as u32),
+                reached,
+                violation: None,
+            });
+        }
+    }
+    (arena, out)
+}
+
+/// Re-runs a schedule (from [`SearchReport::counterexample`] or a trace) with every event
+/// recorded. A choice out of range ends the run there (a replay then diverges visibly).
+pub fn replay(scenario: &Scenario, schedule: &[u32]) -> (Verdict, Vec<crate::world::Timed>) {
+    let inits = initial_scenarios(scenario);
+    let Some((&first, rest)) = schedule.split_first() else {
+        return (Verdict::default(), Vec::new());
+    };
+    let init = &inits[(first as usize).min(inits.len() - 1)];
+    let mut e = Explorer::new(init, true);
+    let mut steps = Vec::new();
+    for &c in rest {
+        e.enabled(init, &mut steps);
+        let Some(&step) = steps.get(c as usize) else {
+            break;
+        };
+        e.apply(init, step);
+    }
+    e.enabled(init, &mut steps);
+    let (v, mut world) = e.finish(steps.is_empty());
+    (v, world.take_log())
+}

@@ -1,0 +1,310 @@
+//! The explorer in `cargo test`: every correct behaviour of every dialect explored
+//! exhaustively (reordering transport, timeouts at any point, every cancel at any point) with
+//! its unique-state count pinned, so a model change that shrinks the space fails here; and
+//! every faulty behaviour found, with its shortest counterexample's length pinned.
+//!
+//! Bounds: N ≤ 3 requests (N ≤ 2 for ABP, whose repeated acknowledged cancels make N = 3 too
+//! large to hold in memory here), one worker per request, FIFO replaced by any order.
+
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, replay, search};
+use cancelcheck_sim::link::Order;
+
+/// (dialect, behaviour, requests, unique states, total states).
+const CORRECT: &[(&str, &str, u16, u64, u64)] = &[
+    ("acp", "honour", 1, 80, 122),
+    ("acp", "honour", 2, 4618, 13792),
+    ("acp", "honour", 3, 413724, 1831488),
+    ("acp", "finish-first", 1, 86, 130),
+    ("acp", "finish-first", 2, 5464, 16174),
+    ("acp", "finish-first", 3, 538572, 2364402),
+    ("acp", "partial", 1, 80, 122),
+    ("acp", "partial", 2, 4618, 13792),
+    ("acp", "partial", 3, 413724, 1831488),
+    ("acp-rfd", "honour", 1, 59, 91),
+    ("acp-rfd", "honour", 2, 2728, 8206),
+    ("acp-rfd", "honour", 3, 221745, 984942),
+    ("acp-rfd", "partial", 1, 59, 91),
+    ("acp-rfd", "partial", 2, 2728, 8206),
+    ("acp-rfd", "partial", 3, 221745, 984942),
+    ("mcp-2025-11-25", "honour", 1, 82, 116),
+    ("mcp-2025-11-25", "honour", 2, 4892, 13360),
+    ("mcp-2025-11-25", "honour", 3, 452908, 1824110),
+    ("mcp-2025-11-25", "finish-first", 1, 94, 132),
+    ("mcp-2025-11-25", "finish-first", 2, 6704, 18236),
+    ("mcp-2025-11-25", "finish-first", 3, 741100, 2980578),
+    ("mcp-2026-07-28", "honour", 1, 78, 112),
+    ("mcp-2026-07-28", "honour", 2, 4888, 13356),
+    ("mcp-2026-07-28", "honour", 3, 452904, 1824106),
+    ("lsp", "honour", 1, 80, 122),
+    ("lsp", "honour", 2, 4618, 13792),
+    ("lsp", "honour", 3, 413724, 1831488),
+    ("lsp", "finish-first", 1, 86, 130),
+    ("lsp", "finish-first", 2, 5464, 16174),
+    ("lsp", "finish-first", 3, 538572, 2364402),
+    ("lsp", "partial", 1, 80, 122),
+    ("lsp", "partial", 2, 4618, 13792),
+    ("lsp", "partial", 3, 413724, 1831488),
+    ("abp", "honour", 1, 460, 1012),
+    ("abp", "honour", 2, 181926, 798634),
+];
+
+/// (dialect, behaviour, requests, shortest counterexample steps, unique states visited).
+const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
+    ("acp", "never-answers-cancelled", 1, 6, 96), // eventual-resolution
+    ("acp", "answers-twice", 1, 7, 96),           // single-resolution
+    ("acp", "wrong-error-code", 1, 6, 54),        // cancel-error-code
+    ("acp", "id-type-confusion", 1, 1, 2),        // exact-id-match
+    ("acp", "cancel-cancels-all", 2, 6, 70),      // exact-id-match
+    ("acp", "answers-cancel-notification", 1, 2, 6), // notification-unanswered
+    ("acp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
+    ("acp", "crashes-on-unknown-cancel", 1, 2, 6), // unknown-cancel-harmless
+    ("acp", "reuses-live-id", 2, 5, 34),          // no-live-id-reuse
+    ("acp-rfd", "finish-first", 1, 7, 41),        // cancel-honoured
+    ("acp-rfd", "never-answers-cancelled", 1, 6, 41), // eventual-resolution
+    ("acp-rfd", "answers-twice", 1, 7, 41),       // single-resolution,cancel-honoured
+    ("acp-rfd", "wrong-error-code", 1, 6, 28),    // cancel-error-code
+    ("acp-rfd", "id-type-confusion", 1, 1, 2),    // exact-id-match
+    ("acp-rfd", "cancel-cancels-all", 2, 7, 95),  // exact-id-match
+    ("acp-rfd", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
+    ("acp-rfd", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
+    ("acp-rfd", "leaks-cancelled", 1, 7, 56),     // no-leak-at-quiescence
+    ("acp-rfd", "reuses-live-id", 2, 5, 20),      // no-live-id-reuse
+    ("acp-rfd", "cancels-initialize", 1, 1, 2),   // initialize-not-cancelled,capability-gated
+    ("acp-rfd", "cancels-without-capability", 1, 4, 12), // capability-gated
+    ("mcp-2025-11-25", "answers-after-cancel", 1, 6, 30), // no-answer-after-cancel
+    ("mcp-2025-11-25", "id-type-confusion", 1, 1, 2), // exact-id-match
+    ("mcp-2025-11-25", "cancel-cancels-all", 2, 7, 106), // exact-id-match
+    ("mcp-2025-11-25", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
+    ("mcp-2025-11-25", "activity-after-answer", 1, 1, 2), // no-activity-after-answer
+    ("mcp-2025-11-25", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
+    ("mcp-2025-11-25", "leaks-cancelled", 1, 6, 48), // no-leak-at-quiescence
+    ("mcp-2025-11-25", "delivers-late-answer", 1, 7, 48), // single-resolution,late-answer-ignored
+    ("mcp-2025-11-25", "reuses-live-id", 2, 5, 20), // no-live-id-reuse
+    ("mcp-2025-11-25", "cancels-initialize", 1, 1, 2), // initialize-not-cancelled
+    ("mcp-2026-07-28", "finish-first", 1, 5, 40), // no-answer-after-cancel
+    ("mcp-2026-07-28", "answers-after-cancel", 1, 4, 22), // no-answer-after-cancel
+    ("mcp-2026-07-28", "id-type-confusion", 1, 3, 10), // exact-id-match
+    ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40), // no-answer-after-cancel
+    ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98), // exact-id-match
+    ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10), // notification-unanswered
+    ("mcp-2026-07-28", "activity-after-answer", 1, 3, 10), // no-activity-after-answer
+    ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10), // unknown-cancel-harmless
+    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 40), // no-leak-at-quiescence
+    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 40), // single-resolution,late-answer-ignored
+    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 12), // no-live-id-reuse
+    ("lsp", "never-answers-cancelled", 1, 6, 48), // eventual-resolution
+    ("lsp", "answers-twice", 1, 7, 48),           // single-resolution
+    ("lsp", "wrong-error-code", 1, 6, 30),        // cancel-error-code
+    ("lsp", "id-type-confusion", 1, 1, 2),        // exact-id-match
+    ("lsp", "cancel-cancels-all", 2, 7, 106),     // exact-id-match
+    ("lsp", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
+    ("lsp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
+    ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
+    ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
+    ("lsp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
+    ("abp", "never-answers-cancelled", 1, 10, 320), // eventual-resolution
+    ("abp", "answers-twice", 1, 7, 60),           // single-resolution,cancel-honoured
+    ("abp", "id-type-confusion", 1, 1, 2),        // exact-id-match
+    ("abp", "cancel-cancels-all", 2, 7, 122),     // exact-id-match
+    ("abp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
+    ("abp", "leaks-cancelled", 1, 9, 278),        // no-leak-at-quiescence
+    ("abp", "ack-disagrees-with-outcome", 1, 7, 60), // cancel-honoured,ack-agrees-with-outcome
+    ("abp", "second-cancel-not-cancelled", 1, 8, 110), // cancel-idempotent,ack-agrees-with-outcome
+    ("abp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
+    ("abp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
+];
+
+fn opts() -> SearchOptions {
+    SearchOptions {
+        max_depth: None,
+        threads: 2,
+        max_states: None,
+    }
+}
+
+fn correct_spec(d: &str, b: &str, n: u16) -> ExploreSpec {
+    let mut spec = ExploreSpec::new(d.parse().unwrap(), b.parse().unwrap(), n, Order::Reordering);
+    spec.timeouts = true;
+    spec
+}
+
+fn check_correct(dialect: &str) {
+    for &(d, b, n, unique, total) in CORRECT.iter().filter(|r| r.0 == dialect) {
+        let s = correct_spec(d, b, n).scenario();
+        let r = search(&s, &opts(), &|_, _, _| {});
+        assert!(
+            r.counterexample.is_none(),
+            "{d} {b} N={n}: {:?}",
+            r.counterexample
+        );
+        assert!(r.exhaustive, "{d} {b} N={n} was not exhaustive");
+        assert_eq!(
+            (r.unique_states, r.total_states),
+            (unique, total),
+            "{d} {b} N={n}: state counts changed"
+        );
+    }
+}
+
+#[test]
+fn acp_correct_behaviours_are_exhaustively_clean() {
+    check_correct("acp");
+}
+
+#[test]
+fn acp_rfd_correct_behaviours_are_exhaustively_clean() {
+    check_correct("acp-rfd");
+}
+
+#[test]
+fn mcp_2025_correct_behaviours_are_exhaustively_clean() {
+    check_correct("mcp-2025-11-25");
+}
+
+#[test]
+fn mcp_2026_correct_behaviours_are_exhaustively_clean() {
+    check_correct("mcp-2026-07-28");
+}
+
+#[test]
+fn lsp_correct_behaviours_are_exhaustively_clean() {
+    check_correct("lsp");
+}
+
+#[test]
+fn abp_correct_behaviours_are_exhaustively_clean() {
+    check_correct("abp");
+}
+
+#[test]
+fn every_correct_behaviour_is_pinned() {
+    for d in Dialect::ALL {
+        for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
+            let max_n = CORRECT
+                .iter()
+                .filter(|r| r.0 == d.id() && r.1 == b.name())
+                .map(|r| r.2)
+                .max();
+            let want = if d == Dialect::Abp { 2 } else { 3 };
+            assert_eq!(max_n, Some(want), "{d} {b} is not explored up to N={want}");
+        }
+    }
+}
+
+#[test]
+fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            let Some(c) = b.classify(d) else { continue };
+            if !c.faulty {
+                continue;
+            }
+            let row = FAULTY.iter().find(|r| r.0 == d.id() && r.1 == b.name());
+            let &(_, _, n, steps, unique) =
+                row.unwrap_or_else(|| panic!("{d} {b} has no pinned counterexample"));
+            let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
+            spec.timeouts = true;
+            spec.init_timeout = true;
+            let s = spec.scenario();
+            let r = search(&s, &opts(), &|_, _, _| {});
+            let (schedule, broken) = r
+                .counterexample
+                .unwrap_or_else(|| panic!("{d} {b}: not found"));
+            assert!(
+                broken.iter().any(|i| c.breaks.contains(&i.name())),
+                "{d} {b}: found {broken:?}, expected one of {:?}",
+                c.breaks
+            );
+            assert_eq!(
+                (schedule.len() - 1, r.unique_states),
+                (steps, unique),
+                "{d} {b}: counterexample length or search size changed"
+            );
+            let (verdict, events) = replay(&s, &schedule);
+            let replayed: Vec<_> = verdict.violations.iter().map(|v| v.invariant).collect();
+            assert_eq!(
+                replayed, broken,
+                "{d} {b}: the schedule does not replay to the same violation"
+            );
+            assert!(!events.is_empty());
+        }
+    }
+}
+
+/// Explored bounds are honest: a depth bound makes the search non-exhaustive.
+#[test]
+fn a_bounded_search_says_so() {
+    let s = correct_spec("acp", "honour", 2).scenario();
+    let r = search(
+        &s,
+        &SearchOptions {
+            max_depth: Some(4),
+            threads: 1,
+            max_states: None,
+        },
+        &|_, _, _| {},
+    );
+    assert!(!r.exhaustive);
+    assert!(r.counterexample.is_none());
+    let r = search(
+        &s,
+        &SearchOptions {
+            max_depth: None,
+            threads: 1,
+            max_states: Some(100),
+        },
+        &|_, _, _| {},
+    );
+    assert!(!r.exhaustive);
+}
+
+/// The thread count changes nothing but speed.
+#[test]
+fn threads_do_not_change_results() {
+    let s = correct_spec("mcp-2025-11-25", "honour", 2).scenario();
+    let a = search(
+        &s,
+        &SearchOptions {
+            max_depth: None,
+            threads: 1,
+            max_states: None,
+        },
+        &|_, _, _| {},
+    );
+    let b = search(
+        &s,
+        &SearchOptions {
+            max_depth: None,
+            threads: 3,
+            max_states: None,
+        },
+        &|_, _, _| {},
+    );
+    assert_eq!(
+        (a.unique_states, a.total_states, a.max_depth),
+        (b.unique_states, b.total_states, b.max_depth)
+    );
+    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::AnswersTwice, 2, Order::Reordering);
+    spec.timeouts = true;
+    let s = spec.scenario();
+    let a = search(
+        &s,
+        &SearchOptions {
+            max_depth: None,
+            threads: 1,
+            max_states: None,
+        },
+        &|_, _, _| {},
+    );
+    let b = search(
+        &s,
+        &SearchOptions {
+            max_depth: None,
+            threads: 2,
+            max_states: None,
+        },
+        &|_, _, _| {},
+    );
+    assert_eq!(a.counterexample, b.counterexample);
+}
