@@ -244,6 +244,9 @@ impl Checker {
                 if let Some(i) = self.find(party, id) {
                     let r = &mut self.reqs[i];
                     r.responses_received = r.responses_received.saturating_add(1);
+                    if r.cancel_sent {
+                        self.reach(InvariantId::RaceAnswerAfterCancel);
+                    }
                 }
             }
             Input::Receive(Message::Request { id, .. }) => {

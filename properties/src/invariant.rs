@@ -70,6 +70,7 @@ pub enum InvariantId {
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
+    RaceAnswerAfterCancel,
 }
 
 /// One dialect's reading of a property.
@@ -135,7 +136,7 @@ const TABLE: &str = "README.md";
 const ABP: &str = "app-call-cancellation.md";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 19] = [
+pub static CATALOG: [Invariant; 20] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -726,6 +727,50 @@ pub static CATALOG: [Invariant; 19] = [
                 Must,
                 ABP,
                 "Relationship to Timeout: the timeout option is a cancel"
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::RaceAnswerAfterCancel,
+        name: "race-answer-after-cancel",
+        kind: Expectation::Sometimes,
+        statement: "Reached: a requester receives an answer to a request after it sent a cancel for it.",
+        applies: &[
+            at!(
+                Acp,
+                Must,
+                ACP,
+                "$/cancel_request: the calling side MAY implement graceful cancellation processing by waiting for the response"
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "FAQ: send the normal response (not a cancellation error)"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                MCP25,
+                "Behavior Requirements 6: the sender SHOULD ignore any response to the request that arrives afterward"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "Behavior Requirements 4: the sender SHOULD ignore any response to the request that arrives afterward"
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "LSP 3.17: a request that got canceled still needs to return from the server"
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Timing Considerations: cancel arrives after completion: original result is returned"
             ),
         ],
     },
