@@ -133,6 +133,10 @@ struct ExploreArgs {
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
     #[arg(long)]
     scenario: Option<PathBuf>,
+    /// Depth-first (memory grows with depth, not width; the counterexample need not be a
+    /// shortest one; single-threaded). Combine with --max-depth to bound it.
+    #[arg(long)]
+    dfs: bool,
     /// Where to save a counterexample trace.
     #[arg(long, default_value = "traces/found")]
     save: PathBuf,
@@ -518,10 +522,13 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // The depth-first search runs on one thread.
+    let threads = if args.dfs { 1 } else { threads };
     let opts = SearchOptions {
         max_depth: args.max_depth,
         threads,
         max_states: Some(args.max_states),
+        depth_first: args.dfs,
     };
     let tty = std::io::stderr().is_terminal();
     let progress = |depth: u32, unique: u64, frontier: u64| {
@@ -575,6 +582,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "seconds": secs,
             "states_per_sec": per_sec.round(),
             "exhaustive": report.exhaustive,
+            "search": if args.dfs { "depth-first" } else { "breadth-first" },
             "verdict": verdict,
             "violations": broken,
             "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),

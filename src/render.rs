@@ -29,6 +29,11 @@ pub fn text(t: &Trace) -> String {
     if let Some(mix) = &t.mix {
         let _ = writeln!(out, "swarm mix: {mix}");
     }
+    // Simulated time is in virtual microseconds; an explorer schedule counts steps.
+    let unit = match t.origin {
+        cancelcheck_sim::Origin::Seed(_) => "µs",
+        cancelcheck_sim::Origin::Schedule(_) => " step",
+    };
     for (i, e) in t.events.iter().enumerate() {
         let mut j = event_json(d, i, e);
         let obj = j.as_object_mut().expect("event_json returns an object");
@@ -47,7 +52,11 @@ pub fn text(t: &Trace) -> String {
             None if obj.is_empty() => String::new(),
             None => Value::Object(obj.clone()).to_string(),
         };
-        let _ = writeln!(out, "{i:>5} {:>8}µs  {party:<6}  {kind:<14} {details}", e.t);
+        let _ = writeln!(
+            out,
+            "{i:>5} {:>8}{unit}  {party:<6}  {kind:<14} {details}",
+            e.t
+        );
         for v in violations_at(&t.verdict, i) {
             let _ = writeln!(
                 out,

@@ -480,6 +480,11 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Stop after this many unique states (bounded).
     pub max_states: Option<u64>,
+    /// Depth-first instead of breadth-first: memory grows with the depth, not the width, but
+    /// the first counterexample need not be a shortest one, and with a depth bound a state
+    /// first met deep is not revisited from shallower paths (the bound is then approximate).
+    /// Single-threaded.
+    pub depth_first: bool,
 }
 
 /// What a search found.
@@ -528,6 +533,9 @@ pub fn search(
     opts: &SearchOptions,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
 ) -> SearchReport {
+    if opts.depth_first {
+        return search_depth_first(scenario, opts);
+    }
     let mut report = SearchReport {
         exhaustive: true,
         ..SearchReport::default()
@@ -638,6 +646,112 @@ pub fn search(
         frontier = next;
         depth += 1;
         progress(depth, seen.len() as u64, frontier.len() as u64);
+    }
+    report.unique_states = seen.len() as u64;
+    report
+}
+
+struct Frame {
+    state: Explorer,
+    steps: Vec<Step>,
+    next: usize,
+}
+
+/// The choices that led to the top of `stack` (`next - 1` of every frame below the top).
+fn stack_path(root: usize, stack: &[Frame]) -> Vec<u32> {
+    let mut p = vec![root as u32];
+    p.extend(
+        stack
+            .iter()
+            .take(stack.len().saturating_sub(1))
+            .map(|f| (f.next - 1) as u32),
+    );
+    p
+}
+
+fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
+    let mut report = SearchReport {
+        exhaustive: true,
+        ..SearchReport::default()
+    };
+    let mut seen = FingerprintSet::default();
+    let inits = initial_scenarios(scenario);
+    let rules = &inits[0];
+    for (root, s) in inits.iter().enumerate() {
+        let e = Explorer::new(s, false);
+        report.total_states += 1;
+        if !seen.insert(e.fingerprint()) {
+            continue;
+        }
+        let mut steps = Vec::new();
+        e.enabled(rules, &mut steps);
+        let mut stack = vec![Frame {
+            state: e,
+            steps,
+            next: 0,
+        }];
+        while !stack.is_empty() {
+            let depth = (stack.len() - 1) as u32;
+            report.max_depth = report.max_depth.max(depth);
+            report.peak_states_held = report.peak_states_held.max(stack.len() as u64);
+            let Some(top) = stack.last_mut() else { break };
+            if top.steps.is_empty() {
+                let (v, _) = top.state.clone().finish(true);
+                report.reached = report.reached.union(v.reached);
+                if !v.passed() {
+                    let broken = v.violations.iter().map(|x| x.invariant).collect();
+                    report.counterexample = Some((stack_path(root, &stack), broken));
+                    report.unique_states = seen.len() as u64;
+                    return report;
+                }
+                stack.pop();
+                continue;
+            }
+            if top.next >= top.steps.len() {
+                stack.pop();
+                continue;
+            }
+            if opts.max_depth.is_some_and(|d| depth >= d) {
+                report.exhaustive = false;
+                stack.pop();
+                continue;
+            }
+            let choice = top.next;
+            top.next += 1;
+            let mut child = top.state.clone();
+            child.apply(rules, top.steps[choice]);
+            report.total_states += 1;
+            report.reached = report.reached.union(child.reached());
+            if child.violated() {
+                let broken = child
+                    .world
+                    .checker()
+                    .verdict()
+                    .violations
+                    .iter()
+                    .map(|x| x.invariant)
+                    .collect();
+                let mut p = stack_path(root, &stack);
+                p.push(choice as u32);
+                report.counterexample = Some((p, broken));
+                report.unique_states = seen.len() as u64;
+                return report;
+            }
+            if seen.insert(child.fingerprint()) {
+                if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                    report.exhaustive = false;
+                    report.unique_states = seen.len() as u64;
+                    return report;
+                }
+                let mut steps = Vec::new();
+                child.enabled(rules, &mut steps);
+                stack.push(Frame {
+                    state: child,
+                    steps,
+                    next: 0,
+                });
+            }
+        }
     }
     report.unique_states = seen.len() as u64;
     report

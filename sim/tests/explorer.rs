@@ -120,6 +120,7 @@ fn opts() -> SearchOptions {
         max_depth: None,
         threads: 2,
         max_states: None,
+        depth_first: false,
     }
 }
 
@@ -242,6 +243,7 @@ fn a_bounded_search_says_so() {
             max_depth: Some(4),
             threads: 1,
             max_states: None,
+            depth_first: false,
         },
         &|_, _, _| {},
     );
@@ -253,6 +255,7 @@ fn a_bounded_search_says_so() {
             max_depth: None,
             threads: 1,
             max_states: Some(100),
+            depth_first: false,
         },
         &|_, _, _| {},
     );
@@ -269,6 +272,7 @@ fn threads_do_not_change_results() {
             max_depth: None,
             threads: 1,
             max_states: None,
+            depth_first: false,
         },
         &|_, _, _| {},
     );
@@ -278,6 +282,7 @@ fn threads_do_not_change_results() {
             max_depth: None,
             threads: 3,
             max_states: None,
+            depth_first: false,
         },
         &|_, _, _| {},
     );
@@ -294,6 +299,7 @@ fn threads_do_not_change_results() {
             max_depth: None,
             threads: 1,
             max_states: None,
+            depth_first: false,
         },
         &|_, _, _| {},
     );
@@ -303,8 +309,45 @@ fn threads_do_not_change_results() {
             max_depth: None,
             threads: 2,
             max_states: None,
+            depth_first: false,
         },
         &|_, _, _| {},
     );
     assert_eq!(a.counterexample, b.counterexample);
+}
+
+/// Depth-first visits the same reachable states as breadth-first when unbounded, and finds
+/// the same faults (not necessarily by a shortest path).
+#[test]
+fn depth_first_agrees_with_breadth_first() {
+    let dfs = SearchOptions {
+        max_depth: None,
+        threads: 1,
+        max_states: None,
+        depth_first: true,
+    };
+    let s = correct_spec("lsp", "honour", 2).scenario();
+    let a = search(&s, &opts(), &|_, _, _| {});
+    let b = search(&s, &dfs, &|_, _, _| {});
+    assert!(b.exhaustive && b.counterexample.is_none());
+    assert_eq!(a.unique_states, b.unique_states);
+    for (d, behaviour) in [
+        (Dialect::Acp, Behaviour::AnswersTwice),
+        (Dialect::Mcp20260728, Behaviour::AnswersAfterCancel),
+        (Dialect::Abp, Behaviour::SecondCancelNotCancelled),
+    ] {
+        let mut spec = ExploreSpec::new(d, behaviour, 1, Order::Reordering);
+        spec.timeouts = true;
+        let s = spec.scenario();
+        let r = search(&s, &dfs, &|_, _, _| {});
+        let (schedule, broken) = r.counterexample.expect("depth-first finds the fault");
+        let (verdict, _) = replay(&s, &schedule);
+        let replayed: Vec<_> = verdict.violations.iter().map(|v| v.invariant).collect();
+        assert_eq!(replayed, broken, "{d} {behaviour}");
+    }
+    let bounded = SearchOptions {
+        max_depth: Some(3),
+        ..dfs
+    };
+    assert!(!search(&s, &bounded, &|_, _, _| {}).exhaustive);
 }
