@@ -117,6 +117,12 @@ struct ExploreArgs {
     /// Messages may be lost.
     #[arg(long)]
     loss: bool,
+    /// Running work may send one progress notification (session/update, $/progress, ...).
+    #[arg(long)]
+    progress: bool,
+    /// The client reuses the id of its latest answered request (JSON-RPC allows it).
+    #[arg(long)]
+    reuse_ids: bool,
     /// Server workers (default: as many as requests).
     #[arg(long)]
     workers: Option<u16>,
@@ -510,6 +516,8 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
         spec.init_timeout = args.init_timeout;
         spec.repeat_cancel = args.repeat_cancel;
         spec.loss = args.loss;
+        spec.progress = args.progress;
+        spec.reuse_ids = args.reuse_ids;
         s = spec.scenario();
     }
     s.validate().map_err(|e| bad(e.to_string()))?;

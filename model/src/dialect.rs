@@ -58,7 +58,7 @@ pub enum Honouring {
 /// When a request id may be used again by the same sender.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum IdReuse {
-    /// Never within a session (MCP 2025-11-25: "MUST NOT be reused").
+    /// Never within a session (MCP 2025-11-25: "MUST NOT be reused"; ABP: callIds are unique).
     Never,
     /// Once no answer for the old request can still arrive (JSON-RPC: ids of requests awaiting
     /// a response must differ).
@@ -287,7 +287,7 @@ static ABP: DialectRules = DialectRules {
     negotiated: false,
     initialize_method: Some("session/initialize"),
     initialize_cancellable: false,
-    id_reuse: IdReuse::WhenDead,
+    id_reuse: IdReuse::Never,
     work_method: "capabilities/call",
     activity_method: None,
     activity_id_field: "callId",

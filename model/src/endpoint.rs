@@ -26,6 +26,10 @@ pub struct IdPolicy {
     pub first: i64,
     /// Whether ids are JSON strings of the same digits (`"0"`, `"1"`, ...). ABP always uses strings.
     pub strings: bool,
+    /// Whether a new request reuses the id of the latest request whose answer has arrived (what
+    /// JSON-RPC allows: ids need only differ from those still awaiting a response). Whether
+    /// that is safe depends on the transport; the checker judges it by `no-live-id-reuse`.
+    pub reuse_answered: bool,
 }
 
 /// Everything that configures one endpoint.
@@ -199,6 +203,17 @@ impl Endpoint {
                     )
             });
             if let Some(e) = given_up {
+                e.reused = true;
+                return e.id;
+            }
+        }
+        if self.cfg.ids.reuse_answered {
+            let answered = self
+                .outgoing
+                .iter_mut()
+                .rev()
+                .find(|e| !e.reused && e.method == Method::Work && e.state == Outgoing::Done);
+            if let Some(e) = answered {
                 e.reused = true;
                 return e.id;
             }

@@ -97,6 +97,8 @@ struct Req {
     /// The cancel reached the responder while it still held the request open.
     cancel_received_open: bool,
     responses_sent: u8,
+    /// Extra copies of answers the network duplicated.
+    response_copies: u8,
     responses_received: u8,
     responses_lost: u8,
     responder_done: bool,
@@ -104,11 +106,28 @@ struct Req {
     lost: bool,
     ack_cancelled: Option<bool>,
     result_cancelled: Option<bool>,
+    /// Activity notifications put on the wire (copies included), and those received or lost.
+    activity_sent: u8,
+    activity_settled: u8,
+    /// Acknowledged cancels sent, and their acknowledgements received or lost (ABP).
+    cancels_sent: u8,
+    acks_settled: u8,
 }
 
 impl Req {
+    /// An answer (or a duplicate copy of one) is on the wire.
     fn answer_in_flight(&self) -> bool {
-        self.responses_sent > self.responses_received.saturating_add(self.responses_lost)
+        self.responses_sent.saturating_add(self.response_copies)
+            > self.responses_received.saturating_add(self.responses_lost)
+    }
+
+    /// Some message about this request may still reach its requester (with `acked`, the
+    /// acknowledgement of a cancel counts too).
+    fn may_still_arrive(&self, acked: bool) -> bool {
+        self.answer_in_flight()
+            || self.activity_sent > self.activity_settled
+            || (acked && self.cancels_sent > self.acks_settled)
+            || (self.responses_sent == 0 && !self.responder_done && !self.lost)
     }
 }
 
@@ -225,7 +244,7 @@ impl Checker {
             Event::Input { party, input } => self.on_input(party, input),
             Event::Output { party, output } => self.on_output(party, output),
             Event::Lost { from, msg } => self.on_lost(from, msg),
-            Event::Duplicated { .. } => {}
+            Event::Duplicated { from, msg } => self.on_duplicated(from, msg),
             Event::End {
                 quiescent,
                 open_incoming,
@@ -247,6 +266,18 @@ impl Checker {
                     if r.cancel_sent {
                         self.reach(InvariantId::RaceAnswerAfterCancel);
                     }
+                }
+            }
+            Input::Receive(Message::CancelAck { id, .. }) => {
+                if let Some(i) = self.find(party, id) {
+                    let r = &mut self.reqs[i];
+                    r.acks_settled = r.acks_settled.saturating_add(1);
+                }
+            }
+            Input::Receive(Message::Activity { id }) => {
+                if let Some(i) = self.find(party, id) {
+                    let r = &mut self.reqs[i];
+                    r.activity_settled = r.activity_settled.saturating_add(1);
                 }
             }
             Input::Receive(Message::Request { id, .. }) => {
@@ -346,9 +377,8 @@ impl Checker {
             Message::Request { id, method } => {
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
-                    let live = p.answer_in_flight()
-                        || (p.responses_sent == 0 && !p.responder_done && !p.lost);
-                    if rules.id_reuse == IdReuse::Never || live {
+                    let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
+                    if rules.id_reuse == IdReuse::Never || p.may_still_arrive(acked) {
                         self.violate(InvariantId::NoLiveIdReuse, Some(id));
                     }
                 }
@@ -361,6 +391,7 @@ impl Checker {
                     cancel_received: false,
                     cancel_received_open: false,
                     responses_sent: 0,
+                    response_copies: 0,
                     responses_received: 0,
                     responses_lost: 0,
                     responder_done: false,
@@ -368,6 +399,10 @@ impl Checker {
                     lost: false,
                     ack_cancelled: None,
                     result_cancelled: None,
+                    activity_sent: 0,
+                    activity_settled: 0,
+                    cancels_sent: 0,
+                    acks_settled: 0,
                 });
             }
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
@@ -379,7 +414,9 @@ impl Checker {
                 if rules.negotiated && self.declared_support[from.peer().index()] != Some(true) {
                     self.violate(InvariantId::CapabilityGated, Some(id));
                 }
-                self.reqs[i].cancel_sent = true;
+                let r = &mut self.reqs[i];
+                r.cancel_sent = true;
+                r.cancels_sent = r.cancels_sent.saturating_add(1);
             }
             Message::CancelAck { id, ack } => {
                 let Some(i) = self.find(from.peer(), id) else {
@@ -398,9 +435,12 @@ impl Checker {
                 self.reqs[i].ack_cancelled.get_or_insert(ack.cancelled);
             }
             Message::Activity { id } => {
-                if let Some(i) = self.find(from.peer(), id)
-                    && self.reqs[i].responses_sent > 0
-                {
+                let Some(i) = self.find(from.peer(), id) else {
+                    return;
+                };
+                let r = &mut self.reqs[i];
+                r.activity_sent = r.activity_sent.saturating_add(1);
+                if r.responses_sent > 0 {
                     self.violate(InvariantId::NoActivityAfterAnswer, Some(id));
                 }
             }
@@ -473,9 +513,34 @@ impl Checker {
             return;
         };
         let r = &mut self.reqs[i];
-        r.lost = true;
+        match msg {
+            // A lost progress note leaves the request as it was; it just will not arrive.
+            Message::Activity { .. } => r.activity_settled = r.activity_settled.saturating_add(1),
+            Message::Cancel { .. } | Message::CancelAck { .. } => {
+                r.lost = true;
+                r.acks_settled = r.acks_settled.saturating_add(1);
+            }
+            Message::Response { .. } => {
+                r.lost = true;
+                r.responses_lost = r.responses_lost.saturating_add(1);
+            }
+            _ => r.lost = true,
+        }
+    }
+
+    fn on_duplicated(&mut self, from: Party, msg: Message) {
+        // A second copy on the wire: one more thing that may still arrive.
+        let (Message::Response { id, .. } | Message::Activity { id }) = msg else {
+            return;
+        };
+        let Some(i) = self.find(from.peer(), id) else {
+            return;
+        };
+        let r = &mut self.reqs[i];
         if matches!(msg, Message::Response { .. }) {
-            r.responses_lost = r.responses_lost.saturating_add(1);
+            r.response_copies = r.response_copies.saturating_add(1);
+        } else {
+            r.activity_sent = r.activity_sent.saturating_add(1);
         }
     }
 

@@ -421,7 +421,7 @@ pub static CATALOG: [Invariant; 20] = [
         id: InvariantId::NoLiveIdReuse,
         name: "no-live-id-reuse",
         kind: Expectation::Always,
-        statement: "A requester does not reuse an id while an answer to the earlier request with that id may still arrive (MCP 2025-11-25: never within a session).",
+        statement: "A requester does not reuse an id while an answer, a duplicate of one, or a progress notification about the earlier request with that id may still arrive (MCP 2025-11-25: never within a session).",
         applies: &[
             at!(
                 Acp,

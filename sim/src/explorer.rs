@@ -147,6 +147,8 @@ pub enum Step {
     WorkDone(Party, RequestId),
     /// An armed timer fires.
     Fire(Party, Timer),
+    /// Running work reports progress (at most once per piece of work).
+    Progress(Party, RequestId),
 }
 
 /// What the explorer branches on, read from a scenario.
@@ -158,6 +160,7 @@ struct Bounds {
     init_timeout: bool,
     loss: bool,
     fifo: bool,
+    progress: bool,
 }
 
 /// One explored state: the world plus everything a driver holds.
@@ -169,6 +172,8 @@ pub struct Explorer {
     net: [SmallVec<[Message; 8]>; 2],
     /// Running work and armed timers, kept sorted.
     work: SmallVec<[(Party, RequestId); 8]>,
+    /// Running work that already reported progress.
+    progressed: SmallVec<[(Party, RequestId); 8]>,
     timers: SmallVec<[(Party, Timer); 8]>,
     sent: u8,
     cancels: SmallVec<[u8; 8]>,
@@ -199,6 +204,7 @@ fn bounds(s: &Scenario) -> Bounds {
         init_timeout: s.workload.init_timeout.is_some(),
         loss: s.link.loss_permille > 0,
         fifo: s.link.order == Order::Fifo,
+        progress: s.workload.progress_permille > 0,
     }
 }
 
@@ -223,6 +229,10 @@ pub struct ExploreSpec {
     pub repeat_cancel: bool,
     /// Messages may be lost.
     pub loss: bool,
+    /// Running work may send one progress notification.
+    pub progress: bool,
+    /// The client reuses the id of its latest answered request (see `IdPolicy::reuse_answered`).
+    pub reuse_ids: bool,
 }
 
 impl ExploreSpec {
@@ -244,6 +254,8 @@ impl ExploreSpec {
             init_timeout: false,
             repeat_cancel: false,
             loss: false,
+            progress: false,
+            reuse_ids: false,
         }
     }
 
@@ -261,7 +273,8 @@ impl ExploreSpec {
         w.repeat_cancel_permille = if self.repeat_cancel || acked { 1000 } else { 0 };
         w.timeout = self.timeouts.then_some(Latency::Fixed(1));
         w.init_timeout = self.init_timeout.then_some(Latency::Fixed(1));
-        w.progress_permille = 0;
+        w.progress_permille = if self.progress { 1000 } else { 0 };
+        w.ids.reuse_answered = self.reuse_ids;
         w.cancel_support = None;
         s.link.order = self.order;
         s.link.loss_permille = u16::from(self.loss);
@@ -293,6 +306,7 @@ impl Explorer {
             world: World::new(scenario, record),
             net: [SmallVec::new(), SmallVec::new()],
             work: SmallVec::new(),
+            progressed: SmallVec::new(),
             timers: SmallVec::new(),
             sent: 0,
             cancels: smallvec::smallvec![0; n],
@@ -350,6 +364,13 @@ impl Explorer {
                 out.push(Step::Fire(p, t));
             }
         }
+        if b.progress {
+            for (i, &w) in self.work.iter().enumerate() {
+                if !self.work[..i].contains(&w) && !self.progressed.contains(&w) {
+                    out.push(Step::Progress(w.0, w.1));
+                }
+            }
+        }
     }
 
     /// Applies one step (one of `enabled`).
@@ -394,7 +415,12 @@ impl Explorer {
                 if let Some(i) = self.work.iter().position(|w| *w == (p, id)) {
                     self.work.remove(i);
                 }
+                self.progressed.retain(|w| *w != (p, id));
                 self.feed(scenario, p, Input::WorkDone(id));
+            }
+            Step::Progress(p, id) => {
+                insert_sorted(&mut self.progressed, (p, id));
+                self.feed(scenario, p, Input::WorkProgress(id));
             }
             Step::Fire(p, t) => {
                 if let Some(i) = self.timers.iter().position(|x| *x == (p, t)) {
@@ -423,6 +449,7 @@ impl Explorer {
                     if let Some(i) = self.work.iter().position(|w| *w == (party, id)) {
                         self.work.remove(i);
                     }
+                    self.progressed.retain(|w| *w != (party, id));
                 }
                 Output::ArmTimer(t) => {
                     let armed = match t {
@@ -448,6 +475,7 @@ impl Explorer {
         // Queues on a reordering link, work and timers are kept sorted: hash them as they are.
         self.net.hash(&mut h);
         self.work.hash(&mut h);
+        self.progressed.hash(&mut h);
         self.timers.hash(&mut h);
         self.sent.hash(&mut h);
         self.cancels.hash(&mut h);

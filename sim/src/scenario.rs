@@ -83,6 +83,9 @@ pub struct Ids {
     pub first: i64,
     /// Ids as JSON strings of the same digits.
     pub strings: bool,
+    /// A new request reuses the id of the latest answered one (allowed by JSON-RPC; judged by
+    /// `no-live-id-reuse`).
+    pub reuse_answered: bool,
 }
 
 impl Default for Ids {
@@ -90,6 +93,7 @@ impl Default for Ids {
         Ids {
             first: 0,
             strings: false,
+            reuse_answered: false,
         }
     }
 }
@@ -99,6 +103,7 @@ impl From<Ids> for IdPolicy {
         IdPolicy {
             first: i.first,
             strings: i.strings,
+            reuse_answered: i.reuse_answered,
         }
     }
 }

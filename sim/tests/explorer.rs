@@ -45,8 +45,8 @@ const CORRECT: &[(&str, &str, u16, u64, u64)] = &[
     ("lsp", "partial", 1, 80, 122),
     ("lsp", "partial", 2, 4618, 13792),
     ("lsp", "partial", 3, 413724, 1831488),
-    ("abp", "honour", 1, 460, 1012),
-    ("abp", "honour", 2, 181926, 798634),
+    ("abp", "honour", 1, 528, 1086),
+    ("abp", "honour", 2, 244418, 998628),
 ];
 
 /// (dialect, behaviour, requests, shortest counterexample steps, unique states visited).
@@ -103,7 +103,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
     ("lsp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
-    ("abp", "never-answers-cancelled", 1, 10, 320), // eventual-resolution
+    ("abp", "never-answers-cancelled", 1, 10, 324), // eventual-resolution
     ("abp", "answers-twice", 1, 7, 60),           // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("abp", "cancel-cancels-all", 2, 7, 122),     // exact-id-match
@@ -350,4 +350,45 @@ fn depth_first_agrees_with_breadth_first() {
         ..dfs
     };
     assert!(!search(&s, &bounded, &|_, _, _| {}).exhaustive);
+}
+
+/// The README's id-reuse finding: reusing the id of an answered request (what JSON-RPC allows)
+/// is safe on stdio, and unsafe on a reordering transport wherever progress notifications
+/// exist (one sent before the answer can arrive after it and land on the new request). MCP
+/// 2025-11-25 and ABP forbid any reuse. (dialect, stdio verdict, reordering verdict) with the
+/// counterexample lengths and search sizes pinned; 2 requests, progress, timeouts.
+#[test]
+fn reusing_an_answered_id() {
+    // (dialect, transport, Some(steps) for a counterexample or None for a pass, unique states)
+    let expected: &[(&str, Order, Option<usize>, u64)] = &[
+        ("acp", Order::Fifo, None, 15440),
+        ("acp", Order::Reordering, Some(8), 316),
+        ("acp-rfd", Order::Fifo, None, 1845),
+        ("acp-rfd", Order::Reordering, None, 4541),
+        ("lsp", Order::Fifo, None, 15440),
+        ("lsp", Order::Reordering, Some(8), 316),
+        ("mcp-2026-07-28", Order::Fifo, None, 12460),
+        ("mcp-2026-07-28", Order::Reordering, Some(6), 308),
+        ("mcp-2025-11-25", Order::Fifo, Some(7), 108),
+        ("abp", Order::Fifo, Some(7), 120),
+    ];
+    for &(d, order, steps, unique) in expected {
+        let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, 2, order);
+        spec.progress = true;
+        spec.reuse_ids = true;
+        spec.timeouts = true;
+        let r = search(&spec.scenario(), &opts(), &|_, _, _| {});
+        let found = r.counterexample.as_ref().map(|(s, broken)| {
+            assert_eq!(
+                broken.iter().map(|i| i.name()).collect::<Vec<_>>(),
+                ["no-live-id-reuse"],
+                "{d} {order:?}"
+            );
+            s.len() - 1
+        });
+        assert_eq!((found, r.unique_states), (steps, unique), "{d} {order:?}");
+        if found.is_none() {
+            assert!(r.exhaustive, "{d} {order:?}");
+        }
+    }
 }
