@@ -247,21 +247,31 @@ fn parse_shard(s: &str) -> anyhow::Result<(u64, u64)> {
     Ok((i, n))
 }
 
+/// `--dialect` and `--behavior`, over a scenario's own.
+fn apply_names(
+    s: &mut Scenario,
+    dialect: Option<&str>,
+    behavior: Option<&str>,
+) -> anyhow::Result<()> {
+    if let Some(d) = dialect {
+        s.dialect = d
+            .parse::<Dialect>()
+            .map_err(|e| bad(format!("--dialect: {e}")))?;
+    }
+    if let Some(b) = behavior {
+        s.behavior = b
+            .parse::<Behaviour>()
+            .map_err(|e| bad(format!("--behavior: {e}")))?;
+    }
+    Ok(())
+}
+
 fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
         Some(file) => trace_file::read_scenario(file)?,
         None => Scenario::default_for(Dialect::Acp),
     };
-    if let Some(d) = &args.dialect {
-        s.dialect = d
-            .parse::<Dialect>()
-            .map_err(|e| bad(format!("--dialect: {e}")))?;
-    }
-    if let Some(b) = &args.behavior {
-        s.behavior = b
-            .parse::<Behaviour>()
-            .map_err(|e| bad(format!("--behavior: {e}")))?;
-    }
+    apply_names(&mut s, args.dialect.as_deref(), args.behavior.as_deref())?;
     if args.swarm {
         s.swarm = true;
     }
@@ -484,16 +494,7 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
             s
         }
     };
-    if let Some(d) = &args.dialect {
-        s.dialect = d
-            .parse::<Dialect>()
-            .map_err(|e| bad(format!("--dialect: {e}")))?;
-    }
-    if let Some(b) = &args.behavior {
-        s.behavior = b
-            .parse::<Behaviour>()
-            .map_err(|e| bad(format!("--behavior: {e}")))?;
-    }
+    apply_names(&mut s, args.dialect.as_deref(), args.behavior.as_deref())?;
     if args.scenario.is_none() {
         if !(1..=8).contains(&args.requests) {
             return Err(bad(format!(

@@ -12,7 +12,7 @@ use crate::behaviour::Behaviour;
 use crate::dialect::{CancelSenders, CancelShape, Dialect, DialectRules, ReceiverDuty};
 use crate::id::{IdStr, Party, RequestId};
 use crate::io::{Anomaly, Command, Ignored, Input, Output, Refusal, Timer};
-use crate::message::{Ack, AckReason, CancelCause, Message, Method, Outcome, Reply};
+use crate::message::{Ack, CancelCause, Message, Method, Outcome, Reply};
 use crate::request::{Completion, Incoming, Outgoing, acknowledged_cancel};
 use smallvec::SmallVec;
 
@@ -571,10 +571,7 @@ impl Endpoint {
             }
             if acked {
                 let ack = if named.is_some() {
-                    Ack {
-                        cancelled: true,
-                        reason: AckReason::None,
-                    }
+                    Ack::CANCELLED
                 } else {
                     acknowledged_cancel(None).1
                 };
@@ -612,14 +609,7 @@ impl Endpoint {
         match (b, state) {
             (_, Incoming::CancelNoted) => {
                 if acked {
-                    self.ack(
-                        id,
-                        Ack {
-                            cancelled: true,
-                            reason: AckReason::None,
-                        },
-                        out,
-                    );
+                    self.ack(id, Ack::CANCELLED, out);
                 } else {
                     out.push(Output::Ignored(Ignored::RepeatedCancel(id)));
                 }
@@ -630,38 +620,17 @@ impl Endpoint {
             // Queued: it will still run and answer in full.
             (Behaviour::FinishFirst, _) => {}
             (Behaviour::AckDisagreesWithOutcome, _) if acked => {
-                self.ack(
-                    id,
-                    Ack {
-                        cancelled: true,
-                        reason: AckReason::None,
-                    },
-                    out,
-                );
+                self.ack(id, Ack::CANCELLED, out);
             }
             (Behaviour::AnswersTwice, Incoming::Working) => {
                 // Answers now, but the work is never told to stop.
                 self.incoming[i].state = Incoming::Answered(Completion::Cancelled);
                 self.respond(id, Reply::Cancelled, out);
-                self.ack(
-                    id,
-                    Ack {
-                        cancelled: true,
-                        reason: AckReason::None,
-                    },
-                    out,
-                );
+                self.ack(id, Ack::CANCELLED, out);
             }
             _ => {
                 self.honour(i, out);
-                self.ack(
-                    id,
-                    Ack {
-                        cancelled: true,
-                        reason: AckReason::None,
-                    },
-                    out,
-                );
+                self.ack(id, Ack::CANCELLED, out);
             }
         }
     }

@@ -72,6 +72,14 @@ pub struct Ack {
     pub reason: AckReason,
 }
 
+impl Ack {
+    /// The plain `{cancelled: true}`.
+    pub const CANCELLED: Ack = Ack {
+        cancelled: true,
+        reason: AckReason::None,
+    };
+}
+
 /// One message on the wire.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Message {

@@ -163,10 +163,6 @@ impl Incoming {
 ///
 /// (`app-call-cancellation.md`, "Edge Cases" and "Timing Considerations".)
 pub fn acknowledged_cancel(state: Option<Incoming>) -> (Option<Incoming>, Ack) {
-    const YES: Ack = Ack {
-        cancelled: true,
-        reason: AckReason::None,
-    };
     match state {
         None => (
             None,
@@ -175,7 +171,10 @@ pub fn acknowledged_cancel(state: Option<Incoming>) -> (Option<Incoming>, Ack) {
                 reason: AckReason::NotFound,
             },
         ),
-        Some(s) if s.is_open() => (Some(Incoming::Answered(Completion::Cancelled)), YES),
+        Some(s) if s.is_open() => (
+            Some(Incoming::Answered(Completion::Cancelled)),
+            Ack::CANCELLED,
+        ),
         Some(Incoming::Answered(Completion::Completed)) => (
             state,
             Ack {
@@ -183,7 +182,7 @@ pub fn acknowledged_cancel(state: Option<Incoming>) -> (Option<Incoming>, Ack) {
                 reason: AckReason::AlreadyCompleted,
             },
         ),
-        Some(_) => (state, YES),
+        Some(_) => (state, Ack::CANCELLED),
     }
 }
 

@@ -202,6 +202,15 @@ impl Checker {
         self.disconnected.hash(h);
     }
 
+    /// The invariants broken so far, first found first.
+    pub fn broken(&self) -> Vec<InvariantId> {
+        self.verdict
+            .violations
+            .iter()
+            .map(|v| v.invariant)
+            .collect()
+    }
+
     /// Violated invariants so far.
     pub fn violated(&self) -> PropertySet {
         self.found

@@ -751,14 +751,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
             report.total_states += 1;
             report.reached = report.reached.union(child.reached());
             if child.violated() {
-                let broken = child
-                    .world
-                    .checker()
-                    .verdict()
-                    .violations
-                    .iter()
-                    .map(|x| x.invariant)
-                    .collect();
+                let broken = child.world.checker().broken();
                 let mut p = stack_path(root, &stack);
                 p.push(choice as u32);
                 report.counterexample = Some((p, broken));
@@ -838,14 +831,7 @@ fn expand_all(
             let reached = child.reached();
             let choice = Some(c as u32);
             if child.violated() {
-                let v = child
-                    .world
-                    .checker()
-                    .verdict()
-                    .violations
-                    .iter()
-                    .map(|x| x.invariant)
-                    .collect();
+                let v = child.world.checker().broken();
                 arena.pop();
                 out.push(Child {
                     parent: node,

@@ -115,13 +115,22 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
 ];
 
-fn opts() -> SearchOptions {
+fn search_options(
+    threads: usize,
+    max_depth: Option<u32>,
+    max_states: Option<u64>,
+    depth_first: bool,
+) -> SearchOptions {
     SearchOptions {
-        max_depth: None,
-        threads: 2,
-        max_states: None,
-        depth_first: false,
+        max_depth,
+        threads,
+        max_states,
+        depth_first,
     }
+}
+
+fn opts() -> SearchOptions {
+    search_options(2, None, None, false)
 }
 
 fn correct_spec(d: &str, b: &str, n: u16) -> ExploreSpec {
@@ -237,26 +246,12 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
 #[test]
 fn a_bounded_search_says_so() {
     let s = correct_spec("acp", "honour", 2).scenario();
-    let r = search(
-        &s,
-        &SearchOptions {
-            max_depth: Some(4),
-            threads: 1,
-            max_states: None,
-            depth_first: false,
-        },
-        &|_, _, _| {},
-    );
+    let r = search(&s, &search_options(1, Some(4), None, false), &|_, _, _| {});
     assert!(!r.exhaustive);
     assert!(r.counterexample.is_none());
     let r = search(
         &s,
-        &SearchOptions {
-            max_depth: None,
-            threads: 1,
-            max_states: Some(100),
-            depth_first: false,
-        },
+        &search_options(1, None, Some(100), false),
         &|_, _, _| {},
     );
     assert!(!r.exhaustive);
@@ -266,26 +261,8 @@ fn a_bounded_search_says_so() {
 #[test]
 fn threads_do_not_change_results() {
     let s = correct_spec("mcp-2025-11-25", "honour", 2).scenario();
-    let a = search(
-        &s,
-        &SearchOptions {
-            max_depth: None,
-            threads: 1,
-            max_states: None,
-            depth_first: false,
-        },
-        &|_, _, _| {},
-    );
-    let b = search(
-        &s,
-        &SearchOptions {
-            max_depth: None,
-            threads: 3,
-            max_states: None,
-            depth_first: false,
-        },
-        &|_, _, _| {},
-    );
+    let a = search(&s, &search_options(1, None, None, false), &|_, _, _| {});
+    let b = search(&s, &search_options(3, None, None, false), &|_, _, _| {});
     assert_eq!(
         (a.unique_states, a.total_states, a.max_depth),
         (b.unique_states, b.total_states, b.max_depth)
@@ -293,26 +270,8 @@ fn threads_do_not_change_results() {
     let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::AnswersTwice, 2, Order::Reordering);
     spec.timeouts = true;
     let s = spec.scenario();
-    let a = search(
-        &s,
-        &SearchOptions {
-            max_depth: None,
-            threads: 1,
-            max_states: None,
-            depth_first: false,
-        },
-        &|_, _, _| {},
-    );
-    let b = search(
-        &s,
-        &SearchOptions {
-            max_depth: None,
-            threads: 2,
-            max_states: None,
-            depth_first: false,
-        },
-        &|_, _, _| {},
-    );
+    let a = search(&s, &search_options(1, None, None, false), &|_, _, _| {});
+    let b = search(&s, &search_options(2, None, None, false), &|_, _, _| {});
     assert_eq!(a.counterexample, b.counterexample);
 }
 
@@ -320,12 +279,7 @@ fn threads_do_not_change_results() {
 /// the same faults (not necessarily by a shortest path).
 #[test]
 fn depth_first_agrees_with_breadth_first() {
-    let dfs = SearchOptions {
-        max_depth: None,
-        threads: 1,
-        max_states: None,
-        depth_first: true,
-    };
+    let dfs = search_options(1, None, None, true);
     let s = correct_spec("lsp", "honour", 2).scenario();
     let a = search(&s, &opts(), &|_, _, _| {});
     let b = search(&s, &dfs, &|_, _, _| {});
