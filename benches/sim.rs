@@ -1,1 +1,65 @@
-fn main() {}
+//! Criterion benchmarks of the hot paths: simulated events per second on the default scenario
+//! (one simulator reused across seeds, one thread), and explored states per second.
+
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, search};
+use cancelcheck_sim::link::Order;
+use cancelcheck_sim::{Scenario, Simulator};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+
+/// Seeds per measured batch.
+const SEEDS: u64 = 1_000;
+
+fn simulator(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simulator");
+    for d in Dialect::ALL {
+        let s = Scenario::default_for(d);
+        let mut sim = Simulator::new(&s);
+        // The batch's event count is a function of the seeds: count it once.
+        let events: u64 = (0..SEEDS)
+            .map(|seed| sim.run(&s, seed, false).verdict.events)
+            .sum();
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(format!("default scenario, {}", d.id()), |b| {
+            b.iter(|| {
+                let mut n = 0;
+                for seed in 0..SEEDS {
+                    n += sim.run(&s, black_box(seed), false).verdict.events;
+                }
+                black_box(n)
+            })
+        });
+    }
+    group.finish();
+}
+
+fn explorer(c: &mut Criterion) {
+    let mut group = c.benchmark_group("explorer");
+    group.sample_size(10);
+    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 2, Order::Reordering);
+    spec.timeouts = true;
+    let s = spec.scenario();
+    for (name, threads, depth_first) in [
+        ("bfs 1 thread", 1, false),
+        ("bfs 2 threads", 2, false),
+        ("dfs", 1, true),
+    ] {
+        let opts = SearchOptions {
+            max_depth: None,
+            threads,
+            max_states: None,
+            depth_first,
+        };
+        let total = search(&s, &opts, &|_, _, _| {}).total_states;
+        group.throughput(Throughput::Elements(total));
+        group.bench_function(
+            format!("acp, 2 requests, reordering, timeouts, {name}"),
+            |b| b.iter(|| black_box(search(&s, &opts, &|_, _, _| {}).unique_states)),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, simulator, explorer);
+criterion_main!(benches);
