@@ -17,7 +17,6 @@ pub mod table;
 /// The synchronisation primitives `table` is written against: `std` here; a loom test crate
 /// compiles `table.rs` again against loom's (see `model/tests/loom_table.rs`).
 mod sync {
-    pub use std::sync::atomic;
     pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 }
 
