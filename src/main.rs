@@ -439,11 +439,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     s.path.display()
                 );
             }
-            if let Some((seed, _, s)) = saved.first()
+            if let Some((seed, _, _)) = saved.first()
                 && let Some(mix) = run_seed(&scenario, *seed, false).mix
             {
                 println!("  swarm mix of seed {seed}: {mix}");
-                let _ = s;
             }
         }
         let reached: Vec<&str> = summary.reached.iter().map(|r| r.name()).collect();

@@ -36,7 +36,9 @@ pub fn text(t: &Trace) -> String {
     };
     for (i, e) in t.events.iter().enumerate() {
         let mut j = event_json(d, i, e);
-        let obj = j.as_object_mut().expect("event_json returns an object");
+        let Some(obj) = j.as_object_mut() else {
+            continue;
+        };
         let kind = obj
             .remove("kind")
             .and_then(|k| k.as_str().map(str::to_string))

@@ -16,12 +16,30 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A fresh, empty directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cancelcheck-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+/// A fresh, empty directory for one test, removed when the test passes (kept for a look when
+/// it fails).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("cancelcheck-cli-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 fn json_out(o: &Output) -> Value {
@@ -61,7 +79,8 @@ fn a_clean_run_exits_0_with_a_summary() {
 
 #[test]
 fn a_fault_is_saved_and_replays() {
-    let dir = scratch("fault");
+    let tmp = Scratch::new("fault");
+    let dir = tmp.path();
     let save = dir.display().to_string();
     let o = cancelcheck(&[
         "run",
@@ -76,12 +95,40 @@ fn a_fault_is_saved_and_replays() {
         "--json",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
     let v = json_out(&o);
-    let first = &v["violations"][0];
+    assert_eq!(v["verdict"], "fail");
+    let violations = v["violations"].as_array().expect("violations array");
+    assert!(!violations.is_empty());
+    for x in violations {
+        assert!(x["seed"].as_u64().is_some_and(|s| s < 100), "{x}");
+        assert!(x["invariant"].is_string(), "{x}");
+        let t = Path::new(x["trace"].as_str().expect("trace path"));
+        assert!(t.is_file() && t.starts_with(dir), "{x}");
+    }
+    let first = &violations[0];
     assert_eq!(first["invariant"], "single-resolution");
-    assert!(first["seed"].as_u64().is_some());
-    let trace = first["trace"].as_str().expect("trace path").to_string();
-    assert!(Path::new(&trace).exists());
+    let trace = first["trace"].as_str().unwrap().to_string();
+
+    // Without --json: the same verdict, and the trace's path to replay.
+    let o = cancelcheck(&[
+        "run",
+        "--dialect",
+        "acp",
+        "--behavior",
+        "answers-twice",
+        "--seeds",
+        "0..100",
+        "--save",
+        &save,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("verdict: fail"), "{out}");
+    assert!(
+        out.contains(&format!("replay with: cancelcheck replay {trace}")),
+        "{out}"
+    );
 
     let o = cancelcheck(&["replay", &trace]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -89,18 +136,25 @@ fn a_fault_is_saved_and_replays() {
     assert!(text(&o.stderr).contains("byte for byte"));
 
     let o = cancelcheck(&["replay", &trace, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v = json_out(&o);
     assert_eq!(v["reproduced"], true);
     assert_eq!(v["diverged_at"], Value::Null);
     assert_eq!(v["verdict"]["result"], "fail");
+    assert_eq!(
+        v["verdict"]["violations"][0]["invariant"],
+        "single-resolution"
+    );
 
     let o = cancelcheck(&["replay", &trace, "--format", "mermaid"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).starts_with("sequenceDiagram"));
 }
 
 #[test]
 fn traces_are_never_overwritten() {
-    let dir = scratch("clobber");
+    let tmp = Scratch::new("clobber");
+    let dir = tmp.path();
     let save = dir.display().to_string();
     let args = [
         "run",
@@ -143,7 +197,8 @@ fn traces_are_never_overwritten() {
 
 #[test]
 fn a_tampered_trace_diverges() {
-    let dir = scratch("tamper");
+    let tmp = Scratch::new("tamper");
+    let dir = tmp.path();
     let save = dir.display().to_string();
     let o = cancelcheck(&[
         "run",
@@ -173,11 +228,41 @@ fn a_tampered_trace_diverges() {
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     assert!(err.contains("DIVERGED") && err.contains("#5"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let o = cancelcheck(&["replay", &tampered, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_out(&o);
+    assert_eq!(v["reproduced"], false);
+    assert_eq!(v["diverged_at"], 5);
+    assert!(text(&o.stderr).contains("DIVERGED"));
+
+    // The events intact but the recorded verdict changed: diverged too, on the verdict.
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    doc["verdict"]["result"] = Value::from("pass");
+    doc["verdict"]["violations"] = Value::Array(vec![]);
+    let tampered = write(
+        &dir,
+        "verdict.json",
+        &serde_json::to_string_pretty(&doc).unwrap(),
+    );
+    let o = cancelcheck(&["replay", &tampered]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("DIVERGED") && err.contains("recorded verdict"),
+        "{err}"
+    );
+    let o = cancelcheck(&["replay", &tampered, "--format", "json"]);
+    let v = json_out(&o);
+    assert_eq!(v["reproduced"], false);
+    assert_eq!(v["diverged_at"], Value::Null);
+    assert_eq!(v["verdict_matches"], false);
 }
 
 #[test]
 fn bad_scenarios_name_the_file_and_the_field() {
-    let dir = scratch("scenario");
+    let tmp = Scratch::new("scenario");
+    let dir = tmp.path();
     let wrong_type = write(
         &dir,
         "wrong-type.json",
@@ -210,7 +295,10 @@ fn bad_scenarios_name_the_file_and_the_field() {
         "broken.json",
         "{\"dialect\": \"acp\",\n  \"workload\": }",
     );
-    rejects(&["run", "--scenario", &broken], &["broken.json", "line 2"]);
+    rejects(
+        &["run", "--scenario", &broken],
+        &["broken.json", "line 2", "column"],
+    );
     let dialect = write(&dir, "dialect.json", r#"{"dialect": "mcp"}"#);
     rejects(
         &["run", "--scenario", &dialect],
@@ -224,7 +312,8 @@ fn bad_scenarios_name_the_file_and_the_field() {
 
 #[test]
 fn bad_traces_name_the_file_and_the_field() {
-    let dir = scratch("trace");
+    let tmp = Scratch::new("trace");
+    let dir = tmp.path();
     let o = cancelcheck(&[
         "run",
         "--dialect",
@@ -262,21 +351,31 @@ fn bad_traces_name_the_file_and_the_field() {
         &["loss.json", "config.link.loss_permille", "0 to 1000"],
     );
 
+    let mut v = doc.clone();
+    v["events"] = Value::from("many");
+    let f = write(&dir, "events.json", &v.to_string());
+    rejects(&["replay", &f], &["events.json", "events", "sequence"]);
+
     let mut v = doc;
     v["format"] = Value::from("something-else");
     let f = write(&dir, "format.json", &v.to_string());
     rejects(&["replay", &f], &["format.json", "format"]);
+
+    let f = write(&dir, "garbage.json", "not json at all");
+    rejects(&["replay", &f], &["garbage.json", "line 1", "column"]);
+    let missing = dir.join("missing.json").display().to_string();
+    rejects(&["replay", &missing], &["missing.json", "cannot be read"]);
 }
 
 #[test]
 fn bad_flags_say_what_was_expected() {
     rejects(
         &["run", "--dialect", "mcp"],
-        &["--dialect", "mcp-2025-11-25"],
+        &["--dialect", "\"mcp\"", "acp", "lsp", "mcp-2025-11-25"],
     );
     rejects(
         &["run", "--behavior", "sloppy"],
-        &["--behavior", "answers-twice"],
+        &["--behavior", "\"sloppy\"", "honour", "answers-twice"],
     );
     rejects(&["run", "--seeds", "5..2"], &["--seeds", "A..B"]);
     rejects(&["run", "--shard", "3/2"], &["--shard", "I/N"]);
@@ -322,7 +421,8 @@ fn the_catalog_and_behaviours_export_as_json() {
 
 #[test]
 fn explore_prints_a_certificate_and_saves_a_replayable_counterexample() {
-    let dir = scratch("explore");
+    let tmp = Scratch::new("explore");
+    let dir = tmp.path();
     let o = cancelcheck(&[
         "explore",
         "--dialect",
@@ -378,4 +478,22 @@ fn explore_prints_a_certificate_and_saves_a_replayable_counterexample() {
     let o = cancelcheck(&["replay", &trace, "--format", "json"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(json_out(&o)["reproduced"], true);
+}
+
+/// A file that is a JSON array, not an object, is bad input whatever it holds. serde's derived
+/// `Deserialize` also accepts a struct as a sequence of its fields, so `["acp"]` runs as a
+/// scenario and a trace that is an array is judged field by field.
+#[test]
+#[ignore = "bug in src/trace_file.rs: read_scenario/read_trace accept a JSON array (serde's \
+            sequence form of a struct); `[\"acp\"]` runs as a scenario with exit 0"]
+fn a_file_that_is_not_an_object_is_rejected() {
+    let tmp = Scratch::new("array");
+    let dir = tmp.path();
+    let f = write(dir, "array.json", r#"["acp"]"#);
+    rejects(
+        &["run", "--scenario", &f, "--seeds", "0..2"],
+        &["array.json", "object"],
+    );
+    let f = write(dir, "trace-array.json", r#"["cancelcheck-trace", 1]"#);
+    rejects(&["replay", &f], &["trace-array.json", "object"]);
 }
