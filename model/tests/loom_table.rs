@@ -21,7 +21,7 @@ mod table;
 use id::RequestId;
 use loom::thread;
 use message::{Ack, AckReason};
-use table::{CancelReason, Flaw, Kind, LostTo, RequestTable, Resolution};
+use table::{CancelReason, Flaw, LostTo, RequestTable, Resolution};
 
 const PREEMPTION_BOUND: usize = 3;
 

@@ -75,8 +75,8 @@ pub struct Workload {
     pub cancel_support: Option<bool>,
 }
 
-/// Request numbering.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+/// Request numbering (by default from 0, integers, no reuse).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Ids {
     /// The first id.
@@ -86,16 +86,6 @@ pub struct Ids {
     /// A new request reuses the id of the latest answered one (allowed by JSON-RPC; judged by
     /// `no-live-id-reuse`).
     pub reuse_answered: bool,
-}
-
-impl Default for Ids {
-    fn default() -> Self {
-        Ids {
-            first: 0,
-            strings: false,
-            reuse_answered: false,
-        }
-    }
 }
 
 impl From<Ids> for IdPolicy {
