@@ -381,15 +381,16 @@ impl Explorer {
             Step::Send => {
                 let k = self.sent;
                 self.sent += 1;
-                self.feed(scenario, Party::Client, Input::Command(Command::Send));
-                let id = self.net[Party::Server.index()]
+                // The id the client chose, read from what it sent (a reused id need not be the
+                // largest in flight).
+                let id = self
+                    .feed(scenario, Party::Client, Input::Command(Command::Send))
                     .iter()
-                    .rev()
-                    .find_map(|m| match m {
-                        Message::Request {
+                    .find_map(|o| match o {
+                        Output::Send(Message::Request {
                             id,
                             method: Method::Work,
-                        } => Some(*id),
+                        }) => Some(*id),
                         _ => None,
                     });
                 self.ids[usize::from(k)] = id;
@@ -431,10 +432,11 @@ impl Explorer {
         }
     }
 
-    fn feed(&mut self, scenario: &Scenario, party: Party, input: Input) {
+    /// Feeds one input and carries out what the endpoint did; returns its outputs.
+    fn feed(&mut self, scenario: &Scenario, party: Party, input: Input) -> SmallVec<[Output; 16]> {
         let b = bounds(scenario);
         let outs: SmallVec<[Output; 16]> = SmallVec::from_slice(self.world.feed(party, input));
-        for out in outs {
+        for &out in &outs {
             match out {
                 Output::Send(msg) => {
                     let q = &mut self.net[party.peer().index()];
@@ -464,6 +466,7 @@ impl Explorer {
                 _ => {}
             }
         }
+        outs
     }
 
     /// Everything that affects the future, hashed stably: both endpoints, the checker's
