@@ -50,6 +50,8 @@ fn explorer(c: &mut Criterion) {
             threads,
             max_states: None,
             depth_first,
+            // Raw states per second: no reduction of the state space.
+            symmetry: false,
         };
         let total = search(&s, &opts, &|_, _, _| {}).total_states;
         group.throughput(Throughput::Elements(total));

@@ -139,6 +139,10 @@ struct ExploreArgs {
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
     #[arg(long)]
     scenario: Option<PathBuf>,
+    /// Turn off the symmetry reduction (deduplicating states up to a permutation of
+    /// interchangeable requests; applied only where it is sound, as the certificate says).
+    #[arg(long)]
+    no_symmetry: bool,
     /// Depth-first (memory grows with depth, not width; the counterexample need not be a
     /// shortest one; single-threaded). Combine with --max-depth to bound it.
     #[arg(long)]
@@ -537,6 +541,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         threads,
         max_states: Some(args.max_states),
         depth_first: args.dfs,
+        symmetry: !args.no_symmetry,
     };
     let tty = std::io::stderr().is_terminal();
     let progress = |depth: u32, unique: u64, frontier: u64| {
@@ -591,6 +596,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "states_per_sec": per_sec.round(),
             "exhaustive": report.exhaustive,
             "search": if args.dfs { "depth-first" } else { "breadth-first" },
+            "symmetry": report.symmetry,
             "verdict": verdict,
             "violations": broken,
             "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),

@@ -170,7 +170,7 @@ fn traces_are_never_overwritten() {
     ];
     let o = cancelcheck(&args);
     assert_eq!(o.status.code(), Some(1));
-    let files: Vec<_> = std::fs::read_dir(&dir)
+    let files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -182,13 +182,13 @@ fn traces_are_never_overwritten() {
         "{}",
         text(&o.stdout)
     );
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
     // A different file under the same name stays; the trace goes beside it.
     std::fs::write(&files[0], "not mine").unwrap();
     let o = cancelcheck(&args);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), "not mine");
-    let names: Vec<String> = std::fs::read_dir(&dir)
+    let names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -220,7 +220,7 @@ fn a_tampered_trace_diverges() {
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     doc["events"][5]["t"] = Value::from(999_999);
     let tampered = write(
-        &dir,
+        dir,
         "tampered.json",
         &serde_json::to_string_pretty(&doc).unwrap(),
     );
@@ -241,7 +241,7 @@ fn a_tampered_trace_diverges() {
     doc["verdict"]["result"] = Value::from("pass");
     doc["verdict"]["violations"] = Value::Array(vec![]);
     let tampered = write(
-        &dir,
+        dir,
         "verdict.json",
         &serde_json::to_string_pretty(&doc).unwrap(),
     );
@@ -264,7 +264,7 @@ fn bad_scenarios_name_the_file_and_the_field() {
     let tmp = Scratch::new("scenario");
     let dir = tmp.path();
     let wrong_type = write(
-        &dir,
+        dir,
         "wrong-type.json",
         r#"{"dialect": "acp", "workload": {"requests": "four"}}"#,
     );
@@ -273,7 +273,7 @@ fn bad_scenarios_name_the_file_and_the_field() {
         &["wrong-type.json", "workload.requests", "expected u16"],
     );
     let zero = write(
-        &dir,
+        dir,
         "zero.json",
         r#"{"dialect": "acp", "workload": {"requests": 0}}"#,
     );
@@ -282,7 +282,7 @@ fn bad_scenarios_name_the_file_and_the_field() {
         &["zero.json", "workload.requests", "1 to 64"],
     );
     let unknown = write(
-        &dir,
+        dir,
         "unknown.json",
         r#"{"dialect": "acp", "workload": {"request": 3}}"#,
     );
@@ -291,7 +291,7 @@ fn bad_scenarios_name_the_file_and_the_field() {
         &["unknown.json", "workload", "unknown field `request`"],
     );
     let broken = write(
-        &dir,
+        dir,
         "broken.json",
         "{\"dialect\": \"acp\",\n  \"workload\": }",
     );
@@ -299,7 +299,7 @@ fn bad_scenarios_name_the_file_and_the_field() {
         &["run", "--scenario", &broken],
         &["broken.json", "line 2", "column"],
     );
-    let dialect = write(&dir, "dialect.json", r#"{"dialect": "mcp"}"#);
+    let dialect = write(dir, "dialect.json", r#"{"dialect": "mcp"}"#);
     rejects(
         &["run", "--scenario", &dialect],
         &["dialect.json", "dialect"],
@@ -335,17 +335,17 @@ fn bad_traces_name_the_file_and_the_field() {
 
     let mut v = doc.clone();
     v["version"] = Value::from(99);
-    let f = write(&dir, "version.json", &v.to_string());
+    let f = write(dir, "version.json", &v.to_string());
     rejects(&["replay", &f], &["version.json", "version", "expected 1"]);
 
     let mut v = doc.clone();
     v["origin"] = serde_json::json!({"kind": "seed"});
-    let f = write(&dir, "origin.json", &v.to_string());
+    let f = write(dir, "origin.json", &v.to_string());
     rejects(&["replay", &f], &["origin.json", "origin", "seed"]);
 
     let mut v = doc.clone();
     v["config"]["link"]["loss_permille"] = Value::from(5000);
-    let f = write(&dir, "loss.json", &v.to_string());
+    let f = write(dir, "loss.json", &v.to_string());
     rejects(
         &["replay", &f],
         &["loss.json", "config.link.loss_permille", "0 to 1000"],
@@ -353,15 +353,15 @@ fn bad_traces_name_the_file_and_the_field() {
 
     let mut v = doc.clone();
     v["events"] = Value::from("many");
-    let f = write(&dir, "events.json", &v.to_string());
+    let f = write(dir, "events.json", &v.to_string());
     rejects(&["replay", &f], &["events.json", "events", "sequence"]);
 
     let mut v = doc;
     v["format"] = Value::from("something-else");
-    let f = write(&dir, "format.json", &v.to_string());
+    let f = write(dir, "format.json", &v.to_string());
     rejects(&["replay", &f], &["format.json", "format"]);
 
-    let f = write(&dir, "garbage.json", "not json at all");
+    let f = write(dir, "garbage.json", "not json at all");
     rejects(&["replay", &f], &["garbage.json", "line 1", "column"]);
     let missing = dir.join("missing.json").display().to_string();
     rejects(&["replay", &missing], &["missing.json", "cannot be read"]);

@@ -141,6 +141,34 @@ impl Endpoint {
         self.incoming.iter().filter(|e| e.state.is_open()).count()
     }
 
+    /// Renames request ids through `f` and sorts both tables by id. Meant for a canonical copy
+    /// (the explorer's symmetry reduction): it preserves behaviour only where ids are unique and
+    /// table order carries no information (no id reuse; no request ever queued).
+    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId) {
+        for e in &mut self.outgoing {
+            e.id = f(e.id);
+        }
+        for e in &mut self.incoming {
+            e.id = f(e.id);
+        }
+        self.outgoing.sort_by_key(|e| e.id);
+        self.incoming.sort_by_key(|e| e.id);
+        if let Session::Initializing(id) = &mut self.session {
+            *id = f(*id);
+        }
+    }
+
+    /// Feeds everything this endpoint holds about request `id` to `h`, except the id itself.
+    pub fn hash_request<H: core::hash::Hasher>(&self, id: RequestId, h: &mut H) {
+        use core::hash::Hash;
+        for e in self.outgoing.iter().filter(|e| e.id == id) {
+            (e.method, e.state, e.timer, e.reused).hash(h);
+        }
+        for e in self.incoming.iter().filter(|e| e.id == id) {
+            (e.state, e.running).hash(h);
+        }
+    }
+
     /// Whether the session is open for ordinary requests.
     pub fn is_ready(&self) -> bool {
         matches!(self.session, Session::Ready { .. })

@@ -131,6 +131,18 @@ impl Message {
         }
     }
 
+    /// The same message about request `id` instead (a message without an id is unchanged).
+    pub fn with_request_id(self, new: RequestId) -> Message {
+        match self {
+            Message::Request { method, .. } => Message::Request { id: new, method },
+            Message::Response { reply, .. } => Message::Response { id: new, reply },
+            Message::Cancel { .. } => Message::Cancel { id: new },
+            Message::CancelAck { ack, .. } => Message::CancelAck { id: new, ack },
+            Message::Activity { .. } => Message::Activity { id: new },
+            Message::MalformedCancel => self,
+        }
+    }
+
     /// A short lower-case name of the message kind.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -211,6 +211,27 @@ impl Checker {
             .collect()
     }
 
+    /// Renames request ids through `f` and sorts the records (for a canonical copy; see
+    /// `Endpoint::relabel` for when that preserves behaviour).
+    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId) {
+        for r in &mut self.reqs {
+            r.id = f(r.id);
+        }
+        self.reqs.sort_by_key(|r| (r.requester, r.id));
+    }
+
+    /// Feeds the checker's records of request `id` to `h`, except the id itself.
+    pub fn hash_request<H: core::hash::Hasher>(&self, id: RequestId, h: &mut H) {
+        use core::hash::Hash;
+        for r in self.reqs.iter().filter(|r| r.id == id) {
+            Req {
+                id: RequestId::Null,
+                ..*r
+            }
+            .hash(h);
+        }
+    }
+
     /// Violated invariants so far.
     pub fn violated(&self) -> PropertySet {
         self.found

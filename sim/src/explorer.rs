@@ -282,6 +282,21 @@ impl ExploreSpec {
     }
 }
 
+/// Whether requests are interchangeable in `s`, so that the symmetry reduction is sound: ids
+/// are never reused, no request waits for a worker, and the behaviour neither singles out an
+/// id (id 0, coerced ids, reuse of a given-up id) nor acts on several requests in table order
+/// (one cancel stopping all). Table order then carries no information, and a state and its
+/// relabelling have the same futures up to that relabelling.
+pub fn symmetric(s: &Scenario) -> bool {
+    use cancelcheck_model::Behaviour as B;
+    s.workload.workers >= s.workload.requests
+        && !s.workload.ids.reuse_answered
+        && !matches!(
+            s.behavior,
+            B::ReusesLiveId | B::IgnoresCancelForIdZero | B::IdTypeConfusion | B::CancelCancelsAll
+        )
+}
+
 /// The scenarios the initial states stand for: one per possible `cancel_support`.
 pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
     match s.workload.cancel_support {
@@ -486,6 +501,104 @@ impl Explorer {
         h.finish()
     }
 
+    /// The fingerprint of this state's canonical relabelling: work-request ids are handed out
+    /// again in the order of what each request's state looks like (every component's record of
+    /// it, its messages and their FIFO positions, its work, timers and cancels), so states that
+    /// differ only by a permutation of interchangeable requests share one fingerprint. Only
+    /// sound where [`symmetric`] holds.
+    pub fn canonical_fingerprint(&self, scenario: &Scenario) -> u64 {
+        let sent = usize::from(self.sent);
+        let ids: SmallVec<[RequestId; 8]> = self.ids[..sent].iter().flatten().copied().collect();
+        if ids.len() < 2 {
+            return self.fingerprint();
+        }
+        let fifo = bounds(scenario).fifo;
+        let mut by_look: SmallVec<[(u64, RequestId); 8]> =
+            ids.iter().map(|&x| (self.signature(x, fifo), x)).collect();
+        by_look.sort_unstable();
+        let mut slots = ids;
+        slots.sort_unstable();
+        let rename = |x: RequestId| {
+            by_look
+                .iter()
+                .position(|(_, y)| *y == x)
+                .map_or(x, |i| slots[i])
+        };
+        let mut canonical = self.clone();
+        canonical.relabel(rename, fifo);
+        canonical.fingerprint()
+    }
+
+    /// Everything about request `x` except its id.
+    fn signature(&self, x: RequestId, fifo: bool) -> u64 {
+        let mut h = StableHasher::default();
+        self.world.hash_request(x, &mut h);
+        for q in &self.net {
+            0xFFu8.hash(&mut h);
+            for (pos, m) in q.iter().enumerate() {
+                if m.request_id() == Some(x) {
+                    if fifo {
+                        pos.hash(&mut h);
+                    }
+                    m.with_request_id(RequestId::Null).hash(&mut h);
+                }
+            }
+        }
+        for &(p, y) in self.work.iter().chain(&self.progressed) {
+            if y == x {
+                p.hash(&mut h);
+            }
+        }
+        1u8.hash(&mut h);
+        for &(p, t) in &self.timers {
+            if t == Timer::RequestTimeout(x) {
+                p.hash(&mut h);
+            }
+        }
+        for (k, id) in self.ids.iter().enumerate() {
+            if *id == Some(x) {
+                self.cancels[k].hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
+    /// Renames request ids everywhere, keeping sorted what is kept sorted.
+    fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy, fifo: bool) {
+        self.world.relabel(f);
+        for q in &mut self.net {
+            for m in q.iter_mut() {
+                if let Some(id) = m.request_id() {
+                    *m = m.with_request_id(f(id));
+                }
+            }
+            if !fifo {
+                q.sort_unstable();
+            }
+        }
+        for w in self.work.iter_mut().chain(self.progressed.iter_mut()) {
+            w.1 = f(w.1);
+        }
+        self.work.sort_unstable();
+        self.progressed.sort_unstable();
+        for t in &mut self.timers {
+            if let Timer::RequestTimeout(id) = t.1 {
+                t.1 = Timer::RequestTimeout(f(id));
+            }
+        }
+        self.timers.sort_unstable();
+        // The application's requests, in the order of their new ids.
+        let sent = usize::from(self.sent);
+        let mut apps: SmallVec<[(Option<RequestId>, u8); 8]> = (0..sent)
+            .map(|k| (self.ids[k].map(f), self.cancels[k]))
+            .collect();
+        apps.sort_unstable();
+        for (k, (id, c)) in apps.into_iter().enumerate() {
+            self.ids[k] = id;
+            self.cancels[k] = c;
+        }
+    }
+
     /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
     pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
         self.world.end(quiescent);
@@ -516,6 +629,9 @@ pub struct SearchOptions {
     /// first met deep is not revisited from shallower paths (the bound is then approximate).
     /// Single-threaded.
     pub depth_first: bool,
+    /// Deduplicate states up to a permutation of interchangeable requests (applied only where
+    /// [`symmetric`] holds; see [`SearchReport::symmetry`]).
+    pub symmetry: bool,
 }
 
 /// What a search found.
@@ -533,6 +649,8 @@ pub struct SearchReport {
     pub reached: PropertySet,
     /// The most states held at once (frontier plus the next level).
     pub peak_states_held: u64,
+    /// Whether the symmetry reduction was applied.
+    pub symmetry: bool,
     /// The first counterexample found: its schedule (initial state index, then the index of
     /// each step in `enabled`) and the invariants it breaks. A shortest one.
     pub counterexample: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
@@ -567,8 +685,10 @@ pub fn search(
     if opts.depth_first {
         return search_depth_first(scenario, opts);
     }
+    let sym = opts.symmetry && symmetric(scenario);
     let mut report = SearchReport {
         exhaustive: true,
+        symmetry: sym,
         ..SearchReport::default()
     };
     let mut seen = FingerprintSet::default();
@@ -581,7 +701,7 @@ pub fn search(
     for (i, s) in inits.iter().enumerate() {
         let e = Explorer::new(s, false);
         report.total_states += 1;
-        if seen.insert(e.fingerprint()) {
+        if seen.insert(key(&e, s, sym)) {
             nodes.push(Node {
                 parent: u32::MAX,
                 choice: i as u32,
@@ -608,7 +728,7 @@ pub fn search(
             let arenas = &arenas;
             let handles: Vec<_> = frontier
                 .chunks(chunk)
-                .map(|part| scope.spawn(move || expand_all(rules, arenas, part)))
+                .map(|part| scope.spawn(move || expand_all(rules, arenas, part, sym)))
                 .collect();
             handles
                 .into_iter()
@@ -700,9 +820,20 @@ fn stack_path(root: usize, stack: &[Frame]) -> Vec<u32> {
     p
 }
 
+/// The state's key in the visited set.
+fn key(e: &Explorer, s: &Scenario, symmetry: bool) -> u64 {
+    if symmetry {
+        e.canonical_fingerprint(s)
+    } else {
+        e.fingerprint()
+    }
+}
+
 fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
+    let sym = opts.symmetry && symmetric(scenario);
     let mut report = SearchReport {
         exhaustive: true,
+        symmetry: sym,
         ..SearchReport::default()
     };
     let mut seen = FingerprintSet::default();
@@ -711,7 +842,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
     for (root, s) in inits.iter().enumerate() {
         let e = Explorer::new(s, false);
         report.total_states += 1;
-        if !seen.insert(e.fingerprint()) {
+        if !seen.insert(key(&e, s, sym)) {
             continue;
         }
         let mut steps = Vec::new();
@@ -761,7 +892,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
                 report.unique_states = seen.len() as u64;
                 return report;
             }
-            if seen.insert(child.fingerprint()) {
+            if seen.insert(key(&child, rules, sym)) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
                     report.unique_states = seen.len() as u64;
@@ -796,6 +927,7 @@ fn expand_all(
     s: &Scenario,
     arenas: &[Vec<Explorer>],
     part: &[(u32, u32, u32)],
+    sym: bool,
 ) -> (Vec<Explorer>, Vec<Child>) {
     let mut steps = Vec::new();
     // Size the arena exactly first: growing it would copy every state already in it.
@@ -846,7 +978,7 @@ fn expand_all(
                 });
                 continue;
             }
-            let fingerprint = child.fingerprint();
+            let fingerprint = key(child, s, sym);
             out.push(Child {
                 parent: node,
                 choice,

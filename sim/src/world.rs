@@ -5,7 +5,7 @@
 //! the checker the input and every output, and records them when a trace is wanted.
 
 use cancelcheck_model::endpoint::EndpointConfig;
-use cancelcheck_model::{Endpoint, Input, Output, Party};
+use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
 
 use crate::scenario::Scenario;
@@ -143,6 +143,20 @@ impl World {
         use core::hash::Hash;
         self.endpoints.hash(h);
         self.checker.fingerprint(h);
+    }
+
+    /// Renames request ids in both endpoints and the checker (see `Endpoint::relabel`).
+    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy) {
+        self.endpoints[0].relabel(f);
+        self.endpoints[1].relabel(f);
+        self.checker.relabel(f);
+    }
+
+    /// Feeds everything both endpoints and the checker hold about request `id` to `h`.
+    pub fn hash_request<H: core::hash::Hasher>(&self, id: RequestId, h: &mut H) {
+        self.endpoints[0].hash_request(id, h);
+        self.endpoints[1].hash_request(id, h);
+        self.checker.hash_request(id, h);
     }
 
     /// Takes the log (empty when not recording).

@@ -126,6 +126,7 @@ fn search_options(
         threads,
         max_states,
         depth_first,
+        symmetry: false,
     }
 }
 
@@ -344,5 +345,81 @@ fn reusing_an_answered_id() {
         if found.is_none() {
             assert!(r.exhaustive, "{d} {order:?}");
         }
+    }
+}
+
+/// The symmetry reduction changes counts, never verdicts: for every behaviour of every dialect
+/// at 2 requests (reordering, timeouts, connect timeout), the search with and without it agrees
+/// on pass or fail, on the shortest counterexample's length and on what it breaks; and where it
+/// applies to a correct behaviour it visits fewer states.
+#[test]
+fn symmetry_keeps_every_verdict() {
+    let with = SearchOptions {
+        symmetry: true,
+        ..opts()
+    };
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            if b.classify(d).is_none() {
+                continue;
+            }
+            for order in [Order::Fifo, Order::Reordering] {
+                let mut spec = ExploreSpec::new(d, b, 2, order);
+                spec.timeouts = true;
+                spec.init_timeout = true;
+                let s = spec.scenario();
+                let plain = search(&s, &opts(), &|_, _, _| {});
+                let reduced = search(&s, &with, &|_, _, _| {});
+                let shape = |r: &cancelcheck_sim::explorer::SearchReport| {
+                    r.counterexample
+                        .as_ref()
+                        .map(|(path, broken)| (path.len(), broken.clone()))
+                };
+                assert_eq!(shape(&plain), shape(&reduced), "{d} {b} {order:?}");
+                assert!(plain.exhaustive && reduced.exhaustive, "{d} {b} {order:?}");
+                if reduced.symmetry && plain.counterexample.is_none() {
+                    assert!(
+                        reduced.unique_states < plain.unique_states,
+                        "{d} {b} {order:?}: no reduction"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Unique and total states with the symmetry reduction, pinned like the plain counts:
+/// (dialect, behaviour, requests, unique, total), reordering, timeouts.
+const SYMMETRIC: &[(&str, &str, u16, u64, u64)] = &[
+    ("acp", "honour", 3, 19764, 90408),
+    ("acp", "finish-first", 3, 24686, 111894),
+    ("acp", "partial", 3, 19764, 90408),
+    ("acp-rfd", "honour", 3, 10853, 49806),
+    ("acp-rfd", "partial", 3, 10853, 49806),
+    ("mcp-2025-11-25", "honour", 3, 21324, 90126),
+    ("mcp-2025-11-25", "finish-first", 3, 32434, 136120),
+    ("mcp-2026-07-28", "honour", 3, 21320, 90122),
+    ("lsp", "honour", 3, 19764, 90408),
+    ("lsp", "finish-first", 3, 24686, 111894),
+    ("lsp", "partial", 3, 19764, 90408),
+    ("abp", "honour", 2, 68910, 284044),
+];
+
+#[test]
+fn symmetric_counts_are_pinned_and_every_correct_behaviour_passes() {
+    let with = SearchOptions {
+        symmetry: true,
+        ..opts()
+    };
+    for &(d, b, n, unique, total) in SYMMETRIC {
+        let s = correct_spec(d, b, n).scenario();
+        let r = search(&s, &with, &|_, _, _| {});
+        assert!(r.symmetry, "{d} {b}: symmetry not applied");
+        assert!(r.exhaustive && r.counterexample.is_none(), "{d} {b} N={n}");
+        assert_eq!(
+            (r.unique_states, r.total_states),
+            (unique, total),
+            "{d} {b} N={n}: state counts changed"
+        );
     }
 }
