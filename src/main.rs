@@ -236,7 +236,7 @@ fn parse_seeds(s: &str) -> anyhow::Result<std::ops::Range<u64>> {
         }
         None => {
             let a: u64 = s.trim().parse().map_err(|_| err())?;
-            Ok(a..a.saturating_add(1))
+            Ok(a..a.checked_add(1).ok_or_else(err)?)
         }
     }
 }
@@ -688,6 +688,7 @@ fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             out["reproduced"] = json!(r.reproduced());
             out["diverged_at"] = json!(r.diverged_at);
             out["verdict_matches"] = json!(r.verdict_matches);
+            out["origin_matches"] = json!(r.origin_matches);
             out["bytes_identical"] = json!(r.bytes_identical);
             print_out(pretty(&out));
         }
@@ -727,6 +728,12 @@ fn report_divergence(file: &Path, doc: &trace_file::TraceDoc, r: &trace_file::Re
             .get(i)
             .map_or("(none: the recording ended)".to_string(), |e| e.to_string());
         eprintln!("  first differing event: #{i}\n  recorded: {recorded}\n  re-run:   {fresh}");
+    }
+    if !r.origin_matches {
+        eprintln!(
+            "  recorded origin: {}\n  only this much of it applies: {}",
+            doc.raw["origin"], r.fresh_json["origin"]
+        );
     }
     if !r.verdict_matches {
         eprintln!(

@@ -102,20 +102,68 @@ struct Header {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum OriginDoc {
-    Seed { seed: u64 },
-    Schedule { schedule: Vec<u32> },
-}
-
-#[derive(Deserialize)]
 struct Body {
     config: Scenario,
-    origin: OriginDoc,
+    origin: Value,
     #[serde(default)]
     swarm: Option<SwarmMix>,
     events: Vec<Value>,
     verdict: Value,
+}
+
+/// Reads `origin`: `{"kind": "seed", "seed": N}` or `{"kind": "schedule", "schedule": [..]}`,
+/// naming the exact field at fault.
+fn origin_of(file: &Path, v: Value) -> Result<Origin, InputError> {
+    let field = |name: &str, expected: &str| InputError {
+        file: file.to_path_buf(),
+        field: name.to_string(),
+        expected: expected.to_string(),
+    };
+    let mut obj = match v {
+        Value::Object(o) => o,
+        _ => return Err(field("origin", "expected an object with `kind`")),
+    };
+    match obj.get("kind").and_then(Value::as_str) {
+        Some("seed") => {
+            let seed = obj.remove("seed").ok_or_else(|| {
+                field(
+                    "origin.seed",
+                    "missing: expected the seed, an unsigned integer",
+                )
+            })?;
+            Ok(Origin::Seed(typed(file, "origin.seed", seed)?))
+        }
+        Some("schedule") => {
+            let s = obj.remove("schedule").ok_or_else(|| {
+                field(
+                    "origin.schedule",
+                    "missing: expected an array of step indices",
+                )
+            })?;
+            Ok(Origin::Schedule(typed(file, "origin.schedule", s)?))
+        }
+        _ => Err(field("origin.kind", "expected \"seed\" or \"schedule\"")),
+    }
+}
+
+/// The document must be a JSON object: serde would otherwise read a struct from an array of
+/// its fields in order, which no person writes on purpose.
+fn require_object(file: &Path, v: &Value) -> Result<(), InputError> {
+    if v.is_object() {
+        return Ok(());
+    }
+    let found = match v {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        _ => "null",
+    };
+    Err(InputError {
+        file: file.to_path_buf(),
+        field: String::new(),
+        expected: format!("expected a JSON object at the top level, found {found}"),
+    })
 }
 
 /// Deserializes `value` as `T`, naming the failing field's path.
@@ -170,6 +218,7 @@ pub fn validated(file: &Path, prefix: &str, s: Scenario) -> Result<Scenario, Inp
 pub fn read_scenario(file: &Path) -> Result<Scenario, InputError> {
     let text = read_text(file)?;
     let value = parse_json(file, &text)?;
+    require_object(file, &value)?;
     let s: Scenario = typed(file, "", value)?;
     validated(file, "", s)
 }
@@ -186,6 +235,7 @@ fn read_text(file: &Path) -> Result<String, InputError> {
 pub fn read_trace(file: &Path) -> Result<TraceDoc, InputError> {
     let text = read_text(file)?;
     let raw = parse_json(file, &text)?;
+    require_object(file, &raw)?;
     let header: Header = typed(file, "", raw.clone())?;
     if header.format != FORMAT {
         return Err(InputError {
@@ -206,10 +256,7 @@ pub fn read_trace(file: &Path) -> Result<TraceDoc, InputError> {
     }
     let body: Body = typed(file, "", raw.clone())?;
     let scenario = validated(file, "config", body.config)?;
-    let origin = match body.origin {
-        OriginDoc::Seed { seed } => Origin::Seed(seed),
-        OriginDoc::Schedule { schedule } => Origin::Schedule(schedule),
-    };
+    let origin = origin_of(file, body.origin)?;
     Ok(TraceDoc {
         scenario,
         origin,
@@ -301,6 +348,9 @@ pub struct Replay {
     pub diverged_at: Option<usize>,
     /// Whether the recorded verdict matches.
     pub verdict_matches: bool,
+    /// Whether the re-run's origin is the recorded one (an explorer schedule with entries that
+    /// no longer apply comes back shortened).
+    pub origin_matches: bool,
     /// Whether the file's bytes are exactly what this build writes for the fresh run.
     pub bytes_identical: bool,
 }
@@ -308,7 +358,7 @@ pub struct Replay {
 impl Replay {
     /// Events and verdict both reproduced.
     pub fn reproduced(&self) -> bool {
-        self.diverged_at.is_none() && self.verdict_matches
+        self.diverged_at.is_none() && self.verdict_matches && self.origin_matches
     }
 }
 
@@ -328,12 +378,14 @@ pub fn replay(doc: &TraceDoc) -> Replay {
     let diverged_at = (0..fresh_events.len().max(doc.events.len()))
         .find(|&i| fresh_events.get(i) != doc.events.get(i));
     let verdict_matches = fresh_json["verdict"] == doc.verdict;
+    let origin_matches = fresh.origin == doc.origin;
     let bytes_identical = trace_text(&fresh) == doc.text;
     Replay {
         fresh,
         fresh_json,
         diverged_at,
         verdict_matches,
+        origin_matches,
         bytes_identical,
     }
 }

@@ -484,8 +484,6 @@ fn explore_prints_a_certificate_and_saves_a_replayable_counterexample() {
 /// `Deserialize` also accepts a struct as a sequence of its fields, so `["acp"]` runs as a
 /// scenario and a trace that is an array is judged field by field.
 #[test]
-#[ignore = "bug in src/trace_file.rs: read_scenario/read_trace accept a JSON array (serde's \
-            sequence form of a struct); `[\"acp\"]` runs as a scenario with exit 0"]
 fn a_file_that_is_not_an_object_is_rejected() {
     let tmp = Scratch::new("array");
     let dir = tmp.path();
@@ -496,4 +494,69 @@ fn a_file_that_is_not_an_object_is_rejected() {
     );
     let f = write(dir, "trace-array.json", r#"["cancelcheck-trace", 1]"#);
     rejects(&["replay", &f], &["trace-array.json", "object"]);
+}
+
+#[test]
+fn origin_errors_name_the_field_and_overlong_schedules_diverge() {
+    let tmp = Scratch::new("origin");
+    let dir = tmp.path();
+    let save = dir.display().to_string();
+    let o = cancelcheck(&[
+        "run",
+        "--dialect",
+        "lsp",
+        "--behavior",
+        "wrong-error-code",
+        "--seeds",
+        "0..50",
+        "--stop-first",
+        "--save",
+        &save,
+        "--json",
+    ]);
+    let trace = json_out(&o)["violations"][0]["trace"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    doc["origin"]["seed"] = Value::from("7");
+    let f = write(dir, "seed-type.json", &doc.to_string());
+    rejects(&["replay", &f], &["seed-type.json", "origin.seed", "u64"]);
+    doc["origin"] = serde_json::json!({"kind": "oracle"});
+    let f = write(dir, "kind.json", &doc.to_string());
+    rejects(&["replay", &f], &["kind.json", "origin.kind", "schedule"]);
+
+    let o = cancelcheck(&[
+        "explore",
+        "--dialect",
+        "acp",
+        "--behavior",
+        "wrong-error-code",
+        "--requests",
+        "1",
+        "--save",
+        &save,
+        "--json",
+    ]);
+    let trace = json_out(&o)["counterexample"].as_str().unwrap().to_string();
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let schedule = doc["origin"]["schedule"].as_array_mut().unwrap();
+    schedule.extend([7, 7, 7].map(Value::from));
+    let f = write(
+        dir,
+        "overlong.json",
+        &serde_json::to_string_pretty(&doc).unwrap(),
+    );
+    let o = cancelcheck(&["replay", &f]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("only this much of it applies"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_seed_range_that_overflows_is_refused() {
+    rejects(&["run", "--seeds", "18446744073709551615"], &["--seeds"]);
 }

@@ -992,24 +992,49 @@ fn expand_all(
     (arena, out)
 }
 
+/// A schedule replayed: the verdict, every event, and how many of the schedule's entries
+/// could be applied (all of them, for a schedule the explorer produced).
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// The checker's verdict.
+    pub verdict: Verdict,
+    /// Every event.
+    pub events: Vec<crate::world::Timed>,
+    /// Entries of the schedule applied: the initial state's index counts as one. A choice out
+    /// of range (or an initial index that does not exist) stops the run there.
+    pub applied: usize,
+}
+
 /// Re-runs a schedule (from [`SearchReport::counterexample`] or a trace) with every event
-/// recorded. A choice out of range ends the run there (a replay then diverges visibly).
-pub fn replay(scenario: &Scenario, schedule: &[u32]) -> (Verdict, Vec<crate::world::Timed>) {
+/// recorded.
+pub fn replay(scenario: &Scenario, schedule: &[u32]) -> Replayed {
     let inits = initial_scenarios(scenario);
-    let Some((&first, rest)) = schedule.split_first() else {
-        return (Verdict::default(), Vec::new());
+    let Some((init, rest)) = schedule
+        .split_first()
+        .and_then(|(&first, rest)| Some((inits.get(first as usize)?, rest)))
+    else {
+        return Replayed {
+            verdict: Verdict::default(),
+            events: Vec::new(),
+            applied: 0,
+        };
     };
-    let init = &inits[(first as usize).min(inits.len() - 1)];
     let mut e = Explorer::new(init, true);
     let mut steps = Vec::new();
+    let mut applied = 1;
     for &c in rest {
         e.enabled(init, &mut steps);
         let Some(&step) = steps.get(c as usize) else {
             break;
         };
         e.apply(init, step);
+        applied += 1;
     }
     e.enabled(init, &mut steps);
-    let (v, mut world) = e.finish(steps.is_empty());
-    (v, world.take_log())
+    let (verdict, mut world) = e.finish(steps.is_empty());
+    Replayed {
+        verdict,
+        events: world.take_log(),
+        applied,
+    }
 }

@@ -48,16 +48,19 @@ impl Trace {
         }
     }
 
-    /// The trace of an explorer schedule, re-run with every event recorded.
-    pub fn from_schedule(scenario: &Scenario, schedule: Vec<u32>) -> Trace {
-        let (verdict, events) = crate::explorer::replay(scenario, &schedule);
+    /// The trace of an explorer schedule, re-run with every event recorded. Its origin holds
+    /// the part of the schedule that could be applied, so a schedule with entries that do not
+    /// fit (a tampered or stale trace) comes back with a different origin.
+    pub fn from_schedule(scenario: &Scenario, mut schedule: Vec<u32>) -> Trace {
+        let r = crate::explorer::replay(scenario, &schedule);
+        schedule.truncate(r.applied);
         Trace {
             version: TRACE_VERSION,
             scenario: scenario.clone(),
             origin: Origin::Schedule(schedule),
             mix: None,
-            events,
-            verdict,
+            events: r.events,
+            verdict: r.verdict,
         }
     }
 

@@ -232,7 +232,13 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
                 (steps, unique),
                 "{d} {b}: counterexample length or search size changed"
             );
-            let (verdict, events) = replay(&s, &schedule);
+            let replayed = replay(&s, &schedule);
+            assert_eq!(
+                replayed.applied,
+                schedule.len(),
+                "{d} {b}: the whole schedule applies"
+            );
+            let (verdict, events) = (replayed.verdict, replayed.events);
             let replayed: Vec<_> = verdict.violations.iter().map(|v| v.invariant).collect();
             assert_eq!(
                 replayed, broken,
@@ -296,7 +302,7 @@ fn depth_first_agrees_with_breadth_first() {
         let s = spec.scenario();
         let r = search(&s, &dfs, &|_, _, _| {});
         let (schedule, broken) = r.counterexample.expect("depth-first finds the fault");
-        let (verdict, _) = replay(&s, &schedule);
+        let verdict = replay(&s, &schedule).verdict;
         let replayed: Vec<_> = verdict.violations.iter().map(|v| v.invariant).collect();
         assert_eq!(replayed, broken, "{d} {behaviour}");
     }
