@@ -341,7 +341,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
 
     // One trace per violated invariant: the first seed that broke it.
-    let mut saved = Vec::new();
+    let mut saved: Vec<(u64, InvariantId, trace_file::Saved)> = Vec::new();
+    let mut mixes = Vec::new();
     let mut seen = Vec::new();
     let to_save = if args.stop_first {
         &summary.failures[..summary.failures.len().min(1)]
@@ -358,6 +359,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let trace = Trace::from_run(&scenario, run);
             let s = trace_file::save(&args.save, &trace)
                 .with_context(|| format!("saving a trace under {}", args.save.display()))?;
+            mixes.push(trace.mix);
             saved.push((f.seed, *inv, s));
         }
     }
@@ -377,7 +379,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let violations: Vec<_> = saved
             .iter()
-            .map(|(seed, inv, s)| json!({"seed": seed, "invariant": inv.name(), "trace": s.path.display().to_string()}))
+            .zip(&mixes)
+            .map(|((seed, inv, s), mix)| {
+                json!({"seed": seed, "invariant": inv.name(), "trace": s.path.display().to_string(), "swarm": mix})
+            })
             .collect();
         let by_inv: serde_json::Map<String, serde_json::Value> = summary
             .by_invariant
@@ -443,9 +448,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     s.path.display()
                 );
             }
-            if let Some((seed, _, _)) = saved.first()
-                && let Some(mix) = run_seed(&scenario, *seed, false).mix
-            {
+            if let (Some((seed, _, _)), Some(Some(mix))) = (saved.first(), mixes.first()) {
                 println!("  swarm mix of seed {seed}: {mix}");
             }
         }
