@@ -52,6 +52,7 @@ fn explorer(c: &mut Criterion) {
             depth_first,
             // Raw states per second: no reduction of the state space.
             symmetry: false,
+            partial_order: false,
         };
         let total = search(&s, &opts, &|_, _, _| {}).total_states;
         group.throughput(Throughput::Elements(total));

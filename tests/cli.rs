@@ -389,7 +389,7 @@ fn bad_flags_say_what_was_expected() {
         ],
         &["not in acp", "honour"],
     );
-    rejects(&["explore", "--requests", "40"], &["--requests", "1 to 8"]);
+    rejects(&["explore", "--requests", "40"], &["--requests", "1 to 16"]);
 }
 
 #[test]

@@ -297,6 +297,20 @@ pub fn symmetric(s: &Scenario) -> bool {
         )
 }
 
+/// Whether the partial-order reduction is sound for `s`: steps of different requests commute
+/// and never enable or disable one another. That needs a reordering transport (on a FIFO link a
+/// message waits behind another request's), no id reuse, no request waiting for a worker, and a
+/// behaviour that keeps requests apart (not a crash that stops every request, not one cancel
+/// stopping all, not coerced ids). The checker's verdict about a request depends only on that
+/// request's own steps and `initialize`'s, so every violation and every quiescent state of the
+/// full graph stays reachable in the reduced one.
+pub fn partial_order(s: &Scenario) -> bool {
+    use cancelcheck_model::Behaviour as B;
+    s.link.order == Order::Reordering
+        && symmetric(s)
+        && !matches!(s.behavior, B::CrashesOnUnknownCancel)
+}
+
 /// The scenarios the initial states stand for: one per possible `cancel_support`.
 pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
     match s.workload.cancel_support {
@@ -599,6 +613,68 @@ impl Explorer {
         }
     }
 
+    /// The steps to expand from this state, each with its index among all enabled steps (what
+    /// a schedule records). With `reduce`, when the enabled steps belong to several requests,
+    /// only those of one request are kept (the one with the fewest, then the earliest): an
+    /// ample set. See [`partial_order`] for when that is sound.
+    pub fn to_expand(&self, scenario: &Scenario, reduce: bool, out: &mut Vec<(u32, Step)>) {
+        let mut all = Vec::new();
+        self.enabled(scenario, &mut all);
+        out.clear();
+        let chosen = if reduce {
+            self.ample_request(&all)
+        } else {
+            None
+        };
+        for (i, step) in all.into_iter().enumerate() {
+            if chosen.is_none() || self.step_request(step) == chosen {
+                out.push((i as u32, step));
+            }
+        }
+    }
+
+    /// The request a step belongs to: 0 for `initialize` and messages naming no work request,
+    /// `k + 1` for the client's `k`-th request.
+    fn step_request(&self, step: Step) -> Option<u32> {
+        let of_id = |id: RequestId| {
+            let sent = usize::from(self.sent);
+            Some(
+                self.ids[..sent]
+                    .iter()
+                    .position(|x| *x == Some(id))
+                    .map_or(0, |k| k as u32 + 1),
+            )
+        };
+        match step {
+            Step::Send => Some(u32::from(self.sent) + 1),
+            Step::Cancel(k) => Some(u32::from(k) + 1),
+            Step::Deliver { to, index } | Step::Lose { to, index } => self.net[to.index()]
+                .get(usize::from(index))?
+                .request_id()
+                .and_then(of_id),
+            Step::WorkDone(_, id) | Step::Progress(_, id) => of_id(id),
+            Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
+            Step::Fire(_, Timer::InitTimeout) => Some(0),
+        }
+    }
+
+    /// The request whose steps form the ample set, if reducing helps (steps of two or more
+    /// requests are enabled) and every step belongs to a request.
+    fn ample_request(&self, steps: &[Step]) -> Option<u32> {
+        let mut counts: SmallVec<[(u32, u32); 8]> = SmallVec::new();
+        for &step in steps {
+            let r = self.step_request(step)?;
+            match counts.iter_mut().find(|(k, _)| *k == r) {
+                Some(c) => c.1 += 1,
+                None => counts.push((r, 1)),
+            }
+        }
+        if counts.len() < 2 {
+            return None;
+        }
+        counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+    }
+
     /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
     pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
         self.world.end(quiescent);
@@ -632,6 +708,9 @@ pub struct SearchOptions {
     /// Deduplicate states up to a permutation of interchangeable requests (applied only where
     /// [`symmetric`] holds; see [`SearchReport::symmetry`]).
     pub symmetry: bool,
+    /// Expand, from each state, only the steps of one request when steps of several are enabled
+    /// (applied only where [`partial_order`] holds; see [`SearchReport::partial_order`]).
+    pub partial_order: bool,
 }
 
 /// What a search found.
@@ -651,16 +730,19 @@ pub struct SearchReport {
     pub peak_states_held: u64,
     /// Whether the symmetry reduction was applied.
     pub symmetry: bool,
+    /// Whether the partial-order reduction was applied.
+    pub partial_order: bool,
     /// The first counterexample found: its schedule (initial state index, then the index of
     /// each step in `enabled`) and the invariants it breaks. A shortest one.
     pub counterexample: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
 }
 
 impl SearchReport {
-    fn starting(symmetry: bool) -> Self {
+    fn starting(symmetry: bool, partial_order: bool) -> Self {
         SearchReport {
             exhaustive: true,
             symmetry,
+            partial_order,
             ..SearchReport::default()
         }
     }
@@ -696,7 +778,8 @@ pub fn search(
         return search_depth_first(scenario, opts);
     }
     let sym = opts.symmetry && symmetric(scenario);
-    let mut report = SearchReport::starting(sym);
+    let por = opts.partial_order && partial_order(scenario);
+    let mut report = SearchReport::starting(sym, por);
     let mut seen = FingerprintSet::default();
     let mut nodes: Vec<Node> = Vec::new();
     // A level: its states, in arenas (one while merged, one per thread while expanded), and
@@ -734,7 +817,7 @@ pub fn search(
             let arenas = &arenas;
             let handles: Vec<_> = frontier
                 .chunks(chunk)
-                .map(|part| scope.spawn(move || expand_all(rules, arenas, part, sym)))
+                .map(|part| scope.spawn(move || expand_all(rules, arenas, part, sym, por)))
                 .collect();
             handles
                 .into_iter()
@@ -810,18 +893,20 @@ pub fn search(
 
 struct Frame {
     state: Explorer,
-    steps: Vec<Step>,
+    /// The steps to expand, each with its index among all enabled steps.
+    steps: Vec<(u32, Step)>,
     next: usize,
 }
 
-/// The choices that led to the top of `stack` (`next - 1` of every frame below the top).
+/// The choices that led to the top of `stack` (the step taken last from every frame below the
+/// top, as its index among all enabled steps).
 fn stack_path(root: usize, stack: &[Frame]) -> Vec<u32> {
     let mut p = vec![root as u32];
     p.extend(
         stack
             .iter()
             .take(stack.len().saturating_sub(1))
-            .map(|f| (f.next - 1) as u32),
+            .map(|f| f.steps[f.next - 1].0),
     );
     p
 }
@@ -837,7 +922,8 @@ fn key(e: &Explorer, s: &Scenario, symmetry: bool) -> u64 {
 
 fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
     let sym = opts.symmetry && symmetric(scenario);
-    let mut report = SearchReport::starting(sym);
+    let por = opts.partial_order && partial_order(scenario);
+    let mut report = SearchReport::starting(sym, por);
     let mut seen = FingerprintSet::default();
     let inits = initial_scenarios(scenario);
     let rules = &inits[0];
@@ -848,7 +934,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
             continue;
         }
         let mut steps = Vec::new();
-        e.enabled(rules, &mut steps);
+        e.to_expand(rules, por, &mut steps);
         let mut stack = vec![Frame {
             state: e,
             steps,
@@ -880,10 +966,10 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
                 stack.pop();
                 continue;
             }
-            let choice = top.next;
+            let (choice, step) = top.steps[top.next];
             top.next += 1;
             let mut child = top.state.clone();
-            child.apply(rules, top.steps[choice]);
+            child.apply(rules, step);
             report.total_states += 1;
             report.reached = report.reached.union(child.reached());
             if child.violated() {
@@ -901,7 +987,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
                     return report;
                 }
                 let mut steps = Vec::new();
-                child.enabled(rules, &mut steps);
+                child.to_expand(rules, por, &mut steps);
                 stack.push(Frame {
                     state: child,
                     steps,
@@ -930,13 +1016,14 @@ fn expand_all(
     arenas: &[Vec<Explorer>],
     part: &[(u32, u32, u32)],
     sym: bool,
+    por: bool,
 ) -> (Vec<Explorer>, Vec<Child>) {
     let mut steps = Vec::new();
     // Size the arena exactly first: growing it would copy every state already in it.
     let total: usize = part
         .iter()
         .map(|&(a, i, _)| {
-            arenas[a as usize][i as usize].enabled(s, &mut steps);
+            arenas[a as usize][i as usize].to_expand(s, por, &mut steps);
             steps.len()
         })
         .sum();
@@ -944,7 +1031,7 @@ fn expand_all(
     let mut out = Vec::with_capacity(total + 1);
     for &(a, i, node) in part {
         let state = &arenas[a as usize][i as usize];
-        state.enabled(s, &mut steps);
+        state.to_expand(s, por, &mut steps);
         if steps.is_empty() {
             // Quiescent: the eventual properties are judged here.
             let (v, _) = state.clone().finish(true);
@@ -960,7 +1047,7 @@ fn expand_all(
             }
             continue;
         }
-        for (c, &step) in steps.iter().enumerate() {
+        for &(c, step) in &steps {
             arena.push(state.clone());
             let slot = arena.len() - 1;
             let child = &mut arena[slot];
