@@ -491,4 +491,9 @@ fn partial_order_keeps_every_verdict() {
     let r = search(&s, &reduced_opts, &|_, _, _| {});
     assert!(r.exhaustive && r.counterexample.is_none() && r.partial_order && r.symmetry);
     assert_eq!((r.unique_states, r.total_states), (1040, 1722));
+    // ABP at 3 requests, out of reach without the reductions, is exhaustive with them.
+    let s = correct_spec("abp", "honour", 3).scenario();
+    let r = search(&s, &reduced_opts, &|_, _, _| {});
+    assert!(r.exhaustive && r.counterexample.is_none() && r.partial_order && r.symmetry);
+    assert_eq!((r.unique_states, r.total_states), (81986, 171014));
 }
