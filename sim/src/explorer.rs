@@ -975,7 +975,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
             if child.violated() {
                 let broken = child.world.checker().broken();
                 let mut p = stack_path(root, &stack);
-                p.push(choice as u32);
+                p.push(choice);
                 report.counterexample = Some((p, broken));
                 report.unique_states = seen.len() as u64;
                 return report;
@@ -1053,7 +1053,7 @@ fn expand_all(
             let child = &mut arena[slot];
             child.apply(s, step);
             let reached = child.reached();
-            let choice = Some(c as u32);
+            let choice = Some(c);
             if child.violated() {
                 let v = child.world.checker().broken();
                 arena.pop();
