@@ -495,7 +495,9 @@ impl Endpoint {
             else {
                 return;
             };
-            e.state = Incoming::Working;
+            // The search above found it queued, so the transition holds.
+            let Ok(next) = e.state.start() else { return };
+            e.state = next;
             e.running = true;
             self.running += 1;
             out.push(Output::StartWork(e.id));
@@ -643,7 +645,9 @@ impl Endpoint {
                 }
             }
             (Behaviour::FinishFirst, Incoming::Working) => {
-                self.incoming[i].state = Incoming::CancelNoted;
+                if let Ok(next) = state.note_cancel() {
+                    self.incoming[i].state = next;
+                }
             }
             // Queued: it will still run and answer in full.
             (Behaviour::FinishFirst, _) => {}
