@@ -120,6 +120,10 @@ struct ExploreArgs {
     /// Running work may send one progress notification (session/update, $/progress, ...).
     #[arg(long)]
     progress: bool,
+    /// The network may deliver one response or notification twice (at any point while it is
+    /// in flight; the copy lands right behind it on stdio).
+    #[arg(long)]
+    duplicate: bool,
     /// The client reuses the id of its latest answered request (JSON-RPC allows it).
     #[arg(long)]
     reuse_ids: bool,
@@ -132,8 +136,8 @@ struct ExploreArgs {
     /// Stop expanding at this depth (the result is then bounded, not a proof).
     #[arg(long)]
     max_depth: Option<u32>,
-    /// Stop after this many unique states (the result is then bounded). Each state held
-    /// takes about 2 KiB while its level is expanded.
+    /// Stop after this many unique states (the result is then bounded). The search holds a
+    /// level's states packed (a hundred-odd bytes each) and 17 bytes or so per visited state.
     #[arg(long, default_value_t = 4_000_000)]
     max_states: u64,
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
@@ -528,6 +532,7 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
         spec.repeat_cancel = args.repeat_cancel;
         spec.loss = args.loss;
         spec.progress = args.progress;
+        spec.duplicate = args.duplicate;
         spec.reuse_ids = args.reuse_ids;
         s = spec.scenario();
     }
@@ -586,6 +591,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         0.0
     };
     let transport = scenario.link.order.name();
+    let peak_rss = peak_resident_bytes();
     if args.json {
         let out = json!({
             "dialect": scenario.dialect.id(),
@@ -595,11 +601,13 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "workers": scenario.workload.workers,
             "timeouts": scenario.workload.timeout.is_some(),
             "loss": scenario.link.loss_permille > 0,
+            "duplicate": scenario.link.duplicate_permille > 0,
             "threads": threads,
             "unique_states": report.unique_states,
             "total_states": report.total_states,
             "max_depth": report.max_depth,
             "peak_states_held": report.peak_states_held,
+            "peak_rss_bytes": peak_rss,
             "seconds": secs,
             "states_per_sec": per_sec.round(),
             "exhaustive": report.exhaustive,
@@ -615,7 +623,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         print_out(pretty(&out));
     } else {
         println!(
-            "cancelcheck explore: {}, behavior {}, {} requests, {} transport, {} workers{}{}",
+            "cancelcheck explore: {}, behavior {}, {} requests, {} transport, {} workers{}{}{}",
             scenario.dialect.id(),
             scenario.behavior.name(),
             scenario.workload.requests,
@@ -635,13 +643,22 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ""
             },
+            if scenario.link.duplicate_permille > 0 {
+                ", duplication"
+            } else {
+                ""
+            },
         );
         println!(
-            "unique states: {}   total states: {}   depth: {}   peak held: {}   {:.3} s   {:.0} states/s ({} threads)",
+            "unique states: {}   total states: {}   depth: {}   peak held: {}{}   {:.3} s   {:.0} states/s ({} threads)",
             report.unique_states,
             report.total_states,
             report.max_depth,
             report.peak_states_held,
+            peak_rss.map_or(String::new(), |b| format!(
+                " ({} MiB resident at most)",
+                b >> 20
+            )),
             secs,
             per_sec,
             threads
@@ -688,6 +705,14 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The process's peak resident memory so far (Linux `VmHWM`), where the system reports it.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {

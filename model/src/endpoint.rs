@@ -13,6 +13,7 @@ use crate::dialect::{CancelSenders, CancelShape, Dialect, DialectRules, Receiver
 use crate::id::{IdStr, Party, RequestId};
 use crate::io::{Anomaly, Command, Ignored, Input, Output, Refusal, Timer};
 use crate::message::{Ack, CancelCause, Message, Method, Outcome, Reply};
+use crate::pack::{Pack, PackError, Reader, copy_into, put_signed, put_varint};
 use crate::request::{Completion, Incoming, Outgoing, acknowledged_cancel};
 use smallvec::SmallVec;
 
@@ -82,7 +83,7 @@ struct InEntry {
 }
 
 /// One party: its requests in both directions and its session.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct Endpoint {
     cfg: EndpointConfig,
     session: Session,
@@ -91,6 +92,28 @@ pub struct Endpoint {
     incoming: SmallVec<[InEntry; INLINE_REQUESTS]>,
     running: u16,
     crashed: bool,
+}
+
+/// `clone_from` copies into the tables the target already holds: no allocation once they are
+/// large enough (the explorer copies a state this way for every successor).
+impl Clone for Endpoint {
+    fn clone(&self) -> Self {
+        Endpoint {
+            outgoing: self.outgoing.clone(),
+            incoming: self.incoming.clone(),
+            ..*self
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.cfg = src.cfg;
+        self.session = src.session;
+        self.next_id = src.next_id;
+        copy_into(&mut self.outgoing, &src.outgoing);
+        copy_into(&mut self.incoming, &src.incoming);
+        self.running = src.running;
+        self.crashed = src.crashed;
+    }
 }
 
 impl Endpoint {
@@ -167,6 +190,88 @@ impl Endpoint {
         for e in self.incoming.iter().filter(|e| e.id == id) {
             (e.state, e.running).hash(h);
         }
+    }
+
+    /// Appends the endpoint's state, everything but its configuration, in the packed form of
+    /// [`crate::pack`]: two endpoints of the same configuration are equal exactly when their
+    /// packed bytes are.
+    pub fn pack_state(&self, out: &mut Vec<u8>) {
+        match self.session {
+            Session::NotStarted => out.push(0),
+            Session::Initializing(id) => {
+                out.push(1);
+                id.pack(out);
+            }
+            Session::Ready {
+                peer_cancel_support,
+            } => out.push(2 + u8::from(peer_cancel_support)),
+            Session::Failed => out.push(4),
+            Session::Closed => out.push(5),
+        }
+        put_signed(out, self.next_id);
+        put_varint(out, self.outgoing.len() as u64);
+        for e in &self.outgoing {
+            e.id.pack(out);
+            e.state.pack(out);
+            let method = u8::from(e.method == Method::Work);
+            out.push(method | u8::from(e.timer) << 1 | u8::from(e.reused) << 2);
+        }
+        put_varint(out, self.incoming.len() as u64);
+        for e in &self.incoming {
+            e.id.pack(out);
+            e.state.pack(out);
+            e.running.pack(out);
+        }
+        put_varint(out, u64::from(self.running));
+        self.crashed.pack(out);
+    }
+
+    /// Reads what [`Endpoint::pack_state`] wrote, keeping this endpoint's configuration and
+    /// allocations.
+    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.session = match r.u8("session")? {
+            0 => Session::NotStarted,
+            1 => Session::Initializing(RequestId::unpack(r)?),
+            t @ (2 | 3) => Session::Ready {
+                peer_cancel_support: t == 3,
+            },
+            4 => Session::Failed,
+            5 => Session::Closed,
+            t => return Err(PackError::BadTag("session", t)),
+        };
+        self.next_id = r.signed("next id")?;
+        self.outgoing.clear();
+        for _ in 0..r.varint("outgoing requests")? {
+            let id = RequestId::unpack(r)?;
+            let state = Outgoing::unpack(r)?;
+            let flags = r.u8("outgoing flags")?;
+            if flags > 7 {
+                return Err(PackError::BadTag("outgoing flags", flags));
+            }
+            self.outgoing.push(OutEntry {
+                id,
+                method: if flags & 1 == 1 {
+                    Method::Work
+                } else {
+                    Method::Initialize
+                },
+                state,
+                timer: flags & 2 != 0,
+                reused: flags & 4 != 0,
+            });
+        }
+        self.incoming.clear();
+        for _ in 0..r.varint("incoming requests")? {
+            self.incoming.push(InEntry {
+                id: RequestId::unpack(r)?,
+                state: Incoming::unpack(r)?,
+                running: bool::unpack(r)?,
+            });
+        }
+        self.running = u16::try_from(r.varint("running")?)
+            .map_err(|_| PackError::BadTag("running count", 0xff))?;
+        self.crashed = bool::unpack(r)?;
+        Ok(())
     }
 
     /// Whether the session is open for ordinary requests.

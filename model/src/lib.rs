@@ -11,6 +11,7 @@ pub mod endpoint;
 pub mod id;
 pub mod io;
 pub mod message;
+pub mod pack;
 pub mod request;
 pub mod table;
 

@@ -9,6 +9,7 @@ use crate::invariant::{InvariantId, Strength};
 use cancelcheck_model::dialect::{CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty};
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, Method};
+use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, put_varint};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use smallvec::SmallVec;
 
@@ -131,8 +132,88 @@ impl Req {
     }
 }
 
+/// An option of a bool as two bits: 0 none, 1 false, 2 true.
+fn tri(x: Option<bool>) -> u8 {
+    x.map_or(0, |b| 1 + u8::from(b))
+}
+
+fn untri(bits: u8) -> Result<Option<bool>, PackError> {
+    match bits & 3 {
+        0 => Ok(None),
+        1 => Ok(Some(false)),
+        2 => Ok(Some(true)),
+        _ => Err(PackError::BadTag("checker record flags", bits)),
+    }
+}
+
+impl Pack for Req {
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.id.pack(out);
+        let flags: u16 = u16::from(self.requester == Party::Server)
+            | u16::from(self.method == Method::Work) << 1
+            | u16::from(self.cancel_sent) << 2
+            | u16::from(self.cancel_received) << 3
+            | u16::from(self.cancel_received_open) << 4
+            | u16::from(self.responder_done) << 5
+            | u16::from(self.lost) << 6
+            | u16::from(tri(self.ack_cancelled)) << 7
+            | u16::from(tri(self.result_cancelled)) << 9
+            | (self.work as u16) << 11;
+        out.extend_from_slice(&flags.to_le_bytes());
+        out.extend_from_slice(&[
+            self.responses_sent,
+            self.response_copies,
+            self.responses_received,
+            self.responses_lost,
+            self.delivered,
+            self.activity_sent,
+            self.activity_settled,
+            self.cancels_sent,
+            self.acks_settled,
+        ]);
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        let id = RequestId::unpack(r)?;
+        let f = r.take(2, "checker record flags")?;
+        let flags = u16::from_le_bytes([f[0], f[1]]);
+        if flags >> 13 != 0 {
+            return Err(PackError::BadTag("checker record flags", f[1]));
+        }
+        let bit = |i: u16| flags >> i & 1 == 1;
+        let work =
+            [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
+        let c = r.take(9, "checker record counters")?;
+        Ok(Req {
+            requester: if bit(0) { Party::Server } else { Party::Client },
+            id,
+            method: if bit(1) {
+                Method::Work
+            } else {
+                Method::Initialize
+            },
+            work,
+            cancel_sent: bit(2),
+            cancel_received: bit(3),
+            cancel_received_open: bit(4),
+            responses_sent: c[0],
+            response_copies: c[1],
+            responses_received: c[2],
+            responses_lost: c[3],
+            responder_done: bit(5),
+            delivered: c[4],
+            lost: bit(6),
+            ack_cancelled: untri((flags >> 7) as u8)?,
+            result_cancelled: untri((flags >> 9) as u8)?,
+            activity_sent: c[5],
+            activity_settled: c[6],
+            cancels_sent: c[7],
+            acks_settled: c[8],
+        })
+    }
+}
+
 /// The online checker for one dialect.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct Checker {
     dialect: Dialect,
     reqs: SmallVec<[Req; 6]>,
@@ -144,6 +225,32 @@ pub struct Checker {
     handling_cancel: [bool; 2],
     crashed: [bool; 2],
     disconnected: bool,
+}
+
+/// `clone_from` copies into the records the target already holds: no allocation once they
+/// are large enough.
+impl Clone for Checker {
+    fn clone(&self) -> Self {
+        Checker {
+            reqs: self.reqs.clone(),
+            verdict: self.verdict.clone(),
+            ..*self
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.dialect = src.dialect;
+        copy_into(&mut self.reqs, &src.reqs);
+        self.found = src.found;
+        self.verdict.violations.clone_from(&src.verdict.violations);
+        self.verdict.reached = src.verdict.reached;
+        self.verdict.events = src.verdict.events;
+        self.verdict.quiescent = src.verdict.quiescent;
+        self.declared_support = src.declared_support;
+        self.handling_cancel = src.handling_cancel;
+        self.crashed = src.crashed;
+        self.disconnected = src.disconnected;
+    }
 }
 
 impl Checker {
@@ -189,17 +296,47 @@ impl Checker {
         core::mem::take(&mut self.verdict)
     }
 
-    /// Feeds everything that affects the checker's future verdicts to `h`: its per-request
-    /// records and what it learnt of the session, not its counters, its recorded violations or
-    /// the races reached so far (those describe the path, not the state).
-    pub fn fingerprint<H: core::hash::Hasher>(&self, h: &mut H) {
-        use core::hash::Hash;
-        self.dialect.hash(h);
-        self.reqs.hash(h);
-        self.found.hash(h);
-        self.declared_support.hash(h);
-        self.crashed.hash(h);
-        self.disconnected.hash(h);
+    /// Appends, in the packed form of `cancelcheck_model::pack`, everything that affects the
+    /// checker's future verdicts: its per-request records and what it learnt of the session
+    /// (and the invariants already broken), not its counters nor the races reached so far
+    /// (those describe the path, not the state). Two checkers of one dialect whose packed
+    /// bytes are equal judge every continuation alike.
+    pub fn pack_state(&self, out: &mut Vec<u8>) {
+        put_varint(out, self.reqs.len() as u64);
+        for r in &self.reqs {
+            r.pack(out);
+        }
+        put_varint(out, u64::from(self.found.0));
+        out.push(
+            tri(self.declared_support[0])
+                | tri(self.declared_support[1]) << 2
+                | u8::from(self.crashed[0]) << 4
+                | u8::from(self.crashed[1]) << 5
+                | u8::from(self.disconnected) << 6,
+        );
+    }
+
+    /// Reads what [`Checker::pack_state`] wrote, keeping the dialect and allocations, and
+    /// starts a fresh verdict: the races reached and the violations found from here on.
+    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.reqs.clear();
+        for _ in 0..r.varint("checker records")? {
+            self.reqs.push(Req::unpack(r)?);
+        }
+        self.found = PropertySet(
+            u32::try_from(r.varint("violated set")?)
+                .map_err(|_| PackError::BadTag("violated set", 0xff))?,
+        );
+        let bits = r.u8("checker session")?;
+        self.declared_support = [untri(bits)?, untri(bits >> 2)?];
+        self.crashed = [bits & 16 != 0, bits & 32 != 0];
+        self.disconnected = bits & 64 != 0;
+        self.handling_cancel = [false; 2];
+        self.verdict.violations.clear();
+        self.verdict.reached = PropertySet::default();
+        self.verdict.events = 0;
+        self.verdict.quiescent = false;
+        Ok(())
     }
 
     /// The invariants broken so far, first found first.

@@ -5,6 +5,7 @@
 //! the checker the input and every output, and records them when a trace is wanted.
 
 use cancelcheck_model::endpoint::EndpointConfig;
+use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
 
@@ -20,7 +21,7 @@ pub struct Timed {
 }
 
 /// Both parties, the checker and the log.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct World {
     endpoints: [Endpoint; 2],
     checker: Checker,
@@ -56,6 +57,28 @@ pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
         ..client
     };
     [client, server]
+}
+
+/// `clone_from` copies into what the target already holds; the output buffer is scratch and
+/// is not copied.
+impl Clone for World {
+    fn clone(&self) -> Self {
+        World {
+            endpoints: self.endpoints.clone(),
+            checker: self.checker.clone(),
+            log: self.log.clone(),
+            outs: Vec::with_capacity(16),
+            now: self.now,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.endpoints[0].clone_from(&src.endpoints[0]);
+        self.endpoints[1].clone_from(&src.endpoints[1]);
+        self.checker.clone_from(&src.checker);
+        self.log.clone_from(&src.log);
+        self.now = src.now;
+    }
 }
 
 impl World {
@@ -138,11 +161,20 @@ impl World {
         });
     }
 
-    /// Feeds the state of both endpoints and the checker to `h` (see [`Checker::fingerprint`]).
-    pub fn fingerprint<H: core::hash::Hasher>(&self, h: &mut H) {
-        use core::hash::Hash;
-        self.endpoints.hash(h);
-        self.checker.fingerprint(h);
+    /// Appends both endpoints' and the checker's packed state (see
+    /// `cancelcheck_model::pack`): equal bytes, equal futures, for one pair of configurations.
+    pub fn pack_state(&self, out: &mut Vec<u8>) {
+        self.endpoints[0].pack_state(out);
+        self.endpoints[1].pack_state(out);
+        self.checker.pack_state(out);
+    }
+
+    /// Reads what [`World::pack_state`] wrote, keeping configurations and allocations; the
+    /// checker starts a fresh verdict.
+    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.endpoints[0].unpack_state(r)?;
+        self.endpoints[1].unpack_state(r)?;
+        self.checker.unpack_state(r)
     }
 
     /// Renames request ids in both endpoints and the checker (see `Endpoint::relabel`).

@@ -497,3 +497,82 @@ fn partial_order_keeps_every_verdict() {
     assert!(r.exhaustive && r.counterexample.is_none() && r.partial_order && r.symmetry);
     assert_eq!((r.unique_states, r.total_states), (81986, 171014));
 }
+
+/// Duplication (one response or notification delivered twice) breaks no correct behaviour:
+/// every one is explored exhaustively with it (2 requests, 1 for ABP; reordering, timeouts),
+/// counts pinned: (dialect, behaviour, requests, unique, total).
+const DUPLICATED: &[(&str, &str, u16, u64, u64)] = &[
+    ("acp", "honour", 2, 32588, 110196),
+    ("acp", "finish-first", 2, 38114, 128226),
+    ("acp", "partial", 2, 32588, 110196),
+    ("acp-rfd", "honour", 2, 18232, 61649),
+    ("acp-rfd", "partial", 2, 18232, 61649),
+    ("mcp-2025-11-25", "honour", 2, 33826, 105474),
+    ("mcp-2025-11-25", "finish-first", 2, 48436, 149992),
+    ("mcp-2026-07-28", "honour", 2, 24044, 73870),
+    ("lsp", "honour", 2, 32588, 110196),
+    ("lsp", "finish-first", 2, 38114, 128226),
+    ("lsp", "partial", 2, 32588, 110196),
+    ("abp", "honour", 1, 3220, 8268),
+];
+
+#[test]
+fn duplication_breaks_no_correct_behaviour() {
+    for d in Dialect::ALL {
+        for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
+            let row = DUPLICATED.iter().find(|r| r.0 == d.id() && r.1 == b.name());
+            let &(_, _, n, unique, total) =
+                row.unwrap_or_else(|| panic!("{d} {b} is not explored with duplication"));
+            let mut spec = correct_spec(d.id(), b.name(), n);
+            spec.duplicate = true;
+            let r = search(&spec.scenario(), &opts(), &|_, _, _| {});
+            assert!(r.exhaustive && r.counterexample.is_none(), "{d} {b}");
+            assert_eq!(
+                (r.unique_states, r.total_states),
+                (unique, total),
+                "{d} {b}"
+            );
+            assert!(
+                !r.partial_order,
+                "{d} {b}: duplication shares a budget across requests"
+            );
+        }
+    }
+}
+
+/// Reusing an answered id is safe on stdio (`reusing_an_answered_id`) only while the transport
+/// never duplicates: a copy of the answer still on the wire then answers the new request.
+/// (dialect, shortest counterexample steps, unique states); 2 requests, stdio, timeouts.
+#[test]
+fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
+    for (d, steps, unique) in [
+        ("acp", 8, 438),
+        ("acp-rfd", 8, 328),
+        ("lsp", 8, 438),
+        ("mcp-2026-07-28", 6, 300),
+    ] {
+        let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, 2, Order::Fifo);
+        spec.reuse_ids = true;
+        spec.timeouts = true;
+        spec.duplicate = true;
+        let s = spec.scenario();
+        let r = search(&s, &opts(), &|_, _, _| {});
+        let (schedule, broken) = r.counterexample.expect("found");
+        let names: Vec<_> = broken.iter().map(|i| i.name()).collect();
+        assert_eq!(names, ["no-live-id-reuse"], "{d}");
+        assert_eq!(
+            (schedule.len() - 1, r.unique_states),
+            (steps, unique),
+            "{d}"
+        );
+        let replayed = replay(&s, &schedule);
+        assert_eq!(replayed.applied, schedule.len(), "{d}");
+        assert!(
+            replayed
+                .events
+                .iter()
+                .any(|e| matches!(e.event, cancelcheck_properties::Event::Duplicated { .. })),
+            "{d}: the counterexample duplicates a message"
+        );
+    }
+}

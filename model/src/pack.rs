@@ -1,0 +1,514 @@
+//! A compact, canonical byte encoding of model values, for drivers that hold many states (the
+//! explorer stores each visited state packed, and hashes the packed bytes as its fingerprint).
+//!
+//! Guarantees: the encoding is a function of the value (equal values give equal bytes) and it
+//! is decodable (`unpack` after `pack` gives the value back), so two values are equal exactly
+//! when their bytes are: the bytes identify the value. Small integers take one byte. Reading
+//! bytes that were not written by `pack` returns a [`PackError`], never panics.
+
+use crate::id::{IdStr, MAX_STR_ID, Party, RequestId};
+use crate::io::Timer;
+use crate::message::{Ack, AckReason, CancelCause, Message, Method, Reply};
+use crate::request::{Completion, Incoming, Outgoing};
+use core::fmt;
+
+/// Bytes that do not decode: what was being read, and why.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PackError {
+    /// The bytes ended inside a value.
+    Truncated(&'static str),
+    /// A tag byte names no variant.
+    BadTag(&'static str, u8),
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackError::Truncated(what) => write!(f, "packed state ends inside a {what}"),
+            PackError::BadTag(what, tag) => write!(f, "packed state: tag {tag} is no {what}"),
+        }
+    }
+}
+
+impl std::error::Error for PackError {}
+
+/// A cursor over packed bytes.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// Reads `bytes` from the start.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes }
+    }
+
+    /// Whether every byte was read.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// One byte.
+    #[inline]
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, PackError> {
+        let (&b, rest) = self.bytes.split_first().ok_or(PackError::Truncated(what))?;
+        self.bytes = rest;
+        Ok(b)
+    }
+
+    /// An unsigned LEB128 integer (see [`put_varint`]).
+    #[inline]
+    pub fn varint(&mut self, what: &'static str) -> Result<u64, PackError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8(what)?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(PackError::BadTag(what, 0x80))
+    }
+
+    /// A signed integer (see [`put_signed`]).
+    #[inline]
+    pub fn signed(&mut self, what: &'static str) -> Result<i64, PackError> {
+        let z = self.varint(what)?;
+        Ok(((z >> 1) as i64) ^ -((z & 1) as i64))
+    }
+
+    /// `n` raw bytes.
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], PackError> {
+        if self.bytes.len() < n {
+            return Err(PackError::Truncated(what));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+}
+
+/// Appends `v` as unsigned LEB128: seven bits a byte, one byte below 128.
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends `v` zigzag-encoded (small magnitudes of either sign take one byte).
+#[inline]
+pub fn put_signed(out: &mut Vec<u8>, v: i64) {
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// Makes `dst` a copy of `src`, keeping `dst`'s allocation (the explorer's `clone_from` of a
+/// state, once per successor, allocates nothing this way).
+pub fn copy_into<A: smallvec::Array>(dst: &mut smallvec::SmallVec<A>, src: &smallvec::SmallVec<A>)
+where
+    A::Item: Copy,
+{
+    dst.clear();
+    dst.extend_from_slice(src);
+}
+
+/// A value with a packed form.
+pub trait Pack: Sized {
+    /// Appends the value's bytes.
+    fn pack(&self, out: &mut Vec<u8>);
+    /// Reads one value written by `pack`.
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError>;
+}
+
+/// Appends a length, then each item.
+pub fn pack_seq<T: Pack>(items: &[T], out: &mut Vec<u8>) {
+    put_varint(out, items.len() as u64);
+    for x in items {
+        x.pack(out);
+    }
+}
+
+/// Reads what [`pack_seq`] wrote into `into` (cleared first; its allocation is kept).
+pub fn unpack_seq<A: smallvec::Array>(
+    r: &mut Reader<'_>,
+    into: &mut smallvec::SmallVec<A>,
+) -> Result<(), PackError>
+where
+    A::Item: Pack,
+{
+    into.clear();
+    let n = r.varint("sequence length")?;
+    for _ in 0..n {
+        into.push(A::Item::unpack(r)?);
+    }
+    Ok(())
+}
+
+impl Pack for u8 {
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(*self);
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        r.u8("byte")
+    }
+}
+
+impl Pack for bool {
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        match r.u8("bool")? {
+            0 => Ok(false),
+            1 => Ok(true),
+            t => Err(PackError::BadTag("bool", t)),
+        }
+    }
+}
+
+impl<T: Pack> Pack for Option<T> {
+    fn pack(&self, out: &mut Vec<u8>) {
+        match self {
+            None => out.push(0),
+            Some(x) => {
+                out.push(1);
+                x.pack(out);
+            }
+        }
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        match r.u8("option")? {
+            0 => Ok(None),
+            1 => Ok(Some(T::unpack(r)?)),
+            t => Err(PackError::BadTag("option", t)),
+        }
+    }
+}
+
+impl<A: Pack, B: Pack> Pack for (A, B) {
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.0.pack(out);
+        self.1.pack(out);
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        Ok((A::unpack(r)?, B::unpack(r)?))
+    }
+}
+
+/// Tag bytes 0 and 1 are the two parties.
+impl Pack for Party {
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(self.index() as u8);
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        match r.u8("party")? {
+            0 => Ok(Party::Client),
+            1 => Ok(Party::Server),
+            t => Err(PackError::BadTag("party", t)),
+        }
+    }
+}
+
+/// `null` is one byte; an integer from 0 to 127 one byte with the high bit set, any other a tag
+/// and its zigzag varint; a string a tag, its length and its bytes. The wire type is kept, so
+/// `7` and `"7"` pack differently.
+impl Pack for RequestId {
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        match self {
+            RequestId::Null => out.push(0),
+            RequestId::Int(n @ 0..=127) => out.push(0x80 | *n as u8),
+            RequestId::Int(n) => {
+                out.push(1);
+                put_signed(out, *n);
+            }
+            RequestId::Str(s) => {
+                out.push(2);
+                out.push(s.as_str().len() as u8);
+                out.extend_from_slice(s.as_str().as_bytes());
+            }
+        }
+    }
+    #[inline]
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        match r.u8("request id")? {
+            0 => Ok(RequestId::Null),
+            t @ 0x80.. => Ok(RequestId::Int(i64::from(t & 0x7f))),
+            1 => match r.signed("request id")? {
+                // Small integers have the one-byte form only, so bytes stay canonical.
+                0..=127 => Err(PackError::BadTag("request id", 1)),
+                n => Ok(RequestId::Int(n)),
+            },
+            2 => {
+                let len = usize::from(r.u8("string id")?);
+                if len > MAX_STR_ID {
+                    return Err(PackError::BadTag("string id length", len as u8));
+                }
+                let bytes = r.take(len, "string id")?;
+                let s = core::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(IdStr::new)
+                    .ok_or(PackError::BadTag("string id", 2))?;
+                Ok(RequestId::Str(s))
+            }
+            t => Err(PackError::BadTag("request id", t)),
+        }
+    }
+}
+
+/// Small enums pack as one byte: the position of the variant in `ALL`.
+macro_rules! pack_as_index {
+    ($t:ty, $what:literal, [$($v:expr),* $(,)?]) => {
+        impl Pack for $t {
+            #[inline]
+            fn pack(&self, out: &mut Vec<u8>) {
+                const ALL: &[$t] = &[$($v),*];
+                // Every variant is listed, so the position is found.
+                let i = ALL.iter().position(|x| x == self).unwrap_or(0);
+                out.push(i as u8);
+            }
+            #[inline]
+            fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+                const ALL: &[$t] = &[$($v),*];
+                let t = r.u8($what)?;
+                ALL.get(usize::from(t)).copied().ok_or(PackError::BadTag($what, t))
+            }
+        }
+    };
+}
+
+pack_as_index!(Method, "method", [Method::Initialize, Method::Work]);
+pack_as_index!(
+    Outgoing,
+    "outgoing state",
+    [
+        Outgoing::Pending,
+        Outgoing::CancelRequested(CancelCause::User),
+        Outgoing::CancelRequested(CancelCause::Timeout),
+        Outgoing::Abandoned(CancelCause::User),
+        Outgoing::Abandoned(CancelCause::Timeout),
+        Outgoing::Done,
+    ]
+);
+pack_as_index!(
+    Incoming,
+    "incoming state",
+    [
+        Incoming::Queued,
+        Incoming::Working,
+        Incoming::CancelNoted,
+        Incoming::Answered(Completion::Completed),
+        Incoming::Answered(Completion::Cancelled),
+        Incoming::Dropped,
+    ]
+);
+pack_as_index!(
+    Ack,
+    "acknowledgement",
+    [
+        Ack::CANCELLED,
+        Ack {
+            cancelled: false,
+            reason: AckReason::None
+        },
+        Ack {
+            cancelled: true,
+            reason: AckReason::NotFound
+        },
+        Ack {
+            cancelled: false,
+            reason: AckReason::NotFound
+        },
+        Ack {
+            cancelled: true,
+            reason: AckReason::AlreadyCompleted
+        },
+        Ack {
+            cancelled: false,
+            reason: AckReason::AlreadyCompleted
+        },
+    ]
+);
+
+impl Pack for Reply {
+    fn pack(&self, out: &mut Vec<u8>) {
+        match *self {
+            Reply::Full => out.push(0),
+            Reply::Partial => out.push(1),
+            Reply::Initialized { cancel_support } => out.push(2 + u8::from(cancel_support)),
+            Reply::Cancelled => out.push(4),
+            Reply::Error(code) => {
+                out.push(5);
+                put_signed(out, code);
+            }
+        }
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        Ok(match r.u8("reply")? {
+            0 => Reply::Full,
+            1 => Reply::Partial,
+            t @ (2 | 3) => Reply::Initialized {
+                cancel_support: t == 3,
+            },
+            4 => Reply::Cancelled,
+            5 => Reply::Error(r.signed("error code")?),
+            t => return Err(PackError::BadTag("reply", t)),
+        })
+    }
+}
+
+impl Pack for Message {
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        match *self {
+            Message::Request { id, method } => {
+                out.push(match method {
+                    Method::Initialize => 0,
+                    Method::Work => 1,
+                });
+                id.pack(out);
+            }
+            Message::Response { id, reply } => {
+                out.push(2);
+                id.pack(out);
+                reply.pack(out);
+            }
+            Message::Cancel { id } => {
+                out.push(3);
+                id.pack(out);
+            }
+            Message::MalformedCancel => out.push(4),
+            Message::CancelAck { id, ack } => {
+                out.push(5);
+                id.pack(out);
+                ack.pack(out);
+            }
+            Message::Activity { id } => {
+                out.push(6);
+                id.pack(out);
+            }
+        }
+    }
+    #[inline]
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        Ok(match r.u8("message")? {
+            0 => Message::Request {
+                id: RequestId::unpack(r)?,
+                method: Method::Initialize,
+            },
+            1 => Message::Request {
+                id: RequestId::unpack(r)?,
+                method: Method::Work,
+            },
+            2 => Message::Response {
+                id: RequestId::unpack(r)?,
+                reply: Reply::unpack(r)?,
+            },
+            3 => Message::Cancel {
+                id: RequestId::unpack(r)?,
+            },
+            4 => Message::MalformedCancel,
+            5 => Message::CancelAck {
+                id: RequestId::unpack(r)?,
+                ack: Ack::unpack(r)?,
+            },
+            6 => Message::Activity {
+                id: RequestId::unpack(r)?,
+            },
+            t => return Err(PackError::BadTag("message", t)),
+        })
+    }
+}
+
+impl Pack for Timer {
+    fn pack(&self, out: &mut Vec<u8>) {
+        match *self {
+            Timer::InitTimeout => out.push(0),
+            Timer::RequestTimeout(id) => {
+                out.push(1);
+                id.pack(out);
+            }
+        }
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        match r.u8("timer")? {
+            0 => Ok(Timer::InitTimeout),
+            1 => Ok(Timer::RequestTimeout(RequestId::unpack(r)?)),
+            t => Err(PackError::BadTag("timer", t)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip<T: Pack + PartialEq + core::fmt::Debug>(x: T) -> Vec<u8> {
+        let mut out = Vec::new();
+        x.pack(&mut out);
+        let mut r = Reader::new(&out);
+        assert_eq!(T::unpack(&mut r).unwrap(), x);
+        assert!(r.is_empty(), "{x:?} left bytes unread");
+        out
+    }
+
+    #[test]
+    fn values_round_trip_and_wire_types_stay_apart() {
+        let seven = round_trip(RequestId::Int(7));
+        let seven_str = round_trip(RequestId::str("7").unwrap());
+        assert_ne!(seven, seven_str);
+        assert_eq!(round_trip(RequestId::Int(3)).len(), 1);
+        assert_eq!(round_trip(RequestId::Int(128)).len(), 3);
+        assert!(RequestId::unpack(&mut Reader::new(&[1, 6])).is_err());
+        for n in [0, -1, i64::MIN, i64::MAX, 1 << 40] {
+            round_trip(RequestId::Int(n));
+        }
+        round_trip(RequestId::Null);
+        round_trip(RequestId::str(&"x".repeat(MAX_STR_ID)).unwrap());
+        for reply in [
+            Reply::Full,
+            Reply::Partial,
+            Reply::Initialized {
+                cancel_support: true,
+            },
+            Reply::Cancelled,
+            Reply::Error(-32800),
+        ] {
+            round_trip(Message::Response {
+                id: RequestId::Int(1),
+                reply,
+            });
+        }
+        round_trip(Message::CancelAck {
+            id: RequestId::str("c").unwrap(),
+            ack: Ack {
+                cancelled: false,
+                reason: AckReason::AlreadyCompleted,
+            },
+        });
+        round_trip(Some((
+            Party::Server,
+            Timer::RequestTimeout(RequestId::Int(2)),
+        )));
+        round_trip(Incoming::Answered(Completion::Cancelled));
+        round_trip(Outgoing::Abandoned(CancelCause::Timeout));
+    }
+
+    #[test]
+    fn foreign_bytes_are_errors_not_panics() {
+        assert_eq!(
+            RequestId::unpack(&mut Reader::new(&[9])),
+            Err(PackError::BadTag("request id", 9))
+        );
+        assert!(Message::unpack(&mut Reader::new(&[2, 1])).is_err());
+        assert!(RequestId::unpack(&mut Reader::new(&[2, 200])).is_err());
+        assert!(Reader::new(&[0xff; 11]).varint("x").is_err());
+        assert_eq!(
+            Incoming::unpack(&mut Reader::new(&[])),
+            Err(PackError::Truncated("incoming state"))
+        );
+    }
+}

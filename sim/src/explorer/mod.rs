@@ -1,0 +1,195 @@
+//! The explorer: every schedule of a small configuration, not a sample of them.
+//!
+//! It drives the same [`World`](crate::World) as the simulator, but where the simulator draws
+//! what happens next from time and the seed, the explorer branches on every enabled step
+//! ([`Step`]): delivering any in-flight message the transport allows (the head of each
+//! direction on a FIFO link, any of them on a reordering one), the application sending its
+//! next request or cancelling any request it sent, work finishing, a timer firing, running work
+//! reporting progress, a message being lost or duplicated when the network may do so. Time
+//! does not exist: timeouts are just steps that may come at any point.
+//!
+//! The breadth-first search is level-synchronous: each level's states are expanded in
+//! parallel, then merged in a fixed order (parent, then choice), so the counts, the first
+//! counterexample (a shortest one) and its schedule are the same for any number of threads.
+//! States are held packed ([`Explorer::pack`]: everything that affects the future, checker
+//! state included, in a hundred-odd bytes) and deduplicated by a 64-bit [`fingerprint`] of
+//! those bytes.
+//!
+//! How a [`Scenario`] reads here: `workload.requests` requests; `workload.workers` server
+//! workers; the application may cancel each request once (twice with
+//! `repeat_cancel_permille > 0`) when `cancel_permille > 0`; request timeouts when
+//! `workload.timeout` is set, a connect timeout when `workload.init_timeout` is set; one
+//! progress notification per piece of work when `progress_permille > 0`; loss when
+//! `link.loss_permille > 0`; one duplicated message (a response or notification, as in the
+//! simulator) when `link.duplicate_permille > 0`; `link.order`. Latencies, durations and
+//! disconnects are not explored. An unset `cancel_support` explores both answers (two
+//! initial states).
+
+mod hash;
+mod search;
+mod state;
+
+pub use hash::{StableHasher, fingerprint};
+pub use search::{Replayed, SearchOptions, SearchReport, replay, search};
+pub use state::{Explorer, Step};
+
+use crate::link::Order;
+use crate::scenario::Scenario;
+
+/// What the explorer branches on, read from a scenario.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    requests: u8,
+    cancels_each: u8,
+    timeouts: bool,
+    init_timeout: bool,
+    loss: bool,
+    fifo: bool,
+    progress: bool,
+    /// Duplications the network may make in one run.
+    duplicates: u8,
+}
+
+fn bounds(s: &Scenario) -> Bounds {
+    Bounds {
+        requests: s.workload.requests.min(32) as u8,
+        cancels_each: match (
+            s.workload.cancel_permille,
+            s.workload.repeat_cancel_permille,
+        ) {
+            (0, _) => 0,
+            (_, 0) => 1,
+            _ => 2,
+        },
+        timeouts: s.workload.timeout.is_some(),
+        init_timeout: s.workload.init_timeout.is_some(),
+        loss: s.link.loss_permille > 0,
+        fifo: s.link.order == Order::Fifo,
+        progress: s.workload.progress_permille > 0,
+        duplicates: u8::from(s.link.duplicate_permille > 0),
+    }
+}
+
+/// A small configuration to explore, as the `explore` command takes it.
+#[derive(Clone, Copy, Debug)]
+pub struct ExploreSpec {
+    /// The protocol.
+    pub dialect: cancelcheck_model::Dialect,
+    /// The behaviour under test.
+    pub behavior: cancelcheck_model::Behaviour,
+    /// Requests the client sends.
+    pub requests: u16,
+    /// Server workers.
+    pub workers: u16,
+    /// Delivery order.
+    pub order: Order,
+    /// Request timeouts.
+    pub timeouts: bool,
+    /// A connect timeout on `initialize`.
+    pub init_timeout: bool,
+    /// Each request may be cancelled twice (always for acknowledged cancels).
+    pub repeat_cancel: bool,
+    /// Messages may be lost.
+    pub loss: bool,
+    /// Running work may send one progress notification.
+    pub progress: bool,
+    /// The client reuses the id of its latest answered request (see `IdPolicy::reuse_answered`).
+    pub reuse_ids: bool,
+    /// The network may deliver one response or notification twice.
+    pub duplicate: bool,
+}
+
+impl ExploreSpec {
+    /// `requests` requests in `dialect` under `behavior`, one worker per request, on a link
+    /// with `order`; no timeouts, no loss.
+    pub fn new(
+        dialect: cancelcheck_model::Dialect,
+        behavior: cancelcheck_model::Behaviour,
+        requests: u16,
+        order: Order,
+    ) -> Self {
+        ExploreSpec {
+            dialect,
+            behavior,
+            requests,
+            workers: requests,
+            order,
+            timeouts: false,
+            init_timeout: false,
+            repeat_cancel: false,
+            loss: false,
+            progress: false,
+            reuse_ids: false,
+            duplicate: false,
+        }
+    }
+
+    /// The scenario the explorer reads (see the module documentation).
+    pub fn scenario(&self) -> Scenario {
+        use crate::link::Latency;
+        let mut s = Scenario::default_for(self.dialect);
+        s.behavior = self.behavior;
+        let acked = self.dialect.rules().cancel_shape
+            == cancelcheck_model::dialect::CancelShape::AcknowledgedRequest;
+        let w = &mut s.workload;
+        w.requests = self.requests;
+        w.workers = self.workers.max(1);
+        w.cancel_permille = 1000;
+        w.repeat_cancel_permille = if self.repeat_cancel || acked { 1000 } else { 0 };
+        w.timeout = self.timeouts.then_some(Latency::Fixed(1));
+        w.init_timeout = self.init_timeout.then_some(Latency::Fixed(1));
+        w.progress_permille = if self.progress { 1000 } else { 0 };
+        w.ids.reuse_answered = self.reuse_ids;
+        w.cancel_support = None;
+        s.link.order = self.order;
+        s.link.loss_permille = u16::from(self.loss);
+        s.link.duplicate_permille = u16::from(self.duplicate);
+        s
+    }
+}
+
+/// Whether requests are interchangeable in `s`, so that the symmetry reduction is sound: ids
+/// are never reused, no request waits for a worker, and the behaviour neither singles out an
+/// id (id 0, coerced ids, reuse of a given-up id) nor acts on several requests in table order
+/// (one cancel stopping all). Table order then carries no information, and a state and its
+/// relabelling have the same futures up to that relabelling.
+pub fn symmetric(s: &Scenario) -> bool {
+    use cancelcheck_model::Behaviour as B;
+    s.workload.workers >= s.workload.requests
+        && !s.workload.ids.reuse_answered
+        && !matches!(
+            s.behavior,
+            B::ReusesLiveId | B::IgnoresCancelForIdZero | B::IdTypeConfusion | B::CancelCancelsAll
+        )
+}
+
+/// Whether the partial-order reduction is sound for `s`: steps of different requests commute
+/// and never enable or disable one another. That needs a reordering transport (on a FIFO link a
+/// message waits behind another request's), no id reuse, no request waiting for a worker, and a
+/// behaviour that keeps requests apart (not a crash that stops every request, not one cancel
+/// stopping all, not coerced ids), and no duplication (its budget is shared by every request, so
+/// one request's duplication disables another's). The checker's verdict about a request
+/// depends only on that request's own steps and `initialize`'s, so every violation and every
+/// quiescent state of the full graph stays reachable in the reduced one.
+pub fn partial_order(s: &Scenario) -> bool {
+    use cancelcheck_model::Behaviour as B;
+    s.link.order == Order::Reordering
+        && s.link.duplicate_permille == 0
+        && symmetric(s)
+        && !matches!(s.behavior, B::CrashesOnUnknownCancel)
+}
+
+/// The scenarios the initial states stand for: one per possible `cancel_support`.
+pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
+    match s.workload.cancel_support {
+        Some(_) => vec![s.clone()],
+        None => [true, false]
+            .into_iter()
+            .map(|b| {
+                let mut v = s.clone();
+                v.workload.cancel_support = Some(b);
+                v
+            })
+            .collect(),
+    }
+}

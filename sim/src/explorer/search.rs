@@ -1,0 +1,582 @@
+//! The searches over explored states: breadth-first (level by level on several threads,
+//! shortest counterexample first), depth-first (one thread, memory that grows with the depth),
+//! and the replay of a schedule either of them reports.
+//!
+//! Both hold states packed and expand one by unpacking it into a scratch state, applying a
+//! step, and packing the successor again: no state is cloned, and nothing is allocated per
+//! successor once the buffers have grown.
+
+use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
+
+use super::hash::{FingerprintSet, fingerprint};
+use super::state::{Explorer, Step};
+use super::{initial_scenarios, partial_order, symmetric};
+use crate::scenario::Scenario;
+
+/// How to search.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchOptions {
+    /// Stop expanding at this depth (the search is then bounded, never a plain pass).
+    pub max_depth: Option<u32>,
+    /// Worker threads for expanding a level.
+    pub threads: usize,
+    /// Stop after this many unique states (bounded).
+    pub max_states: Option<u64>,
+    /// Depth-first instead of breadth-first: memory grows with the depth, not the width, but
+    /// the first counterexample need not be a shortest one, and with a depth bound a state
+    /// first met deep is not revisited from shallower paths (the bound is then approximate).
+    /// Single-threaded.
+    pub depth_first: bool,
+    /// Deduplicate states up to a permutation of interchangeable requests (applied only where
+    /// [`symmetric`](super::symmetric) holds; see [`SearchReport::symmetry`]).
+    pub symmetry: bool,
+    /// Expand, from each state, only the steps of one request when steps of several are enabled
+    /// (applied only where [`partial_order`](super::partial_order) holds; see [`SearchReport::partial_order`]).
+    pub partial_order: bool,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct SearchReport {
+    /// Distinct states visited.
+    pub unique_states: u64,
+    /// States generated, duplicates included.
+    pub total_states: u64,
+    /// Deepest level reached.
+    pub max_depth: u32,
+    /// Whether every reachable state was visited (no bound cut the search).
+    pub exhaustive: bool,
+    /// Races reached by some visited state.
+    pub reached: PropertySet,
+    /// The most states held at once: breadth-first, a level plus the new states of the next
+    /// (each packed in a hundred-odd bytes); depth-first, the stack.
+    pub peak_states_held: u64,
+    /// Whether the symmetry reduction was applied.
+    pub symmetry: bool,
+    /// Whether the partial-order reduction was applied.
+    pub partial_order: bool,
+    /// The first counterexample found: its schedule (initial state index, then the index of
+    /// each step in `enabled`) and the invariants it breaks. A shortest one, breadth-first
+    /// without the partial-order reduction.
+    pub counterexample: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
+}
+
+impl SearchReport {
+    fn starting(symmetry: bool, partial_order: bool) -> Self {
+        SearchReport {
+            exhaustive: true,
+            symmetry,
+            partial_order,
+            ..SearchReport::default()
+        }
+    }
+}
+
+/// A state's place in the breadth-first search tree: the state it was first reached from and
+/// the step that reached it (for a root: `parent == u32::MAX`, `choice` its initial index).
+struct Node {
+    parent: u32,
+    choice: u32,
+}
+
+fn path_to(nodes: &[Node], mut i: u32) -> Vec<u32> {
+    let mut path = Vec::new();
+    loop {
+        let n = &nodes[i as usize];
+        path.push(n.choice);
+        if n.parent == u32::MAX {
+            break;
+        }
+        i = n.parent;
+    }
+    path.reverse();
+    path
+}
+
+/// Packed states end to end in one buffer.
+#[derive(Default)]
+struct Packed {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    fn push(&mut self, state: &[u8]) {
+        self.bytes.extend_from_slice(state);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+}
+
+/// One thread's means of expanding states: per initial scenario (they differ only in
+/// configuration, which packing leaves out) a base state, the one being expanded, unpacked
+/// once, and a scratch state, a copy of the base for each successor; buffers reused for every
+/// state, so expanding allocates nothing once they have grown.
+struct Expander<'a> {
+    rules: &'a Scenario,
+    base: Vec<Explorer>,
+    scratch: Vec<Explorer>,
+    symmetry: bool,
+    partial_order: bool,
+    all: Vec<Step>,
+    steps: Vec<(u32, Step)>,
+    /// The state last keyed, packed: what is stored.
+    packed: Vec<u8>,
+    /// Its canonical relabelling, packed: what is hashed under symmetry.
+    canon: Vec<u8>,
+    /// What it made of its share of the level last expanded (its buffers kept from level to
+    /// level).
+    share: Share,
+}
+
+impl<'a> Expander<'a> {
+    fn new(rules: &'a Scenario, roots: &[Explorer], symmetry: bool, partial_order: bool) -> Self {
+        Expander {
+            rules,
+            base: roots.to_vec(),
+            scratch: roots.to_vec(),
+            symmetry,
+            partial_order,
+            all: Vec::new(),
+            steps: Vec::new(),
+            packed: Vec::new(),
+            canon: Vec::new(),
+            share: Share::default(),
+        }
+    }
+
+    /// Unpacks `state` into the base state of its root, lists the steps to expand from it into
+    /// `steps`, and returns the root.
+    fn load(&mut self, state: &[u8]) -> usize {
+        let root = usize::from(state[0]);
+        if let Err(e) = self.base[root].unpack(state) {
+            // Only this module's own `pack` writes these bytes.
+            panic!("explorer: a state it packed does not unpack ({e})");
+        }
+        self.base[root].to_expand(
+            self.rules,
+            self.partial_order,
+            &mut self.all,
+            &mut self.steps,
+        );
+        root
+    }
+
+    /// Applies `step` to a copy of the base state of `root`, in its scratch state; with
+    /// `last`, to the base itself (which is then spent: load another before the next step).
+    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer {
+        if last {
+            core::mem::swap(&mut self.base[root], &mut self.scratch[root]);
+        } else {
+            self.scratch[root].clone_from(&self.base[root]);
+        }
+        let e = &mut self.scratch[root];
+        e.apply(self.rules, step);
+        e
+    }
+
+    /// Packs the scratch state of `root` into `packed` and returns its key in the visited
+    /// set: the fingerprint of the packed bytes, or of its canonical relabelling's under
+    /// symmetry (which leaves the scratch state relabelled: load another before stepping).
+    fn key(&mut self, root: usize) -> u64 {
+        let e = &mut self.scratch[root];
+        e.pack(&mut self.packed);
+        if !self.symmetry || !e.canonicalize(self.rules) {
+            return fingerprint(&self.packed);
+        }
+        e.pack(&mut self.canon);
+        fingerprint(&self.canon)
+    }
+}
+
+/// The initial states, one per initial scenario, and the scenario whose step rules serve for
+/// all (they differ only in what the server declares, which lives in the endpoints).
+fn roots(scenario: &Scenario) -> (Scenario, Vec<Explorer>) {
+    let inits = initial_scenarios(scenario);
+    let roots = inits
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Explorer::new(s, i as u8, false))
+        .collect();
+    let rules = inits.into_iter().next().unwrap_or_else(|| scenario.clone());
+    (rules, roots)
+}
+
+/// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
+/// (`choice: None`).
+#[derive(Clone)]
+struct Bad {
+    parent: u32,
+    choice: Option<u32>,
+    broken: Vec<InvariantId>,
+}
+
+/// A successor not in the visited set when its level began.
+struct Candidate {
+    parent: u32,
+    choice: u32,
+    fingerprint: u64,
+}
+
+/// What one thread made of its share of a level.
+#[derive(Default)]
+struct Share {
+    candidates: Vec<Candidate>,
+    /// The candidates' states, in the same order.
+    packed: Packed,
+    generated: u64,
+    reached: PropertySet,
+    /// The first quiescent state breaking an eventual property, and the first successor
+    /// breaking an invariant, in merge order.
+    quiescent_bad: Option<Bad>,
+    child_bad: Option<Bad>,
+}
+
+/// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
+/// those whose key is not in `seen` (read only while a level expands) become candidates for
+/// the merge.
+fn expand_share(
+    x: &mut Expander<'_>,
+    level: &Packed,
+    nodes: &[u32],
+    range: core::ops::Range<usize>,
+    seen: &FingerprintSet,
+) {
+    let mut out = core::mem::take(&mut x.share);
+    out.candidates.clear();
+    out.packed.clear();
+    out.generated = 0;
+    out.reached = PropertySet::default();
+    out.quiescent_bad = None;
+    out.child_bad = None;
+    for i in range {
+        let state = level.get(i);
+        let node = nodes[i];
+        let root = x.load(state);
+        if x.steps.is_empty() {
+            // Quiescent: the eventual properties are judged here.
+            let v = x.base[root].end(true);
+            if !v.passed() && out.quiescent_bad.is_none() {
+                out.quiescent_bad = Some(Bad {
+                    parent: node,
+                    choice: None,
+                    broken: v.violations.iter().map(|v| v.invariant).collect(),
+                });
+            }
+            continue;
+        }
+        for j in 0..x.steps.len() {
+            let (choice, step) = x.steps[j];
+            let e = x.step(root, step, j + 1 == x.steps.len());
+            out.generated += 1;
+            out.reached = out.reached.union(e.reached());
+            if e.violated() {
+                if out.child_bad.is_none() {
+                    out.child_bad = Some(Bad {
+                        parent: node,
+                        choice: Some(choice),
+                        broken: e.world().checker().broken(),
+                    });
+                }
+                continue;
+            }
+            let fingerprint = x.key(root);
+            if !seen.contains(&fingerprint) {
+                out.candidates.push(Candidate {
+                    parent: node,
+                    choice,
+                    fingerprint,
+                });
+                out.packed.push(&x.packed);
+            }
+        }
+    }
+    x.share = out;
+}
+
+/// Explores `scenario` breadth-first. `progress(depth, unique, frontier)` is called after each
+/// level.
+pub fn search(
+    scenario: &Scenario,
+    opts: &SearchOptions,
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> SearchReport {
+    if opts.depth_first {
+        return search_depth_first(scenario, opts);
+    }
+    let sym = opts.symmetry && symmetric(scenario);
+    let por = opts.partial_order && partial_order(scenario);
+    let mut report = SearchReport::starting(sym, por);
+    let (rules, roots) = roots(scenario);
+    let threads = opts.threads.clamp(1, 64);
+    let mut expanders: Vec<Expander<'_>> = (0..threads)
+        .map(|_| Expander::new(&rules, &roots, sym, por))
+        .collect();
+    let mut seen = FingerprintSet::default();
+    let mut nodes: Vec<Node> = Vec::new();
+    // A level: its states packed, and each one's node.
+    let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
+    // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
+    let x = &mut expanders[0];
+    for i in 0..x.scratch.len() {
+        report.total_states += 1;
+        if seen.insert(x.key(i)) {
+            nodes.push(Node {
+                parent: u32::MAX,
+                choice: i as u32,
+            });
+            level.push(&x.packed);
+            level_nodes.push((nodes.len() - 1) as u32);
+        }
+    }
+    let mut depth = 0u32;
+    while level.len() > 0 {
+        report.max_depth = depth;
+        if opts.max_depth.is_some_and(|d| depth >= d) {
+            report.exhaustive = false;
+            break;
+        }
+        // Expand in parallel: each thread a contiguous share, so that shares in thread order
+        // are the level in order.
+        let chunk = level.len().div_ceil(threads);
+        let range = |t: usize| (t * chunk).min(level.len())..((t + 1) * chunk).min(level.len());
+        if threads == 1 {
+            expand_share(&mut expanders[0], &level, &level_nodes, range(0), &seen);
+        } else {
+            std::thread::scope(|scope| {
+                let (level, level_nodes, seen) = (&level, &level_nodes, &seen);
+                for (t, x) in expanders.iter_mut().enumerate() {
+                    let range = range(t);
+                    scope.spawn(move || expand_share(x, level, level_nodes, range, seen));
+                }
+            });
+        }
+        let shares: Vec<&Share> = expanders.iter().map(|x| &x.share).collect();
+        for s in &shares {
+            report.total_states += s.generated;
+            report.reached = report.reached.union(s.reached);
+        }
+        // A quiescent state's own violation is shallower than any successor's: report it first.
+        let bad = shares
+            .iter()
+            .find_map(|s| s.quiescent_bad.clone())
+            .or_else(|| shares.iter().find_map(|s| s.child_bad.clone()));
+        if let Some(bad) = bad {
+            let mut path = path_to(&nodes, bad.parent);
+            path.extend(bad.choice);
+            report.counterexample = Some((path, bad.broken));
+            report.unique_states = seen.len() as u64;
+            report.max_depth = depth + u32::from(bad.choice.is_some());
+            return report;
+        }
+        let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
+        report.peak_states_held = report
+            .peak_states_held
+            .max((level.len() + candidates) as u64);
+        // Merge in order: the first of equal states is kept.
+        level.clear();
+        level_nodes.clear();
+        for share in &shares {
+            for (k, c) in share.candidates.iter().enumerate() {
+                if !seen.insert(c.fingerprint) {
+                    continue;
+                }
+                nodes.push(Node {
+                    parent: c.parent,
+                    choice: c.choice,
+                });
+                level.push(share.packed.get(k));
+                level_nodes.push((nodes.len() - 1) as u32);
+                if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                    report.exhaustive = false;
+                    report.unique_states = seen.len() as u64;
+                    return report;
+                }
+            }
+        }
+        depth += 1;
+        progress(depth, seen.len() as u64, level.len() as u64);
+    }
+    report.unique_states = seen.len() as u64;
+    report
+}
+
+/// A state on the depth-first stack: where its packed bytes are in the byte stack, where its
+/// steps are in the step stack (listed when it first comes to the top), and the next to take.
+struct Frame {
+    start: usize,
+    end: usize,
+    steps: Option<(usize, usize)>,
+    next: usize,
+}
+
+fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
+    let sym = opts.symmetry && symmetric(scenario);
+    let por = opts.partial_order && partial_order(scenario);
+    let mut report = SearchReport::starting(sym, por);
+    let (rules, roots) = roots(scenario);
+    let mut x = Expander::new(&rules, &roots, sym, por);
+    let mut seen = FingerprintSet::default();
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut steps: Vec<(u32, Step)> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    // The choices that led to the top: the step taken last from every frame below it.
+    let path = |root: usize, stack: &[Frame], steps: &[(u32, Step)]| {
+        let mut p = vec![root as u32];
+        for f in &stack[..stack.len() - 1] {
+            let (s0, _) = f.steps.unwrap_or_default();
+            p.push(steps[s0 + f.next - 1].0);
+        }
+        p
+    };
+    for root in 0..x.scratch.len() {
+        report.total_states += 1;
+        if !seen.insert(x.key(root)) {
+            continue;
+        }
+        bytes.clear();
+        bytes.extend_from_slice(&x.packed);
+        steps.clear();
+        // The frame whose state the base holds.
+        let mut loaded: Option<usize> = None;
+        stack.push(Frame {
+            start: 0,
+            end: bytes.len(),
+            steps: None,
+            next: 0,
+        });
+        while let Some(t) = stack.len().checked_sub(1) {
+            let depth = t as u32;
+            report.max_depth = report.max_depth.max(depth);
+            report.peak_states_held = report.peak_states_held.max(stack.len() as u64);
+            let (start, end) = (stack[t].start, stack[t].end);
+            let (s0, s1) = match stack[t].steps {
+                Some(range) => range,
+                None => {
+                    let r = x.load(&bytes[start..end]);
+                    loaded = Some(t);
+                    let range = (steps.len(), steps.len() + x.steps.len());
+                    steps.extend_from_slice(&x.steps);
+                    stack[t].steps = Some(range);
+                    if range.0 == range.1 {
+                        // Quiescent: the eventual properties are judged here.
+                        let v = x.base[r].end(true);
+                        loaded = None;
+                        if !v.passed() {
+                            let broken = v.violations.iter().map(|v| v.invariant).collect();
+                            report.counterexample = Some((path(root, &stack, &steps), broken));
+                            report.unique_states = seen.len() as u64;
+                            return report;
+                        }
+                    }
+                    range
+                }
+            };
+            let next = stack[t].next;
+            if s0 + next >= s1 || opts.max_depth.is_some_and(|d| depth >= d) {
+                if s0 + next < s1 {
+                    report.exhaustive = false;
+                }
+                bytes.truncate(start);
+                steps.truncate(s0);
+                stack.pop();
+                continue;
+            }
+            let (choice, step) = steps[s0 + next];
+            stack[t].next += 1;
+            if loaded != Some(t) {
+                x.load(&bytes[start..end]);
+            }
+            let last = s0 + next + 1 == s1;
+            loaded = if last { None } else { Some(t) };
+            let e = x.step(root, step, last);
+            report.total_states += 1;
+            report.reached = report.reached.union(e.reached());
+            if e.violated() {
+                let broken = e.world().checker().broken();
+                let mut p = path(root, &stack, &steps);
+                p.push(choice);
+                report.counterexample = Some((p, broken));
+                report.unique_states = seen.len() as u64;
+                return report;
+            }
+            if seen.insert(x.key(root)) {
+                if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                    report.exhaustive = false;
+                    report.unique_states = seen.len() as u64;
+                    return report;
+                }
+                let start = bytes.len();
+                bytes.extend_from_slice(&x.packed);
+                stack.push(Frame {
+                    start,
+                    end: bytes.len(),
+                    steps: None,
+                    next: 0,
+                });
+            }
+        }
+    }
+    report.unique_states = seen.len() as u64;
+    report
+}
+
+/// A schedule replayed: the verdict, every event, and how many of the schedule's entries
+/// could be applied (all of them, for a schedule the explorer produced).
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// The checker's verdict.
+    pub verdict: Verdict,
+    /// Every event.
+    pub events: Vec<crate::world::Timed>,
+    /// Entries of the schedule applied: the initial state's index counts as one. A choice out
+    /// of range (or an initial index that does not exist) stops the run there.
+    pub applied: usize,
+}
+
+/// Re-runs a schedule (from [`SearchReport::counterexample`] or a trace) with every event
+/// recorded.
+pub fn replay(scenario: &Scenario, schedule: &[u32]) -> Replayed {
+    let inits = initial_scenarios(scenario);
+    let Some((root, init, rest)) = schedule
+        .split_first()
+        .and_then(|(&first, rest)| Some((first as u8, inits.get(first as usize)?, rest)))
+    else {
+        return Replayed {
+            verdict: Verdict::default(),
+            events: Vec::new(),
+            applied: 0,
+        };
+    };
+    let mut e = Explorer::new(init, root, true);
+    let mut steps = Vec::new();
+    let mut applied = 1;
+    for &c in rest {
+        e.enabled(init, &mut steps);
+        let Some(&step) = steps.get(c as usize) else {
+            break;
+        };
+        e.apply(init, step);
+        applied += 1;
+    }
+    e.enabled(init, &mut steps);
+    let (verdict, mut world) = e.finish(steps.is_empty());
+    Replayed {
+        verdict,
+        events: world.take_log(),
+        applied,
+    }
+}

@@ -1,0 +1,585 @@
+//! One explored state: the world plus everything a driver holds (messages in flight, running
+//! work, armed timers, the application's script position), its enabled steps, and its packed
+//! form.
+//!
+//! The search stores states packed (a hundred-odd bytes each, see `cancelcheck_model::pack`)
+//! and unpacks one into a reused scratch state to expand it. The packed bytes identify the
+//! state, so their [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
+
+use cancelcheck_model::io::Timer;
+use cancelcheck_model::message::Method;
+use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, pack_seq, unpack_seq};
+use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
+use cancelcheck_properties::{Event, PropertySet, Verdict};
+use core::hash::{Hash, Hasher};
+use smallvec::SmallVec;
+
+use super::hash::StableHasher;
+use super::{Bounds, bounds};
+use crate::scenario::Scenario;
+use crate::world::World;
+
+/// One choice of what happens next.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Step {
+    /// The client sends its next request.
+    Send,
+    /// The client's application cancels request number `k` (in sending order).
+    Cancel(u8),
+    /// The message at `index` of the queue towards `to` is delivered.
+    Deliver {
+        /// The recipient.
+        to: Party,
+        /// Position in its in-flight queue.
+        index: u16,
+    },
+    /// The message at `index` towards `to` is lost.
+    Lose {
+        /// The recipient.
+        to: Party,
+        /// Position in its in-flight queue.
+        index: u16,
+    },
+    /// The work for a request finishes.
+    WorkDone(Party, RequestId),
+    /// An armed timer fires.
+    Fire(Party, Timer),
+    /// Running work reports progress (at most once per piece of work).
+    Progress(Party, RequestId),
+    /// The message at `index` towards `to` (not a request) will be delivered twice: a copy
+    /// joins the queue right behind it (in its sorted place on a reordering link).
+    Duplicate {
+        /// The recipient.
+        to: Party,
+        /// Position in its in-flight queue.
+        index: u16,
+    },
+}
+
+/// One explored state: the world plus everything a driver holds.
+#[derive(Debug)]
+pub struct Explorer {
+    /// Which initial scenario (of `initial_scenarios`) the state descends from.
+    root: u8,
+    world: World,
+    /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
+    /// reordering one (where order carries no information), so equal states look equal.
+    net: [SmallVec<[Message; 8]>; 2],
+    /// Running work and armed timers, kept sorted.
+    work: SmallVec<[(Party, RequestId); 8]>,
+    /// Running work that already reported progress.
+    progressed: SmallVec<[(Party, RequestId); 8]>,
+    timers: SmallVec<[(Party, Timer); 8]>,
+    sent: u8,
+    cancels: SmallVec<[u8; 8]>,
+    ids: SmallVec<[Option<RequestId>; 8]>,
+    /// Duplications the network may still make.
+    duplicates_left: u8,
+    steps: u64,
+    /// The last fed input's outputs (kept to reuse its allocation).
+    outs: SmallVec<[Output; 16]>,
+}
+
+fn insert_sorted<T: Ord, const N: usize>(v: &mut SmallVec<[T; N]>, x: T)
+where
+    [T; N]: smallvec::Array<Item = T>,
+{
+    let at = v.partition_point(|y| *y <= x);
+    v.insert(at, x);
+}
+
+/// `clone_from` copies into what the target already holds: the search copies a state this way
+/// for every successor, with no allocation once the scratch state has grown.
+impl Clone for Explorer {
+    fn clone(&self) -> Self {
+        Explorer {
+            root: self.root,
+            world: self.world.clone(),
+            net: self.net.clone(),
+            work: self.work.clone(),
+            progressed: self.progressed.clone(),
+            timers: self.timers.clone(),
+            sent: self.sent,
+            cancels: self.cancels.clone(),
+            ids: self.ids.clone(),
+            duplicates_left: self.duplicates_left,
+            steps: self.steps,
+            outs: SmallVec::new(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.root = src.root;
+        self.world.clone_from(&src.world);
+        copy_into(&mut self.net[0], &src.net[0]);
+        copy_into(&mut self.net[1], &src.net[1]);
+        copy_into(&mut self.work, &src.work);
+        copy_into(&mut self.progressed, &src.progressed);
+        copy_into(&mut self.timers, &src.timers);
+        self.sent = src.sent;
+        copy_into(&mut self.cancels, &src.cancels);
+        copy_into(&mut self.ids, &src.ids);
+        self.duplicates_left = src.duplicates_left;
+        self.steps = src.steps;
+    }
+}
+
+impl Explorer {
+    /// The initial state for `scenario` (its `cancel_support` must be set), descending from
+    /// initial scenario number `root`: the client has been told to initialize.
+    pub fn new(scenario: &Scenario, root: u8, record: bool) -> Self {
+        let b = bounds(scenario);
+        let n = usize::from(b.requests);
+        let mut e = Explorer {
+            root,
+            world: World::new(scenario, record),
+            net: [SmallVec::new(), SmallVec::new()],
+            work: SmallVec::new(),
+            progressed: SmallVec::new(),
+            timers: SmallVec::new(),
+            sent: 0,
+            cancels: smallvec::smallvec![0; n],
+            ids: smallvec::smallvec![None; n],
+            duplicates_left: b.duplicates,
+            steps: 0,
+            outs: SmallVec::new(),
+        };
+        e.feed(&b, Party::Client, Input::Command(Command::Initialize));
+        e
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Which initial scenario the state descends from.
+    pub fn root(&self) -> u8 {
+        self.root
+    }
+
+    /// Every enabled step, in a fixed order (a schedule records positions in it).
+    pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
+        out.clear();
+        let b = bounds(scenario);
+        if self.sent < b.requests && self.world.endpoint(Party::Client).is_ready() {
+            out.push(Step::Send);
+        }
+        for k in 0..self.sent {
+            if self.cancels[usize::from(k)] < b.cancels_each && self.ids[usize::from(k)].is_some() {
+                out.push(Step::Cancel(k));
+            }
+        }
+        for to in [Party::Client, Party::Server] {
+            let q = &self.net[to.index()];
+            let candidates = if b.fifo { q.len().min(1) } else { q.len() };
+            for i in 0..candidates {
+                // Identical messages lead to identical successors: branch on the first only.
+                if q[..i].contains(&q[i]) {
+                    continue;
+                }
+                out.push(Step::Deliver {
+                    to,
+                    index: i as u16,
+                });
+                if b.loss {
+                    out.push(Step::Lose {
+                        to,
+                        index: i as u16,
+                    });
+                }
+            }
+        }
+        for (i, &(p, id)) in self.work.iter().enumerate() {
+            if !self.work[..i].contains(&(p, id)) {
+                out.push(Step::WorkDone(p, id));
+            }
+        }
+        for (i, &(p, t)) in self.timers.iter().enumerate() {
+            if !self.timers[..i].contains(&(p, t)) {
+                out.push(Step::Fire(p, t));
+            }
+        }
+        if b.progress {
+            for (i, &w) in self.work.iter().enumerate() {
+                if !self.work[..i].contains(&w) && !self.progressed.contains(&w) {
+                    out.push(Step::Progress(w.0, w.1));
+                }
+            }
+        }
+        if self.duplicates_left > 0 {
+            for to in [Party::Client, Party::Server] {
+                let q = &self.net[to.index()];
+                for (i, m) in q.iter().enumerate() {
+                    // A copy lands behind its original, so on a FIFO link equal messages at
+                    // different places have different successors; on a sorted queue they do not.
+                    if matches!(m, Message::Request { .. }) || (!b.fifo && q[..i].contains(m)) {
+                        continue;
+                    }
+                    out.push(Step::Duplicate {
+                        to,
+                        index: i as u16,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Applies one step (one of `enabled`).
+    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
+        let b = bounds(scenario);
+        self.steps += 1;
+        self.world.now = self.steps;
+        match step {
+            Step::Send => {
+                let k = self.sent;
+                self.sent += 1;
+                self.feed(&b, Party::Client, Input::Command(Command::Send));
+                // The id the client chose, read from what it sent (a reused id need not be the
+                // largest in flight).
+                self.ids[usize::from(k)] = self.outs.iter().find_map(|o| match o {
+                    Output::Send(Message::Request {
+                        id,
+                        method: Method::Work,
+                    }) => Some(*id),
+                    _ => None,
+                });
+            }
+            Step::Cancel(k) => {
+                self.cancels[usize::from(k)] += 1;
+                if let Some(id) = self.ids[usize::from(k)] {
+                    self.feed(&b, Party::Client, Input::Command(Command::Cancel(id)));
+                }
+            }
+            Step::Deliver { to, index } => {
+                let msg = self.net[to.index()].remove(usize::from(index));
+                self.feed(&b, to, Input::Receive(msg));
+            }
+            Step::Lose { to, index } => {
+                let msg = self.net[to.index()].remove(usize::from(index));
+                self.world.emit(Event::Lost {
+                    from: to.peer(),
+                    msg,
+                });
+            }
+            Step::Duplicate { to, index } => {
+                let q = &mut self.net[to.index()];
+                let msg = q[usize::from(index)];
+                if b.fifo {
+                    q.insert(usize::from(index) + 1, msg);
+                } else {
+                    insert_sorted(q, msg);
+                }
+                self.duplicates_left -= 1;
+                self.world.emit(Event::Duplicated {
+                    from: to.peer(),
+                    msg,
+                });
+            }
+            Step::WorkDone(p, id) => {
+                if let Some(i) = self.work.iter().position(|w| *w == (p, id)) {
+                    self.work.remove(i);
+                }
+                self.progressed.retain(|w| *w != (p, id));
+                self.feed(&b, p, Input::WorkDone(id));
+            }
+            Step::Progress(p, id) => {
+                insert_sorted(&mut self.progressed, (p, id));
+                self.feed(&b, p, Input::WorkProgress(id));
+            }
+            Step::Fire(p, t) => {
+                if let Some(i) = self.timers.iter().position(|x| *x == (p, t)) {
+                    self.timers.remove(i);
+                }
+                self.feed(&b, p, Input::TimerFired(t));
+            }
+        }
+    }
+
+    /// Feeds one input and carries out what the endpoint did; its outputs stay in `outs`.
+    fn feed(&mut self, b: &Bounds, party: Party, input: Input) {
+        self.outs.clear();
+        self.outs.extend_from_slice(self.world.feed(party, input));
+        for &out in &self.outs {
+            match out {
+                Output::Send(msg) => {
+                    let q = &mut self.net[party.peer().index()];
+                    if b.fifo {
+                        q.push(msg)
+                    } else {
+                        insert_sorted(q, msg)
+                    }
+                }
+                Output::StartWork(id) => insert_sorted(&mut self.work, (party, id)),
+                Output::AbortWork(id) => {
+                    if let Some(i) = self.work.iter().position(|w| *w == (party, id)) {
+                        self.work.remove(i);
+                    }
+                    self.progressed.retain(|w| *w != (party, id));
+                }
+                Output::ArmTimer(t) => {
+                    let armed = match t {
+                        Timer::RequestTimeout(_) => b.timeouts,
+                        Timer::InitTimeout => b.init_timeout,
+                    };
+                    if armed {
+                        insert_sorted(&mut self.timers, (party, t));
+                    }
+                }
+                Output::DisarmTimer(t) => self.timers.retain(|x| *x != (party, t)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Appends the packed state: everything that affects the future (both endpoints, the
+    /// checker's records, in-flight messages, running work, armed timers, the application's
+    /// script position and the network's duplication budget), nothing about the path that led
+    /// here (step count, races reached, the event log). Queues on a reordering link, work and
+    /// timers are kept sorted, so equal states pack to equal bytes.
+    pub fn pack(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.push(self.root);
+        self.world.pack_state(out);
+        pack_seq(&self.net[0], out);
+        pack_seq(&self.net[1], out);
+        pack_seq(&self.work, out);
+        pack_seq(&self.progressed, out);
+        pack_seq(&self.timers, out);
+        let sent = usize::from(self.sent);
+        out.push(self.sent);
+        out.extend_from_slice(&self.cancels[..sent]);
+        for id in &self.ids[..sent] {
+            id.pack(out);
+        }
+        out.push(self.duplicates_left);
+    }
+
+    /// Becomes the state `bytes` packs (written by [`Explorer::pack`] from a state of the same
+    /// initial scenario), keeping allocations. The checker starts a fresh verdict, so
+    /// [`Explorer::reached`] and the violations afterwards are those of the steps applied
+    /// since.
+    pub fn unpack(&mut self, bytes: &[u8]) -> Result<(), PackError> {
+        let mut r = Reader::new(bytes);
+        let root = r.u8("root")?;
+        if root != self.root {
+            return Err(PackError::BadTag("state of this initial scenario", root));
+        }
+        self.world.unpack_state(&mut r)?;
+        unpack_seq(&mut r, &mut self.net[0])?;
+        unpack_seq(&mut r, &mut self.net[1])?;
+        unpack_seq(&mut r, &mut self.work)?;
+        unpack_seq(&mut r, &mut self.progressed)?;
+        unpack_seq(&mut r, &mut self.timers)?;
+        self.sent = r.u8("requests sent")?;
+        let sent = usize::from(self.sent);
+        if sent > self.cancels.len() {
+            return Err(PackError::BadTag("requests sent", self.sent));
+        }
+        self.cancels[..sent].copy_from_slice(r.take(sent, "cancels")?);
+        self.cancels[sent..].fill(0);
+        for k in 0..self.ids.len() {
+            self.ids[k] = if k < sent {
+                Option::<RequestId>::unpack(&mut r)?
+            } else {
+                None
+            };
+        }
+        self.duplicates_left = r.u8("duplicates left")?;
+        if !r.is_empty() {
+            return Err(PackError::BadTag("end of state", 0));
+        }
+        Ok(())
+    }
+
+    /// Renames work-request ids in place to this state's canonical relabelling: ids are handed
+    /// out again in the order of what each request's state looks like (every component's
+    /// record of it, its messages and their FIFO positions, its work, timers and cancels), so
+    /// states that differ only by a permutation of interchangeable requests become equal.
+    /// The result is a key, not a state to expand: its steps are listed in another order.
+    /// Only sound where [`super::symmetric`] holds. Returns whether anything could move
+    /// (false with fewer than two requests sent: the state is then left as it was).
+    pub fn canonicalize(&mut self, scenario: &Scenario) -> bool {
+        let sent = usize::from(self.sent);
+        let ids: SmallVec<[RequestId; 8]> = self.ids[..sent].iter().flatten().copied().collect();
+        if ids.len() < 2 {
+            return false;
+        }
+        let fifo = bounds(scenario).fifo;
+        let mut by_look: SmallVec<[(u64, RequestId); 8]> =
+            ids.iter().map(|&x| (self.signature(x, fifo), x)).collect();
+        by_look.sort_unstable();
+        let mut slots = ids;
+        slots.sort_unstable();
+        let rename = |x: RequestId| {
+            by_look
+                .iter()
+                .position(|(_, y)| *y == x)
+                .map_or(x, |i| slots[i])
+        };
+        self.relabel(rename, fifo);
+        true
+    }
+
+    /// Everything about request `x` except its id.
+    fn signature(&self, x: RequestId, fifo: bool) -> u64 {
+        let mut h = StableHasher::default();
+        self.world.hash_request(x, &mut h);
+        for q in &self.net {
+            0xFFu8.hash(&mut h);
+            for (pos, m) in q.iter().enumerate() {
+                if m.request_id() == Some(x) {
+                    if fifo {
+                        pos.hash(&mut h);
+                    }
+                    m.with_request_id(RequestId::Null).hash(&mut h);
+                }
+            }
+        }
+        for &(p, y) in self.work.iter().chain(&self.progressed) {
+            if y == x {
+                p.hash(&mut h);
+            }
+        }
+        1u8.hash(&mut h);
+        for &(p, t) in &self.timers {
+            if t == Timer::RequestTimeout(x) {
+                p.hash(&mut h);
+            }
+        }
+        for (k, id) in self.ids.iter().enumerate() {
+            if *id == Some(x) {
+                self.cancels[k].hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
+    /// Renames request ids everywhere, keeping sorted what is kept sorted.
+    fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy, fifo: bool) {
+        self.world.relabel(f);
+        for q in &mut self.net {
+            for m in q.iter_mut() {
+                if let Some(id) = m.request_id() {
+                    *m = m.with_request_id(f(id));
+                }
+            }
+            if !fifo {
+                q.sort_unstable();
+            }
+        }
+        for w in self.work.iter_mut().chain(self.progressed.iter_mut()) {
+            w.1 = f(w.1);
+        }
+        self.work.sort_unstable();
+        self.progressed.sort_unstable();
+        for t in &mut self.timers {
+            if let Timer::RequestTimeout(id) = t.1 {
+                t.1 = Timer::RequestTimeout(f(id));
+            }
+        }
+        self.timers.sort_unstable();
+        // The application's requests, in the order of their new ids.
+        let sent = usize::from(self.sent);
+        let mut apps: SmallVec<[(Option<RequestId>, u8); 8]> = (0..sent)
+            .map(|k| (self.ids[k].map(f), self.cancels[k]))
+            .collect();
+        apps.sort_unstable();
+        for (k, (id, c)) in apps.into_iter().enumerate() {
+            self.ids[k] = id;
+            self.cancels[k] = c;
+        }
+    }
+
+    /// The steps to expand from this state, each with its index among all enabled steps (what
+    /// a schedule records); `all` is scratch space. With `reduce`, when the enabled steps
+    /// belong to several requests, only those of one request are kept (the one with the
+    /// fewest, then the earliest): an ample set. See [`super::partial_order`] for when that is
+    /// sound.
+    pub fn to_expand(
+        &self,
+        scenario: &Scenario,
+        reduce: bool,
+        all: &mut Vec<Step>,
+        out: &mut Vec<(u32, Step)>,
+    ) {
+        self.enabled(scenario, all);
+        out.clear();
+        let chosen = if reduce {
+            self.ample_request(all)
+        } else {
+            None
+        };
+        for (i, &step) in all.iter().enumerate() {
+            if chosen.is_none() || self.step_request(step) == chosen {
+                out.push((i as u32, step));
+            }
+        }
+    }
+
+    /// The request a step belongs to: 0 for `initialize` and messages naming no work request,
+    /// `k + 1` for the client's `k`-th request.
+    fn step_request(&self, step: Step) -> Option<u32> {
+        let of_id = |id: RequestId| {
+            let sent = usize::from(self.sent);
+            Some(
+                self.ids[..sent]
+                    .iter()
+                    .position(|x| *x == Some(id))
+                    .map_or(0, |k| k as u32 + 1),
+            )
+        };
+        match step {
+            Step::Send => Some(u32::from(self.sent) + 1),
+            Step::Cancel(k) => Some(u32::from(k) + 1),
+            Step::Deliver { to, index }
+            | Step::Lose { to, index }
+            | Step::Duplicate { to, index } => self.net[to.index()]
+                .get(usize::from(index))?
+                .request_id()
+                .and_then(of_id),
+            Step::WorkDone(_, id) | Step::Progress(_, id) => of_id(id),
+            Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
+            Step::Fire(_, Timer::InitTimeout) => Some(0),
+        }
+    }
+
+    /// The request whose steps form the ample set, if reducing helps (steps of two or more
+    /// requests are enabled) and every step belongs to a request.
+    fn ample_request(&self, steps: &[Step]) -> Option<u32> {
+        let mut counts: SmallVec<[(u32, u32); 8]> = SmallVec::new();
+        for &step in steps {
+            let r = self.step_request(step)?;
+            match counts.iter_mut().find(|(k, _)| *k == r) {
+                Some(c) => c.1 += 1,
+                None => counts.push((r, 1)),
+            }
+        }
+        if counts.len() < 2 {
+            return None;
+        }
+        counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+    }
+
+    /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
+    pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
+        let v = self.end(quiescent);
+        (v, self.world)
+    }
+
+    /// Ends the run here and takes the verdict; the state is spent (unpack another into it).
+    pub fn end(&mut self, quiescent: bool) -> Verdict {
+        self.world.end(quiescent);
+        self.world.checker_mut().take_verdict()
+    }
+
+    /// Whether some invariant is broken.
+    pub fn violated(&self) -> bool {
+        self.world.checker().violated().0 != 0
+    }
+
+    /// The races reached since the state was made or unpacked.
+    pub fn reached(&self) -> PropertySet {
+        self.world.checker().verdict().reached
+    }
+}
