@@ -480,6 +480,39 @@ fn explore_prints_a_certificate_and_saves_a_replayable_counterexample() {
     assert_eq!(json_out(&o)["reproduced"], true);
 }
 
+/// A counterexample that needs the network to duplicate a message is saved and replayed like
+/// any other; the certificate says duplication was on and how much memory the process held.
+#[test]
+fn explore_with_duplication_saves_a_replayable_counterexample() {
+    let tmp = Scratch::new("explore-duplicate");
+    let save = tmp.path().display().to_string();
+    let o = cancelcheck(&[
+        "explore",
+        "--dialect",
+        "lsp",
+        "--requests",
+        "2",
+        "--reuse-ids",
+        "--timeouts",
+        "--duplicate",
+        "--save",
+        &save,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["duplicate"], true);
+    assert_eq!(v["violations"][0], "no-live-id-reuse");
+    assert_eq!(v["counterexample_steps"], 8);
+    if cfg!(target_os = "linux") {
+        assert!(v["peak_rss_bytes"].as_u64().is_some_and(|b| b > 0));
+    }
+    let trace = v["counterexample"].as_str().unwrap().to_string();
+    let o = cancelcheck(&["replay", &trace, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(json_out(&o)["reproduced"], true);
+}
+
 /// A file that is a JSON array, not an object, is bad input whatever it holds. serde's derived
 /// `Deserialize` also accepts a struct as a sequence of its fields, so `["acp"]` runs as a
 /// scenario and a trace that is an array is judged field by field.
