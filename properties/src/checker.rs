@@ -276,10 +276,7 @@ impl Checker {
         self.dialect = dialect;
         self.reqs.clear();
         self.found = PropertySet::default();
-        self.verdict.violations.clear();
-        self.verdict.reached = PropertySet::default();
-        self.verdict.events = 0;
-        self.verdict.quiescent = false;
+        self.clear_verdict();
         self.declared_support = [None; 2];
         self.handling_cancel = [false; 2];
         self.crashed = [false; 2];
@@ -332,11 +329,16 @@ impl Checker {
         self.crashed = [bits & 16 != 0, bits & 32 != 0];
         self.disconnected = bits & 64 != 0;
         self.handling_cancel = [false; 2];
+        self.clear_verdict();
+        Ok(())
+    }
+
+    /// Starts an empty verdict, keeping the violations' allocation.
+    fn clear_verdict(&mut self) {
         self.verdict.violations.clear();
         self.verdict.reached = PropertySet::default();
         self.verdict.events = 0;
         self.verdict.quiescent = false;
-        Ok(())
     }
 
     /// The invariants broken so far, first found first.

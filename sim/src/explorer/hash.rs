@@ -136,7 +136,6 @@ mod tests {
 
     #[test]
     fn fingerprints_are_stable_and_tell_lengths_and_bytes_apart() {
-        assert_eq!(fingerprint(b""), fingerprint(b""));
         assert_ne!(fingerprint(b""), fingerprint(&[0]));
         assert_ne!(fingerprint(&[0]), fingerprint(&[0, 0]));
         let base: Vec<u8> = (0..40).collect();

@@ -153,11 +153,6 @@ impl Explorer {
         &self.world
     }
 
-    /// Which initial scenario the state descends from.
-    pub fn root(&self) -> u8 {
-        self.root
-    }
-
     /// Every enabled step, in a fixed order (a schedule records positions in it).
     pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
         out.clear();
