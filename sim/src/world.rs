@@ -177,10 +177,42 @@ impl World {
         self.checker.unpack_state(r)
     }
 
+    /// Appends one party's packed endpoint state (see `Endpoint::pack_state`).
+    pub fn pack_endpoint(&self, party: Party, out: &mut Vec<u8>) {
+        self.endpoints[party.index()].pack_state(out);
+    }
+
+    /// Reads one party's endpoint state from what [`World::pack_endpoint`] wrote, keeping its
+    /// configuration.
+    pub fn unpack_endpoint(&mut self, party: Party, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.endpoints[party.index()].unpack_state(r)
+    }
+
+    /// Appends the checker's packed state (see `Checker::pack_state`).
+    pub fn pack_checker(&self, out: &mut Vec<u8>) {
+        self.checker.pack_state(out);
+    }
+
+    /// Reads the checker's state from what [`World::pack_checker`] wrote; the checker starts a
+    /// fresh verdict.
+    pub fn unpack_checker(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.checker.unpack_state(r)
+    }
+
     /// Renames request ids in both endpoints and the checker (see `Endpoint::relabel`).
     pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy) {
-        self.endpoints[0].relabel(f);
-        self.endpoints[1].relabel(f);
+        self.relabel_endpoint(Party::Client, f);
+        self.relabel_endpoint(Party::Server, f);
+        self.relabel_checker(f);
+    }
+
+    /// Renames request ids in one party's endpoint (see `Endpoint::relabel`).
+    pub fn relabel_endpoint(&mut self, party: Party, f: impl Fn(RequestId) -> RequestId) {
+        self.endpoints[party.index()].relabel(f);
+    }
+
+    /// Renames request ids in the checker's records (see `Checker::relabel`).
+    pub fn relabel_checker(&mut self, f: impl Fn(RequestId) -> RequestId) {
         self.checker.relabel(f);
     }
 

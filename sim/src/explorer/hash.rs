@@ -3,8 +3,7 @@
 //! on every run and every little-endian machine, so counts and counterexamples never depend on
 //! a process's random hash seed.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// A 64-bit hasher for `Hash` values: each integer is folded in with a multiply-rotate step
 /// (byte slices eight bytes at a time), then the result is avalanched.
@@ -26,44 +25,110 @@ impl StableHasher {
     }
 }
 
-impl Hasher for StableHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes([
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-            ]));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+impl StableHasher {
+    /// Folds in words another hasher recorded ([`WordLog`]): the result is as if the values
+    /// it was fed had been fed here.
+    pub fn absorb(&mut self, words: &[u64]) {
+        for &w in words {
+            self.mix(w);
         }
     }
-    fn write_u8(&mut self, n: u8) {
-        self.mix(u64::from(n));
+}
+
+/// Calls `f` with the words a byte slice folds into: eight bytes at a time, the last partial
+/// word tagged with its length.
+#[inline]
+fn words_of(bytes: &[u8], mut f: impl FnMut(u64)) {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        f(u64::from_le_bytes([
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+        ]));
     }
-    fn write_u16(&mut self, n: u16) {
-        self.mix(u64::from(n));
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        f(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
     }
-    fn write_u32(&mut self, n: u32) {
-        self.mix(u64::from(n));
+}
+
+/// The words a value feeds a hasher, one `u64` per integer and per eight bytes: a
+/// [`StableHasher`] fed the same values, and one that [absorbs](StableHasher::absorb) these
+/// words, end in the same state. Lets the explorer keep what one part of a state contributes
+/// to a hash and replay it.
+pub trait WordSink {
+    /// Takes one word.
+    fn word(&mut self, w: u64);
+}
+
+impl WordSink for StableHasher {
+    #[inline]
+    fn word(&mut self, w: u64) {
+        self.mix(w);
     }
-    fn write_u64(&mut self, n: u64) {
-        self.mix(n);
+}
+
+/// A hasher that records the words it is fed instead of mixing them (see [`WordSink`]).
+#[derive(Default, Debug)]
+pub struct WordLog(pub smallvec::SmallVec<[u64; 8]>);
+
+impl WordSink for WordLog {
+    fn word(&mut self, w: u64) {
+        self.0.push(w);
     }
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.mix(n as u64);
-    }
-    fn write_isize(&mut self, n: isize) {
-        self.mix(n as u64);
-    }
-    fn finish(&self) -> u64 {
+}
+
+/// Both hashers turn every `write_*` into words the same way.
+macro_rules! word_hasher {
+    ($t:ty) => {
+        impl Hasher for $t {
+            fn write(&mut self, bytes: &[u8]) {
+                words_of(bytes, |w| self.word(w));
+            }
+            fn write_u8(&mut self, n: u8) {
+                self.word(u64::from(n));
+            }
+            fn write_u16(&mut self, n: u16) {
+                self.word(u64::from(n));
+            }
+            fn write_u32(&mut self, n: u32) {
+                self.word(u64::from(n));
+            }
+            fn write_u64(&mut self, n: u64) {
+                self.word(n);
+            }
+            fn write_usize(&mut self, n: usize) {
+                self.word(n as u64);
+            }
+            fn write_i64(&mut self, n: i64) {
+                self.word(n as u64);
+            }
+            fn write_isize(&mut self, n: isize) {
+                self.word(n as u64);
+            }
+            fn finish(&self) -> u64 {
+                self.finished()
+            }
+        }
+    };
+}
+
+word_hasher!(StableHasher);
+word_hasher!(WordLog);
+
+impl StableHasher {
+    fn finished(&self) -> u64 {
         avalanche(self.0)
+    }
+}
+
+impl WordLog {
+    /// A log is not a hash: what it would hash to, folded from the default start.
+    fn finished(&self) -> u64 {
+        let mut h = StableHasher::default();
+        h.absorb(&self.0);
+        h.finished()
     }
 }
 
@@ -127,8 +192,127 @@ impl Hasher for PassThrough {
     }
 }
 
-/// The visited set: fingerprints, hashed by themselves.
-pub type FingerprintSet = HashSet<u64, BuildHasherDefault<PassThrough>>;
+/// A map from fingerprints to small values: open addressing with linear probing over one
+/// array, the fingerprint's low bits as the home slot (fingerprints are already mixed). Unlike
+/// a general hash map it can [`prefetch`](FingerprintMap::prefetch) a key's slot, so a search
+/// can ask for the memory of a lookup it will make shortly and do other work meanwhile.
+/// Grows when five eighths full.
+#[derive(Clone, Debug)]
+pub struct FingerprintMap<V: Copy> {
+    /// `(key, value)`; key 0 marks an empty slot (the key 0 itself lives in `zero`).
+    slots: Vec<(u64, V)>,
+    zero: Option<V>,
+    len: usize,
+}
+
+impl<V: Copy> Default for FingerprintMap<V> {
+    fn default() -> Self {
+        FingerprintMap {
+            slots: Vec::new(),
+            zero: None,
+            len: 0,
+        }
+    }
+}
+
+impl<V: Copy + Default> FingerprintMap<V> {
+    /// Keys held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn home(&self, key: u64) -> usize {
+        key as usize & (self.slots.len() - 1)
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    fn find(&self, key: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        while self.slots[i].0 != key && self.slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// The value for `key`.
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<V> {
+        if key == 0 {
+            return self.zero;
+        }
+        if self.slots.is_empty() {
+            return None;
+        }
+        let slot = self.slots[self.find(key)];
+        (slot.0 == key).then_some(slot.1)
+    }
+
+    /// Whether `key` is held.
+    #[inline]
+    pub fn contains(&self, key: u64) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Puts `key` with `value` unless `key` is held; returns whether it was new.
+    pub fn insert(&mut self, key: u64, value: V) -> bool {
+        if key == 0 {
+            let new = self.zero.is_none();
+            if new {
+                self.zero = Some(value);
+                self.len += 1;
+            }
+            return new;
+        }
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
+        }
+        let i = self.find(key);
+        if self.slots[i].0 == key {
+            return false;
+        }
+        self.slots[i] = (key, value);
+        self.len += 1;
+        true
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(1024);
+        let old = core::mem::replace(&mut self.slots, vec![(0, V::default()); size]);
+        for (k, v) in old {
+            if k != 0 {
+                let i = self.find(k);
+                self.slots[i] = (k, v);
+            }
+        }
+    }
+
+    /// Asks the processor to bring `key`'s home slot into cache; never changes the map.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[self.home(key)]);
+        }
+    }
+}
+
+/// Asks the processor to start loading the cache line of `x`; a hint with no effect on the
+/// program's meaning.
+#[inline]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch neither reads into the program nor faults, whatever the address; the
+    // address here is of a live reference anyway. SSE is part of the x86-64 baseline.
+    unsafe {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// The visited set: fingerprints.
+pub type FingerprintSet = FingerprintMap<()>;
 
 #[cfg(test)]
 mod tests {
@@ -151,5 +335,28 @@ mod tests {
             }
         }
         assert!(!seen.contains(&fingerprint(&base)));
+    }
+
+    #[test]
+    fn the_fingerprint_map_keeps_every_key_once_across_growth() {
+        let mut m = FingerprintMap::<u32>::default();
+        let keys: Vec<u64> = (0..5000u64)
+            .map(|i| fingerprint(&i.to_le_bytes()))
+            .collect();
+        for (i, &k) in keys.iter().enumerate() {
+            assert!(m.insert(k, i as u32));
+            assert!(!m.insert(k, 0), "a second insert keeps the first value");
+        }
+        // Keys that share a home slot, and the key 0.
+        assert!(m.insert(0, 7) && m.insert(1 << 40, 8) && m.insert(2 << 40, 9));
+        assert_eq!(m.len(), keys.len() + 3);
+        for (i, &k) in keys.iter().enumerate() {
+            assert_eq!(m.get(k), Some(i as u32));
+        }
+        assert_eq!(
+            (m.get(0), m.get(1 << 40), m.get(2 << 40)),
+            (Some(7), Some(8), Some(9))
+        );
+        assert!(!m.contains(3 << 40) && !m.contains(fingerprint(b"absent")));
     }
 }

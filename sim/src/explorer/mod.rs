@@ -26,10 +26,14 @@
 //! initial states).
 
 mod hash;
+mod interned;
+mod parties;
 mod search;
 mod state;
 
-pub use hash::{StableHasher, fingerprint};
+pub use hash::{StableHasher, WordLog, WordSink, fingerprint};
+pub use interned::{Interned, Memo, Store};
+pub use parties::{Outputs, Parties, Renaming, rename};
 pub use search::{Replayed, SearchOptions, SearchReport, replay, search};
 pub use state::{Explorer, Step};
 

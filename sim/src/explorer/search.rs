@@ -6,9 +6,12 @@
 //! step, and packing the successor again: no state is cloned, and nothing is allocated per
 //! successor once the buffers have grown.
 
+use std::sync::Arc;
+
 use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
 
 use super::hash::{FingerprintSet, fingerprint};
+use super::interned::{Interned, Memo, Store};
 use super::state::{Explorer, Step};
 use super::{initial_scenarios, partial_order, symmetric};
 use crate::scenario::Scenario;
@@ -115,6 +118,12 @@ impl Packed {
         self.ends.push(self.bytes.len());
     }
 
+    /// Drops the last state.
+    fn pop(&mut self) {
+        self.ends.pop();
+        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+    }
+
     fn clear(&mut self) {
         self.bytes.clear();
         self.ends.clear();
@@ -122,13 +131,17 @@ impl Packed {
 }
 
 /// One thread's means of expanding states: per initial scenario (they differ only in
-/// configuration, which packing leaves out) a base state, the one being expanded, unpacked
-/// once, and a scratch state, a copy of the base for each successor; buffers reused for every
-/// state, so expanding allocates nothing once they have grown.
+/// configuration, which packing leaves out) two states, the base (the one being expanded,
+/// unpacked once) and the scratch (a copy of the base for each successor), which trade places
+/// when the last successor is made from the base itself; its memo of the parties'
+/// transitions; buffers reused for every state, so expanding allocates nothing once they have
+/// grown (but for transitions met for the first time).
 struct Expander<'a> {
     rules: &'a Scenario,
-    base: Vec<Explorer>,
-    scratch: Vec<Explorer>,
+    states: Vec<[Explorer<Interned>; 2]>,
+    /// Which of each pair is the base.
+    base_at: Vec<usize>,
+    memo: Memo,
     symmetry: bool,
     partial_order: bool,
     all: Vec<Step>,
@@ -143,11 +156,14 @@ struct Expander<'a> {
 }
 
 impl<'a> Expander<'a> {
-    fn new(rules: &'a Scenario, roots: &[Explorer], symmetry: bool, partial_order: bool) -> Self {
+    fn new(rules: &'a Scenario, roots: &Roots, symmetry: bool, partial_order: bool) -> Self {
+        let mut memo = Memo::new(roots.store.clone(), roots.worlds.clone());
+        let interned: Vec<_> = roots.states.iter().map(|e| e.intern(&mut memo)).collect();
         Expander {
             rules,
-            base: roots.to_vec(),
-            scratch: roots.to_vec(),
+            base_at: vec![0; interned.len()],
+            states: interned.into_iter().map(|e| [e.clone(), e]).collect(),
+            memo,
             symmetry,
             partial_order,
             all: Vec::new(),
@@ -162,39 +178,52 @@ impl<'a> Expander<'a> {
     /// `steps`, and returns the root.
     fn load(&mut self, state: &[u8]) -> usize {
         let root = usize::from(state[0]);
-        if let Err(e) = self.base[root].unpack(state) {
+        if let Err(e) = self.base(root).unpack(state) {
             // Only this module's own `pack` writes these bytes.
             panic!("explorer: a state it packed does not unpack ({e})");
         }
-        self.base[root].to_expand(
+        // The scratch state was a copy of what the base held before.
+        self.states[root][self.base_at[root] ^ 1].forget_origin();
+        let base = &self.states[root][self.base_at[root]];
+        base.to_expand(
             self.rules,
             self.partial_order,
             &mut self.all,
             &mut self.steps,
         );
+        base.prefetch(&self.steps, &self.memo);
         root
     }
 
     /// Applies `step` to a copy of the base state of `root`, in its scratch state; with
     /// `last`, to the base itself (which is then spent: load another before the next step).
-    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer {
+    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer<Interned> {
         if last {
-            core::mem::swap(&mut self.base[root], &mut self.scratch[root]);
+            self.base_at[root] ^= 1;
         } else {
-            self.scratch[root].clone_from(&self.base[root]);
+            let [a, b] = &mut self.states[root];
+            match self.base_at[root] {
+                0 => b.restore_from(a),
+                _ => a.restore_from(b),
+            }
         }
-        let e = &mut self.scratch[root];
-        e.apply(self.rules, step);
+        let e = &mut self.states[root][self.base_at[root] ^ 1];
+        e.step(self.rules, step, &mut self.memo);
         e
+    }
+
+    /// The base state of `root`.
+    fn base(&mut self, root: usize) -> &mut Explorer<Interned> {
+        &mut self.states[root][self.base_at[root]]
     }
 
     /// Packs the scratch state of `root` into `packed` and returns its key in the visited
     /// set: the fingerprint of the packed bytes, or of its canonical relabelling's under
     /// symmetry (which leaves the scratch state relabelled: load another before stepping).
     fn key(&mut self, root: usize) -> u64 {
-        let e = &mut self.scratch[root];
+        let e = &mut self.states[root][self.base_at[root] ^ 1];
         e.pack(&mut self.packed);
-        if !self.symmetry || !e.canonicalize(self.rules) {
+        if !self.symmetry || !e.canonicalize(self.rules, &mut self.memo) {
             return fingerprint(&self.packed);
         }
         e.pack(&mut self.canon);
@@ -202,17 +231,35 @@ impl<'a> Expander<'a> {
     }
 }
 
-/// The initial states, one per initial scenario, and the scenario whose step rules serve for
-/// all (they differ only in what the server declares, which lives in the endpoints).
-fn roots(scenario: &Scenario) -> (Scenario, Vec<Explorer>) {
+/// What every thread of a search starts from: the initial states, one per initial scenario;
+/// their worlds (whose configurations the memos work out transitions in); the store of
+/// interned parts.
+struct Roots {
+    states: Vec<Explorer>,
+    worlds: Vec<crate::world::World>,
+    store: Arc<Store>,
+}
+
+/// The initial states and the scenario whose step rules serve for all (they differ only in
+/// what the server declares, which lives in the endpoints).
+fn roots(scenario: &Scenario) -> (Scenario, Roots) {
     let inits = initial_scenarios(scenario);
-    let roots = inits
+    let states: Vec<Explorer> = inits
         .iter()
         .enumerate()
         .map(|(i, s)| Explorer::new(s, i as u8, false))
         .collect();
+    let worlds = states.iter().map(|e| e.world().clone()).collect();
     let rules = inits.into_iter().next().unwrap_or_else(|| scenario.clone());
-    (rules, roots)
+    let store = Arc::new(Store::default());
+    (
+        rules,
+        Roots {
+            states,
+            worlds,
+            store,
+        },
+    )
 }
 
 /// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
@@ -262,13 +309,14 @@ fn expand_share(
     out.reached = PropertySet::default();
     out.quiescent_bad = None;
     out.child_bad = None;
+    let mut pending = false;
     for i in range {
         let state = level.get(i);
         let node = nodes[i];
         let root = x.load(state);
         if x.steps.is_empty() {
             // Quiescent: the eventual properties are judged here.
-            let v = x.base[root].end(true);
+            let v = x.states[root][x.base_at[root]].end(true, &mut x.memo);
             if !v.passed() && out.quiescent_bad.is_none() {
                 out.quiescent_bad = Some(Bad {
                     parent: node,
@@ -288,23 +336,40 @@ fn expand_share(
                     out.child_bad = Some(Bad {
                         parent: node,
                         choice: Some(choice),
-                        broken: e.world().checker().broken(),
+                        broken: x.memo.broken(),
                     });
                 }
                 continue;
             }
             let fingerprint = x.key(root);
-            if !seen.contains(&fingerprint) {
-                out.candidates.push(Candidate {
-                    parent: node,
-                    choice,
-                    fingerprint,
-                });
-                out.packed.push(&x.packed);
-            }
+            // The visited set is checked one successor late: its slot is asked for now and
+            // read once the next successor is made, by which time it has usually arrived.
+            seen.prefetch(fingerprint);
+            settle(&mut out, seen, &mut pending);
+            out.candidates.push(Candidate {
+                parent: node,
+                choice,
+                fingerprint,
+            });
+            out.packed.push(&x.packed);
+            pending = true;
         }
     }
+    settle(&mut out, seen, &mut pending);
     x.share = out;
+}
+
+/// Drops the last candidate if it is `pending` and turns out to be in `seen`.
+fn settle(out: &mut Share, seen: &FingerprintSet, pending: &mut bool) {
+    if core::mem::take(pending)
+        && out
+            .candidates
+            .last()
+            .is_some_and(|c| seen.contains(c.fingerprint))
+    {
+        out.candidates.pop();
+        out.packed.pop();
+    }
 }
 
 /// Explores `scenario` breadth-first. `progress(depth, unique, frontier)` is called after each
@@ -331,9 +396,9 @@ pub fn search(
     let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
     // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
     let x = &mut expanders[0];
-    for i in 0..x.scratch.len() {
+    for i in 0..x.states.len() {
         report.total_states += 1;
-        if seen.insert(x.key(i)) {
+        if seen.insert(x.key(i), ()) {
             nodes.push(Node {
                 parent: u32::MAX,
                 choice: i as u32,
@@ -391,7 +456,7 @@ pub fn search(
         level_nodes.clear();
         for share in &shares {
             for (k, c) in share.candidates.iter().enumerate() {
-                if !seen.insert(c.fingerprint) {
+                if !seen.insert(c.fingerprint, ()) {
                     continue;
                 }
                 nodes.push(Node {
@@ -442,9 +507,9 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
         }
         p
     };
-    for root in 0..x.scratch.len() {
+    for root in 0..x.states.len() {
         report.total_states += 1;
-        if !seen.insert(x.key(root)) {
+        if !seen.insert(x.key(root), ()) {
             continue;
         }
         bytes.clear();
@@ -473,7 +538,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
                     stack[t].steps = Some(range);
                     if range.0 == range.1 {
                         // Quiescent: the eventual properties are judged here.
-                        let v = x.base[r].end(true);
+                        let v = x.states[r][x.base_at[r]].end(true, &mut x.memo);
                         loaded = None;
                         if !v.passed() {
                             let broken = v.violations.iter().map(|v| v.invariant).collect();
@@ -506,14 +571,14 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
             report.total_states += 1;
             report.reached = report.reached.union(e.reached());
             if e.violated() {
-                let broken = e.world().checker().broken();
+                let broken = x.memo.broken();
                 let mut p = path(root, &stack, &steps);
                 p.push(choice);
                 report.counterexample = Some((p, broken));
                 report.unique_states = seen.len() as u64;
                 return report;
             }
-            if seen.insert(x.key(root)) {
+            if seen.insert(x.key(root), ()) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
                     report.unique_states = seen.len() as u64;

@@ -15,6 +15,8 @@ use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
 use super::hash::StableHasher;
+use super::interned::{Interned, Memo};
+use super::parties::{Outputs, Parties, Stimulus, rename};
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
 use crate::world::World;
@@ -56,12 +58,13 @@ pub enum Step {
     },
 }
 
-/// One explored state: the world plus everything a driver holds.
+/// One explored state: the parties (a [`World`] by default; interned in a search) plus
+/// everything a driver holds.
 #[derive(Debug)]
-pub struct Explorer {
+pub struct Explorer<W = World> {
     /// Which initial scenario (of `initial_scenarios`) the state descends from.
     root: u8,
-    world: World,
+    world: W,
     /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
     /// reordering one (where order carries no information), so equal states look equal.
     net: [SmallVec<[Message; 8]>; 2],
@@ -76,8 +79,24 @@ pub struct Explorer {
     /// Duplications the network may still make.
     duplicates_left: u8,
     steps: u64,
-    /// The last fed input's outputs (kept to reuse its allocation).
-    outs: SmallVec<[Output; 16]>,
+    /// The last fed input's outputs (kept to reuse its allocation; not copied).
+    outs: Outputs,
+    /// Which of the tables above were changed since the state was a copy of another (bits of
+    /// [`Dirty`]): [`Explorer::restore_from`] copies back only those.
+    dirty: u8,
+}
+
+/// Bits of [`Explorer::dirty`], one per table.
+struct Dirty;
+
+impl Dirty {
+    const NET: [u8; 2] = [1, 2];
+    const WORK: u8 = 4;
+    const PROGRESSED: u8 = 8;
+    const TIMERS: u8 = 16;
+    const CANCELS: u8 = 32;
+    const IDS: u8 = 64;
+    const ALL: u8 = 127;
 }
 
 fn insert_sorted<T: Ord, const N: usize>(v: &mut SmallVec<[T; N]>, x: T)
@@ -90,41 +109,18 @@ where
 
 /// `clone_from` copies into what the target already holds: the search copies a state this way
 /// for every successor, with no allocation once the scratch state has grown.
-impl Clone for Explorer {
+impl<W: Parties> Clone for Explorer<W> {
     fn clone(&self) -> Self {
-        Explorer {
-            root: self.root,
-            world: self.world.clone(),
-            net: self.net.clone(),
-            work: self.work.clone(),
-            progressed: self.progressed.clone(),
-            timers: self.timers.clone(),
-            sent: self.sent,
-            cancels: self.cancels.clone(),
-            ids: self.ids.clone(),
-            duplicates_left: self.duplicates_left,
-            steps: self.steps,
-            outs: SmallVec::new(),
-        }
+        self.with_parties(self.world.clone())
     }
 
     fn clone_from(&mut self, src: &Self) {
-        self.root = src.root;
-        self.world.clone_from(&src.world);
-        copy_into(&mut self.net[0], &src.net[0]);
-        copy_into(&mut self.net[1], &src.net[1]);
-        copy_into(&mut self.work, &src.work);
-        copy_into(&mut self.progressed, &src.progressed);
-        copy_into(&mut self.timers, &src.timers);
-        self.sent = src.sent;
-        copy_into(&mut self.cancels, &src.cancels);
-        copy_into(&mut self.ids, &src.ids);
-        self.duplicates_left = src.duplicates_left;
-        self.steps = src.steps;
+        self.dirty = Dirty::ALL;
+        self.restore_from(src);
     }
 }
 
-impl Explorer {
+impl Explorer<World> {
     /// The initial state for `scenario` (its `cancel_support` must be set), descending from
     /// initial scenario number `root`: the client has been told to initialize.
     pub fn new(scenario: &Scenario, root: u8, record: bool) -> Self {
@@ -142,9 +138,15 @@ impl Explorer {
             ids: smallvec::smallvec![None; n],
             duplicates_left: b.duplicates,
             steps: 0,
-            outs: SmallVec::new(),
+            outs: Vec::new(),
+            dirty: Dirty::ALL,
         };
-        e.feed(&b, Party::Client, Input::Command(Command::Initialize));
+        e.feed(
+            &b,
+            Party::Client,
+            Input::Command(Command::Initialize),
+            &mut (),
+        );
         e
     }
 
@@ -153,11 +155,90 @@ impl Explorer {
         &self.world
     }
 
+    /// Applies one step (one of `enabled`).
+    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
+        self.step(scenario, step, &mut ());
+    }
+
+    /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
+    pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
+        let v = self.end(quiescent, &mut ());
+        (v, self.world)
+    }
+
+    /// The same state with its parties interned in `memo`'s store.
+    pub fn intern(&self, memo: &mut Memo) -> Explorer<Interned> {
+        self.with_parties(memo.intern(self.root, &self.world))
+    }
+}
+
+impl<W: Parties> Explorer<W> {
+    /// This state's driver part with other parties.
+    fn with_parties<V>(&self, world: V) -> Explorer<V> {
+        Explorer {
+            root: self.root,
+            world,
+            net: self.net.clone(),
+            work: self.work.clone(),
+            progressed: self.progressed.clone(),
+            timers: self.timers.clone(),
+            sent: self.sent,
+            cancels: self.cancels.clone(),
+            ids: self.ids.clone(),
+            duplicates_left: self.duplicates_left,
+            steps: self.steps,
+            outs: Vec::new(),
+            dirty: Dirty::ALL,
+        }
+    }
+
+    /// Becomes `src` again, copying only the tables changed since this state was last a copy
+    /// of it (or all of them after [`Explorer::forget_origin`]).
+    pub fn restore_from(&mut self, src: &Self) {
+        let d = self.dirty;
+        self.root = src.root;
+        self.world.clone_from(&src.world);
+        for (i, bit) in Dirty::NET.into_iter().enumerate() {
+            if d & bit != 0 {
+                copy_into(&mut self.net[i], &src.net[i]);
+            }
+        }
+        if d & Dirty::WORK != 0 {
+            copy_into(&mut self.work, &src.work);
+        }
+        if d & Dirty::PROGRESSED != 0 {
+            copy_into(&mut self.progressed, &src.progressed);
+        }
+        if d & Dirty::TIMERS != 0 {
+            copy_into(&mut self.timers, &src.timers);
+        }
+        if d & Dirty::CANCELS != 0 {
+            copy_into(&mut self.cancels, &src.cancels);
+        }
+        if d & Dirty::IDS != 0 {
+            copy_into(&mut self.ids, &src.ids);
+        }
+        self.sent = src.sent;
+        self.duplicates_left = src.duplicates_left;
+        self.steps = src.steps;
+        self.dirty = 0;
+    }
+
+    /// Marks every table changed: the state it was a copy of has itself changed.
+    pub fn forget_origin(&mut self) {
+        self.dirty = Dirty::ALL;
+    }
+
+    /// The parties.
+    pub fn parties(&self) -> &W {
+        &self.world
+    }
+
     /// Every enabled step, in a fixed order (a schedule records positions in it).
     pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
         out.clear();
         let b = bounds(scenario);
-        if self.sent < b.requests && self.world.endpoint(Party::Client).is_ready() {
+        if self.sent < b.requests && self.world.client_ready() {
             out.push(Step::Send);
         }
         for k in 0..self.sent {
@@ -220,44 +301,53 @@ impl Explorer {
         }
     }
 
-    /// Applies one step (one of `enabled`).
-    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
+    /// What `step` (one of `enabled`) will show the parties, read before it is applied.
+    pub fn stimulus(&self, step: Step) -> Stimulus {
+        let msg = |to: Party, index: u16| self.net[to.index()][usize::from(index)];
+        match step {
+            Step::Send => Stimulus::Feed(Party::Client, Input::Command(Command::Send)),
+            Step::Cancel(k) => match self.ids[usize::from(k)] {
+                Some(id) => Stimulus::Feed(Party::Client, Input::Command(Command::Cancel(id))),
+                None => Stimulus::Nothing,
+            },
+            Step::Deliver { to, index } => Stimulus::Feed(to, Input::Receive(msg(to, index))),
+            Step::Lose { to, index } => Stimulus::Emit(Event::Lost {
+                from: to.peer(),
+                msg: msg(to, index),
+            }),
+            Step::Duplicate { to, index } => Stimulus::Emit(Event::Duplicated {
+                from: to.peer(),
+                msg: msg(to, index),
+            }),
+            Step::WorkDone(p, id) => Stimulus::Feed(p, Input::WorkDone(id)),
+            Step::Progress(p, id) => Stimulus::Feed(p, Input::WorkProgress(id)),
+            Step::Fire(p, t) => Stimulus::Feed(p, Input::TimerFired(t)),
+        }
+    }
+
+    /// Applies one step (one of `enabled`), stepping the parties in `cx`: the driver's own
+    /// part first (the message leaves the network, the work or timer is done), then what it
+    /// shows the parties.
+    pub fn step(&mut self, scenario: &Scenario, step: Step, cx: &mut W::Ctx) {
         let b = bounds(scenario);
         self.steps += 1;
-        self.world.now = self.steps;
+        self.world.set_now(self.steps);
+        let stimulus = self.stimulus(step);
         match step {
             Step::Send => {
-                let k = self.sent;
                 self.sent += 1;
-                self.feed(&b, Party::Client, Input::Command(Command::Send));
-                // The id the client chose, read from what it sent (a reused id need not be the
-                // largest in flight).
-                self.ids[usize::from(k)] = self.outs.iter().find_map(|o| match o {
-                    Output::Send(Message::Request {
-                        id,
-                        method: Method::Work,
-                    }) => Some(*id),
-                    _ => None,
-                });
+                self.dirty |= Dirty::IDS;
             }
             Step::Cancel(k) => {
                 self.cancels[usize::from(k)] += 1;
-                if let Some(id) = self.ids[usize::from(k)] {
-                    self.feed(&b, Party::Client, Input::Command(Command::Cancel(id)));
-                }
+                self.dirty |= Dirty::CANCELS;
             }
-            Step::Deliver { to, index } => {
-                let msg = self.net[to.index()].remove(usize::from(index));
-                self.feed(&b, to, Input::Receive(msg));
-            }
-            Step::Lose { to, index } => {
-                let msg = self.net[to.index()].remove(usize::from(index));
-                self.world.emit(Event::Lost {
-                    from: to.peer(),
-                    msg,
-                });
+            Step::Deliver { to, index } | Step::Lose { to, index } => {
+                self.net[to.index()].remove(usize::from(index));
+                self.dirty |= Dirty::NET[to.index()];
             }
             Step::Duplicate { to, index } => {
+                self.dirty |= Dirty::NET[to.index()];
                 let q = &mut self.net[to.index()];
                 let msg = q[usize::from(index)];
                 if b.fifo {
@@ -266,36 +356,62 @@ impl Explorer {
                     insert_sorted(q, msg);
                 }
                 self.duplicates_left -= 1;
-                self.world.emit(Event::Duplicated {
-                    from: to.peer(),
-                    msg,
-                });
             }
             Step::WorkDone(p, id) => {
                 if let Some(i) = self.work.iter().position(|w| *w == (p, id)) {
                     self.work.remove(i);
                 }
                 self.progressed.retain(|w| *w != (p, id));
-                self.feed(&b, p, Input::WorkDone(id));
+                self.dirty |= Dirty::WORK | Dirty::PROGRESSED;
             }
             Step::Progress(p, id) => {
                 insert_sorted(&mut self.progressed, (p, id));
-                self.feed(&b, p, Input::WorkProgress(id));
+                self.dirty |= Dirty::PROGRESSED;
             }
             Step::Fire(p, t) => {
                 if let Some(i) = self.timers.iter().position(|x| *x == (p, t)) {
                     self.timers.remove(i);
                 }
-                self.feed(&b, p, Input::TimerFired(t));
+                self.dirty |= Dirty::TIMERS;
             }
+        }
+        match stimulus {
+            Stimulus::Feed(party, input) => self.feed(&b, party, input, cx),
+            Stimulus::Emit(event) => self.world.emit(cx, event),
+            Stimulus::Nothing => {}
+        }
+        if step == Step::Send {
+            // The id the client chose, read from what it sent (a reused id need not be the
+            // largest in flight).
+            self.ids[usize::from(self.sent - 1)] = self.outs.iter().find_map(|o| match o {
+                Output::Send(Message::Request {
+                    id,
+                    method: Method::Work,
+                }) => Some(*id),
+                _ => None,
+            });
+        }
+    }
+
+    /// Asks the parties to get ready for the steps `steps` (see [`Parties::prefetch`]).
+    pub fn prefetch(&self, steps: &[(u32, Step)], cx: &W::Ctx) {
+        for &(_, step) in steps {
+            self.world.prefetch(cx, &self.stimulus(step));
         }
     }
 
     /// Feeds one input and carries out what the endpoint did; its outputs stay in `outs`.
-    fn feed(&mut self, b: &Bounds, party: Party, input: Input) {
+    fn feed(&mut self, b: &Bounds, party: Party, input: Input, cx: &mut W::Ctx) {
         self.outs.clear();
-        self.outs.extend_from_slice(self.world.feed(party, input));
+        self.world.feed(cx, party, input, &mut self.outs);
         for &out in &self.outs {
+            self.dirty |= match out {
+                Output::Send(_) => Dirty::NET[party.peer().index()],
+                Output::StartWork(_) => Dirty::WORK,
+                Output::AbortWork(_) => Dirty::WORK | Dirty::PROGRESSED,
+                Output::ArmTimer(_) | Output::DisarmTimer(_) => Dirty::TIMERS,
+                _ => 0,
+            };
             match out {
                 Output::Send(msg) => {
                     let q = &mut self.net[party.peer().index()];
@@ -335,7 +451,7 @@ impl Explorer {
     pub fn pack(&self, out: &mut Vec<u8>) {
         out.clear();
         out.push(self.root);
-        self.world.pack_state(out);
+        self.world.pack(out);
         pack_seq(&self.net[0], out);
         pack_seq(&self.net[1], out);
         pack_seq(&self.work, out);
@@ -355,12 +471,13 @@ impl Explorer {
     /// [`Explorer::reached`] and the violations afterwards are those of the steps applied
     /// since.
     pub fn unpack(&mut self, bytes: &[u8]) -> Result<(), PackError> {
+        self.dirty = Dirty::ALL;
         let mut r = Reader::new(bytes);
         let root = r.u8("root")?;
         if root != self.root {
             return Err(PackError::BadTag("state of this initial scenario", root));
         }
-        self.world.unpack_state(&mut r)?;
+        self.world.unpack(&mut r)?;
         unpack_seq(&mut r, &mut self.net[0])?;
         unpack_seq(&mut r, &mut self.net[1])?;
         unpack_seq(&mut r, &mut self.work)?;
@@ -394,32 +511,33 @@ impl Explorer {
     /// The result is a key, not a state to expand: its steps are listed in another order.
     /// Only sound where [`super::symmetric`] holds. Returns whether anything could move
     /// (false with fewer than two requests sent: the state is then left as it was).
-    pub fn canonicalize(&mut self, scenario: &Scenario) -> bool {
+    pub fn canonicalize(&mut self, scenario: &Scenario, cx: &mut W::Ctx) -> bool {
         let sent = usize::from(self.sent);
         let ids: SmallVec<[RequestId; 8]> = self.ids[..sent].iter().flatten().copied().collect();
         if ids.len() < 2 {
             return false;
         }
         let fifo = bounds(scenario).fifo;
-        let mut by_look: SmallVec<[(u64, RequestId); 8]> =
-            ids.iter().map(|&x| (self.signature(x, fifo), x)).collect();
+        let mut by_look: SmallVec<[(u64, RequestId); 8]> = ids
+            .iter()
+            .map(|&x| (self.signature(x, fifo, cx), x))
+            .collect();
         by_look.sort_unstable();
         let mut slots = ids;
         slots.sort_unstable();
-        let rename = |x: RequestId| {
-            by_look
-                .iter()
-                .position(|(_, y)| *y == x)
-                .map_or(x, |i| slots[i])
-        };
-        self.relabel(rename, fifo);
+        let map: SmallVec<[(RequestId, RequestId); 8]> = by_look
+            .iter()
+            .zip(&slots)
+            .map(|(&(_, from), &to)| (from, to))
+            .collect();
+        self.relabel(&map, fifo, cx);
         true
     }
 
     /// Everything about request `x` except its id.
-    fn signature(&self, x: RequestId, fifo: bool) -> u64 {
+    fn signature(&self, x: RequestId, fifo: bool, cx: &mut W::Ctx) -> u64 {
         let mut h = StableHasher::default();
-        self.world.hash_request(x, &mut h);
+        self.world.hash_request(cx, x, &mut h);
         for q in &self.net {
             0xFFu8.hash(&mut h);
             for (pos, m) in q.iter().enumerate() {
@@ -451,8 +569,10 @@ impl Explorer {
     }
 
     /// Renames request ids everywhere, keeping sorted what is kept sorted.
-    fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy, fifo: bool) {
-        self.world.relabel(f);
+    fn relabel(&mut self, map: &[(RequestId, RequestId)], fifo: bool, cx: &mut W::Ctx) {
+        self.dirty = Dirty::ALL;
+        self.world.relabel(cx, map);
+        let f = |x| rename(map, x);
         for q in &mut self.net {
             for m in q.iter_mut() {
                 if let Some(id) = m.request_id() {
@@ -556,25 +676,18 @@ impl Explorer {
         counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
     }
 
-    /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
-    pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
-        let v = self.end(quiescent);
-        (v, self.world)
-    }
-
     /// Ends the run here and takes the verdict; the state is spent (unpack another into it).
-    pub fn end(&mut self, quiescent: bool) -> Verdict {
-        self.world.end(quiescent);
-        self.world.checker_mut().take_verdict()
+    pub fn end(&mut self, quiescent: bool, cx: &mut W::Ctx) -> Verdict {
+        self.world.end(cx, quiescent)
     }
 
     /// Whether some invariant is broken.
     pub fn violated(&self) -> bool {
-        self.world.checker().violated().0 != 0
+        self.world.violated()
     }
 
     /// The races reached since the state was made or unpacked.
     pub fn reached(&self) -> PropertySet {
-        self.world.checker().verdict().reached
+        self.world.reached()
     }
 }
