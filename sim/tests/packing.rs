@@ -90,3 +90,73 @@ fn foreign_bytes_do_not_unpack() {
     assert!(e.unpack(&other_root).is_err(), "another initial scenario");
     assert!(e.unpack(&packed).is_ok());
 }
+
+/// Steps every state within `depth` steps twice, once on a plain world and once interned
+/// (endpoints and checker by fingerprint, stepped through the memo the search uses), and checks
+/// that they agree after every step: the same driver state and parts (interning the plain
+/// world's state gives the interned state's bytes), the same verdict of the step. Returns the
+/// states checked.
+fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
+    use cancelcheck_sim::explorer::{Memo, Store};
+    use std::sync::Arc;
+    let s = spec.scenario();
+    let inits = initial_scenarios(&s);
+    let plain: Vec<Explorer> = inits
+        .iter()
+        .enumerate()
+        .map(|(i, init)| Explorer::new(init, i as u8, false))
+        .collect();
+    let worlds = plain.iter().map(|e| e.world().clone()).collect();
+    let mut memo = Memo::new(Arc::new(Store::default()), worlds);
+    let (mut a, mut b, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+    let mut seen = HashSet::new();
+    let mut checked = 0;
+    for (root, init) in inits.iter().enumerate() {
+        let interned = plain[root].intern(&mut memo);
+        let mut stack = vec![(plain[root].clone(), interned, 0)];
+        while let Some((e, i, d)) = stack.pop() {
+            e.pack(&mut a);
+            if !seen.insert(a.clone()) || d == depth {
+                continue;
+            }
+            checked += 1;
+            e.enabled(init, &mut steps);
+            for &step in &steps {
+                let (mut e2, mut i2) = (e.clone(), i.clone());
+                e2.apply(init, step);
+                i2.step(init, step, &mut memo);
+                assert_eq!(e2.violated(), i2.violated(), "{spec:?} {step:?}");
+                assert_eq!(e2.reached(), i2.reached(), "{spec:?} {step:?}");
+                if e2.violated() {
+                    assert_eq!(e2.world().checker().broken(), memo.broken(), "{spec:?}");
+                    continue;
+                }
+                e2.intern(&mut memo).pack(&mut a);
+                i2.pack(&mut b);
+                assert_eq!(a, b, "{spec:?}: {step:?} differs interned");
+                stack.push((e2, i2, d + 1));
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn interned_stepping_agrees_with_the_world() {
+    let mut checked = 0;
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            let mut spec = ExploreSpec::new(d, b, 2, Order::Reordering);
+            spec.timeouts = true;
+            spec.progress = true;
+            spec.duplicate = true;
+            checked += lockstep(&spec, 6);
+        }
+        let mut spec = ExploreSpec::new(d, Behaviour::Honour, 2, Order::Fifo);
+        spec.loss = true;
+        spec.reuse_ids = true;
+        spec.init_timeout = true;
+        checked += lockstep(&spec, 8);
+    }
+    assert!(checked > 10_000, "only {checked} states checked");
+}

@@ -25,110 +25,44 @@ impl StableHasher {
     }
 }
 
-impl StableHasher {
-    /// Folds in words another hasher recorded ([`WordLog`]): the result is as if the values
-    /// it was fed had been fed here.
-    pub fn absorb(&mut self, words: &[u64]) {
-        for &w in words {
-            self.mix(w);
+impl Hasher for StableHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
         }
     }
-}
-
-/// Calls `f` with the words a byte slice folds into: eight bytes at a time, the last partial
-/// word tagged with its length.
-#[inline]
-fn words_of(bytes: &[u8], mut f: impl FnMut(u64)) {
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        f(u64::from_le_bytes([
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-        ]));
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut buf = [0u8; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        f(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59));
+    fn write_u16(&mut self, n: u16) {
+        self.mix(u64::from(n));
     }
-}
-
-/// The words a value feeds a hasher, one `u64` per integer and per eight bytes: a
-/// [`StableHasher`] fed the same values, and one that [absorbs](StableHasher::absorb) these
-/// words, end in the same state. Lets the explorer keep what one part of a state contributes
-/// to a hash and replay it.
-pub trait WordSink {
-    /// Takes one word.
-    fn word(&mut self, w: u64);
-}
-
-impl WordSink for StableHasher {
-    #[inline]
-    fn word(&mut self, w: u64) {
-        self.mix(w);
+    fn write_u32(&mut self, n: u32) {
+        self.mix(u64::from(n));
     }
-}
-
-/// A hasher that records the words it is fed instead of mixing them (see [`WordSink`]).
-#[derive(Default, Debug)]
-pub struct WordLog(pub smallvec::SmallVec<[u64; 8]>);
-
-impl WordSink for WordLog {
-    fn word(&mut self, w: u64) {
-        self.0.push(w);
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
     }
-}
-
-/// Both hashers turn every `write_*` into words the same way.
-macro_rules! word_hasher {
-    ($t:ty) => {
-        impl Hasher for $t {
-            fn write(&mut self, bytes: &[u8]) {
-                words_of(bytes, |w| self.word(w));
-            }
-            fn write_u8(&mut self, n: u8) {
-                self.word(u64::from(n));
-            }
-            fn write_u16(&mut self, n: u16) {
-                self.word(u64::from(n));
-            }
-            fn write_u32(&mut self, n: u32) {
-                self.word(u64::from(n));
-            }
-            fn write_u64(&mut self, n: u64) {
-                self.word(n);
-            }
-            fn write_usize(&mut self, n: usize) {
-                self.word(n as u64);
-            }
-            fn write_i64(&mut self, n: i64) {
-                self.word(n as u64);
-            }
-            fn write_isize(&mut self, n: isize) {
-                self.word(n as u64);
-            }
-            fn finish(&self) -> u64 {
-                self.finished()
-            }
-        }
-    };
-}
-
-word_hasher!(StableHasher);
-word_hasher!(WordLog);
-
-impl StableHasher {
-    fn finished(&self) -> u64 {
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+    fn finish(&self) -> u64 {
         avalanche(self.0)
-    }
-}
-
-impl WordLog {
-    /// A log is not a hash: what it would hash to, folded from the default start.
-    fn finished(&self) -> u64 {
-        let mut h = StableHasher::default();
-        h.absorb(&self.0);
-        h.finished()
     }
 }
 

@@ -21,9 +21,8 @@ use std::sync::{Arc, RwLock};
 use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Input, Output, Party, RequestId};
 use cancelcheck_properties::{Event, InvariantId, PropertySet, Verdict};
-use smallvec::SmallVec;
 
-use super::hash::{FingerprintMap, PassThrough, StableHasher, WordLog, fingerprint};
+use super::hash::{FingerprintMap, PassThrough, StableHasher, fingerprint};
 use super::parties::{Outputs, Parties, Renaming, Stimulus, acted_on, rename};
 use crate::world::World;
 
@@ -125,11 +124,6 @@ fn emit_key(root: u8, checker: u64, event: &Event) -> u64 {
     h.finish()
 }
 
-/// A part renamed: the configuration, the part, its state, the renaming's moved pairs sorted.
-type RenameKey = (u8, Part, u64, SmallVec<[(RequestId, RequestId); 4]>);
-
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<StableHasher>>;
-
 /// One thread's memo of transitions, and the worlds (one per initial scenario) in which it
 /// works out those it has not met.
 pub struct Memo {
@@ -143,10 +137,6 @@ pub struct Memo {
     broken: Vec<InvariantId>,
     /// The range of `broken` the last step that broke an invariant broke.
     last_broken: (u32, u8),
-    /// What a part contributes to a request's symmetry signature, as hash words.
-    words: Map<(u8, Part, u64, RequestId), SmallVec<[u64; 8]>>,
-    /// A part renamed (the renaming's pairs sorted).
-    renamed: Map<RenameKey, u64>,
     bytes: Vec<u8>,
 }
 
@@ -161,8 +151,6 @@ impl Memo {
             outs: Vec::new(),
             broken: Vec::new(),
             last_broken: (0, 0),
-            words: Map::default(),
-            renamed: Map::default(),
             bytes: Vec::new(),
         }
     }
@@ -273,41 +261,6 @@ impl Memo {
         }
     }
 
-    fn words(&mut self, root: u8, part: Part, fp: u64, id: RequestId) -> &[u64] {
-        let key = (root, part, fp, id);
-        if !self.words.contains_key(&key) {
-            self.load(root, part, fp);
-            let w = &self.worlds[usize::from(root)];
-            let mut log = WordLog::default();
-            match part {
-                Part::Endpoint(p) => w.endpoint(p).hash_request(id, &mut log),
-                Part::Checker => w.checker().hash_request(id, &mut log),
-            }
-            self.words.insert(key, log.0);
-        }
-        &self.words[&key]
-    }
-
-    fn renamed(&mut self, root: u8, part: Part, fp: u64, map: &Renaming) -> u64 {
-        let mut pairs: SmallVec<[(RequestId, RequestId); 4]> =
-            map.iter().copied().filter(|(a, b)| a != b).collect();
-        pairs.sort_unstable();
-        let key = (root, part, fp, pairs);
-        if let Some(&fp) = self.renamed.get(&key) {
-            return fp;
-        }
-        self.load(root, part, fp);
-        let w = &mut self.worlds[usize::from(root)];
-        let f = |x| rename(map, x);
-        match part {
-            Part::Endpoint(p) => w.relabel_endpoint(p, f),
-            Part::Checker => w.relabel_checker(f),
-        }
-        let out = self.save(root, part);
-        self.renamed.insert(key, out);
-        out
-    }
-
     /// The world of `state`'s initial scenario, holding `state` (its checker with a fresh
     /// verdict).
     fn materialize(&mut self, state: &Interned) -> &mut World {
@@ -398,6 +351,10 @@ impl Parties for Interned {
         memo.effects.prefetch(key);
     }
 
+    fn broken(&self, memo: &Memo) -> Vec<InvariantId> {
+        memo.broken()
+    }
+
     fn client_ready(&self) -> bool {
         self.client_ready
     }
@@ -448,30 +405,19 @@ impl Parties for Interned {
         Ok(())
     }
 
+    /// Materializes the parts and hashes them there (the search does not reduce by symmetry
+    /// over interned parties: see `search`).
     fn hash_request(&self, memo: &mut Memo, id: RequestId, h: &mut StableHasher) {
-        let parts = [
-            (Part::Endpoint(Party::Client), self.endpoints[0]),
-            (Part::Endpoint(Party::Server), self.endpoints[1]),
-            (Part::Checker, self.checker),
-        ];
-        for (part, fp) in parts {
-            h.absorb(memo.words(self.root, part, fp, id));
-        }
+        memo.materialize(self).hash_request(id, h);
     }
 
+    /// Materializes the parts, renames them there and interns the results.
     fn relabel(&mut self, memo: &mut Memo, map: &Renaming) {
-        self.endpoints[0] = memo.renamed(
-            self.root,
-            Part::Endpoint(Party::Client),
-            self.endpoints[0],
-            map,
-        );
-        self.endpoints[1] = memo.renamed(
-            self.root,
-            Part::Endpoint(Party::Server),
-            self.endpoints[1],
-            map,
-        );
-        self.checker = memo.renamed(self.root, Part::Checker, self.checker, map);
+        memo.materialize(self).relabel(|x| rename(map, x));
+        self.endpoints = [
+            memo.save(self.root, Part::Endpoint(Party::Client)),
+            memo.save(self.root, Part::Endpoint(Party::Server)),
+        ];
+        self.checker = memo.save(self.root, Part::Checker);
     }
 }

@@ -31,7 +31,7 @@ mod parties;
 mod search;
 mod state;
 
-pub use hash::{StableHasher, WordLog, WordSink, fingerprint};
+pub use hash::{StableHasher, fingerprint};
 pub use interned::{Interned, Memo, Store};
 pub use parties::{Outputs, Parties, Renaming, rename};
 pub use search::{Replayed, SearchOptions, SearchReport, replay, search};

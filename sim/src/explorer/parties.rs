@@ -4,7 +4,7 @@
 
 use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Input, Output, Party, RequestId};
-use cancelcheck_properties::{Event, PropertySet, Verdict};
+use cancelcheck_properties::{Event, InvariantId, PropertySet, Verdict};
 
 use super::hash::StableHasher;
 use crate::world::World;
@@ -66,6 +66,9 @@ pub trait Parties: Clone {
     fn violated(&self) -> bool;
     /// The races reached since the state was made or unpacked.
     fn reached(&self) -> PropertySet;
+    /// The invariants broken, first found first (by the last step that broke one, for
+    /// interned parties).
+    fn broken(&self, cx: &Self::Ctx) -> Vec<InvariantId>;
     /// Ends the run here (emits `End`) and takes the verdict.
     fn end(&mut self, cx: &mut Self::Ctx, quiescent: bool) -> Verdict;
     /// Appends the packed state: equal bytes, equal futures, for one pair of configurations.
@@ -104,6 +107,10 @@ impl Parties for World {
 
     fn reached(&self) -> PropertySet {
         self.checker().verdict().reached
+    }
+
+    fn broken(&self, _: &()) -> Vec<InvariantId> {
+        self.checker().broken()
     }
 
     fn end(&mut self, _: &mut (), quiescent: bool) -> Verdict {

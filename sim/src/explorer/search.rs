@@ -12,9 +12,11 @@ use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
 
 use super::hash::{FingerprintSet, fingerprint};
 use super::interned::{Interned, Memo, Store};
+use super::parties::Parties;
 use super::state::{Explorer, Step};
 use super::{initial_scenarios, partial_order, symmetric};
 use crate::scenario::Scenario;
+use crate::world::World;
 
 /// How to search.
 #[derive(Clone, Copy, Debug)]
@@ -136,12 +138,12 @@ impl Packed {
 /// when the last successor is made from the base itself; its memo of the parties'
 /// transitions; buffers reused for every state, so expanding allocates nothing once they have
 /// grown (but for transitions met for the first time).
-struct Expander<'a> {
+struct Expander<'a, W: Held> {
     rules: &'a Scenario,
-    states: Vec<[Explorer<Interned>; 2]>,
+    states: Vec<[Explorer<W>; 2]>,
     /// Which of each pair is the base.
     base_at: Vec<usize>,
-    memo: Memo,
+    memo: W::Ctx,
     symmetry: bool,
     partial_order: bool,
     all: Vec<Step>,
@@ -155,14 +157,33 @@ struct Expander<'a> {
     share: Share,
 }
 
-impl<'a> Expander<'a> {
-    fn new(rules: &'a Scenario, roots: &Roots, symmetry: bool, partial_order: bool) -> Self {
+/// How a search holds the parties: plain worlds, or interned (see [`search`] for which).
+trait Held: Parties<Ctx: Send> + Send + Sized {
+    /// The initial states held this way, and what stepping them needs.
+    fn start(roots: &Roots) -> (Vec<Explorer<Self>>, Self::Ctx);
+}
+
+impl Held for World {
+    fn start(roots: &Roots) -> (Vec<Explorer>, ()) {
+        (roots.states.clone(), ())
+    }
+}
+
+impl Held for Interned {
+    fn start(roots: &Roots) -> (Vec<Explorer<Interned>>, Memo) {
         let mut memo = Memo::new(roots.store.clone(), roots.worlds.clone());
-        let interned: Vec<_> = roots.states.iter().map(|e| e.intern(&mut memo)).collect();
+        let states = roots.states.iter().map(|e| e.intern(&mut memo)).collect();
+        (states, memo)
+    }
+}
+
+impl<'a, W: Held> Expander<'a, W> {
+    fn new(rules: &'a Scenario, roots: &Roots, symmetry: bool, partial_order: bool) -> Self {
+        let (states, memo) = W::start(roots);
         Expander {
             rules,
-            base_at: vec![0; interned.len()],
-            states: interned.into_iter().map(|e| [e.clone(), e]).collect(),
+            base_at: vec![0; states.len()],
+            states: states.into_iter().map(|e| [e.clone(), e]).collect(),
             memo,
             symmetry,
             partial_order,
@@ -197,7 +218,7 @@ impl<'a> Expander<'a> {
 
     /// Applies `step` to a copy of the base state of `root`, in its scratch state; with
     /// `last`, to the base itself (which is then spent: load another before the next step).
-    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer<Interned> {
+    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer<W> {
         if last {
             self.base_at[root] ^= 1;
         } else {
@@ -212,8 +233,15 @@ impl<'a> Expander<'a> {
         e
     }
 
+    /// The invariants the scratch state of `root` broke.
+    fn broken(&self, root: usize) -> Vec<InvariantId> {
+        self.states[root][self.base_at[root] ^ 1]
+            .parties()
+            .broken(&self.memo)
+    }
+
     /// The base state of `root`.
-    fn base(&mut self, root: usize) -> &mut Explorer<Interned> {
+    fn base(&mut self, root: usize) -> &mut Explorer<W> {
         &mut self.states[root][self.base_at[root]]
     }
 
@@ -236,7 +264,7 @@ impl<'a> Expander<'a> {
 /// interned parts.
 struct Roots {
     states: Vec<Explorer>,
-    worlds: Vec<crate::world::World>,
+    worlds: Vec<World>,
     store: Arc<Store>,
 }
 
@@ -295,8 +323,8 @@ struct Share {
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
 /// those whose key is not in `seen` (read only while a level expands) become candidates for
 /// the merge.
-fn expand_share(
-    x: &mut Expander<'_>,
+fn expand_share<W: Held>(
+    x: &mut Expander<'_, W>,
     level: &Packed,
     nodes: &[u32],
     range: core::ops::Range<usize>,
@@ -336,7 +364,7 @@ fn expand_share(
                     out.child_bad = Some(Bad {
                         parent: node,
                         choice: Some(choice),
-                        broken: x.memo.broken(),
+                        broken: x.broken(root),
                     });
                 }
                 continue;
@@ -372,22 +400,39 @@ fn settle(out: &mut Share, seen: &FingerprintSet, pending: &mut bool) {
     }
 }
 
-/// Explores `scenario` breadth-first. `progress(depth, unique, frontier)` is called after each
-/// level.
+/// Explores `scenario` (breadth-first unless `opts.depth_first`). `progress(depth, unique,
+/// frontier)` is called after each breadth-first level.
+///
+/// Without the symmetry reduction the parties are held [interned](super::interned): few
+/// distinct endpoint and checker states recur in many global states, so most transitions are
+/// looked up, not worked out. Under symmetry every successor is relabelled, which needs the
+/// parties themselves, and the reduced space has few repeats to look up: they are then held as
+/// plain worlds. Either way the same states are visited, with the same counts.
 pub fn search(
     scenario: &Scenario,
     opts: &SearchOptions,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
 ) -> SearchReport {
-    if opts.depth_first {
-        return search_depth_first(scenario, opts);
+    let sym = opts.symmetry && symmetric(scenario);
+    match (sym, opts.depth_first) {
+        (true, false) => search_breadth_first::<World>(scenario, opts, progress),
+        (false, false) => search_breadth_first::<Interned>(scenario, opts, progress),
+        (true, true) => search_depth_first::<World>(scenario, opts),
+        (false, true) => search_depth_first::<Interned>(scenario, opts),
     }
+}
+
+fn search_breadth_first<W: Held>(
+    scenario: &Scenario,
+    opts: &SearchOptions,
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> SearchReport {
     let sym = opts.symmetry && symmetric(scenario);
     let por = opts.partial_order && partial_order(scenario);
     let mut report = SearchReport::starting(sym, por);
     let (rules, roots) = roots(scenario);
     let threads = opts.threads.clamp(1, 64);
-    let mut expanders: Vec<Expander<'_>> = (0..threads)
+    let mut expanders: Vec<Expander<'_, W>> = (0..threads)
         .map(|_| Expander::new(&rules, &roots, sym, por))
         .collect();
     let mut seen = FingerprintSet::default();
@@ -456,6 +501,10 @@ pub fn search(
         level_nodes.clear();
         for share in &shares {
             for (k, c) in share.candidates.iter().enumerate() {
+                // Ask for the slot of a candidate a few ahead, so that it is there when needed.
+                if let Some(ahead) = share.candidates.get(k + 8) {
+                    seen.prefetch(ahead.fingerprint);
+                }
                 if !seen.insert(c.fingerprint, ()) {
                     continue;
                 }
@@ -488,12 +537,12 @@ struct Frame {
     next: usize,
 }
 
-fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
+fn search_depth_first<W: Held>(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
     let sym = opts.symmetry && symmetric(scenario);
     let por = opts.partial_order && partial_order(scenario);
     let mut report = SearchReport::starting(sym, por);
     let (rules, roots) = roots(scenario);
-    let mut x = Expander::new(&rules, &roots, sym, por);
+    let mut x = Expander::<W>::new(&rules, &roots, sym, por);
     let mut seen = FingerprintSet::default();
     let mut bytes: Vec<u8> = Vec::new();
     let mut steps: Vec<(u32, Step)> = Vec::new();
@@ -571,7 +620,7 @@ fn search_depth_first(scenario: &Scenario, opts: &SearchOptions) -> SearchReport
             report.total_states += 1;
             report.reached = report.reached.union(e.reached());
             if e.violated() {
-                let broken = x.memo.broken();
+                let broken = x.broken(root);
                 let mut p = path(root, &stack, &steps);
                 p.push(choice);
                 report.counterexample = Some((p, broken));
