@@ -36,8 +36,11 @@ fn simulator(c: &mut Criterion) {
 
 fn explorer(c: &mut Criterion) {
     let mut group = c.benchmark_group("explorer");
+    // One search is about a second: ten of them per configuration.
     group.sample_size(10);
-    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 2, Order::Reordering);
+    group.measurement_time(std::time::Duration::from_secs(12));
+    // Large enough that the figure is the search's steady state, not the start of its memo.
+    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 3, Order::Reordering);
     spec.timeouts = true;
     let s = spec.scenario();
     for (name, threads, depth_first) in [
@@ -57,7 +60,7 @@ fn explorer(c: &mut Criterion) {
         let total = search(&s, &opts, &|_, _, _| {}).total_states;
         group.throughput(Throughput::Elements(total));
         group.bench_function(
-            format!("acp, 2 requests, reordering, timeouts, {name}"),
+            format!("acp, 3 requests, reordering, timeouts, {name}"),
             |b| b.iter(|| black_box(search(&s, &opts, &|_, _, _| {}).unique_states)),
         );
     }

@@ -137,7 +137,7 @@ struct ExploreArgs {
     #[arg(long)]
     max_depth: Option<u32>,
     /// Stop after this many unique states (the result is then bounded). The search holds a
-    /// level's states packed (a hundred-odd bytes each) and 20 to 30 bytes per visited state.
+    /// level's states packed (50 to 100 bytes each) and 15 to 30 bytes per visited state.
     #[arg(long, default_value_t = 4_000_000)]
     max_states: u64,
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).

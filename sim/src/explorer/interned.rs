@@ -11,8 +11,12 @@
 //! materializes the two in a [`World`], feeds it there, and packs what came out.
 //!
 //! The memo is a cache of a deterministic function, so what a search finds does not depend on
-//! what each thread has cached. Two different packed states with one fingerprint would be
-//! merged, the same risk (about n²/2⁶⁵ for n distinct states) the visited set already takes.
+//! what each thread has cached. Parts and transitions are known by 64-bit fingerprints (of the
+//! packed bytes; of the configuration, parts and input): two different ones with one
+//! fingerprint would be confused, the same risk (about n²/2⁶⁵ for n distinct ones) the
+//! visited set already takes. The search holds parties this way only without the symmetry
+//! reduction (see `search`); [`Parties::hash_request`] and [`Parties::relabel`] work here but
+//! go through the plain parts.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -88,8 +92,8 @@ pub struct Interned {
 }
 
 /// What a transition does: the endpoint fed and the checker afterwards, the outputs the driver
-/// acts on (a range of [`Memo::outs`]), and the verdict of the step alone (the invariants it broke, a range of
-/// [`Memo::broken`]). A checker-only event leaves `endpoint` unused.
+/// acts on (a range of the memo's outputs), and the verdict of the step alone (the invariants it
+/// broke, a range of the memo's broken lists). A checker-only event leaves `endpoint` unused.
 #[derive(Clone, Copy, Default)]
 struct Effect {
     endpoint: u64,

@@ -2,9 +2,11 @@
 //! shortest counterexample first), depth-first (one thread, memory that grows with the depth),
 //! and the replay of a schedule either of them reports.
 //!
-//! Both hold states packed and expand one by unpacking it into a scratch state, applying a
-//! step, and packing the successor again: no state is cloned, and nothing is allocated per
-//! successor once the buffers have grown.
+//! Both hold states packed and expand one by unpacking it into a base state, making each
+//! successor in a scratch copy of it, and packing the successor again: nothing is allocated per
+//! successor once the buffers have grown, but for a transition of the parties met for the
+//! first time (see [`super::interned`]). Lookups in the large tables (the visited set, the
+//! transition memo) are prefetched ahead of use.
 
 use std::sync::Arc;
 
@@ -54,7 +56,7 @@ pub struct SearchReport {
     /// Races reached by some visited state.
     pub reached: PropertySet,
     /// The most states held at once: breadth-first, a level plus the new states of the next
-    /// (each packed in a hundred-odd bytes); depth-first, the stack.
+    /// (each packed in some 50 to 100 bytes); depth-first, the stack.
     pub peak_states_held: u64,
     /// Whether the symmetry reduction was applied.
     pub symmetry: bool,
@@ -403,7 +405,7 @@ fn settle(out: &mut Share, seen: &FingerprintSet, pending: &mut bool) {
 /// Explores `scenario` (breadth-first unless `opts.depth_first`). `progress(depth, unique,
 /// frontier)` is called after each breadth-first level.
 ///
-/// Without the symmetry reduction the parties are held [interned](super::interned): few
+/// Without the symmetry reduction the parties are held [interned](super::Interned): few
 /// distinct endpoint and checker states recur in many global states, so most transitions are
 /// looked up, not worked out. Under symmetry every successor is relabelled, which needs the
 /// parties themselves, and the reduced space has few repeats to look up: they are then held as

@@ -1,10 +1,12 @@
-//! One explored state: the world plus everything a driver holds (messages in flight, running
-//! work, armed timers, the application's script position), its enabled steps, and its packed
-//! form.
+//! One explored state: the parties (both endpoints and the checker: a plain world, or interned)
+//! plus everything a driver holds (messages in flight, running work, armed timers, the
+//! application's script position), its enabled steps, and its packed form.
 //!
-//! The search stores states packed (a hundred-odd bytes each, see `cancelcheck_model::pack`)
-//! and unpacks one into a reused scratch state to expand it. The packed bytes identify the
-//! state, so their [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
+//! The search stores states packed (about 50 bytes at 3 requests with interned parties, see
+//! `cancelcheck_model::pack`) and unpacks one into a reused base state to expand it; each
+//! successor is made in a scratch copy, restored from the base by copying back only the tables
+//! the previous step changed. The packed bytes identify the state, so their
+//! [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::Method;
