@@ -58,16 +58,6 @@ impl Store {
             None => panic!("explorer: part {fp:#x} was never interned"),
         }
     }
-
-    /// Distinct parts held.
-    pub fn len(&self) -> usize {
-        self.parts.read().map_or(0, |p| p.len())
-    }
-
-    /// Whether none is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// One of the three parts of a world.
@@ -280,16 +270,6 @@ impl Memo {
         );
         self.load(state.root, Part::Checker, state.checker);
         &mut self.worlds[usize::from(state.root)]
-    }
-
-    /// Transitions held.
-    pub fn len(&self) -> usize {
-        self.effects.len()
-    }
-
-    /// Whether no transition is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

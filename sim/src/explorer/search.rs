@@ -137,9 +137,10 @@ impl Packed {
 /// One thread's means of expanding states: per initial scenario (they differ only in
 /// configuration, which packing leaves out) two states, the base (the one being expanded,
 /// unpacked once) and the scratch (a copy of the base for each successor), which trade places
-/// when the last successor is made from the base itself; its memo of the parties'
-/// transitions; buffers reused for every state, so expanding allocates nothing once they have
-/// grown (but for transitions met for the first time).
+/// when the last successor is made from the base itself; what stepping the parties needs (for
+/// interned parties, this thread's memo of their transitions); buffers reused for every state,
+/// so expanding allocates nothing once they have grown (but for transitions met for the first
+/// time).
 struct Expander<'a, W: Held> {
     rules: &'a Scenario,
     states: Vec<[Explorer<W>; 2]>,

@@ -196,7 +196,7 @@ impl<W: Parties> Explorer<W> {
 
     /// Becomes `src` again, copying only the tables changed since this state was last a copy
     /// of it (or all of them after [`Explorer::forget_origin`]).
-    pub fn restore_from(&mut self, src: &Self) {
+    pub(super) fn restore_from(&mut self, src: &Self) {
         let d = self.dirty;
         self.root = src.root;
         self.world.clone_from(&src.world);
@@ -227,7 +227,7 @@ impl<W: Parties> Explorer<W> {
     }
 
     /// Marks every table changed: the state it was a copy of has itself changed.
-    pub fn forget_origin(&mut self) {
+    pub(super) fn forget_origin(&mut self) {
         self.dirty = Dirty::ALL;
     }
 
