@@ -207,6 +207,16 @@ impl Memo {
         self.store.intern(&self.bytes)
     }
 
+    /// The effect held under `key`, worked out by `work` (and then held) if there is none.
+    fn cached(&mut self, key: u64, work: impl FnOnce(&mut Memo) -> Effect) -> Effect {
+        if let Some(e) = self.effects.get(key) {
+            return e;
+        }
+        let e = work(self);
+        self.effects.insert(key, e);
+        e
+    }
+
     /// Works out feeding `input` to `party` of `state` in a world.
     fn feed(&mut self, state: &Interned, party: Party, input: Input) -> Effect {
         self.load(
@@ -249,6 +259,8 @@ impl Memo {
             reached,
             outs,
             broken,
+            // An endpoint answers one input with a handful of outputs, and a step breaks at
+            // most every invariant once (fewer than 32): both fit a byte.
             n_outs: (self.outs.len() - outs as usize) as u8,
             n_broken: (self.broken.len() - broken as usize) as u8,
             ready: false,
@@ -291,14 +303,7 @@ impl Parties for Interned {
     fn feed(&mut self, memo: &mut Memo, party: Party, input: Input, outs: &mut Outputs) {
         let i = party.index();
         let key = feed_key(self.root, party, self.endpoints[i], self.checker, &input);
-        let e = match memo.effects.get(key) {
-            Some(e) => e,
-            None => {
-                let e = memo.feed(self, party, input);
-                memo.effects.insert(key, e);
-                e
-            }
-        };
+        let e = memo.cached(key, |m| m.feed(self, party, input));
         self.endpoints[i] = e.endpoint;
         if party == Party::Client {
             self.client_ready = e.ready;
@@ -309,14 +314,7 @@ impl Parties for Interned {
 
     fn emit(&mut self, memo: &mut Memo, event: Event) {
         let key = emit_key(self.root, self.checker, &event);
-        let e = match memo.effects.get(key) {
-            Some(e) => e,
-            None => {
-                let e = memo.emit(self, event);
-                memo.effects.insert(key, e);
-                e
-            }
-        };
+        let e = memo.cached(key, |m| m.emit(self, event));
         self.take(&e, memo);
     }
 
