@@ -614,6 +614,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "search": if args.dfs { "depth-first" } else { "breadth-first" },
             "symmetry": report.symmetry,
             "partial_order": report.partial_order,
+            "state_form": if report.flat { "flat" } else { "plain" },
             "verdict": verdict,
             "violations": broken,
             "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),

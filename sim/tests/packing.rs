@@ -91,14 +91,14 @@ fn foreign_bytes_do_not_unpack() {
     assert!(e.unpack(&packed).is_ok());
 }
 
-/// Steps every state within `depth` steps twice, once on a plain world and once interned
-/// (endpoints and checker by fingerprint, stepped through the memo the search uses), and checks
-/// that they agree after every step: the same driver state and parts (interning the plain
-/// world's state gives the interned state's bytes), the same verdict of the step. Returns the
-/// states checked.
+/// Steps every state within `depth` steps twice, once as a plain state and once as a flat row
+/// (parts by number, messages, work and timers by code, stepped through the memo the search
+/// uses), and checks that they agree at every state and after every step: the same steps at
+/// the same indices (also as the partial-order reduction picks them), the same row (coding the
+/// plain state gives the flat one's bytes), the same verdict of the step, and at a quiescent
+/// state the same final verdict. Returns the states checked.
 fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
-    use cancelcheck_sim::explorer::{Memo, Store};
-    use std::sync::Arc;
+    use cancelcheck_sim::explorer::{Flat, FlatMemo, FlatShared};
     let s = spec.scenario();
     let inits = initial_scenarios(&s);
     let plain: Vec<Explorer> = inits
@@ -107,34 +107,50 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
         .map(|(i, init)| Explorer::new(init, i as u8, false))
         .collect();
     let worlds = plain.iter().map(|e| e.world().clone()).collect();
-    let mut memo = Memo::new(Arc::new(Store::default()), worlds);
-    let (mut a, mut b, mut steps) = (Vec::new(), Vec::new(), Vec::new());
-    let mut seen = HashSet::new();
-    let mut checked = 0;
+    let shared = FlatShared::new(&inits[0]).expect("small configurations fit a row");
+    let mut memo = FlatMemo::new(shared, worlds);
+    let (mut a, mut seen, mut checked) = (Vec::new(), HashSet::new(), 0);
+    let (mut steps, mut flat_steps) = (Vec::new(), Vec::new());
+    let (mut ample, mut flat_ample) = (Vec::new(), Vec::new());
+    let code = |e: &Explorer, memo: &mut FlatMemo| {
+        Flat::from_explorer(e, memo).unwrap_or_else(|| panic!("{spec:?}: a state does not fit"))
+    };
     for (root, init) in inits.iter().enumerate() {
-        let interned = plain[root].intern(&mut memo);
-        let mut stack = vec![(plain[root].clone(), interned, 0)];
-        while let Some((e, i, d)) = stack.pop() {
+        let flat = code(&plain[root], &mut memo);
+        let mut stack = vec![(plain[root].clone(), flat, 0)];
+        while let Some((e, f, d)) = stack.pop() {
             e.pack(&mut a);
             if !seen.insert(a.clone()) || d == depth {
                 continue;
             }
             checked += 1;
             e.enabled(init, &mut steps);
-            for &step in &steps {
-                let (mut e2, mut i2) = (e.clone(), i.clone());
+            f.enabled(&memo, &mut flat_steps);
+            assert_eq!(steps.len(), flat_steps.len(), "{spec:?}: {steps:?}");
+            e.to_expand(init, true, &mut Vec::new(), &mut ample);
+            f.to_expand(true, &memo, &mut Vec::new(), &mut flat_ample);
+            let picked: Vec<u32> = ample.iter().map(|p| p.0).collect();
+            let flat_picked: Vec<u32> = flat_ample.iter().map(|p| p.0).collect();
+            assert_eq!(picked, flat_picked, "{spec:?}: ample sets");
+            if steps.is_empty() {
+                let (v, _) = e.clone().finish(true);
+                let w = f.clone().end(true, &mut memo);
+                assert_eq!(v.violations, w.violations, "{spec:?}: final verdicts");
+            }
+            for (&step, &flat_step) in steps.iter().zip(&flat_steps) {
+                let (mut e2, mut f2) = (e.clone(), f.clone());
                 e2.apply(init, step);
-                i2.step(init, step, &mut memo);
-                assert_eq!(e2.violated(), i2.violated(), "{spec:?} {step:?}");
-                assert_eq!(e2.reached(), i2.reached(), "{spec:?} {step:?}");
+                f2.step(flat_step, &mut memo);
+                assert!(!memo.spoilt(), "{spec:?}: a state does not fit");
+                assert_eq!(e2.violated(), f2.violated(), "{spec:?} {step:?}");
+                assert_eq!(e2.reached(), f2.reached(), "{spec:?} {step:?}");
                 if e2.violated() {
                     assert_eq!(e2.world().checker().broken(), memo.broken(), "{spec:?}");
                     continue;
                 }
-                e2.intern(&mut memo).pack(&mut a);
-                i2.pack(&mut b);
-                assert_eq!(a, b, "{spec:?}: {step:?} differs interned");
-                stack.push((e2, i2, d + 1));
+                let coded = code(&e2, &mut memo);
+                assert_eq!(coded.bytes(), f2.bytes(), "{spec:?}: {step:?} differs flat");
+                stack.push((e2, f2, d + 1));
             }
         }
     }
@@ -142,7 +158,7 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
 }
 
 #[test]
-fn interned_stepping_agrees_with_the_world() {
+fn flat_stepping_agrees_with_the_world() {
     let mut checked = 0;
     for d in Dialect::ALL {
         for b in Behaviour::all() {

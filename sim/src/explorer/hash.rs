@@ -108,6 +108,15 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     avalanche(acc)
 }
 
+/// A fingerprint of two words (the flat form's memo keys): one multiply, then the avalanche.
+#[inline]
+pub fn fingerprint_pair(a: u64, b: u64) -> u64 {
+    avalanche(fold_mul(
+        a ^ 0xa076_1d64_78bd_642f,
+        b ^ 0xe703_7ed1_a0b4_28db,
+    ))
+}
+
 /// A hasher that passes a `u64` fingerprint through (the fingerprint is already mixed).
 #[derive(Default, Clone, Copy)]
 pub struct PassThrough(u64);

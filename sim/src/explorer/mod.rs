@@ -26,12 +26,14 @@
 //! disconnects are not explored. An unset `cancel_support` explores both answers (two
 //! initial states).
 
+mod flat;
 mod hash;
 mod interned;
 mod parties;
 mod search;
 mod state;
 
+pub use flat::{Flat, FlatMemo, FlatShared, FlatStep};
 pub use hash::{StableHasher, fingerprint};
 pub use interned::{Interned, Memo, Store};
 pub use parties::{Outputs, Parties, Renaming, Stimulus, acted_on, rename};

@@ -10,8 +10,10 @@
 
 use std::sync::Arc;
 
+use cancelcheck_model::pack::PackError;
 use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
 
+use super::flat::{Flat, FlatMemo, FlatShared, FlatStep};
 use super::hash::{FingerprintSet, fingerprint};
 use super::interned::{Interned, Memo, Store};
 use super::parties::Parties;
@@ -62,6 +64,8 @@ pub struct SearchReport {
     pub symmetry: bool,
     /// Whether the partial-order reduction was applied.
     pub partial_order: bool,
+    /// Whether states were held as [flat](super::Flat) rows (rather than plain worlds).
+    pub flat: bool,
     /// The first counterexample found: its schedule (initial state index, then the index of
     /// each step in `enabled`) and the invariants it breaks. A shortest one, breadth-first
     /// without the partial-order reduction.
@@ -137,20 +141,19 @@ impl Packed {
 /// One thread's means of expanding states: per initial scenario (they differ only in
 /// configuration, which packing leaves out) two states, the base (the one being expanded,
 /// unpacked once) and the scratch (a copy of the base for each successor), which trade places
-/// when the last successor is made from the base itself; what stepping the parties needs (for
-/// interned parties, this thread's memo of their transitions); buffers reused for every state,
-/// so expanding allocates nothing once they have grown (but for transitions met for the first
-/// time).
-struct Expander<'a, W: Held> {
+/// when the last successor is made from the base itself; what stepping needs (for the flat
+/// form, this thread's memo of transitions); buffers reused for every state, so expanding
+/// allocates nothing once they have grown (but for transitions met for the first time).
+struct Expander<'a, F: Form> {
     rules: &'a Scenario,
-    states: Vec<[Explorer<W>; 2]>,
+    states: Vec<[F; 2]>,
     /// Which of each pair is the base.
     base_at: Vec<usize>,
-    memo: W::Ctx,
+    memo: F::Ctx,
     symmetry: bool,
     partial_order: bool,
-    all: Vec<Step>,
-    steps: Vec<(u32, Step)>,
+    all: Vec<F::Step>,
+    steps: Vec<(u32, F::Step)>,
     /// The state last keyed, packed: what is stored.
     packed: Vec<u8>,
     /// Its canonical relabelling, packed: what is hashed under symmetry.
@@ -160,7 +163,64 @@ struct Expander<'a, W: Held> {
     share: Share,
 }
 
-/// How a search holds the parties: plain worlds, or interned (see [`search`] for which).
+/// A form in which a search holds and steps states: a plain [`Explorer`] (its parties plain
+/// or interned) or a [`Flat`] row. See [`search`] for which it uses.
+trait Form: Sized + Send {
+    /// What one thread needs to step states besides the states.
+    type Ctx: Send;
+    /// One choice of what happens next.
+    type Step: Copy + Send;
+    /// The initial states (one per initial scenario) in this form and one thread's context;
+    /// `None` if the form cannot hold them.
+    fn start(roots: &Roots) -> Option<(Vec<Self>, Self::Ctx)>;
+    /// A copy.
+    fn copy(&self) -> Self;
+    /// Becomes `src` again (which this state was last a copy of, unless
+    /// [`Form::forget_origin`] was called since).
+    fn restore_from(&mut self, src: &Self);
+    /// The state it was a copy of has itself changed.
+    fn forget_origin(&mut self) {}
+    /// Becomes the state `bytes` packs.
+    fn unpack(&mut self, bytes: &[u8], cx: &mut Self::Ctx) -> Result<(), PackError>;
+    /// The steps to expand, each with its index among all enabled steps; `all` is scratch.
+    fn to_expand(
+        &self,
+        rules: &Scenario,
+        reduce: bool,
+        cx: &Self::Ctx,
+        all: &mut Vec<Self::Step>,
+        out: &mut Vec<(u32, Self::Step)>,
+    );
+    /// Gets ready to take `steps` soon (a hint).
+    fn prefetch(&self, steps: &[(u32, Self::Step)], cx: &Self::Ctx);
+    /// Applies one step.
+    fn step(&mut self, rules: &Scenario, step: Self::Step, cx: &mut Self::Ctx);
+    /// Whether some invariant is broken.
+    fn violated(&self) -> bool;
+    /// The races reached since the state was unpacked.
+    fn reached(&self) -> PropertySet;
+    /// The invariants the last step that broke one broke.
+    fn broken(&self, cx: &Self::Ctx) -> Vec<InvariantId>;
+    /// Ends the run here and takes the verdict; the state is spent.
+    fn end(&mut self, quiescent: bool, cx: &mut Self::Ctx) -> Verdict;
+    /// Packs the state into `packed` and returns its key in the visited set: the fingerprint
+    /// of the packed bytes, or with `symmetry` of its canonical relabelling's (packed into
+    /// `canon`; the state is then relabelled: unpack another before stepping).
+    fn key(
+        &mut self,
+        rules: &Scenario,
+        symmetry: bool,
+        cx: &mut Self::Ctx,
+        packed: &mut Vec<u8>,
+        canon: &mut Vec<u8>,
+    ) -> u64;
+    /// Whether some state did not fit this form, which voids the search.
+    fn spoilt(_cx: &Self::Ctx) -> bool {
+        false
+    }
+}
+
+/// How a plain explorer holds its parties: as worlds, or interned.
 trait Held: Parties<Ctx: Send> + Send + Sized {
     /// The initial states held this way, and what stepping them needs.
     fn start(roots: &Roots) -> (Vec<Explorer<Self>>, Self::Ctx);
@@ -180,13 +240,176 @@ impl Held for Interned {
     }
 }
 
-impl<'a, W: Held> Expander<'a, W> {
-    fn new(rules: &'a Scenario, roots: &Roots, symmetry: bool, partial_order: bool) -> Self {
-        let (states, memo) = W::start(roots);
-        Expander {
+impl<W: Held> Form for Explorer<W> {
+    type Ctx = W::Ctx;
+    type Step = Step;
+
+    fn start(roots: &Roots) -> Option<(Vec<Self>, W::Ctx)> {
+        Some(W::start(roots))
+    }
+
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn restore_from(&mut self, src: &Self) {
+        Explorer::restore_from(self, src);
+    }
+
+    fn forget_origin(&mut self) {
+        Explorer::forget_origin(self);
+    }
+
+    fn unpack(&mut self, bytes: &[u8], _: &mut W::Ctx) -> Result<(), PackError> {
+        Explorer::unpack(self, bytes)
+    }
+
+    fn to_expand(
+        &self,
+        rules: &Scenario,
+        reduce: bool,
+        _: &W::Ctx,
+        all: &mut Vec<Step>,
+        out: &mut Vec<(u32, Step)>,
+    ) {
+        Explorer::to_expand(self, rules, reduce, all, out);
+    }
+
+    fn prefetch(&self, steps: &[(u32, Step)], cx: &W::Ctx) {
+        Explorer::prefetch(self, steps, cx);
+    }
+
+    fn step(&mut self, rules: &Scenario, step: Step, cx: &mut W::Ctx) {
+        Explorer::step(self, rules, step, cx);
+    }
+
+    fn violated(&self) -> bool {
+        Explorer::violated(self)
+    }
+
+    fn reached(&self) -> PropertySet {
+        Explorer::reached(self)
+    }
+
+    fn broken(&self, cx: &W::Ctx) -> Vec<InvariantId> {
+        self.parties().broken(cx)
+    }
+
+    fn end(&mut self, quiescent: bool, cx: &mut W::Ctx) -> Verdict {
+        Explorer::end(self, quiescent, cx)
+    }
+
+    fn key(
+        &mut self,
+        rules: &Scenario,
+        symmetry: bool,
+        cx: &mut W::Ctx,
+        packed: &mut Vec<u8>,
+        canon: &mut Vec<u8>,
+    ) -> u64 {
+        self.pack(packed);
+        if !symmetry || !self.canonicalize(rules, cx) {
+            return fingerprint(packed);
+        }
+        self.pack(canon);
+        fingerprint(canon)
+    }
+}
+
+impl Form for Flat {
+    type Ctx = FlatMemo;
+    type Step = FlatStep;
+
+    fn start(roots: &Roots) -> Option<(Vec<Flat>, FlatMemo)> {
+        let shared = roots.flat.clone()?;
+        let mut memo = FlatMemo::new(shared, roots.worlds.clone());
+        let states = roots
+            .states
+            .iter()
+            .map(|e| Flat::from_explorer(e, &mut memo))
+            .collect::<Option<Vec<Flat>>>()?;
+        Some((states, memo))
+    }
+
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn restore_from(&mut self, src: &Self) {
+        Flat::restore_from(self, src);
+    }
+
+    fn unpack(&mut self, bytes: &[u8], cx: &mut FlatMemo) -> Result<(), PackError> {
+        Flat::unpack(self, bytes, cx)
+    }
+
+    fn to_expand(
+        &self,
+        _: &Scenario,
+        reduce: bool,
+        cx: &FlatMemo,
+        all: &mut Vec<FlatStep>,
+        out: &mut Vec<(u32, FlatStep)>,
+    ) {
+        Flat::to_expand(self, reduce, cx, all, out);
+    }
+
+    fn prefetch(&self, steps: &[(u32, FlatStep)], cx: &FlatMemo) {
+        Flat::prefetch(self, steps, cx);
+    }
+
+    fn step(&mut self, _: &Scenario, step: FlatStep, cx: &mut FlatMemo) {
+        Flat::step(self, step, cx);
+    }
+
+    fn violated(&self) -> bool {
+        Flat::violated(self)
+    }
+
+    fn reached(&self) -> PropertySet {
+        Flat::reached(self)
+    }
+
+    fn broken(&self, cx: &FlatMemo) -> Vec<InvariantId> {
+        cx.broken()
+    }
+
+    fn end(&mut self, quiescent: bool, cx: &mut FlatMemo) -> Verdict {
+        Flat::end(self, quiescent, cx)
+    }
+
+    /// Flat rows are never relabelled (the flat form serves searches without symmetry).
+    fn key(
+        &mut self,
+        _: &Scenario,
+        _: bool,
+        _: &mut FlatMemo,
+        packed: &mut Vec<u8>,
+        _: &mut Vec<u8>,
+    ) -> u64 {
+        packed.clear();
+        packed.extend_from_slice(self.bytes());
+        fingerprint(packed)
+    }
+
+    fn spoilt(cx: &FlatMemo) -> bool {
+        cx.spoilt()
+    }
+}
+
+impl<'a, F: Form> Expander<'a, F> {
+    /// `None` if the form cannot hold the initial states.
+    fn new(
+        rules: &'a Scenario,
+        roots: &Roots,
+        symmetry: bool,
+        partial_order: bool,
+    ) -> Option<Self> {
+        let (states, memo) = F::start(roots)?;
+        Some(Expander {
             rules,
             base_at: vec![0; states.len()],
-            states: states.into_iter().map(|e| [e.clone(), e]).collect(),
+            states: states.into_iter().map(|e| [e.copy(), e]).collect(),
             memo,
             symmetry,
             partial_order,
@@ -195,23 +418,25 @@ impl<'a, W: Held> Expander<'a, W> {
             packed: Vec::new(),
             canon: Vec::new(),
             share: Share::default(),
-        }
+        })
     }
 
     /// Unpacks `state` into the base state of its root, lists the steps to expand from it into
     /// `steps`, and returns the root.
     fn load(&mut self, state: &[u8]) -> usize {
         let root = usize::from(state[0]);
-        if let Err(e) = self.base(root).unpack(state) {
-            // Only this module's own `pack` writes these bytes.
+        let at = self.base_at[root];
+        if let Err(e) = self.states[root][at].unpack(state, &mut self.memo) {
+            // Only this module's own `key` writes these bytes.
             panic!("explorer: a state it packed does not unpack ({e})");
         }
         // The scratch state was a copy of what the base held before.
-        self.states[root][self.base_at[root] ^ 1].forget_origin();
-        let base = &self.states[root][self.base_at[root]];
+        self.states[root][at ^ 1].forget_origin();
+        let base = &self.states[root][at];
         base.to_expand(
             self.rules,
             self.partial_order,
+            &self.memo,
             &mut self.all,
             &mut self.steps,
         );
@@ -221,7 +446,7 @@ impl<'a, W: Held> Expander<'a, W> {
 
     /// Applies `step` to a copy of the base state of `root`, in its scratch state; with
     /// `last`, to the base itself (which is then spent: load another before the next step).
-    fn step(&mut self, root: usize, step: Step, last: bool) -> &mut Explorer<W> {
+    fn step(&mut self, root: usize, step: F::Step, last: bool) -> &mut F {
         if last {
             self.base_at[root] ^= 1;
         } else {
@@ -238,27 +463,26 @@ impl<'a, W: Held> Expander<'a, W> {
 
     /// The invariants the scratch state of `root` broke.
     fn broken(&self, root: usize) -> Vec<InvariantId> {
-        self.states[root][self.base_at[root] ^ 1]
-            .parties()
-            .broken(&self.memo)
+        self.states[root][self.base_at[root] ^ 1].broken(&self.memo)
     }
 
-    /// The base state of `root`.
-    fn base(&mut self, root: usize) -> &mut Explorer<W> {
-        &mut self.states[root][self.base_at[root]]
+    /// Ends the run at the base state of `root` (quiescent) and takes the verdict.
+    fn end_base(&mut self, root: usize) -> Verdict {
+        let at = self.base_at[root];
+        self.states[root][at].end(true, &mut self.memo)
     }
 
     /// Packs the scratch state of `root` into `packed` and returns its key in the visited
-    /// set: the fingerprint of the packed bytes, or of its canonical relabelling's under
-    /// symmetry (which leaves the scratch state relabelled: load another before stepping).
+    /// set (see [`Form::key`]).
     fn key(&mut self, root: usize) -> u64 {
         let e = &mut self.states[root][self.base_at[root] ^ 1];
-        e.pack(&mut self.packed);
-        if !self.symmetry || !e.canonicalize(self.rules, &mut self.memo) {
-            return fingerprint(&self.packed);
-        }
-        e.pack(&mut self.canon);
-        fingerprint(&self.canon)
+        e.key(
+            self.rules,
+            self.symmetry,
+            &mut self.memo,
+            &mut self.packed,
+            &mut self.canon,
+        )
     }
 }
 
@@ -269,6 +493,8 @@ struct Roots {
     states: Vec<Explorer>,
     worlds: Vec<World>,
     store: Arc<Store>,
+    /// The flat form's shared tables (`None` where its states would not fit a row).
+    flat: Option<Arc<FlatShared>>,
 }
 
 /// The initial states and the scenario whose step rules serve for all (they differ only in
@@ -283,12 +509,14 @@ fn roots(scenario: &Scenario) -> (Scenario, Roots) {
     let worlds = states.iter().map(|e| e.world().clone()).collect();
     let rules = inits.into_iter().next().unwrap_or_else(|| scenario.clone());
     let store = Arc::new(Store::default());
+    let flat = FlatShared::new(&rules);
     (
         rules,
         Roots {
             states,
             worlds,
             store,
+            flat,
         },
     )
 }
@@ -326,8 +554,8 @@ struct Share {
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
 /// those whose key is not in `seen` (read only while a level expands) become candidates for
 /// the merge.
-fn expand_share<W: Held>(
-    x: &mut Expander<'_, W>,
+fn expand_share<F: Form>(
+    x: &mut Expander<'_, F>,
     level: &Packed,
     nodes: &[u32],
     range: core::ops::Range<usize>,
@@ -347,7 +575,7 @@ fn expand_share<W: Held>(
         let root = x.load(state);
         if x.steps.is_empty() {
             // Quiescent: the eventual properties are judged here.
-            let v = x.states[root][x.base_at[root]].end(true, &mut x.memo);
+            let v = x.end_base(root);
             if !v.passed() && out.quiescent_bad.is_none() {
                 out.quiescent_bad = Some(Bad {
                     parent: node,
@@ -406,38 +634,49 @@ fn settle(out: &mut Share, seen: &FingerprintSet, pending: &mut bool) {
 /// Explores `scenario` (breadth-first unless `opts.depth_first`). `progress(depth, unique,
 /// frontier)` is called after each breadth-first level.
 ///
-/// Without the symmetry reduction the parties are held [interned](super::Interned): few
-/// distinct endpoint and checker states recur in many global states, so most transitions are
-/// looked up, not worked out. Under symmetry every successor is relabelled, which needs the
-/// parties themselves, and the reduced space has few repeats to look up: they are then held as
-/// plain worlds. Either way the same states are visited, with the same counts.
+/// Without the symmetry reduction states are held [flat](super::Flat): few distinct endpoint
+/// states, checker states and messages recur in many global states, so a state is a row of
+/// small codes and most transitions are looked up, not worked out. Under symmetry every
+/// successor is relabelled, which needs the parties themselves, and the reduced space has few
+/// repeats to look up: states are then held as plain worlds, as they are when a state does not
+/// fit a flat row. Either way the same states are visited, with the same counts.
 pub fn search(
     scenario: &Scenario,
     opts: &SearchOptions,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
 ) -> SearchReport {
     let sym = opts.symmetry && symmetric(scenario);
-    match (sym, opts.depth_first) {
-        (true, false) => search_breadth_first::<World>(scenario, opts, progress),
-        (false, false) => search_breadth_first::<Interned>(scenario, opts, progress),
-        (true, true) => search_depth_first::<World>(scenario, opts),
-        (false, true) => search_depth_first::<Interned>(scenario, opts),
-    }
+    let (rules, roots) = roots(scenario);
+    let run = |flat: bool| match (flat, opts.depth_first) {
+        (true, false) => search_breadth_first::<Flat>(&rules, &roots, opts, progress),
+        (false, false) => search_breadth_first::<Explorer>(&rules, &roots, opts, progress),
+        (true, true) => search_depth_first::<Flat>(&rules, &roots, opts),
+        (false, true) => search_depth_first::<Explorer>(&rules, &roots, opts),
+    };
+    // Plain worlds hold every state, so the second run always reports.
+    (!sym)
+        .then(|| run(true))
+        .flatten()
+        .map(|r| SearchReport { flat: true, ..r })
+        .or_else(|| run(false))
+        .unwrap_or_default()
 }
 
-fn search_breadth_first<W: Held>(
-    scenario: &Scenario,
+/// Breadth-first search from `roots` by the step rules of `rules` (see [`roots`]); `None` if
+/// the form `F` could not hold some state.
+fn search_breadth_first<F: Form>(
+    rules: &Scenario,
+    roots: &Roots,
     opts: &SearchOptions,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
-) -> SearchReport {
-    let sym = opts.symmetry && symmetric(scenario);
-    let por = opts.partial_order && partial_order(scenario);
+) -> Option<SearchReport> {
+    let sym = opts.symmetry && symmetric(rules);
+    let por = opts.partial_order && partial_order(rules);
     let mut report = SearchReport::starting(sym, por);
-    let (rules, roots) = roots(scenario);
     let threads = opts.threads.clamp(1, 64);
-    let mut expanders: Vec<Expander<'_, W>> = (0..threads)
-        .map(|_| Expander::new(&rules, &roots, sym, por))
-        .collect();
+    let mut expanders: Vec<Expander<'_, F>> = (0..threads)
+        .map(|_| Expander::new(rules, roots, sym, por))
+        .collect::<Option<_>>()?;
     let mut seen = FingerprintSet::default();
     let mut nodes: Vec<Node> = Vec::new();
     // A level: its states packed, and each one's node.
@@ -477,6 +716,9 @@ fn search_breadth_first<W: Held>(
                 }
             });
         }
+        if expanders.iter().any(|x| F::spoilt(&x.memo)) {
+            return None;
+        }
         let shares: Vec<&Share> = expanders.iter().map(|x| &x.share).collect();
         for s in &shares {
             report.total_states += s.generated;
@@ -493,7 +735,7 @@ fn search_breadth_first<W: Held>(
             report.counterexample = Some((path, bad.broken));
             report.unique_states = seen.len() as u64;
             report.max_depth = depth + u32::from(bad.choice.is_some());
-            return report;
+            return Some(report);
         }
         let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
         report.peak_states_held = report
@@ -520,7 +762,7 @@ fn search_breadth_first<W: Held>(
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
                     report.unique_states = seen.len() as u64;
-                    return report;
+                    return Some(report);
                 }
             }
         }
@@ -528,7 +770,7 @@ fn search_breadth_first<W: Held>(
         progress(depth, seen.len() as u64, level.len() as u64);
     }
     report.unique_states = seen.len() as u64;
-    report
+    Some(report)
 }
 
 /// A state on the depth-first stack: where its packed bytes are in the byte stack, where its
@@ -540,18 +782,23 @@ struct Frame {
     next: usize,
 }
 
-fn search_depth_first<W: Held>(scenario: &Scenario, opts: &SearchOptions) -> SearchReport {
-    let sym = opts.symmetry && symmetric(scenario);
-    let por = opts.partial_order && partial_order(scenario);
+/// Depth-first search from `roots` by the step rules of `rules`; `None` if the form `F` could
+/// not hold some state.
+fn search_depth_first<F: Form>(
+    rules: &Scenario,
+    roots: &Roots,
+    opts: &SearchOptions,
+) -> Option<SearchReport> {
+    let sym = opts.symmetry && symmetric(rules);
+    let por = opts.partial_order && partial_order(rules);
     let mut report = SearchReport::starting(sym, por);
-    let (rules, roots) = roots(scenario);
-    let mut x = Expander::<W>::new(&rules, &roots, sym, por);
+    let mut x = Expander::<F>::new(rules, roots, sym, por)?;
     let mut seen = FingerprintSet::default();
     let mut bytes: Vec<u8> = Vec::new();
-    let mut steps: Vec<(u32, Step)> = Vec::new();
+    let mut steps: Vec<(u32, F::Step)> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     // The choices that led to the top: the step taken last from every frame below it.
-    let path = |root: usize, stack: &[Frame], steps: &[(u32, Step)]| {
+    let path = |root: usize, stack: &[Frame], steps: &[(u32, F::Step)]| {
         let mut p = vec![root as u32];
         for f in &stack[..stack.len() - 1] {
             let (s0, _) = f.steps.unwrap_or_default();
@@ -590,13 +837,13 @@ fn search_depth_first<W: Held>(scenario: &Scenario, opts: &SearchOptions) -> Sea
                     stack[t].steps = Some(range);
                     if range.0 == range.1 {
                         // Quiescent: the eventual properties are judged here.
-                        let v = x.states[r][x.base_at[r]].end(true, &mut x.memo);
+                        let v = x.end_base(r);
                         loaded = None;
                         if !v.passed() {
                             let broken = v.violations.iter().map(|v| v.invariant).collect();
                             report.counterexample = Some((path(root, &stack, &steps), broken));
                             report.unique_states = seen.len() as u64;
-                            return report;
+                            return Some(report);
                         }
                     }
                     range
@@ -622,19 +869,23 @@ fn search_depth_first<W: Held>(scenario: &Scenario, opts: &SearchOptions) -> Sea
             let e = x.step(root, step, last);
             report.total_states += 1;
             report.reached = report.reached.union(e.reached());
-            if e.violated() {
+            let violated = e.violated();
+            if F::spoilt(&x.memo) {
+                return None;
+            }
+            if violated {
                 let broken = x.broken(root);
                 let mut p = path(root, &stack, &steps);
                 p.push(choice);
                 report.counterexample = Some((p, broken));
                 report.unique_states = seen.len() as u64;
-                return report;
+                return Some(report);
             }
             if seen.insert(x.key(root), ()) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
                     report.unique_states = seen.len() as u64;
-                    return report;
+                    return Some(report);
                 }
                 let start = bytes.len();
                 bytes.extend_from_slice(&x.packed);
@@ -648,7 +899,7 @@ fn search_depth_first<W: Held>(scenario: &Scenario, opts: &SearchOptions) -> Sea
         }
     }
     report.unique_states = seen.len() as u64;
-    report
+    Some(report)
 }
 
 /// A schedule replayed: the verdict, every event, and how many of the schedule's entries
@@ -695,5 +946,46 @@ pub fn replay(scenario: &Scenario, schedule: &[u32]) -> Replayed {
         verdict,
         events: world.take_log(),
         applied,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explorer::ExploreSpec;
+    use crate::link::Order;
+    use cancelcheck_model::{Behaviour, Dialect};
+
+    /// Rows with room for one message per direction cannot hold two requests in flight: both
+    /// flat searches report themselves void, and plain worlds answer with the counts the flat
+    /// form gives when its rows are large enough.
+    #[test]
+    fn a_state_too_big_for_its_row_voids_the_flat_search() {
+        let s = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 2, Order::Reordering).scenario();
+        let (rules, mut roots) = roots(&s);
+        let mut opts = SearchOptions {
+            max_depth: None,
+            threads: 1,
+            max_states: None,
+            depth_first: false,
+            symmetry: false,
+            partial_order: false,
+        };
+        let quiet = |_, _, _| {};
+        let flat = search_breadth_first::<Flat>(&rules, &roots, &opts, &quiet).expect("fits");
+        let whole = search(&s, &opts, &quiet);
+        assert!(whole.flat && flat.exhaustive);
+        roots.flat = Some(FlatShared::with_net_capacity(&rules, 1));
+        assert!(search_breadth_first::<Flat>(&rules, &roots, &opts, &quiet).is_none());
+        let plain = search_breadth_first::<Explorer>(&rules, &roots, &opts, &quiet);
+        let plain = plain.expect("plain worlds hold every state");
+        assert_eq!(
+            (flat.unique_states, flat.total_states),
+            (plain.unique_states, plain.total_states)
+        );
+        opts.depth_first = true;
+        assert!(search_depth_first::<Flat>(&rules, &roots, &opts).is_none());
+        let plain = search_depth_first::<Explorer>(&rules, &roots, &opts).expect("plain");
+        assert_eq!(flat.unique_states, plain.unique_states);
     }
 }

@@ -122,6 +122,19 @@ impl<W: Parties> Clone for Explorer<W> {
     }
 }
 
+/// What a driver holds, read out of a plain state (for another form of it).
+pub(super) struct Driver<'a> {
+    pub root: u8,
+    pub net: [&'a [Message]; 2],
+    pub work: &'a [(Party, RequestId)],
+    pub progressed: &'a [(Party, RequestId)],
+    pub timers: &'a [(Party, Timer)],
+    pub sent: u8,
+    pub cancels: &'a [u8],
+    pub ids: &'a [Option<RequestId>],
+    pub duplicates_left: u8,
+}
+
 impl Explorer<World> {
     /// The initial state for `scenario` (its `cancel_support` must be set), descending from
     /// initial scenario number `root`: the client has been told to initialize.
@@ -155,6 +168,21 @@ impl Explorer<World> {
     /// The world.
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// What the driver holds.
+    pub(super) fn driver(&self) -> Driver<'_> {
+        Driver {
+            root: self.root,
+            net: [&self.net[0], &self.net[1]],
+            work: &self.work,
+            progressed: &self.progressed,
+            timers: &self.timers,
+            sent: self.sent,
+            cancels: &self.cancels,
+            ids: &self.ids,
+            duplicates_left: self.duplicates_left,
+        }
     }
 
     /// Applies one step (one of `enabled`).
