@@ -28,7 +28,7 @@
 //! search in this form ([`FlatMemo::spoilt`]); the search then runs again on plain worlds.
 
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasherDefault, Hash};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -38,7 +38,7 @@ use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Event, InvariantId, PropertySet, Verdict};
 
-use super::hash::{FingerprintMap, fingerprint_pair};
+use super::hash::{FingerprintMap, StableHasher, fingerprint_pair};
 use super::state::Explorer;
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
@@ -65,16 +65,18 @@ const HEAD: usize = 16;
 #[derive(Clone, Copy, Debug)]
 struct Layout {
     b: Bounds,
-    cancels: usize,
-    ids: usize,
-    net: [usize; 2],
-    work: usize,
-    progressed: usize,
-    timers: usize,
-    len: usize,
-    net_cap: usize,
-    work_cap: usize,
-    timer_cap: usize,
+    // Offsets and capacities, each below the row's length (a byte keeps the layout small:
+    // every step copies it).
+    cancels: u8,
+    ids: u8,
+    net: [u8; 2],
+    work: u8,
+    progressed: u8,
+    timers: u8,
+    len: u8,
+    net_cap: u8,
+    work_cap: u8,
+    timer_cap: u8,
 }
 
 impl Layout {
@@ -102,18 +104,19 @@ impl Layout {
         let progressed = work + 1 + work_cap;
         let timers = progressed + 1 + work_cap;
         let len = timers + 1 + timer_cap;
-        (len <= ROW && net_cap < 256 && work_cap < 256 && timer_cap < 256).then_some(Layout {
+        let byte = |x: usize| x as u8;
+        (len <= ROW).then_some(Layout {
             b,
-            cancels,
-            ids,
-            net: [net0, net1],
-            work,
-            progressed,
-            timers,
-            len,
-            net_cap,
-            work_cap,
-            timer_cap,
+            cancels: byte(cancels),
+            ids: byte(ids),
+            net: [byte(net0), byte(net1)],
+            work: byte(work),
+            progressed: byte(progressed),
+            timers: byte(timers),
+            len: byte(len),
+            net_cap: byte(net_cap),
+            work_cap: byte(work_cap),
+            timer_cap: byte(timer_cap),
         })
     }
 }
@@ -156,7 +159,7 @@ struct Tables {
     works: Table<(Party, RequestId)>,
     timers: Table<(Party, Timer)>,
     ids: Table<RequestId>,
-    parts: HashMap<Box<[u8]>, u32>,
+    parts: HashMap<Box<[u8]>, u32, BuildHasherDefault<StableHasher>>,
     part_bytes: Vec<Box<[u8]>>,
 }
 
@@ -235,7 +238,7 @@ impl FlatShared {
             works: Table::new((Party::Client, RequestId::Null)),
             timers: Table::new((Party::Client, Timer::InitTimeout)),
             ids: Table::new(RequestId::Null),
-            parts: HashMap::new(),
+            parts: HashMap::default(),
             part_bytes: Vec::new(),
         };
         Arc::new(FlatShared {
@@ -347,10 +350,21 @@ enum Stim {
     Nothing,
 }
 
+/// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
+/// the parties and that transition's memo key, worked out once when the steps are listed (they
+/// hold for the state listed and its copies, which is where a search applies them).
+#[derive(Clone, Copy, Debug)]
+pub struct FlatStep {
+    choice: Choice,
+    stim: Stim,
+    /// The memo key of `stim` (unused for [`Stim::Nothing`]).
+    key: u64,
+}
+
 /// One choice of what happens next in a flat state: the same choices as [`super::Step`], with
 /// work and timers by their place in their table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FlatStep {
+enum Choice {
     /// The client sends its next request.
     Send,
     /// The application cancels request number `k`.
@@ -428,8 +442,11 @@ impl FlatMemo {
         let r = {
             let mut t = self.shared.write();
             let r = f(&mut t);
-            self.shared.values.store(t.values(), Ordering::Release);
-            self.decoded.copy_from(&t);
+            let values = t.values();
+            if values != self.decoded.values {
+                self.shared.values.store(values, Ordering::Release);
+                self.decoded.copy_from(&t);
+            }
             r
         };
         r.unwrap_or_else(|| {
@@ -466,8 +483,8 @@ impl FlatMemo {
             Some(p) => w.pack_endpoint(p, &mut self.bytes),
             None => w.pack_checker(&mut self.bytes),
         }
-        let mut t = self.shared.write();
-        t.part(&self.bytes)
+        let known = self.shared.read().parts.get(&self.bytes[..]).copied();
+        known.unwrap_or_else(|| self.shared.write().part(&self.bytes))
     }
 
     /// Works out what `stim` does to `state` in a world.
@@ -630,10 +647,10 @@ impl Flat {
         f.row[SENT] = d.sent;
         f.row[DUPLICATES] = d.duplicates_left;
         let n = usize::from(layout.b.requests);
-        let fits = d.net.iter().all(|q| q.len() <= layout.net_cap)
-            && d.work.len() <= layout.work_cap
-            && d.progressed.len() <= layout.work_cap
-            && d.timers.len() <= layout.timer_cap
+        let fits = d.net.iter().all(|q| q.len() <= usize::from(layout.net_cap))
+            && d.work.len() <= usize::from(layout.work_cap)
+            && d.progressed.len() <= usize::from(layout.work_cap)
+            && d.timers.len() <= usize::from(layout.timer_cap)
             && d.cancels.len() == n
             && d.ids.len() == n;
         if !fits {
@@ -643,13 +660,14 @@ impl Flat {
         let coded = memo.coding(|t| {
             let mut row = f.row;
             for k in 0..n {
-                row[layout.cancels + k] = d.cancels[k];
-                row[layout.ids + k] = match d.ids[k] {
+                row[usize::from(layout.cancels) + k] = d.cancels[k];
+                row[usize::from(layout.ids) + k] = match d.ids[k] {
                     Some(id) => t.id(id)?,
                     None => 0,
                 };
             }
-            let mut table = |at: usize, codes: &mut dyn Iterator<Item = Option<u8>>| {
+            let mut table = |at: u8, codes: &mut dyn Iterator<Item = Option<u8>>| {
+                let at = usize::from(at);
                 let mut len = 0;
                 for c in codes {
                     row[at + 1 + len] = c?;
@@ -678,12 +696,12 @@ impl Flat {
 
     /// The row: what identifies the state (equal rows, equal states, within one search).
     pub fn bytes(&self) -> &[u8] {
-        &self.row[..self.layout.len]
+        &self.row[..usize::from(self.layout.len)]
     }
 
     /// Becomes the state `bytes` holds (a row of this search's layout).
     pub fn unpack(&mut self, bytes: &[u8], memo: &mut FlatMemo) -> Result<(), PackError> {
-        if bytes.len() != self.layout.len {
+        if bytes.len() != usize::from(self.layout.len) {
             return Err(PackError::BadTag("row length", bytes.len() as u8));
         }
         self.row[..bytes.len()].copy_from_slice(bytes);
@@ -695,19 +713,16 @@ impl Flat {
 
     /// Becomes `src` again.
     pub fn restore_from(&mut self, src: &Flat) {
-        let n = self.layout.len;
-        self.row[..n].copy_from_slice(&src.row[..n]);
+        // The whole row, a fixed size: a few vector moves, cheaper than a call to copy a part.
+        self.row = src.row;
         self.violated = src.violated;
         self.reached = src.reached;
     }
 
     fn u32_at(&self, at: usize) -> u32 {
-        u32::from_le_bytes([
-            self.row[at],
-            self.row[at + 1],
-            self.row[at + 2],
-            self.row[at + 3],
-        ])
+        let mut b = [0; 4];
+        b.copy_from_slice(&self.row[at..at + 4]);
+        u32::from_le_bytes(b)
     }
 
     fn set_u32(&mut self, at: usize, v: u32) {
@@ -723,18 +738,20 @@ impl Flat {
     }
 
     /// The codes of the table at `at`.
-    fn table(&self, at: usize) -> &[u8] {
+    fn table(&self, at: u8) -> &[u8] {
+        let at = usize::from(at);
         &self.row[at + 1..][..usize::from(self.row[at])]
     }
 
     fn id(&self, k: usize) -> u8 {
-        self.row[self.layout.ids + k]
+        self.row[usize::from(self.layout.ids) + k]
     }
 
     /// Puts `x` at place `i` of the table at `at` (holding `cap`); spoils the memo if full.
-    fn insert(&mut self, at: usize, cap: usize, i: usize, x: u8, memo: &mut FlatMemo) {
+    fn insert(&mut self, at: u8, cap: u8, i: usize, x: u8, memo: &mut FlatMemo) {
+        let at = usize::from(at);
         let len = usize::from(self.row[at]);
-        if len == cap {
+        if len == usize::from(cap) {
             memo.spoilt = true;
             return;
         }
@@ -745,7 +762,8 @@ impl Flat {
     }
 
     /// Takes out place `i` of the table at `at`.
-    fn remove(&mut self, at: usize, i: usize) {
+    fn remove(&mut self, at: u8, i: usize) {
+        let at = usize::from(at);
         let len = usize::from(self.row[at]);
         let t = &mut self.row[at + 1..at + 1 + len];
         t.copy_within(i + 1.., i);
@@ -754,14 +772,14 @@ impl Flat {
     }
 
     /// Takes out the first `x` of the table at `at`, if any.
-    fn remove_first(&mut self, at: usize, x: u8) {
+    fn remove_first(&mut self, at: u8, x: u8) {
         if let Some(i) = self.table(at).iter().position(|&y| y == x) {
             self.remove(at, i);
         }
     }
 
     /// Takes out every `x` of the table at `at`.
-    fn remove_all(&mut self, at: usize, x: u8) {
+    fn remove_all(&mut self, at: u8, x: u8) {
         while let Some(i) = self.table(at).iter().position(|&y| y == x) {
             self.remove(at, i);
         }
@@ -774,11 +792,13 @@ impl Flat {
         let b = l.b;
         let sent = self.row[SENT];
         if sent < b.requests && self.row[READY] != 0 {
-            out.push(FlatStep::Send);
+            out.push(self.plan(Choice::Send, memo));
         }
         for k in 0..sent {
-            if self.row[l.cancels + usize::from(k)] < b.cancels_each && self.id(k.into()) != 0 {
-                out.push(FlatStep::Cancel(k));
+            if self.row[usize::from(l.cancels) + usize::from(k)] < b.cancels_each
+                && self.id(k.into()) != 0
+            {
+                out.push(self.plan(Choice::Cancel(k), memo));
             }
         }
         for to in [Party::Client, Party::Server] {
@@ -788,29 +808,29 @@ impl Flat {
                 if q[..i].contains(&q[i]) {
                     continue;
                 }
-                out.push(FlatStep::Deliver(to, i as u8));
+                out.push(self.plan(Choice::Deliver(to, i as u8), memo));
                 if b.loss {
-                    out.push(FlatStep::Lose(to, i as u8));
+                    out.push(self.plan(Choice::Lose(to, i as u8), memo));
                 }
             }
         }
         let work = self.table(l.work);
         for i in 0..work.len() {
             if !work[..i].contains(&work[i]) {
-                out.push(FlatStep::WorkDone(i as u8));
+                out.push(self.plan(Choice::WorkDone(i as u8), memo));
             }
         }
         let timers = self.table(l.timers);
         for i in 0..timers.len() {
             if !timers[..i].contains(&timers[i]) {
-                out.push(FlatStep::Fire(i as u8));
+                out.push(self.plan(Choice::Fire(i as u8), memo));
             }
         }
         if b.progress {
             let progressed = self.table(l.progressed);
             for i in 0..work.len() {
                 if !work[..i].contains(&work[i]) && !progressed.contains(&work[i]) {
-                    out.push(FlatStep::Progress(i as u8));
+                    out.push(self.plan(Choice::Progress(i as u8), memo));
                 }
             }
         }
@@ -823,7 +843,7 @@ impl Flat {
                     if request || (!b.fifo && q[..i].contains(&m)) {
                         continue;
                     }
-                    out.push(FlatStep::Duplicate(to, i as u8));
+                    out.push(self.plan(Choice::Duplicate(to, i as u8), memo));
                 }
             }
         }
@@ -845,35 +865,35 @@ impl Flat {
             None
         };
         for (i, &step) in all.iter().enumerate() {
-            if chosen.is_none() || self.step_request(step, memo) == chosen {
+            if chosen.is_none() || self.step_request(step.choice, memo) == chosen {
                 out.push((i as u32, step));
             }
         }
     }
 
     /// The request a step belongs to, as `Explorer::step_request` tells.
-    fn step_request(&self, step: FlatStep, memo: &FlatMemo) -> Option<u32> {
+    fn step_request(&self, step: Choice, memo: &FlatMemo) -> Option<u32> {
         let l = &self.layout;
         let sent = usize::from(self.row[SENT]);
         let of_id = |c: u8| {
-            let ids = &self.row[l.ids..l.ids + sent];
+            let ids = &self.row[usize::from(l.ids)..usize::from(l.ids) + sent];
             Some(ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1))
         };
         let d = &memo.decoded;
         match step {
-            FlatStep::Send => Some(u32::from(self.row[SENT]) + 1),
-            FlatStep::Cancel(k) => Some(u32::from(k) + 1),
-            FlatStep::Deliver(to, i) | FlatStep::Lose(to, i) | FlatStep::Duplicate(to, i) => {
+            Choice::Send => Some(u32::from(self.row[SENT]) + 1),
+            Choice::Cancel(k) => Some(u32::from(k) + 1),
+            Choice::Deliver(to, i) | Choice::Lose(to, i) | Choice::Duplicate(to, i) => {
                 let m = *self.table(l.net[to.index()]).get(usize::from(i))?;
                 match d.msg_ids[usize::from(m)] {
                     0 => None,
                     c => of_id(c),
                 }
             }
-            FlatStep::WorkDone(i) | FlatStep::Progress(i) => {
+            Choice::WorkDone(i) | Choice::Progress(i) => {
                 of_id(d.work_ids[usize::from(self.table(l.work)[usize::from(i)])])
             }
-            FlatStep::Fire(i) => {
+            Choice::Fire(i) => {
                 match d.timer_ids[usize::from(self.table(l.timers)[usize::from(i)])] {
                     0 => Some(0),
                     c => of_id(c),
@@ -886,7 +906,7 @@ impl Flat {
     fn ample_request(&self, steps: &[FlatStep], memo: &FlatMemo) -> Option<u32> {
         let mut counts: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
         for &step in steps {
-            let r = self.step_request(step, memo)?;
+            let r = self.step_request(step.choice, memo)?;
             match counts.iter_mut().find(|(k, _)| *k == r) {
                 Some(c) => c.1 += 1,
                 None => counts.push((r, 1)),
@@ -899,29 +919,29 @@ impl Flat {
     }
 
     /// What `step` will show the parties, read before it is applied.
-    fn stimulus(&self, step: FlatStep, memo: &FlatMemo) -> Stim {
+    fn stimulus(&self, step: Choice, memo: &FlatMemo) -> Stim {
         let l = &self.layout;
         let d = &memo.decoded;
         let msg = |to: Party, i: u8| self.table(l.net[to.index()])[usize::from(i)];
         let work = |i: u8| self.table(l.work)[usize::from(i)];
         match step {
-            FlatStep::Send => Stim::Feed(Party::Client, Fed::Send),
-            FlatStep::Cancel(k) => match self.id(k.into()) {
+            Choice::Send => Stim::Feed(Party::Client, Fed::Send),
+            Choice::Cancel(k) => match self.id(k.into()) {
                 0 => Stim::Nothing,
                 c => Stim::Feed(Party::Client, Fed::Cancel(c)),
             },
-            FlatStep::Deliver(to, i) => Stim::Feed(to, Fed::Receive(msg(to, i))),
-            FlatStep::Lose(to, i) => Stim::Emit(to.peer(), msg(to, i), false),
-            FlatStep::Duplicate(to, i) => Stim::Emit(to.peer(), msg(to, i), true),
-            FlatStep::WorkDone(i) => {
+            Choice::Deliver(to, i) => Stim::Feed(to, Fed::Receive(msg(to, i))),
+            Choice::Lose(to, i) => Stim::Emit(to.peer(), msg(to, i), false),
+            Choice::Duplicate(to, i) => Stim::Emit(to.peer(), msg(to, i), true),
+            Choice::WorkDone(i) => {
                 let w = work(i);
                 Stim::Feed(d.works[usize::from(w)].0, Fed::WorkDone(w))
             }
-            FlatStep::Progress(i) => {
+            Choice::Progress(i) => {
                 let w = work(i);
                 Stim::Feed(d.works[usize::from(w)].0, Fed::Progress(w))
             }
-            FlatStep::Fire(i) => {
+            Choice::Fire(i) => {
                 let t = self.table(l.timers)[usize::from(i)];
                 Stim::Feed(d.timers[usize::from(t)].0, Fed::Fire(t))
             }
@@ -952,10 +972,20 @@ impl Flat {
 
     /// Asks for the memo slots of `steps` (a hint).
     pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
-        for &(_, step) in steps {
-            if let Some(k) = self.key(self.stimulus(step, memo)) {
-                memo.effects.prefetch(k);
+        for (_, step) in steps {
+            if !matches!(step.stim, Stim::Nothing) {
+                memo.effects.prefetch(step.key);
             }
+        }
+    }
+
+    /// `choice` planned: what it will show the parties, and the memo key of that.
+    fn plan(&self, choice: Choice, memo: &FlatMemo) -> FlatStep {
+        let stim = self.stimulus(choice, memo);
+        FlatStep {
+            choice,
+            stim,
+            key: self.key(stim).unwrap_or(0),
         }
     }
 
@@ -963,14 +993,14 @@ impl Flat {
     pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
         let l = self.layout;
         let b = l.b;
-        let stim = self.stimulus(step, memo);
-        match step {
-            FlatStep::Send => self.row[SENT] += 1,
-            FlatStep::Cancel(k) => self.row[l.cancels + usize::from(k)] += 1,
-            FlatStep::Deliver(to, i) | FlatStep::Lose(to, i) => {
+        let stim = step.stim;
+        match step.choice {
+            Choice::Send => self.row[SENT] += 1,
+            Choice::Cancel(k) => self.row[usize::from(l.cancels) + usize::from(k)] += 1,
+            Choice::Deliver(to, i) | Choice::Lose(to, i) => {
                 self.remove(l.net[to.index()], usize::from(i))
             }
-            FlatStep::Duplicate(to, i) => {
+            Choice::Duplicate(to, i) => {
                 let at = l.net[to.index()];
                 let m = self.table(at)[usize::from(i)];
                 let place = if b.fifo {
@@ -981,21 +1011,22 @@ impl Flat {
                 self.insert(at, l.net_cap, place, m, memo);
                 self.row[DUPLICATES] -= 1;
             }
-            FlatStep::WorkDone(i) => {
+            Choice::WorkDone(i) => {
                 let w = self.table(l.work)[usize::from(i)];
                 self.remove(l.work, usize::from(i));
                 self.remove_all(l.progressed, w);
             }
-            FlatStep::Progress(i) => {
+            Choice::Progress(i) => {
                 let w = self.table(l.work)[usize::from(i)];
                 let place = sorted_place(self.table(l.progressed), &memo.decoded.works, w);
                 self.insert(l.progressed, l.work_cap, place, w, memo);
             }
-            FlatStep::Fire(i) => self.remove(l.timers, usize::from(i)),
+            Choice::Fire(i) => self.remove(l.timers, usize::from(i)),
         }
-        let Some(key) = self.key(stim) else {
+        if matches!(stim, Stim::Nothing) {
             return;
-        };
+        }
+        let key = step.key;
         let e = match memo.effects.get(key) {
             Some(e) => e,
             None => {
@@ -1043,8 +1074,8 @@ impl Flat {
                 Op::Disarm(t) => self.remove_all(l.timers, t),
             }
         }
-        if step == FlatStep::Send {
-            self.row[l.ids + usize::from(self.row[SENT]) - 1] = e.sent_id;
+        if step.choice == Choice::Send {
+            self.row[usize::from(l.ids) + usize::from(self.row[SENT]) - 1] = e.sent_id;
         }
     }
 
@@ -1080,7 +1111,7 @@ mod tests {
         )
         .scenario();
         let b = bounds(&s);
-        assert!(Layout::new(b).is_some_and(|l| l.len <= ROW));
+        assert!(Layout::new(b).is_some_and(|l| usize::from(l.len) <= ROW));
         assert!(Layout::with_capacities(b, ROW, 1, 1).is_none());
     }
 }

@@ -126,12 +126,6 @@ impl Packed {
         self.ends.push(self.bytes.len());
     }
 
-    /// Drops the last state.
-    fn pop(&mut self) {
-        self.ends.pop();
-        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
-    }
-
     fn clear(&mut self) {
         self.bytes.clear();
         self.ends.clear();
@@ -154,7 +148,8 @@ struct Expander<'a, F: Form> {
     partial_order: bool,
     all: Vec<F::Step>,
     steps: Vec<(u32, F::Step)>,
-    /// The state last keyed, packed: what is stored.
+    /// The state last keyed, packed (by forms that do not hold their packed form): what is
+    /// stored.
     packed: Vec<u8>,
     /// Its canonical relabelling, packed: what is hashed under symmetry.
     canon: Vec<u8>,
@@ -203,17 +198,18 @@ trait Form: Sized + Send {
     fn broken(&self, cx: &Self::Ctx) -> Vec<InvariantId>;
     /// Ends the run here and takes the verdict; the state is spent.
     fn end(&mut self, quiescent: bool, cx: &mut Self::Ctx) -> Verdict;
-    /// Packs the state into `packed` and returns its key in the visited set: the fingerprint
-    /// of the packed bytes, or with `symmetry` of its canonical relabelling's (packed into
-    /// `canon`; the state is then relabelled: unpack another before stepping).
-    fn key(
-        &mut self,
+    /// The state packed (in `packed`, or held by the state itself) and its key in the
+    /// visited set: the fingerprint of the packed bytes, or with `symmetry` of its canonical
+    /// relabelling's (packed into `canon`; the state is then relabelled: unpack another
+    /// before stepping).
+    fn key<'s>(
+        &'s mut self,
         rules: &Scenario,
         symmetry: bool,
         cx: &mut Self::Ctx,
-        packed: &mut Vec<u8>,
+        packed: &'s mut Vec<u8>,
         canon: &mut Vec<u8>,
-    ) -> u64;
+    ) -> (u64, &'s [u8]);
     /// Whether some state did not fit this form, which voids the search.
     fn spoilt(_cx: &Self::Ctx) -> bool {
         false
@@ -299,20 +295,20 @@ impl<W: Held> Form for Explorer<W> {
         Explorer::end(self, quiescent, cx)
     }
 
-    fn key(
-        &mut self,
+    fn key<'s>(
+        &'s mut self,
         rules: &Scenario,
         symmetry: bool,
         cx: &mut W::Ctx,
-        packed: &mut Vec<u8>,
+        packed: &'s mut Vec<u8>,
         canon: &mut Vec<u8>,
-    ) -> u64 {
+    ) -> (u64, &'s [u8]) {
         self.pack(packed);
         if !symmetry || !self.canonicalize(rules, cx) {
-            return fingerprint(packed);
+            return (fingerprint(packed), packed);
         }
         self.pack(canon);
-        fingerprint(canon)
+        (fingerprint(canon), packed)
     }
 }
 
@@ -378,18 +374,17 @@ impl Form for Flat {
         Flat::end(self, quiescent, cx)
     }
 
-    /// Flat rows are never relabelled (the flat form serves searches without symmetry).
-    fn key(
-        &mut self,
+    /// A flat state is its own packed form, and is never relabelled (the flat form serves
+    /// searches without symmetry).
+    fn key<'s>(
+        &'s mut self,
         _: &Scenario,
         _: bool,
         _: &mut FlatMemo,
-        packed: &mut Vec<u8>,
+        _: &'s mut Vec<u8>,
         _: &mut Vec<u8>,
-    ) -> u64 {
-        packed.clear();
-        packed.extend_from_slice(self.bytes());
-        fingerprint(packed)
+    ) -> (u64, &'s [u8]) {
+        (fingerprint(self.bytes()), self.bytes())
     }
 
     fn spoilt(cx: &FlatMemo) -> bool {
@@ -472,9 +467,9 @@ impl<'a, F: Form> Expander<'a, F> {
         self.states[root][at].end(true, &mut self.memo)
     }
 
-    /// Packs the scratch state of `root` into `packed` and returns its key in the visited
-    /// set (see [`Form::key`]).
-    fn key(&mut self, root: usize) -> u64 {
+    /// The scratch state of `root` packed, and its key in the visited set (see
+    /// [`Form::key`]).
+    fn key(&mut self, root: usize) -> (u64, &[u8]) {
         let e = &mut self.states[root][self.base_at[root] ^ 1];
         e.key(
             self.rules,
@@ -531,18 +526,23 @@ struct Bad {
 }
 
 /// A successor not in the visited set when its level began.
+#[derive(Clone, Copy)]
 struct Candidate {
     parent: u32,
     choice: u32,
     fingerprint: u64,
+    /// Where its packed state is in its share's bytes.
+    at: usize,
+    len: u32,
 }
 
 /// What one thread made of its share of a level.
 #[derive(Default)]
 struct Share {
     candidates: Vec<Candidate>,
-    /// The candidates' states, in the same order.
-    packed: Packed,
+    /// The packed states of the candidates (and of successors dropped as already seen), end
+    /// to end.
+    bytes: Vec<u8>,
     generated: u64,
     reached: PropertySet,
     /// The first quiescent state breaking an eventual property, and the first successor
@@ -563,12 +563,14 @@ fn expand_share<F: Form>(
 ) {
     let mut out = core::mem::take(&mut x.share);
     out.candidates.clear();
-    out.packed.clear();
+    out.bytes.clear();
     out.generated = 0;
     out.reached = PropertySet::default();
     out.quiescent_bad = None;
     out.child_bad = None;
-    let mut pending = false;
+    // Candidates from `pending` on were not yet checked against `seen`: those of one state are
+    // checked after the next state's successors are made, when their slots have arrived.
+    let mut pending = 0;
     for i in range {
         let state = level.get(i);
         let node = nodes[i];
@@ -585,6 +587,7 @@ fn expand_share<F: Form>(
             }
             continue;
         }
+        let made = out.candidates.len();
         for j in 0..x.steps.len() {
             let (choice, step) = x.steps[j];
             let e = x.step(root, step, j + 1 == x.steps.len());
@@ -600,34 +603,45 @@ fn expand_share<F: Form>(
                 }
                 continue;
             }
-            let fingerprint = x.key(root);
-            // The visited set is checked one successor late: its slot is asked for now and
-            // read once the next successor is made, by which time it has usually arrived.
+            let (fingerprint, packed) = x.key(root);
             seen.prefetch(fingerprint);
-            settle(&mut out, seen, &mut pending);
             out.candidates.push(Candidate {
                 parent: node,
                 choice,
                 fingerprint,
+                at: out.bytes.len(),
+                len: packed.len() as u32,
             });
-            out.packed.push(&x.packed);
-            pending = true;
+            out.bytes.extend_from_slice(packed);
         }
+        pending = out.settle(seen, pending, made);
     }
-    settle(&mut out, seen, &mut pending);
+    let end = out.candidates.len();
+    out.settle(seen, pending, end);
     x.share = out;
 }
 
-/// Drops the last candidate if it is `pending` and turns out to be in `seen`.
-fn settle(out: &mut Share, seen: &FingerprintSet, pending: &mut bool) {
-    if core::mem::take(pending)
-        && out
-            .candidates
-            .last()
-            .is_some_and(|c| seen.contains(c.fingerprint))
-    {
-        out.candidates.pop();
-        out.packed.pop();
+impl Share {
+    /// Drops the candidates of `from..to` whose key `seen` holds (their bytes stay, unused),
+    /// moving later ones down; returns where the candidate at `to` went.
+    fn settle(&mut self, seen: &FingerprintSet, from: usize, to: usize) -> usize {
+        let len = self.candidates.len();
+        let mut w = from;
+        for i in from..len {
+            let c = self.candidates[i];
+            if i < to && seen.contains(c.fingerprint) {
+                continue;
+            }
+            self.candidates[w] = c;
+            w += 1;
+        }
+        self.candidates.truncate(w);
+        to - (len - w)
+    }
+
+    /// The packed state of candidate `c`.
+    fn state(&self, c: &Candidate) -> &[u8] {
+        &self.bytes[c.at..][..c.len as usize]
     }
 }
 
@@ -685,12 +699,13 @@ fn search_breadth_first<F: Form>(
     let x = &mut expanders[0];
     for i in 0..x.states.len() {
         report.total_states += 1;
-        if seen.insert(x.key(i), ()) {
+        let (key, packed) = x.key(i);
+        if seen.insert(key, ()) {
             nodes.push(Node {
                 parent: u32::MAX,
                 choice: i as u32,
             });
-            level.push(&x.packed);
+            level.push(packed);
             level_nodes.push((nodes.len() - 1) as u32);
         }
     }
@@ -757,7 +772,7 @@ fn search_breadth_first<F: Form>(
                     parent: c.parent,
                     choice: c.choice,
                 });
-                level.push(share.packed.get(k));
+                level.push(share.state(c));
                 level_nodes.push((nodes.len() - 1) as u32);
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
@@ -808,11 +823,12 @@ fn search_depth_first<F: Form>(
     };
     for root in 0..x.states.len() {
         report.total_states += 1;
-        if !seen.insert(x.key(root), ()) {
+        let (key, packed) = x.key(root);
+        if !seen.insert(key, ()) {
             continue;
         }
         bytes.clear();
-        bytes.extend_from_slice(&x.packed);
+        bytes.extend_from_slice(packed);
         steps.clear();
         // The frame whose state the base holds.
         let mut loaded: Option<usize> = None;
@@ -881,14 +897,15 @@ fn search_depth_first<F: Form>(
                 report.unique_states = seen.len() as u64;
                 return Some(report);
             }
-            if seen.insert(x.key(root), ()) {
+            let (key, packed) = x.key(root);
+            if seen.insert(key, ()) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
                     report.unique_states = seen.len() as u64;
                     return Some(report);
                 }
                 let start = bytes.len();
-                bytes.extend_from_slice(&x.packed);
+                bytes.extend_from_slice(packed);
                 stack.push(Frame {
                     start,
                     end: bytes.len(),
