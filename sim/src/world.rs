@@ -201,18 +201,8 @@ impl World {
 
     /// Renames request ids in both endpoints and the checker (see `Endpoint::relabel`).
     pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy) {
-        self.relabel_endpoint(Party::Client, f);
-        self.relabel_endpoint(Party::Server, f);
-        self.relabel_checker(f);
-    }
-
-    /// Renames request ids in one party's endpoint (see `Endpoint::relabel`).
-    pub fn relabel_endpoint(&mut self, party: Party, f: impl Fn(RequestId) -> RequestId) {
-        self.endpoints[party.index()].relabel(f);
-    }
-
-    /// Renames request ids in the checker's records (see `Checker::relabel`).
-    pub fn relabel_checker(&mut self, f: impl Fn(RequestId) -> RequestId) {
+        self.endpoints[0].relabel(f);
+        self.endpoints[1].relabel(f);
         self.checker.relabel(f);
     }
 

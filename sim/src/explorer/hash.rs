@@ -117,24 +117,6 @@ pub fn fingerprint_pair(a: u64, b: u64) -> u64 {
     ))
 }
 
-/// A hasher that passes a `u64` fingerprint through (the fingerprint is already mixed).
-#[derive(Default, Clone, Copy)]
-pub struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// A map from fingerprints to small values: open addressing with linear probing over one
 /// array, the fingerprint's low bits as the home slot (fingerprints are already mixed). Unlike
 /// a general hash map it can [`prefetch`](FingerprintMap::prefetch) a key's slot, so a search

@@ -13,8 +13,9 @@
 //! counterexample (a shortest one) and its schedule are the same for any number of threads.
 //! States are held packed ([`Explorer::pack`]: everything that affects the future, checker
 //! state included, in some 50 to 100 bytes) and deduplicated by a 64-bit [`fingerprint`] of
-//! those bytes. Without the symmetry reduction the endpoints and the checker are held
-//! [interned](Interned): by fingerprint, stepped through a memo of their transitions.
+//! those bytes. Without the symmetry reduction states are held as [flat](Flat) rows: the
+//! endpoints and the checker by number, messages, work and timers by one-byte codes, stepped
+//! through a memo of transitions.
 //!
 //! How a [`Scenario`] reads here: `workload.requests` requests; `workload.workers` server
 //! workers; the application may cancel each request once (twice with
@@ -28,15 +29,11 @@
 
 mod flat;
 mod hash;
-mod interned;
-mod parties;
 mod search;
 mod state;
 
 pub use flat::{Flat, FlatMemo, FlatShared, FlatStep};
 pub use hash::{StableHasher, fingerprint};
-pub use interned::{Interned, Memo, Store};
-pub use parties::{Outputs, Parties, Renaming, Stimulus, acted_on, rename};
 pub use search::{Replayed, SearchOptions, SearchReport, replay, search};
 pub use state::{Explorer, Step};
 

@@ -4,8 +4,8 @@
 //!
 //! Both hold states packed and expand one by unpacking it into a base state, making each
 //! successor in a scratch copy of it, and packing the successor again: nothing is allocated per
-//! successor once the buffers have grown, but for a transition of the parties met for the
-//! first time (see [`super::interned`]). Lookups in the large tables (the visited set, the
+//! successor once the buffers have grown, but for a transition met for the first time by a
+//! flat search (see [`super::flat`]). Lookups in the large tables (the visited set, the
 //! transition memo) are prefetched ahead of use.
 
 use std::sync::Arc;
@@ -15,8 +15,6 @@ use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
 
 use super::flat::{Flat, FlatMemo, FlatShared, FlatStep};
 use super::hash::{FingerprintSet, fingerprint};
-use super::interned::{Interned, Memo, Store};
-use super::parties::Parties;
 use super::state::{Explorer, Step};
 use super::{initial_scenarios, partial_order, symmetric};
 use crate::scenario::Scenario;
@@ -158,8 +156,8 @@ struct Expander<'a, F: Form> {
     share: Share,
 }
 
-/// A form in which a search holds and steps states: a plain [`Explorer`] (its parties plain
-/// or interned) or a [`Flat`] row. See [`search`] for which it uses.
+/// A form in which a search holds and steps states: a plain [`Explorer`] or a [`Flat`] row.
+/// See [`search`] for which it uses.
 trait Form: Sized + Send {
     /// What one thread needs to step states besides the states.
     type Ctx: Send;
@@ -216,32 +214,12 @@ trait Form: Sized + Send {
     }
 }
 
-/// How a plain explorer holds its parties: as worlds, or interned.
-trait Held: Parties<Ctx: Send> + Send + Sized {
-    /// The initial states held this way, and what stepping them needs.
-    fn start(roots: &Roots) -> (Vec<Explorer<Self>>, Self::Ctx);
-}
-
-impl Held for World {
-    fn start(roots: &Roots) -> (Vec<Explorer>, ()) {
-        (roots.states.clone(), ())
-    }
-}
-
-impl Held for Interned {
-    fn start(roots: &Roots) -> (Vec<Explorer<Interned>>, Memo) {
-        let mut memo = Memo::new(roots.store.clone(), roots.worlds.clone());
-        let states = roots.states.iter().map(|e| e.intern(&mut memo)).collect();
-        (states, memo)
-    }
-}
-
-impl<W: Held> Form for Explorer<W> {
-    type Ctx = W::Ctx;
+impl Form for Explorer {
+    type Ctx = ();
     type Step = Step;
 
-    fn start(roots: &Roots) -> Option<(Vec<Self>, W::Ctx)> {
-        Some(W::start(roots))
+    fn start(roots: &Roots) -> Option<(Vec<Self>, ())> {
+        Some((roots.states.clone(), ()))
     }
 
     fn copy(&self) -> Self {
@@ -256,7 +234,7 @@ impl<W: Held> Form for Explorer<W> {
         Explorer::forget_origin(self);
     }
 
-    fn unpack(&mut self, bytes: &[u8], _: &mut W::Ctx) -> Result<(), PackError> {
+    fn unpack(&mut self, bytes: &[u8], _: &mut ()) -> Result<(), PackError> {
         Explorer::unpack(self, bytes)
     }
 
@@ -264,19 +242,18 @@ impl<W: Held> Form for Explorer<W> {
         &self,
         rules: &Scenario,
         reduce: bool,
-        _: &W::Ctx,
+        _: &(),
         all: &mut Vec<Step>,
         out: &mut Vec<(u32, Step)>,
     ) {
         Explorer::to_expand(self, rules, reduce, all, out);
     }
 
-    fn prefetch(&self, steps: &[(u32, Step)], cx: &W::Ctx) {
-        Explorer::prefetch(self, steps, cx);
-    }
+    /// Nothing to fetch: a plain state steps its world directly.
+    fn prefetch(&self, _: &[(u32, Step)], _: &()) {}
 
-    fn step(&mut self, rules: &Scenario, step: Step, cx: &mut W::Ctx) {
-        Explorer::step(self, rules, step, cx);
+    fn step(&mut self, rules: &Scenario, step: Step, _: &mut ()) {
+        self.apply(rules, step);
     }
 
     fn violated(&self) -> bool {
@@ -287,24 +264,24 @@ impl<W: Held> Form for Explorer<W> {
         Explorer::reached(self)
     }
 
-    fn broken(&self, cx: &W::Ctx) -> Vec<InvariantId> {
-        self.parties().broken(cx)
+    fn broken(&self, _: &()) -> Vec<InvariantId> {
+        self.world().checker().broken()
     }
 
-    fn end(&mut self, quiescent: bool, cx: &mut W::Ctx) -> Verdict {
-        Explorer::end(self, quiescent, cx)
+    fn end(&mut self, quiescent: bool, _: &mut ()) -> Verdict {
+        Explorer::end(self, quiescent)
     }
 
     fn key<'s>(
         &'s mut self,
         rules: &Scenario,
         symmetry: bool,
-        cx: &mut W::Ctx,
+        _: &mut (),
         packed: &'s mut Vec<u8>,
         canon: &mut Vec<u8>,
     ) -> (u64, &'s [u8]) {
         self.pack(packed);
-        if !symmetry || !self.canonicalize(rules, cx) {
+        if !symmetry || !self.canonicalize(rules) {
             return (fingerprint(packed), packed);
         }
         self.pack(canon);
@@ -482,12 +459,11 @@ impl<'a, F: Form> Expander<'a, F> {
 }
 
 /// What every thread of a search starts from: the initial states, one per initial scenario;
-/// their worlds (whose configurations the memos work out transitions in); the store of
-/// interned parts.
+/// their worlds (whose configurations the flat memos work out transitions in); the flat
+/// form's shared tables.
 struct Roots {
     states: Vec<Explorer>,
     worlds: Vec<World>,
-    store: Arc<Store>,
     /// The flat form's shared tables (`None` where its states would not fit a row).
     flat: Option<Arc<FlatShared>>,
 }
@@ -503,14 +479,12 @@ fn roots(scenario: &Scenario) -> (Scenario, Roots) {
         .collect();
     let worlds = states.iter().map(|e| e.world().clone()).collect();
     let rules = inits.into_iter().next().unwrap_or_else(|| scenario.clone());
-    let store = Arc::new(Store::default());
     let flat = FlatShared::new(&rules);
     (
         rules,
         Roots {
             states,
             worlds,
-            store,
             flat,
         },
     )

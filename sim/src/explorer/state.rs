@@ -1,12 +1,13 @@
-//! One explored state: the parties (both endpoints and the checker: a plain world, or interned)
-//! plus everything a driver holds (messages in flight, running work, armed timers, the
-//! application's script position), its enabled steps, and its packed form.
+//! One explored state in its plain form: the world (both endpoints and the checker) plus
+//! everything a driver holds (messages in flight, running work, armed timers, the
+//! application's script position), its enabled steps, and its packed form. Replays use this
+//! form, and so does a search under the symmetry reduction (without it, a search holds states
+//! as [flat rows](super::Flat), which list the same steps in the same order).
 //!
-//! The search stores states packed (about 50 bytes at 3 requests with interned parties, see
-//! `cancelcheck_model::pack`) and unpacks one into a reused base state to expand it; each
-//! successor is made in a scratch copy, restored from the base by copying back only the tables
-//! the previous step changed. The packed bytes identify the state, so their
-//! [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
+//! A search stores states packed (see `cancelcheck_model::pack`) and unpacks one into a reused
+//! base state to expand it; each successor is made in a scratch copy, restored from the base by
+//! copying back only the tables the previous step changed. The packed bytes identify the state,
+//! so their [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::Method;
@@ -17,11 +18,25 @@ use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
 use super::hash::StableHasher;
-use super::interned::{Interned, Memo};
-use super::parties::{Outputs, Parties, Stimulus, rename};
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
 use crate::world::World;
+
+/// What one step shows the parties.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stimulus {
+    /// An input fed to one party.
+    Feed(Party, Input),
+    /// An event shown to the checker alone (a loss, a duplication).
+    Emit(Event),
+    /// Nothing (a cancel of a request that never got an id).
+    Nothing,
+}
+
+/// `x` renamed by `map` (pairs of an id and its new id; ids not listed keep theirs).
+fn rename(map: &[(RequestId, RequestId)], x: RequestId) -> RequestId {
+    map.iter().find(|(from, _)| *from == x).map_or(x, |p| p.1)
+}
 
 /// One choice of what happens next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,13 +75,12 @@ pub enum Step {
     },
 }
 
-/// One explored state: the parties (a [`World`] by default; interned in a search) plus
-/// everything a driver holds.
+/// One explored state: the world plus everything a driver holds.
 #[derive(Debug)]
-pub struct Explorer<W = World> {
+pub struct Explorer {
     /// Which initial scenario (of `initial_scenarios`) the state descends from.
     root: u8,
-    world: W,
+    world: World,
     /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
     /// reordering one (where order carries no information), so equal states look equal.
     net: [SmallVec<[Message; 8]>; 2],
@@ -82,7 +96,7 @@ pub struct Explorer<W = World> {
     duplicates_left: u8,
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
-    outs: Outputs,
+    outs: Vec<Output>,
     /// Which of the tables above were changed since the state was a copy of another (bits of
     /// [`Dirty`]): [`Explorer::restore_from`] copies back only those.
     dirty: u8,
@@ -111,9 +125,23 @@ where
 
 /// `clone_from` copies into what the target already holds: the search copies a state this way
 /// for every successor, with no allocation once the scratch state has grown.
-impl<W: Parties> Clone for Explorer<W> {
+impl Clone for Explorer {
     fn clone(&self) -> Self {
-        self.with_parties(self.world.clone())
+        Explorer {
+            root: self.root,
+            world: self.world.clone(),
+            net: self.net.clone(),
+            work: self.work.clone(),
+            progressed: self.progressed.clone(),
+            timers: self.timers.clone(),
+            sent: self.sent,
+            cancels: self.cancels.clone(),
+            ids: self.ids.clone(),
+            duplicates_left: self.duplicates_left,
+            steps: self.steps,
+            outs: Vec::new(),
+            dirty: Dirty::ALL,
+        }
     }
 
     fn clone_from(&mut self, src: &Self) {
@@ -135,7 +163,7 @@ pub(super) struct Driver<'a> {
     pub duplicates_left: u8,
 }
 
-impl Explorer<World> {
+impl Explorer {
     /// The initial state for `scenario` (its `cancel_support` must be set), descending from
     /// initial scenario number `root`: the client has been told to initialize.
     pub fn new(scenario: &Scenario, root: u8, record: bool) -> Self {
@@ -156,12 +184,7 @@ impl Explorer<World> {
             outs: Vec::new(),
             dirty: Dirty::ALL,
         };
-        e.feed(
-            &b,
-            Party::Client,
-            Input::Command(Command::Initialize),
-            &mut (),
-        );
+        e.feed(&b, Party::Client, Input::Command(Command::Initialize));
         e
     }
 
@@ -185,43 +208,14 @@ impl Explorer<World> {
         }
     }
 
-    /// Applies one step (one of `enabled`).
-    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
-        self.step(scenario, step, &mut ());
-    }
-
     /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.
     pub fn finish(mut self, quiescent: bool) -> (Verdict, World) {
-        let v = self.end(quiescent, &mut ());
+        let v = self.end(quiescent);
         (v, self.world)
-    }
-
-    /// The same state with its parties interned in `memo`'s store.
-    pub fn intern(&self, memo: &mut Memo) -> Explorer<Interned> {
-        self.with_parties(memo.intern(self.root, &self.world))
     }
 }
 
-impl<W: Parties> Explorer<W> {
-    /// This state's driver part with other parties.
-    fn with_parties<V>(&self, world: V) -> Explorer<V> {
-        Explorer {
-            root: self.root,
-            world,
-            net: self.net.clone(),
-            work: self.work.clone(),
-            progressed: self.progressed.clone(),
-            timers: self.timers.clone(),
-            sent: self.sent,
-            cancels: self.cancels.clone(),
-            ids: self.ids.clone(),
-            duplicates_left: self.duplicates_left,
-            steps: self.steps,
-            outs: Vec::new(),
-            dirty: Dirty::ALL,
-        }
-    }
-
+impl Explorer {
     /// Becomes `src` again, copying only the tables changed since this state was last a copy
     /// of it (or all of them after [`Explorer::forget_origin`]).
     pub(super) fn restore_from(&mut self, src: &Self) {
@@ -259,16 +253,11 @@ impl<W: Parties> Explorer<W> {
         self.dirty = Dirty::ALL;
     }
 
-    /// The parties.
-    pub fn parties(&self) -> &W {
-        &self.world
-    }
-
     /// Every enabled step, in a fixed order (a schedule records positions in it).
     pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
         out.clear();
         let b = bounds(scenario);
-        if self.sent < b.requests && self.world.client_ready() {
+        if self.sent < b.requests && self.world.endpoint(Party::Client).is_ready() {
             out.push(Step::Send);
         }
         for k in 0..self.sent {
@@ -332,7 +321,7 @@ impl<W: Parties> Explorer<W> {
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
-    pub fn stimulus(&self, step: Step) -> Stimulus {
+    fn stimulus(&self, step: Step) -> Stimulus {
         let msg = |to: Party, index: u16| self.net[to.index()][usize::from(index)];
         match step {
             Step::Send => Stimulus::Feed(Party::Client, Input::Command(Command::Send)),
@@ -355,13 +344,12 @@ impl<W: Parties> Explorer<W> {
         }
     }
 
-    /// Applies one step (one of `enabled`), stepping the parties in `cx`: the driver's own
-    /// part first (the message leaves the network, the work or timer is done), then what it
-    /// shows the parties.
-    pub fn step(&mut self, scenario: &Scenario, step: Step, cx: &mut W::Ctx) {
+    /// Applies one step (one of `enabled`): the driver's own part first (the message leaves
+    /// the network, the work or timer is done), then what it shows the parties.
+    pub fn apply(&mut self, scenario: &Scenario, step: Step) {
         let b = bounds(scenario);
         self.steps += 1;
-        self.world.set_now(self.steps);
+        self.world.now = self.steps;
         let stimulus = self.stimulus(step);
         match step {
             Step::Send => {
@@ -406,8 +394,8 @@ impl<W: Parties> Explorer<W> {
             }
         }
         match stimulus {
-            Stimulus::Feed(party, input) => self.feed(&b, party, input, cx),
-            Stimulus::Emit(event) => self.world.emit(cx, event),
+            Stimulus::Feed(party, input) => self.feed(&b, party, input),
+            Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
         if step == Step::Send {
@@ -423,17 +411,10 @@ impl<W: Parties> Explorer<W> {
         }
     }
 
-    /// Asks the parties to get ready for the steps `steps` (see [`Parties::prefetch`]).
-    pub fn prefetch(&self, steps: &[(u32, Step)], cx: &W::Ctx) {
-        for &(_, step) in steps {
-            self.world.prefetch(cx, &self.stimulus(step));
-        }
-    }
-
     /// Feeds one input and carries out what the endpoint did; its outputs stay in `outs`.
-    fn feed(&mut self, b: &Bounds, party: Party, input: Input, cx: &mut W::Ctx) {
+    fn feed(&mut self, b: &Bounds, party: Party, input: Input) {
         self.outs.clear();
-        self.world.feed(cx, party, input, &mut self.outs);
+        self.outs.extend_from_slice(self.world.feed(party, input));
         for &out in &self.outs {
             self.dirty |= match out {
                 Output::Send(_) => Dirty::NET[party.peer().index()],
@@ -481,7 +462,7 @@ impl<W: Parties> Explorer<W> {
     pub fn pack(&self, out: &mut Vec<u8>) {
         out.clear();
         out.push(self.root);
-        self.world.pack(out);
+        self.world.pack_state(out);
         pack_seq(&self.net[0], out);
         pack_seq(&self.net[1], out);
         pack_seq(&self.work, out);
@@ -507,7 +488,7 @@ impl<W: Parties> Explorer<W> {
         if root != self.root {
             return Err(PackError::BadTag("state of this initial scenario", root));
         }
-        self.world.unpack(&mut r)?;
+        self.world.unpack_state(&mut r)?;
         unpack_seq(&mut r, &mut self.net[0])?;
         unpack_seq(&mut r, &mut self.net[1])?;
         unpack_seq(&mut r, &mut self.work)?;
@@ -541,17 +522,15 @@ impl<W: Parties> Explorer<W> {
     /// The result is a key, not a state to expand: its steps are listed in another order.
     /// Only sound where [`super::symmetric`] holds. Returns whether anything could move
     /// (false with fewer than two requests sent: the state is then left as it was).
-    pub fn canonicalize(&mut self, scenario: &Scenario, cx: &mut W::Ctx) -> bool {
+    pub fn canonicalize(&mut self, scenario: &Scenario) -> bool {
         let sent = usize::from(self.sent);
         let ids: SmallVec<[RequestId; 8]> = self.ids[..sent].iter().flatten().copied().collect();
         if ids.len() < 2 {
             return false;
         }
         let fifo = bounds(scenario).fifo;
-        let mut by_look: SmallVec<[(u64, RequestId); 8]> = ids
-            .iter()
-            .map(|&x| (self.signature(x, fifo, cx), x))
-            .collect();
+        let mut by_look: SmallVec<[(u64, RequestId); 8]> =
+            ids.iter().map(|&x| (self.signature(x, fifo), x)).collect();
         by_look.sort_unstable();
         let mut slots = ids;
         slots.sort_unstable();
@@ -560,14 +539,14 @@ impl<W: Parties> Explorer<W> {
             .zip(&slots)
             .map(|(&(_, from), &to)| (from, to))
             .collect();
-        self.relabel(&map, fifo, cx);
+        self.relabel(&map, fifo);
         true
     }
 
     /// Everything about request `x` except its id.
-    fn signature(&self, x: RequestId, fifo: bool, cx: &mut W::Ctx) -> u64 {
+    fn signature(&self, x: RequestId, fifo: bool) -> u64 {
         let mut h = StableHasher::default();
-        self.world.hash_request(cx, x, &mut h);
+        self.world.hash_request(x, &mut h);
         for q in &self.net {
             0xFFu8.hash(&mut h);
             for (pos, m) in q.iter().enumerate() {
@@ -599,10 +578,10 @@ impl<W: Parties> Explorer<W> {
     }
 
     /// Renames request ids everywhere, keeping sorted what is kept sorted.
-    fn relabel(&mut self, map: &[(RequestId, RequestId)], fifo: bool, cx: &mut W::Ctx) {
+    fn relabel(&mut self, map: &[(RequestId, RequestId)], fifo: bool) {
         self.dirty = Dirty::ALL;
-        self.world.relabel(cx, map);
         let f = |x| rename(map, x);
+        self.world.relabel(f);
         for q in &mut self.net {
             for m in q.iter_mut() {
                 if let Some(id) = m.request_id() {
@@ -707,17 +686,18 @@ impl<W: Parties> Explorer<W> {
     }
 
     /// Ends the run here and takes the verdict; the state is spent (unpack another into it).
-    pub fn end(&mut self, quiescent: bool, cx: &mut W::Ctx) -> Verdict {
-        self.world.end(cx, quiescent)
+    pub fn end(&mut self, quiescent: bool) -> Verdict {
+        self.world.end(quiescent);
+        self.world.checker_mut().take_verdict()
     }
 
     /// Whether some invariant is broken.
     pub fn violated(&self) -> bool {
-        self.world.violated()
+        self.world.checker().violated().0 != 0
     }
 
     /// The races reached since the state was made or unpacked.
     pub fn reached(&self) -> PropertySet {
-        self.world.reached()
+        self.world.checker().verdict().reached
     }
 }
