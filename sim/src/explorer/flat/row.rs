@@ -1,0 +1,544 @@
+//! A flat state: its row of bytes, its steps, and stepping it.
+
+use cancelcheck_model::pack::PackError;
+use cancelcheck_model::{Message, Party};
+use cancelcheck_properties::{PropertySet, Verdict};
+
+use super::memo::{Fed, FlatMemo, Op, Stim};
+use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, READY, ROOT, ROW, SENT};
+use crate::explorer::hash::fingerprint_pair;
+use crate::explorer::state::Explorer;
+
+/// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
+/// the parties and that transition's memo key, worked out once when the steps are listed (they
+/// hold for the state listed and its copies, which is where a search applies them).
+#[derive(Clone, Copy, Debug)]
+pub struct FlatStep {
+    pub(super) choice: Choice,
+    pub(super) stim: Stim,
+    /// The memo key of `stim` (unused for [`Stim::Nothing`]).
+    pub(super) key: u64,
+}
+
+/// One choice of what happens next in a flat state: the same choices as [`super::Step`], with
+/// work and timers by their place in their table.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Choice {
+    /// The client sends its next request.
+    Send,
+    /// The application cancels request number `k`.
+    Cancel(u8),
+    /// The message at this place towards the party is delivered.
+    Deliver(Party, u8),
+    /// The message at this place towards the party is lost.
+    Lose(Party, u8),
+    /// The work at this place of the work table finishes.
+    WorkDone(u8),
+    /// The timer at this place of the timer table fires.
+    Fire(u8),
+    /// The work at this place of the work table reports progress.
+    Progress(u8),
+    /// The message at this place towards the party will be delivered twice.
+    Duplicate(Party, u8),
+}
+
+/// A state as one row of bytes (see the module documentation), plus what the search reads of
+/// the path since it was unpacked: whether an invariant broke, and the races reached.
+#[derive(Clone, Debug)]
+pub struct Flat {
+    pub(super) row: [u8; ROW],
+    pub(super) layout: Layout,
+    pub(super) violated: bool,
+    pub(super) reached: PropertySet,
+}
+
+/// Where `x` goes in the sorted `codes` (after its equals), comparing decoded values.
+pub(super) fn sorted_place<T: Ord>(codes: &[u8], values: &[T], x: u8) -> usize {
+    let v = &values[usize::from(x)];
+    codes.partition_point(|&y| values[usize::from(y)] <= *v)
+}
+
+impl Flat {
+    /// The flat form of the plain state `e`, coding what it holds in `memo`'s tables; `None`
+    /// if it does not fit a row (the memo is then spoilt).
+    pub fn from_explorer(e: &Explorer, memo: &mut FlatMemo) -> Option<Flat> {
+        let layout = memo.shared.layout;
+        let mut f = Flat {
+            row: [0; ROW],
+            layout,
+            violated: e.violated(),
+            reached: e.reached(),
+        };
+        let d = e.driver();
+        let w = e.world();
+        f.row[ROOT] = d.root;
+        let mut parts = [0u32; 3];
+        for (i, part) in [Some(Party::Client), Some(Party::Server), None]
+            .into_iter()
+            .enumerate()
+        {
+            memo.bytes.clear();
+            match part {
+                Some(p) => w.pack_endpoint(p, &mut memo.bytes),
+                None => w.pack_checker(&mut memo.bytes),
+            }
+            let bytes = core::mem::take(&mut memo.bytes);
+            parts[i] = memo.shared.write().part(&bytes);
+            memo.bytes = bytes;
+        }
+        f.set_u32(ENDPOINTS[0], parts[0]);
+        f.set_u32(ENDPOINTS[1], parts[1]);
+        f.set_u32(CHECKER, parts[2]);
+        f.row[READY] = u8::from(w.endpoint(Party::Client).is_ready());
+        f.row[SENT] = d.sent;
+        f.row[DUPLICATES] = d.duplicates_left;
+        let n = usize::from(layout.b.requests);
+        let fits = d.net.iter().all(|q| q.len() <= usize::from(layout.net_cap))
+            && d.work.len() <= usize::from(layout.work_cap)
+            && d.progressed.len() <= usize::from(layout.work_cap)
+            && d.timers.len() <= usize::from(layout.timer_cap)
+            && d.cancels.len() == n
+            && d.ids.len() == n;
+        if !fits {
+            memo.spoilt = true;
+            return None;
+        }
+        let coded = memo.coding(|t| {
+            let mut row = f.row;
+            for k in 0..n {
+                row[usize::from(layout.cancels) + k] = d.cancels[k];
+                row[usize::from(layout.ids) + k] = match d.ids[k] {
+                    Some(id) => t.id(id)?,
+                    None => 0,
+                };
+            }
+            let mut table = |at: u8, codes: &mut dyn Iterator<Item = Option<u8>>| {
+                let at = usize::from(at);
+                let mut len = 0;
+                for c in codes {
+                    row[at + 1 + len] = c?;
+                    len += 1;
+                }
+                row[at] = len as u8;
+                Some(())
+            };
+            for p in [Party::Client, Party::Server] {
+                table(
+                    layout.net[p.index()],
+                    &mut d.net[p.index()].iter().map(|&m| t.msg(m)),
+                )?;
+            }
+            table(layout.work, &mut d.work.iter().map(|&w| t.work(w)))?;
+            table(
+                layout.progressed,
+                &mut d.progressed.iter().map(|&w| t.work(w)),
+            )?;
+            table(layout.timers, &mut d.timers.iter().map(|&x| t.timer(x)))?;
+            Some(Some(row))
+        });
+        f.row = coded?;
+        Some(f)
+    }
+
+    /// The row: what identifies the state (equal rows, equal states, within one search).
+    pub fn bytes(&self) -> &[u8] {
+        &self.row[..usize::from(self.layout.len)]
+    }
+
+    /// Becomes the state `bytes` holds (a row of this search's layout).
+    pub fn unpack(&mut self, bytes: &[u8], memo: &mut FlatMemo) -> Result<(), PackError> {
+        if bytes.len() != usize::from(self.layout.len) {
+            return Err(PackError::BadTag("row length", bytes.len() as u8));
+        }
+        self.row[..bytes.len()].copy_from_slice(bytes);
+        self.violated = false;
+        self.reached = PropertySet::default();
+        memo.sync();
+        Ok(())
+    }
+
+    /// Becomes `src` again.
+    pub fn restore_from(&mut self, src: &Flat) {
+        // The whole row, a fixed size: a few vector moves, cheaper than a call to copy a part.
+        self.row = src.row;
+        self.violated = src.violated;
+        self.reached = src.reached;
+    }
+
+    pub(super) fn u32_at(&self, at: usize) -> u32 {
+        let mut b = [0; 4];
+        b.copy_from_slice(&self.row[at..at + 4]);
+        u32::from_le_bytes(b)
+    }
+
+    pub(super) fn set_u32(&mut self, at: usize, v: u32) {
+        self.row[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    pub(super) fn endpoint(&self, p: Party) -> u32 {
+        self.u32_at(ENDPOINTS[p.index()])
+    }
+
+    pub(super) fn checker(&self) -> u32 {
+        self.u32_at(CHECKER)
+    }
+
+    /// The codes of the table at `at`.
+    pub(super) fn table(&self, at: u8) -> &[u8] {
+        let at = usize::from(at);
+        &self.row[at + 1..][..usize::from(self.row[at])]
+    }
+
+    pub(super) fn id(&self, k: usize) -> u8 {
+        self.row[usize::from(self.layout.ids) + k]
+    }
+
+    /// Puts `x` at place `i` of the table at `at` (holding `cap`); spoils the memo if full.
+    pub(super) fn insert(&mut self, at: u8, cap: u8, i: usize, x: u8, memo: &mut FlatMemo) {
+        let at = usize::from(at);
+        let len = usize::from(self.row[at]);
+        if len == usize::from(cap) {
+            memo.spoilt = true;
+            return;
+        }
+        let t = &mut self.row[at + 1..at + 2 + len];
+        t.copy_within(i..len, i + 1);
+        t[i] = x;
+        self.row[at] += 1;
+    }
+
+    /// Takes out place `i` of the table at `at`.
+    pub(super) fn remove(&mut self, at: u8, i: usize) {
+        let at = usize::from(at);
+        let len = usize::from(self.row[at]);
+        let t = &mut self.row[at + 1..at + 1 + len];
+        t.copy_within(i + 1.., i);
+        t[len - 1] = 0;
+        self.row[at] -= 1;
+    }
+
+    /// Takes out the first `x` of the table at `at`, if any.
+    pub(super) fn remove_first(&mut self, at: u8, x: u8) {
+        if let Some(i) = self.table(at).iter().position(|&y| y == x) {
+            self.remove(at, i);
+        }
+    }
+
+    /// Takes out every `x` of the table at `at`.
+    pub(super) fn remove_all(&mut self, at: u8, x: u8) {
+        while let Some(i) = self.table(at).iter().position(|&y| y == x) {
+            self.remove(at, i);
+        }
+    }
+
+    /// Every enabled step, in the order [`Explorer::enabled`] lists the plain state's.
+    pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
+        out.clear();
+        let l = &self.layout;
+        let b = l.b;
+        let sent = self.row[SENT];
+        if sent < b.requests && self.row[READY] != 0 {
+            out.push(self.plan(Choice::Send, memo));
+        }
+        for k in 0..sent {
+            if self.row[usize::from(l.cancels) + usize::from(k)] < b.cancels_each
+                && self.id(k.into()) != 0
+            {
+                out.push(self.plan(Choice::Cancel(k), memo));
+            }
+        }
+        for to in [Party::Client, Party::Server] {
+            let q = self.table(l.net[to.index()]);
+            let candidates = if b.fifo { q.len().min(1) } else { q.len() };
+            for i in 0..candidates {
+                if q[..i].contains(&q[i]) {
+                    continue;
+                }
+                out.push(self.plan(Choice::Deliver(to, i as u8), memo));
+                if b.loss {
+                    out.push(self.plan(Choice::Lose(to, i as u8), memo));
+                }
+            }
+        }
+        let work = self.table(l.work);
+        for i in 0..work.len() {
+            if !work[..i].contains(&work[i]) {
+                out.push(self.plan(Choice::WorkDone(i as u8), memo));
+            }
+        }
+        let timers = self.table(l.timers);
+        for i in 0..timers.len() {
+            if !timers[..i].contains(&timers[i]) {
+                out.push(self.plan(Choice::Fire(i as u8), memo));
+            }
+        }
+        if b.progress {
+            let progressed = self.table(l.progressed);
+            for i in 0..work.len() {
+                if !work[..i].contains(&work[i]) && !progressed.contains(&work[i]) {
+                    out.push(self.plan(Choice::Progress(i as u8), memo));
+                }
+            }
+        }
+        if self.row[DUPLICATES] > 0 {
+            for to in [Party::Client, Party::Server] {
+                let q = self.table(l.net[to.index()]);
+                for (i, &m) in q.iter().enumerate() {
+                    let request =
+                        matches!(memo.decoded.msgs[usize::from(m)], Message::Request { .. });
+                    if request || (!b.fifo && q[..i].contains(&m)) {
+                        continue;
+                    }
+                    out.push(self.plan(Choice::Duplicate(to, i as u8), memo));
+                }
+            }
+        }
+    }
+
+    /// The steps to expand, as [`Explorer::to_expand`] picks them.
+    pub fn to_expand(
+        &self,
+        reduce: bool,
+        memo: &FlatMemo,
+        all: &mut Vec<FlatStep>,
+        out: &mut Vec<(u32, FlatStep)>,
+    ) {
+        self.enabled(memo, all);
+        out.clear();
+        let chosen = if reduce {
+            self.ample_request(all, memo)
+        } else {
+            None
+        };
+        for (i, &step) in all.iter().enumerate() {
+            if chosen.is_none() || self.step_request(step.choice, memo) == chosen {
+                out.push((i as u32, step));
+            }
+        }
+    }
+
+    /// The request a step belongs to, as `Explorer::step_request` tells.
+    pub(super) fn step_request(&self, step: Choice, memo: &FlatMemo) -> Option<u32> {
+        let l = &self.layout;
+        let sent = usize::from(self.row[SENT]);
+        let of_id = |c: u8| {
+            let ids = &self.row[usize::from(l.ids)..usize::from(l.ids) + sent];
+            Some(ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1))
+        };
+        let d = &memo.decoded;
+        match step {
+            Choice::Send => Some(u32::from(self.row[SENT]) + 1),
+            Choice::Cancel(k) => Some(u32::from(k) + 1),
+            Choice::Deliver(to, i) | Choice::Lose(to, i) | Choice::Duplicate(to, i) => {
+                let m = *self.table(l.net[to.index()]).get(usize::from(i))?;
+                match d.msg_ids[usize::from(m)] {
+                    0 => None,
+                    c => of_id(c),
+                }
+            }
+            Choice::WorkDone(i) | Choice::Progress(i) => {
+                of_id(d.work_ids[usize::from(self.table(l.work)[usize::from(i)])])
+            }
+            Choice::Fire(i) => {
+                match d.timer_ids[usize::from(self.table(l.timers)[usize::from(i)])] {
+                    0 => Some(0),
+                    c => of_id(c),
+                }
+            }
+        }
+    }
+
+    /// As `Explorer::ample_request`.
+    pub(super) fn ample_request(&self, steps: &[FlatStep], memo: &FlatMemo) -> Option<u32> {
+        let mut counts: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
+        for &step in steps {
+            let r = self.step_request(step.choice, memo)?;
+            match counts.iter_mut().find(|(k, _)| *k == r) {
+                Some(c) => c.1 += 1,
+                None => counts.push((r, 1)),
+            }
+        }
+        if counts.len() < 2 {
+            return None;
+        }
+        counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+    }
+
+    /// What `step` will show the parties, read before it is applied.
+    pub(super) fn stimulus(&self, step: Choice, memo: &FlatMemo) -> Stim {
+        let l = &self.layout;
+        let d = &memo.decoded;
+        let msg = |to: Party, i: u8| self.table(l.net[to.index()])[usize::from(i)];
+        let work = |i: u8| self.table(l.work)[usize::from(i)];
+        match step {
+            Choice::Send => Stim::Feed(Party::Client, Fed::Send),
+            Choice::Cancel(k) => match self.id(k.into()) {
+                0 => Stim::Nothing,
+                c => Stim::Feed(Party::Client, Fed::Cancel(c)),
+            },
+            Choice::Deliver(to, i) => Stim::Feed(to, Fed::Receive(msg(to, i))),
+            Choice::Lose(to, i) => Stim::Emit(to.peer(), msg(to, i), false),
+            Choice::Duplicate(to, i) => Stim::Emit(to.peer(), msg(to, i), true),
+            Choice::WorkDone(i) => {
+                let w = work(i);
+                Stim::Feed(d.works[usize::from(w)].0, Fed::WorkDone(w))
+            }
+            Choice::Progress(i) => {
+                let w = work(i);
+                Stim::Feed(d.works[usize::from(w)].0, Fed::Progress(w))
+            }
+            Choice::Fire(i) => {
+                let t = self.table(l.timers)[usize::from(i)];
+                Stim::Feed(d.timers[usize::from(t)].0, Fed::Fire(t))
+            }
+        }
+    }
+
+    /// The memo key of `stim` fed to this state's parties.
+    pub(super) fn key(&self, stim: Stim) -> Option<u64> {
+        let root = u64::from(self.row[ROOT]);
+        let checker = u64::from(self.checker()) << 32;
+        match stim {
+            Stim::Feed(p, fed) => {
+                let (kind, code) = fed.code();
+                Some(fingerprint_pair(
+                    root | (p.index() as u64) << 8 | kind << 16 | code << 24,
+                    u64::from(self.endpoint(p)) | checker,
+                ))
+            }
+            Stim::Emit(from, m, duplicated) => Some(fingerprint_pair(
+                root | (from.index() as u64) << 8
+                    | (7 + u64::from(duplicated)) << 16
+                    | u64::from(m) << 24,
+                checker,
+            )),
+            Stim::Nothing => None,
+        }
+    }
+
+    /// Asks for the memo slots of `steps` (a hint).
+    pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
+        for (_, step) in steps {
+            if !matches!(step.stim, Stim::Nothing) {
+                memo.effects.prefetch(step.key);
+            }
+        }
+    }
+
+    /// `choice` planned: what it will show the parties, and the memo key of that.
+    pub(super) fn plan(&self, choice: Choice, memo: &FlatMemo) -> FlatStep {
+        let stim = self.stimulus(choice, memo);
+        FlatStep {
+            choice,
+            stim,
+            key: self.key(stim).unwrap_or(0),
+        }
+    }
+
+    /// Applies one step (one of `enabled`), as `Explorer::step` does the plain state's.
+    pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
+        let l = self.layout;
+        let b = l.b;
+        let stim = step.stim;
+        match step.choice {
+            Choice::Send => self.row[SENT] += 1,
+            Choice::Cancel(k) => self.row[usize::from(l.cancels) + usize::from(k)] += 1,
+            Choice::Deliver(to, i) | Choice::Lose(to, i) => {
+                self.remove(l.net[to.index()], usize::from(i))
+            }
+            Choice::Duplicate(to, i) => {
+                let at = l.net[to.index()];
+                let m = self.table(at)[usize::from(i)];
+                let place = if b.fifo {
+                    usize::from(i) + 1
+                } else {
+                    sorted_place(self.table(at), &memo.decoded.msgs, m)
+                };
+                self.insert(at, l.net_cap, place, m, memo);
+                self.row[DUPLICATES] -= 1;
+            }
+            Choice::WorkDone(i) => {
+                let w = self.table(l.work)[usize::from(i)];
+                self.remove(l.work, usize::from(i));
+                self.remove_all(l.progressed, w);
+            }
+            Choice::Progress(i) => {
+                let w = self.table(l.work)[usize::from(i)];
+                let place = sorted_place(self.table(l.progressed), &memo.decoded.works, w);
+                self.insert(l.progressed, l.work_cap, place, w, memo);
+            }
+            Choice::Fire(i) => self.remove(l.timers, usize::from(i)),
+        }
+        if matches!(stim, Stim::Nothing) {
+            return;
+        }
+        let key = step.key;
+        let e = match memo.effects.get(key) {
+            Some(e) => e,
+            None => {
+                let e = memo.work_out(self, stim);
+                memo.effects.insert(key, e);
+                e
+            }
+        };
+        self.set_u32(CHECKER, e.checker);
+        self.reached = self.reached.union(e.reached);
+        if e.n_broken > 0 {
+            self.violated = true;
+            memo.last_broken = (e.broken, e.n_broken);
+        }
+        let Stim::Feed(party, _) = stim else {
+            return;
+        };
+        self.set_u32(ENDPOINTS[party.index()], e.endpoint);
+        if party == Party::Client {
+            self.row[READY] = u8::from(e.ready);
+        }
+        for k in 0..usize::from(e.n_ops) {
+            match memo.ops[e.ops as usize + k] {
+                Op::Send(m) => {
+                    let at = l.net[party.peer().index()];
+                    let place = if b.fifo {
+                        self.table(at).len()
+                    } else {
+                        sorted_place(self.table(at), &memo.decoded.msgs, m)
+                    };
+                    self.insert(at, l.net_cap, place, m, memo);
+                }
+                Op::StartWork(w) => {
+                    let place = sorted_place(self.table(l.work), &memo.decoded.works, w);
+                    self.insert(l.work, l.work_cap, place, w, memo);
+                }
+                Op::AbortWork(w) => {
+                    self.remove_first(l.work, w);
+                    self.remove_all(l.progressed, w);
+                }
+                Op::Arm(t) => {
+                    let place = sorted_place(self.table(l.timers), &memo.decoded.timers, t);
+                    self.insert(l.timers, l.timer_cap, place, t, memo);
+                }
+                Op::Disarm(t) => self.remove_all(l.timers, t),
+            }
+        }
+        if step.choice == Choice::Send {
+            self.row[usize::from(l.ids) + usize::from(self.row[SENT]) - 1] = e.sent_id;
+        }
+    }
+
+    /// Whether some invariant is broken.
+    pub fn violated(&self) -> bool {
+        self.violated
+    }
+
+    /// The races reached since the state was made or unpacked.
+    pub fn reached(&self) -> PropertySet {
+        self.reached
+    }
+
+    /// Ends the run here and takes the verdict.
+    pub fn end(&mut self, quiescent: bool, memo: &mut FlatMemo) -> Verdict {
+        let w = memo.materialize(self);
+        w.end(quiescent);
+        w.checker_mut().take_verdict()
+    }
+}
