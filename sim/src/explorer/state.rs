@@ -38,6 +38,24 @@ fn rename(map: &[(RequestId, RequestId)], x: RequestId) -> RequestId {
     map.iter().find(|(from, _)| *from == x).map_or(x, |p| p.1)
 }
 
+/// The request whose steps form the ample set, given the request of each enabled step (`None`
+/// for a step of no request): if every step belongs to a request and steps of two or more are
+/// enabled, the one with the fewest, then the earliest.
+pub(super) fn ample(requests: impl IntoIterator<Item = Option<u32>>) -> Option<u32> {
+    let mut counts: SmallVec<[(u32, u32); 8]> = SmallVec::new();
+    for r in requests {
+        let r = r?;
+        match counts.iter_mut().find(|(k, _)| *k == r) {
+            Some(c) => c.1 += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    if counts.len() < 2 {
+        return None;
+    }
+    counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+}
+
 /// One choice of what happens next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Step {
@@ -671,18 +689,7 @@ impl Explorer {
     /// The request whose steps form the ample set, if reducing helps (steps of two or more
     /// requests are enabled) and every step belongs to a request.
     fn ample_request(&self, steps: &[Step]) -> Option<u32> {
-        let mut counts: SmallVec<[(u32, u32); 8]> = SmallVec::new();
-        for &step in steps {
-            let r = self.step_request(step)?;
-            match counts.iter_mut().find(|(k, _)| *k == r) {
-                Some(c) => c.1 += 1,
-                None => counts.push((r, 1)),
-            }
-        }
-        if counts.len() < 2 {
-            return None;
-        }
-        counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+        ample(steps.iter().map(|&step| self.step_request(step)))
     }
 
     /// Ends the run here and takes the verdict; the state is spent (unpack another into it).

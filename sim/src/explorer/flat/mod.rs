@@ -11,10 +11,10 @@
 //!
 //! Stepping looks the transition up in a per-thread [`FlatMemo`], keyed by the fed endpoint,
 //! the checker and the coded input. Only a transition met for the first time materializes the
-//! parts in a [`World`], feeds it there, and codes what came out (under the store's lock);
+//! parts in a [`World`](crate::world::World), feeds it there, and codes what came out (under the store's lock);
 //! everything after that is table work on codes.
 //!
-//! Every table of the row is kept in the order the plain [`Explorer`] keeps its own (sorted by
+//! Every table of the row is kept in the order the plain [`Explorer`](super::Explorer) keeps its own (sorted by
 //! the decoded values where that one sorts), and the steps are listed in the same order, so a
 //! flat state and the plain state it codes have the same steps at the same indices: schedules,
 //! counts and counterexamples do not depend on the form (the lockstep test in
@@ -120,7 +120,7 @@ mod tests {
     use crate::explorer::bounds;
 
     #[test]
-    pub(super) fn a_layout_that_does_not_fit_a_row_is_refused() {
+    fn a_layout_that_does_not_fit_a_row_is_refused() {
         let s = crate::explorer::ExploreSpec::new(
             cancelcheck_model::Dialect::Acp,
             cancelcheck_model::Behaviour::Honour,

@@ -7,7 +7,7 @@ use cancelcheck_properties::{PropertySet, Verdict};
 use super::memo::{Fed, FlatMemo, Op, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, READY, ROOT, ROW, SENT};
 use crate::explorer::hash::fingerprint_pair;
-use crate::explorer::state::Explorer;
+use crate::explorer::state::{Explorer, ample};
 
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
 /// the parties and that transition's memo key, worked out once when the steps are listed (they
@@ -20,7 +20,7 @@ pub struct FlatStep {
     pub(super) key: u64,
 }
 
-/// One choice of what happens next in a flat state: the same choices as [`super::Step`], with
+/// One choice of what happens next in a flat state: the same choices as [`crate::explorer::Step`], with
 /// work and timers by their place in their table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Choice {
@@ -350,18 +350,7 @@ impl Flat {
 
     /// As `Explorer::ample_request`.
     pub(super) fn ample_request(&self, steps: &[FlatStep], memo: &FlatMemo) -> Option<u32> {
-        let mut counts: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
-        for &step in steps {
-            let r = self.step_request(step.choice, memo)?;
-            match counts.iter_mut().find(|(k, _)| *k == r) {
-                Some(c) => c.1 += 1,
-                None => counts.push((r, 1)),
-            }
-        }
-        if counts.len() < 2 {
-            return None;
-        }
-        counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
+        ample(steps.iter().map(|s| self.step_request(s.choice, memo)))
     }
 
     /// What `step` will show the parties, read before it is applied.
