@@ -6,7 +6,7 @@
 //! endpoint did, so a trace reads as a timeline.
 
 use cancelcheck_model::io::{Anomaly, Ignored, Refusal, Timer};
-use cancelcheck_model::message::{CancelCause, Method};
+use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
 use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
@@ -138,6 +138,15 @@ fn abp_json(msg: &Message) -> Value {
         },
         Message::Cancel { id } => json!({"type": "capabilities/cancel", "callId": id_json(id)}),
         Message::MalformedCancel => json!({"type": "capabilities/cancel"}),
+        Message::CancelAck {
+            id,
+            ack:
+                Ack {
+                    reason: AckReason::NotInitialized,
+                    ..
+                },
+        } => json!({"type": "capabilities/cancel-result", "callId": id_json(id),
+                    "error": {"code": "NOT_INITIALIZED"}}),
         Message::CancelAck { id, ack } => {
             let mut v = json!({"type": "capabilities/cancel-result", "callId": id_json(id), "cancelled": ack.cancelled});
             if let Some(reason) = ack.reason.text() {

@@ -50,6 +50,9 @@ pub enum Behaviour {
     AnswersCancelNotification,
     /// Sends a progress notification for a request after its answer.
     ActivityAfterAnswer,
+    /// MCP: on a cancel keeps the work running and reporting progress, then drops it without
+    /// answering (what real servers do when a handler ignores its cancellation signal).
+    ProgressAfterCancel,
     /// Crashes on a cancel for an unknown (e.g. already answered) or malformed request.
     CrashesOnUnknownCancel,
     /// Stops a cancelled request but never frees its entry.
@@ -123,6 +126,7 @@ table! {
     CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";
     AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
     ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
+    ProgressAfterCancel, "progress-after-cancel", Responder, true, ["no-activity-after-cancel"], "keep working and sending progress after the cancel, never answering";
     CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless"], "crash on a cancel for an unknown or finished request";
     LeaksCancelled, "leaks-cancelled", Responder, true, ["no-leak-at-quiescence"], "stop a cancelled request but never free its entry";
     AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome"], "acknowledge cancelled:true, then complete the call normally";
@@ -157,10 +161,19 @@ impl Behaviour {
 
     /// How the behaviour counts in `dialect`: `None` where it does not apply; otherwise whether
     /// it is faulty there and the invariants it breaks. Finishing first is allowed where the
-    /// receiver MAY cancel, and a fault where it MUST (ACP RFD breaks `cancel-honoured`;
-    /// MCP 2026-07-28, where nothing may follow a cancel, breaks `no-answer-after-cancel`).
+    /// receiver MAY cancel (ACP, LSP), and a fault where it MUST (ACP RFD breaks
+    /// `cancel-honoured`; MCP 2026-07-28, where nothing may follow a cancel, breaks
+    /// `no-answer-after-cancel` and `no-activity-after-cancel`) or SHOULD stop and not answer
+    /// (MCP 2025-11-25: the same two, as warnings; it MAY ignore a cancel only for a request
+    /// that is unknown, completed, or cannot be cancelled).
     pub fn classify(self, dialect: Dialect) -> Option<Classification> {
         let r = dialect.rules();
+        if self == Behaviour::FinishFirst && r.receiver_duty != ReceiverDuty::MustAnswer {
+            return Some(Classification {
+                faulty: true,
+                breaks: &["no-answer-after-cancel", "no-activity-after-cancel"],
+            });
+        }
         if self == Behaviour::FinishFirst
             && r.honouring == Honouring::Must
             && dialect != Dialect::Abp
@@ -195,7 +208,7 @@ impl Behaviour {
         let abp = dialect == Dialect::Abp;
         match self {
             Behaviour::Honour => true,
-            Behaviour::FinishFirst => r.honouring == Honouring::May,
+            Behaviour::FinishFirst => r.honouring == Honouring::May && must_answer,
             Behaviour::Partial => r.partial_results,
             Behaviour::AnswersAfterCancel => !must_answer,
             Behaviour::NeverAnswersCancelled | Behaviour::AnswersTwice => must_answer,
@@ -208,7 +221,12 @@ impl Behaviour {
             }
             Behaviour::CancelCancelsAll => true,
             Behaviour::AnswersCancelNotification => r.json_rpc,
-            Behaviour::ActivityAfterAnswer => r.activity_method.is_some(),
+            // Where a text says progress stops at the answer (ACP's session/update, MCP
+            // 2025-11-25's progress); the other texts say nothing of it.
+            Behaviour::ActivityAfterAnswer => {
+                matches!(dialect, Dialect::Acp | Dialect::Mcp20251125)
+            }
+            Behaviour::ProgressAfterCancel => !must_answer && r.activity_method.is_some(),
             Behaviour::CrashesOnUnknownCancel => true,
             // Where the text asks the receiver to free what a cancelled request held.
             Behaviour::LeaksCancelled => r.honouring == Honouring::Must || !must_answer,
@@ -307,6 +325,13 @@ mod tests {
                 .faulty
         );
         assert!(Behaviour::FinishFirst.classify(Dialect::Abp).is_none());
-        assert!(Behaviour::FinishFirst.applies_to(Dialect::Mcp20251125));
+        // MCP 2025-11-25: a receiver SHOULD stop; finishing a cancellable request is a
+        // deviation there (a warning, by the strength of the clauses it breaks).
+        assert!(
+            Behaviour::FinishFirst
+                .classify(Dialect::Mcp20251125)
+                .unwrap()
+                .faulty
+        );
     }
 }

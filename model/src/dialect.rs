@@ -286,7 +286,9 @@ static ABP: DialectRules = DialectRules {
     cancel_error_code: None,
     negotiated: false,
     initialize_method: Some("session/initialize"),
-    initialize_cancellable: false,
+    // Nothing in the text forbids it; a cancel that reaches the app before the session is
+    // open is answered `NOT_INITIALIZED`.
+    initialize_cancellable: true,
     id_reuse: IdReuse::Never,
     work_method: "capabilities/call",
     activity_method: None,

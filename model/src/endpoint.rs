@@ -654,6 +654,16 @@ impl Endpoint {
         self.incoming[i].running = false;
         self.running -= 1;
         let state = self.incoming[i].state;
+        if self.b() == Behaviour::ProgressAfterCancel && state == Incoming::CancelNoted {
+            // The faulty server notices the cancel only now, and drops the work unanswered.
+            match state.cancel(false) {
+                Ok(next) => self.incoming[i].state = next,
+                Err(e) => out.push(Output::Anomaly(Anomaly::Illegal(id, e))),
+            }
+            out.push(Output::Dropped(id));
+            self.start_next(out);
+            return;
+        }
         match state.complete() {
             Ok(next) => {
                 self.incoming[i].state = next;
@@ -689,6 +699,11 @@ impl Endpoint {
         }
         if rules.negotiated && !self.cfg.cancel_support {
             out.push(Output::Ignored(Ignored::UnsupportedCancel(id)));
+            return;
+        }
+        if acked && self.session == Session::NotStarted {
+            // ABP: "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }".
+            self.ack(id, Ack::NOT_INITIALIZED, out);
             return;
         }
         if b == Behaviour::IgnoresCancelForIdZero && id.is_falsy() {
@@ -749,7 +764,7 @@ impl Endpoint {
                     out.push(Output::Ignored(Ignored::RepeatedCancel(id)));
                 }
             }
-            (Behaviour::FinishFirst, Incoming::Working) => {
+            (Behaviour::FinishFirst | Behaviour::ProgressAfterCancel, Incoming::Working) => {
                 if let Ok(next) = state.note_cancel() {
                     self.incoming[i].state = next;
                 }

@@ -50,6 +50,9 @@ pub enum AckReason {
     NotFound,
     /// `"Operation already completed"`.
     AlreadyCompleted,
+    /// No session is open: ABP answers the cancel with error `{code: "NOT_INITIALIZED"}`
+    /// instead of a `cancelled` flag ("Cancel without active session").
+    NotInitialized,
 }
 
 impl AckReason {
@@ -59,6 +62,7 @@ impl AckReason {
             AckReason::None => None,
             AckReason::NotFound => Some("Operation not found"),
             AckReason::AlreadyCompleted => Some("Operation already completed"),
+            AckReason::NotInitialized => None,
         }
     }
 }
@@ -77,6 +81,12 @@ impl Ack {
     pub const CANCELLED: Ack = Ack {
         cancelled: true,
         reason: AckReason::None,
+    };
+
+    /// The error answer to a cancel that reaches an app with no session.
+    pub const NOT_INITIALIZED: Ack = Ack {
+        cancelled: false,
+        reason: AckReason::NotInitialized,
     };
 }
 

@@ -330,6 +330,10 @@ pack_as_index!(
             cancelled: false,
             reason: AckReason::AlreadyCompleted
         },
+        Ack {
+            cancelled: false,
+            reason: AckReason::NotInitialized
+        },
     ]
 );
 

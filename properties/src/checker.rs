@@ -49,11 +49,90 @@ impl PropertySet {
     }
 }
 
+/// Which message a request's resolution depended on when the network lost it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Lost {
+    /// The request itself: the receiver never saw it.
+    Request,
+    /// Its answer.
+    Response,
+}
+
+impl Lost {
+    /// `"request"` or `"response"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lost::Request => "request",
+            Lost::Response => "response",
+        }
+    }
+}
+
+/// A request left unresolved at quiescence and excused from `eventual-resolution` because a
+/// message its resolution depended on was lost. Only such a loss excuses: a lost cancel or
+/// cancel acknowledgement never does (the request is still owed its answer).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Excuse {
+    /// The requester.
+    pub requester: Party,
+    /// The request.
+    pub id: RequestId,
+    /// What was lost.
+    pub lost: Lost,
+}
+
+/// What a run amounts to, strongest first: a MUST broken, only SHOULDs broken, nothing broken
+/// but a claim left unexercised (a race never reached, a fault that never acted), or a pass.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Status {
+    /// A MUST clause was broken.
+    Fail,
+    /// Only SHOULD clauses were broken.
+    Warn,
+    /// Nothing was broken, but the run never reached what it claims to check.
+    Vacuous,
+    /// Nothing was broken and everything claimed was exercised.
+    Pass,
+}
+
+impl Status {
+    /// `"fail"`, `"warn"`, `"vacuous"` or `"pass"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Fail => "fail",
+            Status::Warn => "warn",
+            Status::Vacuous => "vacuous",
+            Status::Pass => "pass",
+        }
+    }
+
+    /// The status of a run with `violations` that did (`exercised`) or did not reach what it
+    /// claims to check. Only a MUST broken fails.
+    pub fn of(violations: &[Violation], exercised: bool) -> Status {
+        if violations.iter().any(|v| v.strength == Strength::Must) {
+            Status::Fail
+        } else if !violations.is_empty() {
+            Status::Warn
+        } else if !exercised {
+            Status::Vacuous
+        } else {
+            Status::Pass
+        }
+    }
+
+    /// The process exit code a command gives it: 1 for a failure, 0 otherwise.
+    pub fn exit_code(self) -> u8 {
+        u8::from(self == Status::Fail)
+    }
+}
+
 /// What the checker concluded about one run.
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Verdict {
     /// Violations, in the order found (first of each invariant only).
     pub violations: Vec<Violation>,
+    /// Requests excused from `eventual-resolution` by a loss, in the order of their records.
+    pub excused: SmallVec<[Excuse; 2]>,
     /// The races ("sometimes" properties) the run reached.
     pub reached: PropertySet,
     /// Events read.
@@ -66,6 +145,16 @@ impl Verdict {
     /// No violation.
     pub fn passed(&self) -> bool {
         self.violations.is_empty()
+    }
+
+    /// Whether a MUST clause was broken.
+    pub fn failed(&self) -> bool {
+        self.violations.iter().any(|v| v.strength == Strength::Must)
+    }
+
+    /// The status, given whether the run exercised what it claims to check.
+    pub fn status(&self, exercised: bool) -> Status {
+        Status::of(&self.violations, exercised)
     }
 
     /// The set of violated invariants.
@@ -104,14 +193,20 @@ struct Req {
     responses_lost: u8,
     responder_done: bool,
     delivered: u8,
-    lost: bool,
+    /// The request itself was lost: its receiver never saw it.
+    request_lost: bool,
     ack_cancelled: Option<bool>,
     result_cancelled: Option<bool>,
     /// Activity notifications put on the wire (copies included), and those received or lost.
     activity_sent: u8,
     activity_settled: u8,
-    /// Acknowledged cancels sent, and their acknowledgements received or lost (ABP).
+    /// Cancels put on the wire (copies included), and those received or lost.
     cancels_sent: u8,
+    cancels_received: u8,
+    cancels_lost: u8,
+    /// Cancel acknowledgements put on the wire (copies included), and those received or lost
+    /// (ABP).
+    acks_sent: u8,
     acks_settled: u8,
 }
 
@@ -122,13 +217,21 @@ impl Req {
             > self.responses_received.saturating_add(self.responses_lost)
     }
 
-    /// Some message about this request may still reach its requester (with `acked`, the
-    /// acknowledgement of a cancel counts too).
-    fn may_still_arrive(&self, acked: bool) -> bool {
+    /// A cancel for this request is on its way to the receiver.
+    fn cancel_in_flight(&self) -> bool {
+        self.cancels_sent > self.cancels_received.saturating_add(self.cancels_lost)
+    }
+
+    /// Some message about this request may still arrive after a new request with the same id:
+    /// towards the requester its answer (or a copy), progress, or (with `acked`) a cancel's
+    /// acknowledgement, or the answer it is still owed; towards the receiver a cancel, unless
+    /// the link is `fifo` (a cancel sent before the new request then arrives before it).
+    fn may_still_arrive(&self, acked: bool, fifo: bool) -> bool {
         self.answer_in_flight()
             || self.activity_sent > self.activity_settled
-            || (acked && self.cancels_sent > self.acks_settled)
-            || (self.responses_sent == 0 && !self.responder_done && !self.lost)
+            || (acked && (self.acks_sent > self.acks_settled || self.cancel_in_flight()))
+            || (!fifo && self.cancel_in_flight())
+            || (self.responses_sent == 0 && !self.responder_done && !self.request_lost)
     }
 }
 
@@ -155,7 +258,7 @@ impl Pack for Req {
             | u16::from(self.cancel_received) << 3
             | u16::from(self.cancel_received_open) << 4
             | u16::from(self.responder_done) << 5
-            | u16::from(self.lost) << 6
+            | u16::from(self.request_lost) << 6
             | u16::from(tri(self.ack_cancelled)) << 7
             | u16::from(tri(self.result_cancelled)) << 9
             | (self.work as u16) << 11;
@@ -169,6 +272,9 @@ impl Pack for Req {
             self.activity_sent,
             self.activity_settled,
             self.cancels_sent,
+            self.cancels_received,
+            self.cancels_lost,
+            self.acks_sent,
             self.acks_settled,
         ]);
     }
@@ -182,7 +288,7 @@ impl Pack for Req {
         let bit = |i: u16| flags >> i & 1 == 1;
         let work =
             [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
-        let c = r.take(9, "checker record counters")?;
+        let c = r.take(12, "checker record counters")?;
         Ok(Req {
             requester: if bit(0) { Party::Server } else { Party::Client },
             id,
@@ -201,13 +307,16 @@ impl Pack for Req {
             responses_lost: c[3],
             responder_done: bit(5),
             delivered: c[4],
-            lost: bit(6),
+            request_lost: bit(6),
             ack_cancelled: untri((flags >> 7) as u8)?,
             result_cancelled: untri((flags >> 9) as u8)?,
             activity_sent: c[5],
             activity_settled: c[6],
             cancels_sent: c[7],
-            acks_settled: c[8],
+            cancels_received: c[8],
+            cancels_lost: c[9],
+            acks_sent: c[10],
+            acks_settled: c[11],
         })
     }
 }
@@ -225,6 +334,8 @@ pub struct Checker {
     handling_cancel: [bool; 2],
     crashed: [bool; 2],
     disconnected: bool,
+    /// Whether the link delivers each direction in order (configuration, not state).
+    fifo: bool,
 }
 
 /// `clone_from` copies into the records the target already holds: no allocation once they
@@ -243,6 +354,7 @@ impl Clone for Checker {
         copy_into(&mut self.reqs, &src.reqs);
         self.found = src.found;
         self.verdict.violations.clone_from(&src.verdict.violations);
+        self.verdict.excused.clone_from(&src.verdict.excused);
         self.verdict.reached = src.verdict.reached;
         self.verdict.events = src.verdict.events;
         self.verdict.quiescent = src.verdict.quiescent;
@@ -250,6 +362,7 @@ impl Clone for Checker {
         self.handling_cancel = src.handling_cancel;
         self.crashed = src.crashed;
         self.disconnected = src.disconnected;
+        self.fifo = src.fifo;
     }
 }
 
@@ -268,7 +381,15 @@ impl Checker {
             handling_cancel: [false; 2],
             crashed: [false; 2],
             disconnected: false,
+            fifo: false,
         }
+    }
+
+    /// Tells the checker whether the link delivers each direction in order (stdio): then a
+    /// cancel sent before a request reusing its id arrives before it and cannot stop it. Off by
+    /// default, the conservative reading (any order).
+    pub fn set_fifo(&mut self, fifo: bool) {
+        self.fifo = fifo;
     }
 
     /// Back to the start, for `dialect`, keeping allocations.
@@ -281,6 +402,17 @@ impl Checker {
         self.handling_cancel = [false; 2];
         self.crashed = [false; 2];
         self.disconnected = false;
+    }
+
+    /// Whether a MUST clause was broken since the verdict was last cleared (by
+    /// [`Checker::unpack_state`] or [`Checker::take_verdict`]).
+    pub fn failed(&self) -> bool {
+        self.verdict.failed()
+    }
+
+    /// Whether a clause was broken since the verdict was last cleared.
+    pub fn broke_something(&self) -> bool {
+        !self.verdict.violations.is_empty()
     }
 
     /// The verdict so far.
@@ -336,6 +468,7 @@ impl Checker {
     /// Starts an empty verdict, keeping the violations' allocation.
     fn clear_verdict(&mut self) {
         self.verdict.violations.clear();
+        self.verdict.excused.clear();
         self.verdict.reached = PropertySet::default();
         self.verdict.events = 0;
         self.verdict.quiescent = false;
@@ -460,6 +593,8 @@ impl Checker {
                 let Some(i) = self.find(party.peer(), id) else {
                     return;
                 };
+                let r = &mut self.reqs[i];
+                r.cancels_received = r.cancels_received.saturating_add(1);
                 if self.rules().negotiated && self.declared_support[party.index()] != Some(true) {
                     // A party that declared no support owes the cancel nothing (ACP RFD).
                     return;
@@ -502,14 +637,16 @@ impl Checker {
                 let r = &mut self.reqs[i];
                 r.delivered = r.delivered.saturating_add(1);
                 let (delivered, cancel_sent) = (r.delivered, r.cancel_sent);
-                if delivered > 1 {
-                    self.violate(InvariantId::SingleResolution, Some(id));
-                }
-                if matches!(outcome, Outcome::Reply(_))
+                // An answer delivered after the requester resolved the request at cancel time
+                // is one deviation, stated by the "SHOULD ignore" clause; it is not also a
+                // second resolution.
+                let late = matches!(outcome, Outcome::Reply(_))
                     && cancel_sent
-                    && !self.rules().requester_waits
-                {
+                    && !self.rules().requester_waits;
+                if late {
                     self.violate(InvariantId::LateAnswerIgnored, Some(id));
+                } else if delivered > 1 {
+                    self.violate(InvariantId::SingleResolution, Some(id));
                 }
             }
             Output::StartWork(id) => {
@@ -547,7 +684,7 @@ impl Checker {
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
                     let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
-                    if rules.id_reuse == IdReuse::Never || p.may_still_arrive(acked) {
+                    if rules.id_reuse == IdReuse::Never || p.may_still_arrive(acked, self.fifo) {
                         self.violate(InvariantId::NoLiveIdReuse, Some(id));
                     }
                 }
@@ -565,12 +702,15 @@ impl Checker {
                     responses_lost: 0,
                     responder_done: false,
                     delivered: 0,
-                    lost: false,
+                    request_lost: false,
                     ack_cancelled: None,
                     result_cancelled: None,
                     activity_sent: 0,
                     activity_settled: 0,
                     cancels_sent: 0,
+                    cancels_received: 0,
+                    cancels_lost: 0,
+                    acks_sent: 0,
                     acks_settled: 0,
                 });
             }
@@ -591,7 +731,9 @@ impl Checker {
                 let Some(i) = self.find(from.peer(), id) else {
                     return;
                 };
-                if ack.reason == AckReason::NotFound {
+                let r = &mut self.reqs[i];
+                r.acks_sent = r.acks_sent.saturating_add(1);
+                if matches!(ack.reason, AckReason::NotFound | AckReason::NotInitialized) {
                     return;
                 }
                 let r = self.reqs[i];
@@ -609,11 +751,25 @@ impl Checker {
                 };
                 let r = &mut self.reqs[i];
                 r.activity_sent = r.activity_sent.saturating_add(1);
+                let r = *r;
                 if r.responses_sent > 0 {
                     self.violate(InvariantId::NoActivityAfterAnswer, Some(id));
+                } else if self.stopped_by_cancel(&r) {
+                    self.violate(InvariantId::NoActivityAfterCancel, Some(id));
                 }
             }
             Message::MalformedCancel => {}
+        }
+    }
+
+    /// Whether the receiver of `r` owes it silence because of a cancel: it read a cancel for
+    /// it, while it still held it open where the dialect lets it ignore a cancel for a finished
+    /// request (MCP 2025-11-25), or at all where nothing may follow a cancel (MCP 2026-07-28).
+    fn stopped_by_cancel(&self, r: &Req) -> bool {
+        match self.rules().receiver_duty {
+            ReceiverDuty::MustNotAnswer => r.cancel_received,
+            ReceiverDuty::ShouldNotAnswer => r.cancel_received_open,
+            ReceiverDuty::MustAnswer => false,
         }
     }
 
@@ -639,14 +795,8 @@ impl Checker {
             self.violate(InvariantId::SingleResolution, Some(id));
         }
         if r.cancel_received {
-            match rules.receiver_duty {
-                ReceiverDuty::MustNotAnswer => {
-                    self.violate(InvariantId::NoAnswerAfterCancel, Some(id))
-                }
-                ReceiverDuty::ShouldNotAnswer if reply != Reply::Full => {
-                    self.violate(InvariantId::NoAnswerAfterCancel, Some(id))
-                }
-                _ => {}
+            if rules.receiver_duty != ReceiverDuty::MustAnswer && self.stopped_by_cancel(&r) {
+                self.violate(InvariantId::NoAnswerAfterCancel, Some(id));
             }
             if let Reply::Error(code) = reply
                 && Some(code) != rules.cancel_error_code
@@ -682,34 +832,35 @@ impl Checker {
             return;
         };
         let r = &mut self.reqs[i];
+        // Only the loss of the request or of its answer can excuse it from being resolved; a
+        // lost cancel, acknowledgement or progress note just never arrives.
         match msg {
-            // A lost progress note leaves the request as it was; it just will not arrive.
             Message::Activity { .. } => r.activity_settled = r.activity_settled.saturating_add(1),
-            Message::Cancel { .. } | Message::CancelAck { .. } => {
-                r.lost = true;
-                r.acks_settled = r.acks_settled.saturating_add(1);
-            }
-            Message::Response { .. } => {
-                r.lost = true;
-                r.responses_lost = r.responses_lost.saturating_add(1);
-            }
-            _ => r.lost = true,
+            Message::Cancel { .. } => r.cancels_lost = r.cancels_lost.saturating_add(1),
+            Message::CancelAck { .. } => r.acks_settled = r.acks_settled.saturating_add(1),
+            Message::Response { .. } => r.responses_lost = r.responses_lost.saturating_add(1),
+            Message::Request { .. } => r.request_lost = true,
+            Message::MalformedCancel => {}
         }
     }
 
     fn on_duplicated(&mut self, from: Party, msg: Message) {
         // A second copy on the wire: one more thing that may still arrive.
-        let (Message::Response { id, .. } | Message::Activity { id }) = msg else {
-            return;
+        let requester = match msg {
+            Message::Cancel { .. } => from,
+            _ => from.peer(),
         };
-        let Some(i) = self.find(from.peer(), id) else {
+        let Some(id) = msg.request_id() else { return };
+        let Some(i) = self.find(requester, id) else {
             return;
         };
         let r = &mut self.reqs[i];
-        if matches!(msg, Message::Response { .. }) {
-            r.response_copies = r.response_copies.saturating_add(1);
-        } else {
-            r.activity_sent = r.activity_sent.saturating_add(1);
+        match msg {
+            Message::Response { .. } => r.response_copies = r.response_copies.saturating_add(1),
+            Message::Activity { .. } => r.activity_sent = r.activity_sent.saturating_add(1),
+            Message::Cancel { .. } => r.cancels_sent = r.cancels_sent.saturating_add(1),
+            Message::CancelAck { .. } => r.acks_sent = r.acks_sent.saturating_add(1),
+            Message::Request { .. } | Message::MalformedCancel => {}
         }
     }
 
@@ -718,11 +869,29 @@ impl Checker {
         if !quiescent || self.disconnected {
             return;
         }
-        let hung = self
-            .reqs
-            .iter()
-            .find(|r| r.delivered == 0 && !r.lost && !self.crashed[r.requester.index()])
-            .map(|r| r.id);
+        let mut hung = None;
+        for r in &self.reqs {
+            if r.delivered > 0 || self.crashed[r.requester.index()] {
+                continue;
+            }
+            let lost = if r.request_lost {
+                Some(Lost::Request)
+            } else if r.responses_lost > 0 {
+                Some(Lost::Response)
+            } else {
+                None
+            };
+            match lost {
+                Some(lost) => self.verdict.excused.push(Excuse {
+                    requester: r.requester,
+                    id: r.id,
+                    lost,
+                }),
+                None => {
+                    hung.get_or_insert(r.id);
+                }
+            }
+        }
         if let Some(id) = hung {
             self.violate(InvariantId::EventualResolution, Some(id));
         }

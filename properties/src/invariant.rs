@@ -5,21 +5,26 @@ use cancelcheck_model::Dialect;
 use cancelcheck_model::dialect::SpecRef;
 use core::fmt;
 
-/// Spec keyword strength.
+
+/// How strongly a clause binds: what breaking it makes the verdict.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Strength {
-    /// MUST / MUST NOT.
+    /// MUST / MUST NOT: breaking it fails the run.
     Must,
-    /// SHOULD / SHOULD NOT.
+    /// SHOULD / SHOULD NOT: breaking it is a warning.
     Should,
+    /// Not a rule but a coverage obligation: a race the tool claims to check. Never a
+    /// violation; a run that never reaches it is vacuous.
+    Coverage,
 }
 
 impl Strength {
-    /// `"MUST"` or `"SHOULD"`.
+    /// `"MUST"`, `"SHOULD"` or `"COVERAGE"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Strength::Must => "MUST",
             Strength::Should => "SHOULD",
+            Strength::Coverage => "COVERAGE",
         }
     }
 }
@@ -63,6 +68,7 @@ pub enum InvariantId {
     InitializeNotCancelled,
     CapabilityGated,
     NoActivityAfterAnswer,
+    NoActivityAfterCancel,
     AckAgreesWithOutcome,
     CancelIdempotent,
     NoLeakAtQuiescence,
@@ -80,8 +86,11 @@ pub struct Application {
     pub dialect: Dialect,
     /// How strongly its text states it.
     pub strength: Strength,
-    /// Where.
+    /// Where: the file and the clause, quoted word for word (a test checks every quotation
+    /// against the file; ` ... ` joins quoted fragments that stand in this order).
     pub clause: SpecRef,
+    /// Why the strength or the reading is what it is, where the quotation alone does not say.
+    pub note: Option<&'static str>,
 }
 
 /// One row of the catalog.
@@ -95,6 +104,11 @@ pub struct Invariant {
     pub kind: Expectation,
     /// One sentence.
     pub statement: &'static str,
+    /// Whether a judge that sees only the messages on the wire (a probe of a real peer, an
+    /// audit of a recording) can decide it; otherwise it depends on what a party did inside
+    /// (what it delivered to its application, what it still holds) and such a judge must
+    /// report it as not observable.
+    pub observable_on_wire: bool,
     /// The dialects it applies to, each with its strength and clause.
     pub applies: &'static [Application],
 }
@@ -116,7 +130,10 @@ impl Invariant {
 }
 
 macro_rules! at {
-    ($d:ident, $s:ident, $file:expr, $clause:literal) => {
+    ($d:ident, $s:ident, $file:expr, $clause:expr) => {
+        at!($d, $s, $file, $clause, None)
+    };
+    ($d:ident, $s:ident, $file:expr, $clause:expr, $note:expr) => {
         Application {
             dialect: Dialect::$d,
             strength: Strength::$s,
@@ -124,125 +141,82 @@ macro_rules! at {
                 file: $file,
                 clause: $clause,
             },
+            note: $note,
         }
     };
 }
 
-const ACP: &str = "acp-cancellation.md";
-const RFD: &str = "acp-rfd-request-cancellation.md";
-const MCP25: &str = "mcp-cancellation-2025-11-25.md";
-const MCP26: &str = "mcp-cancellation-draft.md";
-const TABLE: &str = "README.md";
-const ABP: &str = "app-call-cancellation.md";
+/// The spec texts the catalog quotes: the five under `shared/specs/` and its `README.md`
+/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 sentences in
+/// this repository's `specs/json-rpc-2.0.md`.
+pub mod files {
+    /// ACP stable.
+    pub const ACP: &str = "acp-cancellation.md";
+    /// The ACP RFD.
+    pub const RFD: &str = "acp-rfd-request-cancellation.md";
+    /// MCP 2025-11-25.
+    pub const MCP25: &str = "mcp-cancellation-2025-11-25.md";
+    /// The MCP draft that became 2026-07-28.
+    pub const MCP26: &str = "mcp-cancellation-draft.md";
+    /// The dialect table and the facts beyond the texts.
+    pub const README: &str = "README.md";
+    /// App-call cancellation (ABP).
+    pub const ABP: &str = "app-call-cancellation.md";
+    /// JSON-RPC 2.0, quoted in this repository.
+    pub const JSONRPC: &str = "json-rpc-2.0.md";
+}
+
+use files::{ABP, ACP, JSONRPC, MCP25, MCP26, README as TABLE, RFD};
+
+const ACP_MUST_ANSWER: &str = "MUST send one of these responses for the original request";
+const MCP26_NOTHING_FURTHER: &str =
+    "the server MUST NOT send any further message for that request";
+const RPC_SAME_ID: &str =
+    "It MUST be the same as the value of the id member in the Request Object.";
+const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
+const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 20] = [
+pub static CATALOG: [Invariant; 21] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
         kind: Expectation::Always,
         statement: "Each request is answered at most once, and its requester resolves it to its application at most once.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                ACP,
-                "$/cancel_request: MUST send one of these responses for the original request"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Processing 2: MUST send one of these responses for the original request"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: one response object per request"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: one response object per request"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: a request that got canceled still needs to return ... a response"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Edge Cases: call completes while cancel in flight: call result returned normally"
-            ),
+            at!(Acp, Must, ACP, "MUST send one of these responses for the original request"),
+            at!(AcpRfd, Must, RFD, "MUST send one of these responses for the original request"),
+            at!(Mcp20251125, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response"),
+            at!(Mcp20260728, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response"),
+            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Must, ABP, "Call completes while cancel in flight | Call result returned normally"),
         ],
     },
     Invariant {
         id: InvariantId::EventualResolution,
         name: "eventual-resolution",
         kind: Expectation::Eventually,
-        statement: "Once nothing is left to happen, every request whose messages were not lost is resolved at its requester (answer, cancel, or disconnect).",
+        statement: "Once nothing is left to happen, every request is resolved at its requester (answer, cancel, or disconnect), unless a message its resolution depends on (the request or its answer) was lost; the verdict names each such loss.",
+        observable_on_wire: false,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                ACP,
-                "$/cancel_request: MUST send one of these responses for the original request"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Processing 2: MUST send one of these responses"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Behavior Requirements 6: the sender SHOULD ignore any response that arrives afterward (so it resolves at cancel time); uncancelled requests are answered"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Behavior Requirements 4: the sender SHOULD ignore any response that arrives afterward"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: a request that got canceled still needs to return from the server and send a response back"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Timing Considerations: the response has cancelled: true"
-            ),
+            at!(Acp, Must, ACP, ACP_MUST_ANSWER),
+            at!(AcpRfd, Must, RFD, ACP_MUST_ANSWER),
+            at!(Mcp20251125, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response", Some("a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels")),
+            at!(Mcp20260728, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response", Some("a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels")),
+            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted, response has cancelled: true"),
         ],
     },
     Invariant {
         id: InvariantId::NoAnswerAfterCancel,
         name: "no-answer-after-cancel",
         kind: Expectation::Always,
-        statement: "After receiving a cancel for a request, the receiver sends no answer for it (MCP 2025-11-25 allows a normal result when it ignores the cancel).",
+        statement: "After receiving a cancel for a request it still held open, the receiver sends no answer for it.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Mcp20251125,
-                Should,
-                MCP25,
-                "Behavior Requirements 4: Receivers SHOULD ... Not send a response for the cancelled request"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                TABLE,
-                "MCP 2026-07-28 stdio: the server MUST NOT send any further message for that request"
-            ),
+            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Not send a response for the cancelled request", Some("a receiver MAY ignore a cancel only for an unknown or completed request, or one that cannot be cancelled; every request the model sends can be")),
+            at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
         ],
     },
     Invariant {
@@ -250,19 +224,10 @@ pub static CATALOG: [Invariant; 20] = [
         name: "late-answer-ignored",
         kind: Expectation::Always,
         statement: "A requester that cancelled a request does not deliver an answer that arrives afterward to its application.",
+        observable_on_wire: false,
         applies: &[
-            at!(
-                Mcp20251125,
-                Should,
-                MCP25,
-                "Behavior Requirements 6: The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
-            ),
-            at!(
-                Mcp20260728,
-                Should,
-                MCP26,
-                "Behavior Requirements 4: The sender SHOULD ignore any response to the request that arrives afterward"
-            ),
+            at!(Mcp20251125, Should, MCP25, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
+            at!(Mcp20260728, Should, MCP26, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
         ],
     },
     Invariant {
@@ -270,25 +235,11 @@ pub static CATALOG: [Invariant; 20] = [
         name: "cancel-error-code",
         kind: Expectation::Always,
         statement: "An error answering a cancelled request carries code -32800 (Request Cancelled).",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                ACP,
-                "$/cancel_request: MUST send ... an error response with code -32800 (Request Cancelled)"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Processing 2: Error response with code -32800 (Cancelled)"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: result, partial result, or error -32800 (RequestCancelled)"
-            ),
+            at!(Acp, Must, ACP, "MUST send one of these responses for the original request: ... An error response with code -32800 (Request Cancelled)"),
+            at!(AcpRfd, Must, RFD, "MUST send one of these responses for the original request: ... Error response with code -32800 (Cancelled)"),
+            at!(Lsp, Must, TABLE, "MUST still answer: result, partial result, or error -32800"),
         ],
     },
     Invariant {
@@ -296,37 +247,13 @@ pub static CATALOG: [Invariant; 20] = [
         name: "notification-unanswered",
         kind: Expectation::Always,
         statement: "The cancel notification itself is never answered.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "cancel message: notification $/cancel_request (JSON-RPC 2.0: the Server MUST NOT reply to a Notification)"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Method: uses JSON-RPC 2.0 notification format"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Error Handling: maintains the fire and forget nature of notifications"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Error Handling: maintains the fire and forget nature of notifications"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: $/cancelRequest is a notification (JSON-RPC 2.0: the Server MUST NOT reply to a Notification)"
-            ),
+            at!(Acp, Must, JSONRPC, RPC_NO_REPLY, Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")),
+            at!(AcpRfd, Must, RFD, "uses JSON-RPC 2.0 notification format"),
+            at!(Mcp20251125, Must, JSONRPC, RPC_NO_REPLY, Some("notifications/cancelled is a notification (mcp-cancellation-2025-11-25.md)")),
+            at!(Mcp20260728, Must, JSONRPC, RPC_NO_REPLY, Some("notifications/cancelled is a notification (mcp-cancellation-draft.md)")),
+            at!(Lsp, Must, JSONRPC, RPC_NO_REPLY, Some("LSP's $/cancelRequest is a notification (README.md)")),
         ],
     },
     Invariant {
@@ -334,131 +261,44 @@ pub static CATALOG: [Invariant; 20] = [
         name: "unknown-cancel-harmless",
         kind: Expectation::Always,
         statement: "A cancel for an unknown, finished or malformed request changes nothing: the receiver neither crashes nor stops other work.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "ACP stable: if the request completed before the cancel is processed, the normal response goes out and the cancel is ignored"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "FAQ: ignore the subsequent cancellation notification for that request ID"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Timing Considerations: Both parties MUST handle these race conditions gracefully"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Timing Considerations: Both parties MUST handle these race conditions gracefully"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "Bug classes: a cancel that lands between handler returned and response written crashes the receiver"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Edge Cases: cancel non-existent callId returns { cancelled: false, reason: 'Operation not found' }"
-            ),
+            at!(Acp, Must, TABLE, "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."),
+            at!(AcpRfd, Must, RFD, "Ignore the subsequent cancellation notification for that request ID"),
+            at!(Mcp20251125, Must, MCP25, "Both parties MUST handle these race conditions gracefully"),
+            at!(Mcp20260728, Must, MCP26, "Both parties MUST handle these race conditions gracefully"),
+            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back.", Some("a receiver that crashes on a cancel answers nothing more")),
+            at!(Abp, Must, ABP, "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }"),
         ],
     },
     Invariant {
         id: InvariantId::ExactIdMatch,
         name: "exact-id-match",
         kind: Expectation::Always,
-        statement: "Answers and cancels act on exactly the request whose id they carry, compared by JSON type and value (7 is not \"7\"); no other request is affected.",
+        statement: "Answers and cancels act on exactly the request whose id they carry, compared by JSON type and value (7 is not \"7\"), in the direction the request went; no other request is affected.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: the response id MUST be the same as the value of the id member in the Request"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Shiny future: individual JSON-RPC request cancellation without affecting other concurrent requests"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Cancellation Flow: the ID of the request to cancel"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Cancellation Flow: the ID of the request to cancel"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: the response id MUST be the same as the value of the id member in the Request"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Call ID: every capability call includes a callId for identification"
-            ),
+            at!(Acp, Must, JSONRPC, RPC_SAME_ID),
+            at!(AcpRfd, Must, RFD, "Individual JSON-RPC request cancellation without affecting other concurrent requests"),
+            at!(Mcp20251125, Must, MCP25, "Were previously issued in the same direction"),
+            at!(Mcp20260728, Must, MCP26, "Were previously issued in the same direction"),
+            at!(Lsp, Must, JSONRPC, RPC_SAME_ID),
+            at!(Abp, Must, ABP, "Every capability call includes acallId for identification"),
         ],
     },
     Invariant {
         id: InvariantId::NoLiveIdReuse,
         name: "no-live-id-reuse",
         kind: Expectation::Always,
-        statement: "A requester does not reuse an id while an answer, a duplicate of one, or a progress notification about the earlier request with that id may still arrive (MCP 2025-11-25: never within a session).",
+        statement: "A requester does not reuse an id while any message about the earlier request with that id may still arrive after the new one: its answer or a copy of it, a progress notification, a cancel acknowledgement, or (on a link that may reorder) a cancel still on its way to the receiver (MCP 2025-11-25 and ABP: never within a session).",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: ids of requests awaiting a response must differ"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: ids of requests awaiting a response must differ"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                TABLE,
-                "MCP 2025-11-25: request ids MUST NOT be reused within a session"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                TABLE,
-                "MCP 2026-07-28: a request id only has to differ from the sender's requests still awaiting a response (reuse after cancel is a hazard)"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "JSON-RPC 2.0: ids of requests awaiting a response must differ"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Call ID: the agent-side library MUST generate a unique identifier"
-            ),
+            at!(Acp, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
+            at!(AcpRfd, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
+            at!(Mcp20251125, Must, TABLE, "request ids MUST NOT be reused within a session"),
+            at!(Mcp20260728, Should, TABLE, "since a cancelled request never gets one, when its id may be reused is unstated: model that as a hazard", Some("a hazard, not a MUST: the text does not say when a cancelled id may be reused")),
+            at!(Lsp, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
+            at!(Abp, Must, ABP, "the agent-side library MUST generate a unique identifier"),
         ],
     },
     Invariant {
@@ -466,31 +306,11 @@ pub static CATALOG: [Invariant; 20] = [
         name: "initialize-not-cancelled",
         kind: Expectation::Always,
         statement: "No cancel is sent for the initialize request.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Prerequisites: The initialize request CANNOT be cancelled"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Behavior Requirements 2: The initialize request MUST NOT be cancelled by clients"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: no request of any kind before initialize is answered"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Edge Cases: cancel without active session returns NOT_INITIALIZED"
-            ),
+            at!(AcpRfd, Must, RFD, "The initialize request CANNOT be cancelled"),
+            at!(Mcp20251125, Must, MCP25, "The initialize request MUST NOT be cancelled by clients"),
+            at!(Lsp, Must, TABLE, "no request of any kind before initialize is answered"),
         ],
     },
     Invariant {
@@ -498,11 +318,12 @@ pub static CATALOG: [Invariant; 20] = [
         name: "capability-gated",
         kind: Expectation::Always,
         statement: "A cancel is sent only after initialize, and only to a peer that declared cancellation: {request: true}.",
+        observable_on_wire: true,
         applies: &[at!(
             AcpRfd,
             Must,
             RFD,
-            "Responsibility for Support Checking: The calling party MUST check the recipient's capabilities before sending $/cancelRequest"
+            "The calling party (sender of $/cancelRequest) MUST: ... Check the recipient's capabilities before sending $/cancelRequest"
         )],
     },
     Invariant {
@@ -510,31 +331,21 @@ pub static CATALOG: [Invariant; 20] = [
         name: "no-activity-after-answer",
         kind: Expectation::Always,
         statement: "No progress or update notification for a request follows its answer.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "ACP prompt turns: the agent MAY still send session/update but only before it answers"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                TABLE,
-                "MCP 2025-11-25: progress notifications MUST stop after completion"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                TABLE,
-                "MCP 2026-07-28 stdio: the server MUST NOT send any further message for that request"
-            ),
-            at!(
-                Lsp,
-                Should,
-                TABLE,
-                "Bug classes: progress sent after the response"
-            ),
+            at!(Acp, Must, TABLE, "the agent MAY still send session/update but only before it answers the prompt"),
+            at!(Mcp20251125, Must, TABLE, "Progress notifications (notifications/progress) MUST stop after completion."),
+        ],
+    },
+    Invariant {
+        id: InvariantId::NoActivityAfterCancel,
+        name: "no-activity-after-cancel",
+        kind: Expectation::Always,
+        statement: "After receiving a cancel for a request it still held open, the receiver sends no progress or other notification about it.",
+        observable_on_wire: true,
+        applies: &[
+            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Stop processing the cancelled request"),
+            at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
         ],
     },
     Invariant {
@@ -542,11 +353,12 @@ pub static CATALOG: [Invariant; 20] = [
         name: "ack-agrees-with-outcome",
         kind: Expectation::Always,
         statement: "A cancel acknowledgement's `cancelled` agrees with the call's result: true iff the result carries cancelled: true.",
+        observable_on_wire: true,
         applies: &[at!(
             Abp,
             Must,
             ABP,
-            "Edge Cases: call completes while cancel in flight: call result returned normally, cancel returns { cancelled: false }"
+            "Call completes while cancel in flight | Call result returned normally, cancel returns { cancelled: false }"
         )],
     },
     Invariant {
@@ -554,11 +366,12 @@ pub static CATALOG: [Invariant; 20] = [
         name: "cancel-idempotent",
         kind: Expectation::Always,
         statement: "Every cancel of the same known call gets the same `cancelled` answer.",
+        observable_on_wire: true,
         applies: &[at!(
             Abp,
             Must,
             ABP,
-            "Edge Cases: multiple cancels for same callId: all return same result (idempotent)"
+            "Multiple cancels for same callId | All return same result (idempotent)"
         )],
     },
     Invariant {
@@ -566,31 +379,12 @@ pub static CATALOG: [Invariant; 20] = [
         name: "no-leak-at-quiescence",
         kind: Expectation::Eventually,
         statement: "Once nothing is left to happen, no party still holds a received request.",
+        observable_on_wire: false,
         applies: &[
-            at!(
-                AcpRfd,
-                Should,
-                RFD,
-                "FAQ: clean up resources associated with the entire request tree"
-            ),
-            at!(
-                Mcp20251125,
-                Should,
-                MCP25,
-                "Behavior Requirements 4: Receivers SHOULD ... Free associated resources"
-            ),
-            at!(
-                Mcp20260728,
-                Should,
-                MCP26,
-                "Behavior Requirements 2: Receivers SHOULD ... Free associated resources"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Timing Considerations: cancel arrives during operation: operation is aborted"
-            ),
+            at!(AcpRfd, Should, RFD, "Clean up resources associated with the entire request tree"),
+            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Free associated resources"),
+            at!(Mcp20260728, Should, MCP26, "Receivers of cancellation notifications SHOULD: ... Free associated resources"),
+            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted"),
         ],
     },
     Invariant {
@@ -598,19 +392,10 @@ pub static CATALOG: [Invariant; 20] = [
         name: "cancel-honoured",
         kind: Expectation::Always,
         statement: "A receiver that gets a cancel for a request in progress stops it: it does not answer with the full result.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Processing 1: MUST cancel the corresponding request activity and all nested activities"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Timing Considerations: cancel arrives during operation: operation is aborted, response has cancelled: true"
-            ),
+            at!(AcpRfd, Must, RFD, "MUST cancel the corresponding request activity and all nested activities"),
+            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted, response has cancelled: true"),
         ],
     },
     Invariant {
@@ -618,43 +403,14 @@ pub static CATALOG: [Invariant; 20] = [
         name: "race-cancel-crosses-answer",
         kind: Expectation::Sometimes,
         statement: "Reached: a cancel reaches the receiver while its answer to the request is on the wire.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "ACP stable: if the request completed before the cancel is processed, the normal response goes out"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "FAQ: what happens if a request completes before the cancellation is processed?"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Timing Considerations: cancellation notifications may arrive ... after a response has already been sent"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Timing Considerations: cancellation notifications may arrive ... after a response has already been sent"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "Bug classes: a cancel crosses a response on the wire"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Edge Cases: call completes while cancel in flight"
-            ),
+            at!(Acp, Coverage, TABLE, "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."),
+            at!(AcpRfd, Coverage, RFD, "If a request completes normally before the cancellation notification is processed"),
+            at!(Mcp20251125, Coverage, MCP25, "potentially after a response has already been sent"),
+            at!(Mcp20260728, Coverage, MCP26, "potentially after a response has already been sent"),
+            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Coverage, ABP, "Call completes while cancel in flight"),
         ],
     },
     Invariant {
@@ -662,38 +418,14 @@ pub static CATALOG: [Invariant; 20] = [
         name: "race-cancel-before-work",
         kind: Expectation::Sometimes,
         statement: "Reached: a cancel reaches the receiver before the request's work has started.",
+        observable_on_wire: false,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                ACP,
-                "$/cancel_request: MAY cancel the corresponding request activity"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Cancellation Processing 1: MUST cancel the corresponding request activity"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Behavior Requirements 4: stop processing the cancelled request"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Behavior Requirements 2: stop processing the cancelled request"
-            ),
-            at!(Lsp, Must, TABLE, "LSP 3.17: $/cancelRequest"),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Timing Considerations: cancel arrives before operation starts: operation is skipped"
-            ),
+            at!(Acp, Coverage, ACP, "MAY cancel the corresponding request activity"),
+            at!(AcpRfd, Coverage, RFD, "MUST cancel the corresponding request activity"),
+            at!(Mcp20251125, Coverage, MCP25, "Stop processing the cancelled request"),
+            at!(Mcp20260728, Coverage, MCP26, "Stop processing the cancelled request"),
+            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Coverage, ABP, "Cancel arrives before operation starts: Operation is skipped"),
         ],
     },
     Invariant {
@@ -701,33 +433,14 @@ pub static CATALOG: [Invariant; 20] = [
         name: "race-timeout-with-answer-in-flight",
         kind: Expectation::Sometimes,
         statement: "Reached (when timeouts are on): a requester's timeout fires while the answer is on the wire.",
+        observable_on_wire: false,
         applies: &[
-            at!(Acp, Must, ACP, "Internal Cancellation: internal timeout"),
-            at!(AcpRfd, Must, RFD, "Internal Cancellation: internal timeout"),
-            at!(
-                Mcp20251125,
-                Must,
-                TABLE,
-                "MCP 2025-11-25: on timeout the sender SHOULD send a cancel"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                TABLE,
-                "MCP 2026-07-28 stdio: the client MUST send notifications/cancelled"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "Bug classes: a timeout and a response fire together"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Relationship to Timeout: the timeout option is a cancel"
-            ),
+            at!(Acp, Coverage, ACP, "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"),
+            at!(AcpRfd, Coverage, RFD, "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"),
+            at!(Mcp20251125, Coverage, TABLE, "On timeout the sender SHOULD send a cancel."),
+            at!(Mcp20260728, Coverage, TABLE, "stdio: the client MUST send notifications/cancelled"),
+            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Coverage, ABP, "timeout option | Agent, at call time | Automatic, after specified duration"),
         ],
     },
     Invariant {
@@ -735,43 +448,14 @@ pub static CATALOG: [Invariant; 20] = [
         name: "race-answer-after-cancel",
         kind: Expectation::Sometimes,
         statement: "Reached: a requester receives an answer to a request after it sent a cancel for it.",
+        observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                ACP,
-                "$/cancel_request: the calling side MAY implement graceful cancellation processing by waiting for the response"
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "FAQ: send the normal response (not a cancellation error)"
-            ),
-            at!(
-                Mcp20251125,
-                Must,
-                MCP25,
-                "Behavior Requirements 6: the sender SHOULD ignore any response to the request that arrives afterward"
-            ),
-            at!(
-                Mcp20260728,
-                Must,
-                MCP26,
-                "Behavior Requirements 4: the sender SHOULD ignore any response to the request that arrives afterward"
-            ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "LSP 3.17: a request that got canceled still needs to return from the server"
-            ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Timing Considerations: cancel arrives after completion: original result is returned"
-            ),
+            at!(Acp, Coverage, ACP, "The calling side MAY implement graceful cancellation processing by waiting for the response from the remote side."),
+            at!(AcpRfd, Coverage, RFD, "Send the normal response (not a cancellation error)"),
+            at!(Mcp20251125, Coverage, MCP25, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
+            at!(Mcp20260728, Coverage, MCP26, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
+            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(Abp, Coverage, ABP, "Cancel arrives after completion: Cancel response has cancelled: false, original result is returned"),
         ],
     },
 ];

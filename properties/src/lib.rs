@@ -8,6 +8,6 @@ pub mod checker;
 pub mod event;
 pub mod invariant;
 
-pub use checker::{Checker, PropertySet, Verdict, Violation};
+pub use checker::{Checker, Excuse, Lost, PropertySet, Status, Verdict, Violation};
 pub use event::Event;
 pub use invariant::{CATALOG, Expectation, Invariant, InvariantId, Strength};

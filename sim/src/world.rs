@@ -9,6 +9,7 @@ use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
 
+use crate::link::Order;
 use crate::scenario::Scenario;
 
 /// One event with the virtual time it happened at.
@@ -87,9 +88,11 @@ impl World {
         let [c, s] = endpoint_configs(scenario);
         // Requests both ways: the workload plus `initialize`.
         let requests = usize::from(scenario.workload.requests) + 1;
+        let mut checker = Checker::new(scenario.dialect, requests);
+        checker.set_fifo(scenario.link.order == Order::Fifo);
         World {
             endpoints: [Endpoint::new(c), Endpoint::new(s)],
-            checker: Checker::new(scenario.dialect, requests),
+            checker,
             log: record.then(|| Vec::with_capacity(256)),
             outs: Vec::with_capacity(16),
             now: 0,
@@ -102,6 +105,7 @@ impl World {
         self.endpoints[0].reset(c);
         self.endpoints[1].reset(s);
         self.checker.reset(scenario.dialect);
+        self.checker.set_fifo(scenario.link.order == Order::Fifo);
         match (&mut self.log, record) {
             (Some(log), true) => log.clear(),
             (log, r) => *log = r.then(|| Vec::with_capacity(256)),

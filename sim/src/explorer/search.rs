@@ -64,10 +64,14 @@ pub struct SearchReport {
     pub partial_order: bool,
     /// Whether states were held as [flat](super::Flat) rows (rather than plain worlds).
     pub flat: bool,
-    /// The first counterexample found: its schedule (initial state index, then the index of
-    /// each step in `enabled`) and the invariants it breaks. A shortest one, breadth-first
-    /// without the partial-order reduction.
+    /// The first counterexample found that breaks a MUST clause: its schedule (initial state
+    /// index, then the index of each step in `enabled`) and the invariants it breaks. A
+    /// shortest one, breadth-first without the partial-order reduction. The search stops at it.
     pub counterexample: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
+    /// The first schedule found that breaks only SHOULD clauses (a warning), in the same form.
+    /// The search goes on past it: a state that broke a SHOULD is expanded like any other, so
+    /// a MUST broken further on is still found.
+    pub warning: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
 }
 
 impl SearchReport {
@@ -188,8 +192,10 @@ trait Form: Sized + Send {
     fn prefetch(&self, steps: &[(u32, Self::Step)], cx: &Self::Ctx);
     /// Applies one step.
     fn step(&mut self, rules: &Scenario, step: Self::Step, cx: &mut Self::Ctx);
-    /// Whether some invariant is broken.
+    /// Whether a MUST clause was broken since the state was unpacked.
     fn violated(&self) -> bool;
+    /// Whether only SHOULD clauses were broken since the state was unpacked.
+    fn warned(&self) -> bool;
     /// The races reached since the state was unpacked.
     fn reached(&self) -> PropertySet;
     /// The invariants the last step that broke one broke.
@@ -258,6 +264,10 @@ impl Form for Explorer {
 
     fn violated(&self) -> bool {
         Explorer::violated(self)
+    }
+
+    fn warned(&self) -> bool {
+        Explorer::warned(self)
     }
 
     fn reached(&self) -> PropertySet {
@@ -337,6 +347,10 @@ impl Form for Flat {
 
     fn violated(&self) -> bool {
         Flat::violated(self)
+    }
+
+    fn warned(&self) -> bool {
+        Flat::warned(self)
     }
 
     fn reached(&self) -> PropertySet {
@@ -520,9 +534,11 @@ struct Share {
     generated: u64,
     reached: PropertySet,
     /// The first quiescent state breaking an eventual property, and the first successor
-    /// breaking an invariant, in merge order.
+    /// breaking an invariant, in merge order: a MUST (`bad`) or only SHOULDs (`warn`).
     quiescent_bad: Option<Bad>,
     child_bad: Option<Bad>,
+    quiescent_warn: Option<Bad>,
+    child_warn: Option<Bad>,
 }
 
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
@@ -542,6 +558,8 @@ fn expand_share<F: Form>(
     out.reached = PropertySet::default();
     out.quiescent_bad = None;
     out.child_bad = None;
+    out.quiescent_warn = None;
+    out.child_warn = None;
     // Candidates from `pending` on were not yet checked against `seen`: those of one state are
     // checked after the next state's successors are made, when their slots have arrived.
     let mut pending = 0;
@@ -552,8 +570,12 @@ fn expand_share<F: Form>(
         if x.steps.is_empty() {
             // Quiescent: the eventual properties are judged here.
             let v = x.end_base(root);
-            if !v.passed() && out.quiescent_bad.is_none() {
-                out.quiescent_bad = Some(Bad {
+            let slot = match v.failed() {
+                true => &mut out.quiescent_bad,
+                false => &mut out.quiescent_warn,
+            };
+            if !v.passed() && slot.is_none() {
+                *slot = Some(Bad {
                     parent: node,
                     choice: None,
                     broken: v.violations.iter().map(|v| v.invariant).collect(),
@@ -576,6 +598,13 @@ fn expand_share<F: Form>(
                     });
                 }
                 continue;
+            }
+            if e.warned() && out.child_warn.is_none() {
+                out.child_warn = Some(Bad {
+                    parent: node,
+                    choice: Some(choice),
+                    broken: x.broken(root),
+                });
             }
             let (fingerprint, packed) = x.key(root);
             seen.prefetch(fingerprint);
@@ -726,6 +755,17 @@ fn search_breadth_first<F: Form>(
             report.max_depth = depth + u32::from(bad.choice.is_some());
             return Some(report);
         }
+        if report.warning.is_none() {
+            let warn = shares
+                .iter()
+                .find_map(|s| s.quiescent_warn.clone())
+                .or_else(|| shares.iter().find_map(|s| s.child_warn.clone()));
+            report.warning = warn.map(|w| {
+                let mut path = path_to(&nodes, w.parent);
+                path.extend(w.choice);
+                (path, w.broken)
+            });
+        }
         let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
         report.peak_states_held = report
             .peak_states_held
@@ -829,11 +869,14 @@ fn search_depth_first<F: Form>(
                         // Quiescent: the eventual properties are judged here.
                         let v = x.end_base(r);
                         loaded = None;
-                        if !v.passed() {
-                            let broken = v.violations.iter().map(|v| v.invariant).collect();
-                            report.counterexample = Some((path(root, &stack, &steps), broken));
+                        let broken = || v.violations.iter().map(|v| v.invariant).collect();
+                        if v.failed() {
+                            report.counterexample = Some((path(root, &stack, &steps), broken()));
                             report.unique_states = seen.len() as u64;
                             return Some(report);
+                        }
+                        if !v.passed() && report.warning.is_none() {
+                            report.warning = Some((path(root, &stack, &steps), broken()));
                         }
                     }
                     range
@@ -860,6 +903,7 @@ fn search_depth_first<F: Form>(
             report.total_states += 1;
             report.reached = report.reached.union(e.reached());
             let violated = e.violated();
+            let warned = e.warned();
             if F::spoilt(&x.memo) {
                 return None;
             }
@@ -870,6 +914,11 @@ fn search_depth_first<F: Form>(
                 report.counterexample = Some((p, broken));
                 report.unique_states = seen.len() as u64;
                 return Some(report);
+            }
+            if warned && report.warning.is_none() {
+                let mut p = path(root, &stack, &steps);
+                p.push(choice);
+                report.warning = Some((p, x.broken(root)));
             }
             let (key, packed) = x.key(root);
             if seen.insert(key, ()) {

@@ -698,9 +698,15 @@ impl Explorer {
         self.world.checker_mut().take_verdict()
     }
 
-    /// Whether some invariant is broken.
+    /// Whether a MUST clause was broken since the state was made or unpacked.
     pub fn violated(&self) -> bool {
-        self.world.checker().violated().0 != 0
+        self.world.checker().failed()
+    }
+
+    /// Whether only SHOULD clauses were broken since the state was made or unpacked.
+    pub fn warned(&self) -> bool {
+        let c = self.world.checker();
+        c.broke_something() && !c.failed()
     }
 
     /// The races reached since the state was made or unpacked.

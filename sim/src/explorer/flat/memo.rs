@@ -44,6 +44,8 @@ pub(super) struct Effect {
     /// The id code of the work request it sent, if any (what the application learns of a
     /// `Send`).
     pub(super) sent_id: u8,
+    /// Whether a MUST clause is among those broken.
+    pub(super) failed: bool,
 }
 
 /// An input as codes.
@@ -263,6 +265,7 @@ impl FlatMemo {
     pub(super) fn effect(&mut self, root: u8, ops: u32) -> Effect {
         let c = self.worlds[usize::from(root)].checker();
         let reached = c.verdict().reached;
+        let failed = c.failed();
         let broken = self.broken.len() as u32;
         self.broken
             .extend(c.verdict().violations.iter().map(|v| v.invariant));
@@ -278,6 +281,7 @@ impl FlatMemo {
             n_broken: (self.broken.len() - broken as usize) as u8,
             ready: false,
             sent_id: 0,
+            failed,
         }
     }
 

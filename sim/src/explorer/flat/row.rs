@@ -49,6 +49,7 @@ pub struct Flat {
     pub(super) row: [u8; ROW],
     pub(super) layout: Layout,
     pub(super) violated: bool,
+    pub(super) warned: bool,
     pub(super) reached: PropertySet,
 }
 
@@ -67,6 +68,7 @@ impl Flat {
             row: [0; ROW],
             layout,
             violated: e.violated(),
+            warned: e.warned(),
             reached: e.reached(),
         };
         let d = e.driver();
@@ -152,6 +154,7 @@ impl Flat {
         }
         self.row[..bytes.len()].copy_from_slice(bytes);
         self.violated = false;
+        self.warned = false;
         self.reached = PropertySet::default();
         memo.sync();
         Ok(())
@@ -162,6 +165,7 @@ impl Flat {
         // The whole row, a fixed size: a few vector moves, cheaper than a call to copy a part.
         self.row = src.row;
         self.violated = src.violated;
+        self.warned = src.warned;
         self.reached = src.reached;
     }
 
@@ -473,7 +477,11 @@ impl Flat {
         self.set_u32(CHECKER, e.checker);
         self.reached = self.reached.union(e.reached);
         if e.n_broken > 0 {
-            self.violated = true;
+            if e.failed {
+                self.violated = true;
+            } else {
+                self.warned = true;
+            }
             memo.last_broken = (e.broken, e.n_broken);
         }
         let Stim::Feed(party, _) = stim else {
@@ -514,9 +522,14 @@ impl Flat {
         }
     }
 
-    /// Whether some invariant is broken.
+    /// Whether a MUST clause was broken since the state was unpacked.
     pub fn violated(&self) -> bool {
         self.violated
+    }
+
+    /// Whether only SHOULD clauses were broken since the state was unpacked.
+    pub fn warned(&self) -> bool {
+        self.warned && !self.violated
     }
 
     /// The races reached since the state was made or unpacked.

@@ -1,0 +1,98 @@
+//! Every clause the catalog cites is quoted word for word from the file it names: the spec
+//! texts in `shared/specs/` beside the checkout (skipped, with a message, where that folder is
+//! absent, as in a user's clone) and the JSON-RPC 2.0 sentences in this repository's `specs/`.
+
+use cancelcheck_properties::CATALOG;
+use cancelcheck_properties::invariant::files;
+use std::path::{Path, PathBuf};
+
+/// The text as compared: markdown emphasis, code ticks and link targets dropped, typographic
+/// quotes made plain, white space folded.
+fn normal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' | '`' => {}
+            '’' | '‘' => out.push('\''),
+            '“' | '”' => out.push('"'),
+            // `[text](target)`: keep the text, drop the target.
+            ']' if chars.peek() == Some(&'(') => {
+                for c in chars.by_ref() {
+                    if c == ')' {
+                        break;
+                    }
+                }
+            }
+            '[' => {}
+            c => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `quote` stands in `text`: each ` ... `-separated fragment, in order.
+fn quoted_in(quote: &str, text: &str) -> bool {
+    let text = normal(text);
+    let mut from = 0;
+    for part in quote.split(" ... ") {
+        let part = normal(part);
+        match text[from..].find(&part) {
+            Some(at) => from += at + part.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
+fn shared_specs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+}
+
+fn text_of(file: &str) -> Option<String> {
+    let path = if file == files::JSONRPC {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs").join(file)
+    } else {
+        shared_specs().join(file)
+    };
+    std::fs::read_to_string(path).ok()
+}
+
+#[test]
+fn every_clause_is_quoted_from_the_file_it_cites() {
+    if !shared_specs().is_dir() {
+        eprintln!(
+            "skipped: {} is absent (as in a user's clone); the quotations are checked where it is",
+            shared_specs().display()
+        );
+        return;
+    }
+    let mut wrong = Vec::new();
+    for inv in CATALOG.iter() {
+        for a in inv.applies {
+            let Some(text) = text_of(a.clause.file) else {
+                wrong.push(format!("{} {}: no file {}", inv.name, a.dialect, a.clause.file));
+                continue;
+            };
+            if !quoted_in(a.clause.clause, &text) {
+                wrong.push(format!(
+                    "{} {}: not in {}: {:?}",
+                    inv.name, a.dialect, a.clause.file, a.clause.clause
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "misquoted clauses:\n{}", wrong.join("\n"));
+}
+
+/// The comparison can fail: a paraphrase, a fragment out of order and a word changed are
+/// each refused.
+#[test]
+fn a_paraphrase_is_not_a_quotation() {
+    let text = "Receivers **SHOULD**:\n- Stop processing the `cancelled` request\n- Free resources";
+    assert!(quoted_in("Receivers SHOULD: ... Free resources", text));
+    assert!(quoted_in("Stop processing the cancelled request", text));
+    assert!(!quoted_in("Free resources ... Receivers SHOULD", text));
+    assert!(!quoted_in("Stop processing the canceled request", text));
+    assert!(quoted_in("see the spec", "see [the spec](/a/b)"));
+}
