@@ -6,8 +6,11 @@ use serde_json::{Value, json};
 use std::fmt::Write;
 
 /// `properties --json`: one object per property: `id`, `dialects`, `strength` (the strongest),
-/// `kind`, `clause` (of the first dialect), `statement`, and `applies` (per dialect: strength
-/// and clause).
+/// `kind`, `clause` (of the first dialect), `statement`, `observable_on_wire`, and `applies`:
+/// per dialect its `strength` (`MUST`, `SHOULD`, or `COVERAGE` for a race), `file` (the spec
+/// text), `clause` (the quotation from it, word for word), `note` (why, where the quotation
+/// alone does not say) and `observable_on_wire` (whether a judge that sees only the wire can
+/// decide it).
 pub fn properties_json() -> Value {
     let rows: Vec<Value> = CATALOG
         .iter()
@@ -16,7 +19,16 @@ pub fn properties_json() -> Value {
             let applies: Vec<Value> = inv
                 .applies
                 .iter()
-                .map(|a| json!({"dialect": a.dialect.id(), "strength": a.strength.as_str(), "clause": format!("{}: {}", a.clause.file, a.clause.clause)}))
+                .map(|a| {
+                    json!({
+                        "dialect": a.dialect.id(),
+                        "strength": a.strength.as_str(),
+                        "file": a.clause.file,
+                        "clause": a.clause.clause,
+                        "note": a.note,
+                        "observable_on_wire": inv.observable_on_wire,
+                    })
+                })
                 .collect();
             let first = &inv.applies[0];
             json!({
@@ -26,6 +38,7 @@ pub fn properties_json() -> Value {
                 "kind": inv.kind.as_str(),
                 "clause": format!("{}: {}", first.clause.file, first.clause.clause),
                 "statement": inv.statement,
+                "observable_on_wire": inv.observable_on_wire,
                 "applies": applies,
             })
         })
@@ -60,16 +73,20 @@ pub fn properties_text() -> String {
 }
 
 /// `behaviors --json`: one object per (dialect, behaviour) that exists there: `dialect`,
-/// `name`, `faulty`, `breaks`, `role`, `summary`.
+/// `name`, `faulty`, `verdict` (what a run earns once the fault acts: `pass`, `warn` where it
+/// breaks only SHOULDs there, `fail` where it breaks a MUST), `breaks`, `role`, `summary`.
 pub fn behaviors_json() -> Value {
     let mut rows = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
+            let verdict = cancelcheck_sim::coverage::expected_status(d, b)
+                .map_or("pass", |s| s.as_str());
             rows.push(json!({
                 "dialect": d.id(),
                 "name": b.name(),
                 "faulty": c.faulty,
+                "verdict": verdict,
                 "breaks": c.breaks,
                 "role": match b.role() { cancelcheck_model::behaviour::Role::Requester => "requester", _ => "responder" },
                 "summary": b.info().summary,
@@ -87,7 +104,9 @@ pub fn behaviors_text() -> String {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
             let tag = if c.faulty {
-                format!("FAULT breaks {}", c.breaks.join(", "))
+                let v = cancelcheck_sim::coverage::expected_status(d, b)
+                    .map_or("fail", |s| s.as_str());
+                format!("{} breaks {}", v.to_uppercase(), c.breaks.join(", "))
             } else {
                 "correct".to_string()
             };

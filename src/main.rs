@@ -6,7 +6,8 @@ use anyhow::Context;
 use cancelcheck::trace_file::{self, InputError};
 use cancelcheck::{export, render};
 use cancelcheck_model::{Behaviour, Dialect};
-use cancelcheck_properties::InvariantId;
+use cancelcheck_properties::{InvariantId, Status, Strength};
+use cancelcheck_sim::coverage;
 use cancelcheck_sim::runner::applicable_races;
 use cancelcheck_sim::{Scenario, SeedPlan, Trace, run_plan, run_seed};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -376,13 +377,22 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|r| !summary.reached.contains(*r))
         .collect();
-    let verdict = if !summary.failures.is_empty() {
-        "fail"
-    } else if !unreached.is_empty() {
-        "pass-races-unreached"
-    } else {
-        "pass"
+    let must = |i: &InvariantId| {
+        i.info()
+            .application(scenario.dialect)
+            .is_some_and(|a| a.strength == Strength::Must)
     };
+    let vacuous = coverage::vacuity(&scenario, applicable, summary.reached);
+    let status = if summary.failures.iter().any(|f| f.invariants.iter().any(must)) {
+        Status::Fail
+    } else if !summary.failures.is_empty() {
+        Status::Warn
+    } else if !vacuous.is_empty() {
+        Status::Vacuous
+    } else {
+        Status::Pass
+    };
+    let verdict = status.as_str();
 
     if args.json {
         let violations: Vec<_> = saved
@@ -413,6 +423,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "races_unreached": unreached.iter().map(|r| r.name()).collect::<Vec<_>>(),
             "truncated_runs": summary.truncated,
             "verdict": verdict,
+            "vacuous_because": vacuous,
         });
         print_out(pretty(&out));
     } else {
@@ -476,6 +487,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 names.join(", ")
             );
         }
+        if status == Status::Vacuous {
+            for why in &vacuous {
+                println!("vacuous: {why}");
+            }
+        }
         if summary.truncated > 0 {
             println!(
                 "{} runs were cut short by max_events ({}): their eventual properties went unchecked",
@@ -490,11 +506,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(if summary.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::from(status.exit_code()))
 }
 
 fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
@@ -571,7 +583,8 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     let mut saved = None;
     let mut steps = None;
     let mut broken: Vec<&str> = Vec::new();
-    if let Some((schedule, invs)) = &report.counterexample {
+    // A MUST broken stops the search; otherwise the first schedule that broke a SHOULD.
+    if let Some((schedule, invs)) = report.counterexample.as_ref().or(report.warning.as_ref()) {
         steps = Some(schedule.len().saturating_sub(1));
         broken = invs.iter().map(|i| i.name()).collect();
         let trace = Trace::from_schedule(&scenario, schedule.clone());
@@ -580,11 +593,28 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("saving under {}", args.save.display()))?,
         );
     }
-    let verdict = if report.counterexample.is_some() {
-        "fail"
+    let mut vacuous = Vec::new();
+    if !report.exhaustive {
+        vacuous.push(
+            "the search was bounded (--max-depth or --max-states): not every state was checked"
+                .to_string(),
+        );
+    }
+    vacuous.extend(coverage::vacuity(
+        &scenario,
+        applicable_races(&scenario),
+        report.reached,
+    ));
+    let status = if report.counterexample.is_some() {
+        Status::Fail
+    } else if report.warning.is_some() {
+        Status::Warn
+    } else if !vacuous.is_empty() {
+        Status::Vacuous
     } else {
-        "pass"
+        Status::Pass
     };
+    let verdict = status.as_str();
     let per_sec = if secs > 0.0 {
         report.total_states as f64 / secs
     } else {
@@ -616,9 +646,11 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "partial_order": report.partial_order,
             "state_form": if report.flat { "flat" } else { "plain" },
             "verdict": verdict,
+            "vacuous_because": vacuous,
             "violations": broken,
             "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),
             "counterexample_steps": steps,
+            "counterexample_shortest": saved.is_some().then_some(report.shortest),
             "races_reached": report.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
         });
         print_out(pretty(&out));
@@ -673,17 +705,21 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 races.join(", ")
             }
         );
-        match (&saved, report.exhaustive) {
+        match (&saved, status) {
             (Some(s), _) => {
-                // Breadth-first without the partial-order reduction finds a shortest one; the
-                // reduction keeps every violation reachable but not always by a shortest path.
-                let which = if report.partial_order || args.dfs {
-                    "a counterexample (shortest with --no-por and without --dfs)"
-                } else {
+                // The search looks again for a shortest path where its reductions or depth-first
+                // order may have found a longer one; it says when it found none.
+                let which = if report.shortest {
                     "a shortest counterexample"
+                } else {
+                    "a counterexample (no shorter path to the same invariant was found; --no-por for a shortest one)"
+                };
+                let (word, what) = match status {
+                    Status::Fail => ("FAIL", "a MUST broken"),
+                    _ => ("WARN", "only SHOULDs broken"),
                 };
                 println!(
-                    "verdict: FAIL: {} in {which} of {} steps",
+                    "verdict: {word} ({what}): {} in {which} of {} steps",
                     broken.join(", "),
                     steps.unwrap_or(0)
                 );
@@ -693,19 +729,18 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                     s.path.display()
                 );
             }
-            (None, true) => println!(
+            (None, Status::Pass) => println!(
                 "verdict: pass, exhaustive: every reachable state of this configuration was checked"
             ),
-            (None, false) => println!(
-                "verdict: no violation found, but the search was BOUNDED (depth or state limit): not a proof"
-            ),
+            (None, _) => {
+                println!("verdict: vacuous: nothing broken, but not everything claimed was checked");
+                for why in &vacuous {
+                    println!("  {why}");
+                }
+            }
         }
     }
-    Ok(if report.counterexample.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(status.exit_code()))
 }
 
 /// The process's peak resident memory so far (Linux `VmHWM`), where the system reports it.

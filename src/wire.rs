@@ -375,11 +375,22 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
         })
         .collect();
     let reached: Vec<&str> = v.reached.iter().map(|r| r.name()).collect();
-    json!({
-        "result": if v.passed() { "pass" } else { "fail" },
+    // One run: `fail` (a MUST broken), `warn` (only SHOULDs) or `pass`; whether the run
+    // exercised what a command claims is judged over all its runs, by the command.
+    let mut out = json!({
+        "result": v.status(true).as_str(),
         "violations": violations,
         "races_reached": reached,
         "events": v.events,
         "quiescent": v.quiescent,
-    })
+    });
+    if !v.excused.is_empty() {
+        let excused: Vec<Value> = v
+            .excused
+            .iter()
+            .map(|e| json!({"requester": e.requester.name(), "id": id_json(e.id), "lost": e.lost.as_str()}))
+            .collect();
+        out["excused"] = json!(excused);
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! threads; the [`explorer`] enumerates every schedule of a small configuration. No wall clock is read here: time is virtual, randomness is the seeded ChaCha.
 #![warn(missing_docs)]
 
+pub mod coverage;
 pub mod explorer;
 pub mod link;
 pub mod rng;

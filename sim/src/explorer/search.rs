@@ -72,6 +72,19 @@ pub struct SearchReport {
     /// The search goes on past it: a state that broke a SHOULD is expanded like any other, so
     /// a MUST broken further on is still found.
     pub warning: Option<(Vec<u32>, Vec<cancelcheck_properties::InvariantId>)>,
+    /// Whether the reported counterexample (or warning) is a shortest one: breadth-first
+    /// without the partial-order reduction it is; after a reduced search found one, a second
+    /// breadth-first search without that reduction, bounded by its length, looks for a
+    /// shortest path to a state breaking the same invariant, and it is reported instead when
+    /// found.
+    pub shortest: bool,
+}
+
+impl SearchReport {
+    /// The counterexample if a MUST was broken, else the first warning.
+    pub fn finding(&self) -> Option<&(Vec<u32>, Vec<InvariantId>)> {
+        self.counterexample.as_ref().or(self.warning.as_ref())
+    }
 }
 
 impl SearchReport {
@@ -671,12 +684,50 @@ pub fn search(
         (false, true) => search_depth_first::<Explorer>(&rules, &roots, opts),
     };
     // Plain worlds hold every state, so the second run always reports.
-    (!sym)
+    let mut report = (!sym)
         .then(|| run(true))
         .flatten()
         .map(|r| SearchReport { flat: true, ..r })
         .or_else(|| run(false))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    report.shortest = !opts.depth_first && !report.partial_order;
+    if report.shortest {
+        return report;
+    }
+    // A reduced or depth-first search found a path, perhaps not a shortest one: look for a
+    // shortest path to the same invariant breadth-first, without the partial-order reduction
+    // (the symmetry reduction keeps lengths), no deeper than the path found.
+    let Some((path, broken)) = report.finding().cloned() else {
+        return report;
+    };
+    let must = report.counterexample.is_some();
+    let again = SearchOptions {
+        max_depth: Some(path.len() as u32),
+        depth_first: false,
+        partial_order: false,
+        ..*opts
+    };
+    let quiet = |_, _, _| {};
+    let shorter = search(scenario, &again, &quiet);
+    let same = |found: &Option<(Vec<u32>, Vec<InvariantId>)>| {
+        found
+            .clone()
+            .filter(|(p, b)| p.len() <= path.len() && b.iter().any(|i| broken.contains(i)))
+    };
+    let found = if must {
+        same(&shorter.counterexample)
+    } else {
+        same(&shorter.warning)
+    };
+    if let Some(found) = found {
+        if must {
+            report.counterexample = Some(found);
+        } else {
+            report.warning = Some(found);
+        }
+        report.shortest = true;
+    }
+    report
 }
 
 /// Breadth-first search from `roots` by the step rules of `rules` (see [`roots`]); `None` if

@@ -1,0 +1,92 @@
+//! What a run claims to check, and what it takes to check it: the races a scenario can reach,
+//! the faults that can act in it, and the option that would let an unreached race or an inert
+//! fault act. A pass that never reached a race, or whose fault never acted, is vacuous.
+
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::{InvariantId, Status, Strength};
+
+use crate::scenario::Scenario;
+
+/// The verdict a behaviour earns in `dialect` once its fault acts: `pass` for a correct one,
+/// `fail` where it breaks a MUST there, `warn` where it breaks only SHOULDs. `None` where the
+/// behaviour does not exist in the dialect.
+pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status> {
+    let c = behaviour.classify(dialect)?;
+    if !c.faulty {
+        return Some(Status::Pass);
+    }
+    let must = c.breaks.iter().any(|name| {
+        InvariantId::from_name(name)
+            .and_then(|i| i.info().application(dialect))
+            .is_some_and(|a| a.strength == Strength::Must)
+    });
+    Some(if must { Status::Fail } else { Status::Warn })
+}
+
+/// What would let `race` be reached where `scenario` did not reach it (explorer flags, then
+/// the scenario field).
+pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
+    match race {
+        InvariantId::RaceCancelBeforeWork if scenario.workload.workers >= scenario.workload.requests => {
+            "a request must wait for a worker: --workers below --requests (workload.workers)"
+        }
+        InvariantId::RaceTimeoutWithAnswerInFlight if scenario.workload.timeout.is_none() => {
+            "--timeouts (workload.timeout)"
+        }
+        InvariantId::RaceCancelCrossesAnswer | InvariantId::RaceAnswerAfterCancel
+            if scenario.workload.cancel_permille == 0 =>
+        {
+            "cancels (workload.cancel_permille above 0)"
+        }
+        _ => "more requests, more seeds, or --transport reordering",
+    }
+}
+
+/// What would let the fault of `scenario`'s behaviour act, where a run showed no sign of it.
+pub fn fault_hint(scenario: &Scenario) -> &'static str {
+    let w = &scenario.workload;
+    match scenario.behavior {
+        Behaviour::CancelsInitialize if w.init_timeout.is_none() => {
+            "it acts when the connect timeout fires: --init-timeout (workload.init_timeout)"
+        }
+        Behaviour::ActivityAfterAnswer | Behaviour::ProgressAfterCancel
+            if w.progress_permille == 0 =>
+        {
+            "it acts on progress notifications: --progress (workload.progress_permille)"
+        }
+        Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => {
+            "it needs two requests: --requests 2 (workload.requests)"
+        }
+        Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => {
+            "it acts only when the peer declares no cancellation support (workload.cancel_support)"
+        }
+        _ if w.cancel_permille == 0 => "it acts on cancels: workload.cancel_permille above 0",
+        _ => "it never acted in this configuration: more requests, --timeouts or --transport reordering",
+    }
+}
+
+/// Why a run that broke nothing is vacuous, if it is: the races of `applicable` it did not
+/// reach (each with what would reach it), and, for a faulty behaviour, that its fault never
+/// acted. Empty when the pass is a real one.
+pub fn vacuity(
+    scenario: &Scenario,
+    applicable: cancelcheck_properties::PropertySet,
+    reached: cancelcheck_properties::PropertySet,
+) -> Vec<String> {
+    let mut why = Vec::new();
+    if scenario
+        .behavior
+        .classify(scenario.dialect)
+        .is_some_and(|c| c.faulty)
+    {
+        why.push(format!(
+            "the faulty behavior {} never acted: {}",
+            scenario.behavior,
+            fault_hint(scenario)
+        ));
+    }
+    for race in applicable.iter().filter(|r| !reached.contains(*r)) {
+        why.push(format!("{} never reached: {}", race, race_hint(race, scenario)));
+    }
+    why
+}
