@@ -208,6 +208,10 @@ struct Req {
     /// (ABP).
     acks_sent: u8,
     acks_settled: u8,
+    /// Its id was reused while a message about it could still arrive: from then on the wire
+    /// cannot tell this request from the other one with its id, so only that reuse is reported
+    /// about it, not what the confusion leads to.
+    ambiguous: bool,
 }
 
 impl Req {
@@ -261,7 +265,8 @@ impl Pack for Req {
             | u16::from(self.request_lost) << 6
             | u16::from(tri(self.ack_cancelled)) << 7
             | u16::from(tri(self.result_cancelled)) << 9
-            | (self.work as u16) << 11;
+            | (self.work as u16) << 11
+            | u16::from(self.ambiguous) << 13;
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&[
             self.responses_sent,
@@ -282,7 +287,7 @@ impl Pack for Req {
         let id = RequestId::unpack(r)?;
         let f = r.take(2, "checker record flags")?;
         let flags = u16::from_le_bytes([f[0], f[1]]);
-        if flags >> 13 != 0 {
+        if flags >> 14 != 0 {
             return Err(PackError::BadTag("checker record flags", f[1]));
         }
         let bit = |i: u16| flags >> i & 1 == 1;
@@ -317,6 +322,7 @@ impl Pack for Req {
             cancels_lost: c[9],
             acks_sent: c[10],
             acks_settled: c[11],
+            ambiguous: bit(13),
         })
     }
 }
@@ -517,6 +523,13 @@ impl Checker {
         let Some(app) = inv.info().application(self.dialect) else {
             return;
         };
+        if inv != InvariantId::NoLiveIdReuse
+            && id.is_some_and(|id| self.reqs.iter().any(|r| r.id == id && r.ambiguous))
+        {
+            // The reuse was reported; what the confusion of two requests leads to is not a
+            // deviation the wire can pin on either of them.
+            return;
+        }
         if self.found.contains(inv) {
             return;
         }
@@ -534,10 +547,22 @@ impl Checker {
         self.verdict.reached.insert(race);
     }
 
+    /// The newest request instance of `requester` with `id`: the one its requester means by
+    /// the id.
     fn find(&self, requester: Party, id: RequestId) -> Option<usize> {
         self.reqs
             .iter()
             .rposition(|r| r.requester == requester && r.id == id)
+    }
+
+    /// The instance the responder means by `id`: the newest one it has received (where a
+    /// reused id's new request is still on its way, the earlier one it holds), or else the
+    /// newest.
+    fn find_held(&self, requester: Party, id: RequestId) -> Option<usize> {
+        self.reqs
+            .iter()
+            .rposition(|r| r.requester == requester && r.id == id && r.work != Work::Unseen)
+            .or_else(|| self.find(requester, id))
     }
 
     /// Reads one event.
@@ -590,7 +615,7 @@ impl Checker {
                 }
             }
             Input::Receive(Message::Cancel { id }) => {
-                let Some(i) = self.find(party.peer(), id) else {
+                let Some(i) = self.find_held(party.peer(), id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];
@@ -655,7 +680,7 @@ impl Checker {
                 }
             }
             Output::AbortWork(id) | Output::Dropped(id) => {
-                let Some(i) = self.find(party.peer(), id) else {
+                let Some(i) = self.find_held(party.peer(), id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];
@@ -684,8 +709,12 @@ impl Checker {
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
                     let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
-                    if rules.id_reuse == IdReuse::Never || p.may_still_arrive(acked, self.fifo) {
+                    let live = p.may_still_arrive(acked, self.fifo);
+                    if rules.id_reuse == IdReuse::Never || live {
                         self.violate(InvariantId::NoLiveIdReuse, Some(id));
+                    }
+                    if live {
+                        self.reqs[prev].ambiguous = true;
                     }
                 }
                 self.reqs.push(Req {
@@ -712,7 +741,13 @@ impl Checker {
                     cancels_lost: 0,
                     acks_sent: 0,
                     acks_settled: 0,
+                    ambiguous: false,
                 });
+                if self.reqs.iter().rev().skip(1).any(|r| r.requester == from && r.id == id && r.ambiguous) {
+                    if let Some(new) = self.reqs.last_mut() {
+                        new.ambiguous = true;
+                    }
+                }
             }
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
             Message::Cancel { id } => {
@@ -728,7 +763,7 @@ impl Checker {
                 r.cancels_sent = r.cancels_sent.saturating_add(1);
             }
             Message::CancelAck { id, ack } => {
-                let Some(i) = self.find(from.peer(), id) else {
+                let Some(i) = self.find_held(from.peer(), id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];
@@ -746,7 +781,7 @@ impl Checker {
                 self.reqs[i].ack_cancelled.get_or_insert(ack.cancelled);
             }
             Message::Activity { id } => {
-                let Some(i) = self.find(from.peer(), id) else {
+                let Some(i) = self.find_held(from.peer(), id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];
@@ -778,7 +813,7 @@ impl Checker {
         if let Reply::Initialized { cancel_support } = reply {
             self.declared_support[from.index()] = Some(cancel_support);
         }
-        let Some(i) = self.find(from.peer(), id) else {
+        let Some(i) = self.find_held(from.peer(), id) else {
             let inv = if id == RequestId::Null {
                 InvariantId::NotificationUnanswered
             } else {
@@ -828,7 +863,11 @@ impl Checker {
             _ => from,
         };
         let Some(id) = msg.request_id() else { return };
-        let Some(i) = self.find(requester, id) else {
+        let found = match requester == from {
+            true => self.find(requester, id),
+            false => self.find_held(requester, id),
+        };
+        let Some(i) = found else {
             return;
         };
         let r = &mut self.reqs[i];
@@ -851,7 +890,11 @@ impl Checker {
             _ => from.peer(),
         };
         let Some(id) = msg.request_id() else { return };
-        let Some(i) = self.find(requester, id) else {
+        let found = match requester == from {
+            true => self.find(requester, id),
+            false => self.find_held(requester, id),
+        };
+        let Some(i) = found else {
             return;
         };
         let r = &mut self.reqs[i];

@@ -30,9 +30,6 @@ const CORRECT: &[(&str, &str, u16, u64, u64)] = &[
     ("mcp-2025-11-25", "honour", 1, 82, 116),
     ("mcp-2025-11-25", "honour", 2, 4892, 13360),
     ("mcp-2025-11-25", "honour", 3, 452908, 1824110),
-    ("mcp-2025-11-25", "finish-first", 1, 94, 132),
-    ("mcp-2025-11-25", "finish-first", 2, 6704, 18236),
-    ("mcp-2025-11-25", "finish-first", 3, 741100, 2980578),
     ("mcp-2026-07-28", "honour", 1, 78, 112),
     ("mcp-2026-07-28", "honour", 2, 4888, 13356),
     ("mcp-2026-07-28", "honour", 3, 452904, 1824106),
@@ -68,51 +65,51 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp-rfd", "cancel-cancels-all", 2, 7, 95),  // exact-id-match
     ("acp-rfd", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("acp-rfd", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
-    ("acp-rfd", "leaks-cancelled", 1, 7, 56),     // no-leak-at-quiescence
+    ("acp-rfd", "leaks-cancelled", 1, 7, 63),     // no-leak-at-quiescence
     ("acp-rfd", "reuses-live-id", 2, 5, 20),      // no-live-id-reuse
     ("acp-rfd", "cancels-initialize", 1, 1, 2),   // initialize-not-cancelled,capability-gated
     ("acp-rfd", "cancels-without-capability", 1, 4, 12), // capability-gated
-    ("mcp-2025-11-25", "answers-after-cancel", 1, 6, 30), // no-answer-after-cancel
+    ("mcp-2025-11-25", "progress-after-cancel", 1, 7, 252), // no-activity-after-cancel (warn)
+    ("mcp-2025-11-25", "finish-first", 1, 7, 98), // no-answer-after-cancel (warn)
+    ("mcp-2025-11-25", "answers-after-cancel", 1, 6, 92), // no-answer-after-cancel
     ("mcp-2025-11-25", "id-type-confusion", 1, 1, 2), // exact-id-match
     ("mcp-2025-11-25", "cancel-cancels-all", 2, 7, 106), // exact-id-match
     ("mcp-2025-11-25", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("mcp-2025-11-25", "activity-after-answer", 1, 1, 2), // no-activity-after-answer
     ("mcp-2025-11-25", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
-    ("mcp-2025-11-25", "leaks-cancelled", 1, 6, 48), // no-leak-at-quiescence
-    ("mcp-2025-11-25", "delivers-late-answer", 1, 7, 48), // single-resolution,late-answer-ignored
+    ("mcp-2025-11-25", "leaks-cancelled", 1, 6, 86), // no-leak-at-quiescence
+    ("mcp-2025-11-25", "delivers-late-answer", 1, 7, 80), // late-answer-ignored (warn)
     ("mcp-2025-11-25", "reuses-live-id", 2, 5, 20), // no-live-id-reuse
     ("mcp-2025-11-25", "cancels-initialize", 1, 1, 2), // initialize-not-cancelled
     ("mcp-2026-07-28", "finish-first", 1, 5, 40), // no-answer-after-cancel
+    ("mcp-2026-07-28", "progress-after-cancel", 1, 5, 50), // no-activity-after-cancel
     ("mcp-2026-07-28", "answers-after-cancel", 1, 4, 22), // no-answer-after-cancel
     ("mcp-2026-07-28", "id-type-confusion", 1, 3, 10), // exact-id-match
     ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40), // no-answer-after-cancel
     ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98), // exact-id-match
     ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10), // notification-unanswered
-    ("mcp-2026-07-28", "activity-after-answer", 1, 3, 10), // no-activity-after-answer
     ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10), // unknown-cancel-harmless
-    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 40), // no-leak-at-quiescence
-    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 40), // single-resolution,late-answer-ignored
-    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 12), // no-live-id-reuse
+    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78), // no-leak-at-quiescence
+    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72), // late-answer-ignored (warn)
+    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 11232), // no-live-id-reuse
     ("lsp", "never-answers-cancelled", 1, 6, 48), // eventual-resolution
     ("lsp", "answers-twice", 1, 7, 48),           // single-resolution
     ("lsp", "wrong-error-code", 1, 6, 30),        // cancel-error-code
     ("lsp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("lsp", "cancel-cancels-all", 2, 7, 106),     // exact-id-match
     ("lsp", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
-    ("lsp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
     ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
     ("lsp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
-    ("abp", "never-answers-cancelled", 1, 10, 324), // eventual-resolution
-    ("abp", "answers-twice", 1, 7, 60),           // single-resolution,cancel-honoured
+    ("abp", "never-answers-cancelled", 1, 10, 1100), // eventual-resolution
+    ("abp", "answers-twice", 1, 7, 124),           // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2),        // exact-id-match
-    ("abp", "cancel-cancels-all", 2, 7, 122),     // exact-id-match
-    ("abp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
-    ("abp", "leaks-cancelled", 1, 9, 278),        // no-leak-at-quiescence
-    ("abp", "ack-disagrees-with-outcome", 1, 7, 60), // cancel-honoured,ack-agrees-with-outcome
-    ("abp", "second-cancel-not-cancelled", 1, 8, 110), // cancel-idempotent,ack-agrees-with-outcome
-    ("abp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
-    ("abp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
+    ("abp", "cancel-cancels-all", 2, 6, 82),     // exact-id-match
+    ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
+    ("abp", "leaks-cancelled", 1, 9, 776),        // no-leak-at-quiescence
+    ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
+    ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
+    ("abp", "reuses-live-id", 2, 5, 40),          // no-live-id-reuse
 ];
 
 fn search_options(
@@ -146,7 +143,7 @@ fn check_correct(dialect: &str) {
         let s = correct_spec(d, b, n).scenario();
         let r = search(&s, &opts(), &|_, _, _| {});
         assert!(
-            r.counterexample.is_none(),
+            r.finding().is_none(),
             "{d} {b} N={n}: {:?}",
             r.counterexample
         );
@@ -206,6 +203,7 @@ fn every_correct_behaviour_is_pinned() {
 
 #[test]
 fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
+    let mut changed = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
@@ -218,6 +216,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
             spec.timeouts = true;
             spec.init_timeout = true;
+            // This fault acts on progress notifications.
+            spec.progress = b == Behaviour::ProgressAfterCancel;
             let s = spec.scenario();
             let r = search(&s, &opts(), &|_, _, _| {});
             let (schedule, broken) = r
@@ -229,11 +229,22 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
                 "{d} {b}: found {broken:?}, expected one of {:?}",
                 c.breaks
             );
-            assert_eq!(
-                (schedule.len() - 1, r.unique_states),
-                (steps, unique),
-                "{d} {b}: counterexample length or search size changed"
-            );
+            if (schedule.len() - 1, r.unique_states) != (steps, unique) {
+                changed.push(format!(
+                    "(\"{d}\", \"{b}\", {n}, {}, {}), // was {steps}, {unique}",
+                    schedule.len() - 1,
+                    r.unique_states
+                ));
+            }
+            // A warning (only SHOULDs broken) is reported, and the search goes on, exactly when
+            // the fault breaks no MUST in the dialect.
+            let expected = cancelcheck_sim::coverage::expected_status(d, b);
+            let got = if r.counterexample.is_some() {
+                cancelcheck_properties::Status::Fail
+            } else {
+                cancelcheck_properties::Status::Warn
+            };
+            assert_eq!(Some(got), expected, "{d} {b}");
             let replayed = replay(&s, &schedule);
             assert_eq!(
                 replayed.applied,
@@ -249,6 +260,11 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             assert!(!events.is_empty());
         }
     }
+    assert!(
+        changed.is_empty(),
+        "counterexample lengths or search sizes changed:\n{}",
+        changed.join("\n")
+    );
 }
 
 /// Explored bounds are honest: a depth bound makes the search non-exhaustive.
@@ -316,32 +332,35 @@ fn depth_first_agrees_with_breadth_first() {
 }
 
 /// The README's id-reuse finding: reusing the id of an answered request (what JSON-RPC allows)
-/// is safe on stdio, and unsafe on a reordering transport wherever progress notifications
-/// exist (one sent before the answer can arrive after it and land on the new request). MCP
-/// 2025-11-25 and ABP forbid any reuse. (dialect, stdio verdict, reordering verdict) with the
+/// is safe on stdio, and unsafe on a reordering transport: a progress notification sent before
+/// the answer can arrive after it and land on the new request, and (the ACP RFD, which has no
+/// progress) a cancel that crossed the answer can still be on its way and stop the new
+/// request. MCP 2026-07-28 reports it as a hazard (a warning: the search goes on past it).
+/// MCP 2025-11-25 and ABP forbid any reuse. (dialect, stdio verdict, reordering verdict) with the
 /// counterexample lengths and search sizes pinned; 2 requests, progress, timeouts.
 #[test]
 fn reusing_an_answered_id() {
     // (dialect, transport, Some(steps) for a counterexample or None for a pass, unique states)
     let expected: &[(&str, Order, Option<usize>, u64)] = &[
-        ("acp", Order::Fifo, None, 15440),
+        ("acp", Order::Fifo, None, 14892),
         ("acp", Order::Reordering, Some(8), 316),
-        ("acp-rfd", Order::Fifo, None, 1845),
-        ("acp-rfd", Order::Reordering, None, 4541),
-        ("lsp", Order::Fifo, None, 15440),
+        ("acp-rfd", Order::Fifo, None, 1779),
+        ("acp-rfd", Order::Reordering, Some(8), 244),
+        ("lsp", Order::Fifo, None, 14892),
         ("lsp", Order::Reordering, Some(8), 316),
         ("mcp-2026-07-28", Order::Fifo, None, 12460),
-        ("mcp-2026-07-28", Order::Reordering, Some(6), 308),
+        ("mcp-2026-07-28", Order::Reordering, Some(6), 39190),
         ("mcp-2025-11-25", Order::Fifo, Some(7), 108),
         ("abp", Order::Fifo, Some(7), 120),
     ];
+    let mut changed = Vec::new();
     for &(d, order, steps, unique) in expected {
         let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, 2, order);
         spec.progress = true;
         spec.reuse_ids = true;
         spec.timeouts = true;
         let r = search(&spec.scenario(), &opts(), &|_, _, _| {});
-        let found = r.counterexample.as_ref().map(|(s, broken)| {
+        let found = r.finding().map(|(s, broken)| {
             assert_eq!(
                 broken.iter().map(|i| i.name()).collect::<Vec<_>>(),
                 ["no-live-id-reuse"],
@@ -349,11 +368,17 @@ fn reusing_an_answered_id() {
             );
             s.len() - 1
         });
-        assert_eq!((found, r.unique_states), (steps, unique), "{d} {order:?}");
+        if (found, r.unique_states) != (steps, unique) {
+            changed.push(format!(
+                "(\"{d}\", Order::{order:?}, {found:?}, {}), // was {steps:?}, {unique}",
+                r.unique_states
+            ));
+        }
         if found.is_none() {
             assert!(r.exhaustive, "{d} {order:?}");
         }
     }
+    assert!(changed.is_empty(), "results changed:\n{}", changed.join("\n"));
 }
 
 /// The symmetry reduction changes counts, never verdicts: for every behaviour of every dialect
@@ -375,17 +400,18 @@ fn symmetry_keeps_every_verdict() {
                 let mut spec = ExploreSpec::new(d, b, 2, order);
                 spec.timeouts = true;
                 spec.init_timeout = true;
+                spec.progress = b == Behaviour::ProgressAfterCancel;
                 let s = spec.scenario();
                 let plain = search(&s, &opts(), &|_, _, _| {});
                 let reduced = search(&s, &with, &|_, _, _| {});
                 let shape = |r: &cancelcheck_sim::explorer::SearchReport| {
-                    r.counterexample
-                        .as_ref()
+                    r.finding()
+                        
                         .map(|(path, broken)| (path.len(), broken.clone()))
                 };
                 assert_eq!(shape(&plain), shape(&reduced), "{d} {b} {order:?}");
                 assert!(plain.exhaustive && reduced.exhaustive, "{d} {b} {order:?}");
-                if reduced.symmetry && plain.counterexample.is_none() {
+                if reduced.symmetry && plain.finding().is_none() {
                     assert!(
                         reduced.unique_states < plain.unique_states,
                         "{d} {b} {order:?}: no reduction"
@@ -405,7 +431,6 @@ const SYMMETRIC: &[(&str, &str, u16, u64, u64)] = &[
     ("acp-rfd", "honour", 3, 10853, 49806),
     ("acp-rfd", "partial", 3, 10853, 49806),
     ("mcp-2025-11-25", "honour", 3, 21324, 90126),
-    ("mcp-2025-11-25", "finish-first", 3, 32434, 136120),
     ("mcp-2026-07-28", "honour", 3, 21320, 90122),
     ("lsp", "honour", 3, 19764, 90408),
     ("lsp", "finish-first", 3, 24686, 111894),
@@ -423,7 +448,7 @@ fn symmetric_counts_are_pinned_and_every_correct_behaviour_passes() {
         let s = correct_spec(d, b, n).scenario();
         let r = search(&s, &with, &|_, _, _| {});
         assert!(r.symmetry, "{d} {b}: symmetry not applied");
-        assert!(r.exhaustive && r.counterexample.is_none(), "{d} {b} N={n}");
+        assert!(r.exhaustive && r.finding().is_none(), "{d} {b} N={n}");
         assert_eq!(
             (r.unique_states, r.total_states),
             (unique, total),
@@ -452,6 +477,7 @@ fn partial_order_keeps_every_verdict() {
             let mut spec = ExploreSpec::new(d, b, 2, Order::Reordering);
             spec.timeouts = true;
             spec.init_timeout = true;
+            spec.progress = b == Behaviour::ProgressAfterCancel;
             let s = spec.scenario();
             let full = search(&s, &opts(), &|_, _, _| {});
             let reduced = search(&s, &reduced_opts, &|_, _, _| {});
@@ -461,8 +487,16 @@ fn partial_order_keeps_every_verdict() {
                 reduced.counterexample.is_some(),
                 "{d} {b}"
             );
-            assert_eq!(full.counterexample.is_some(), class.faulty, "{d} {b}");
-            if let Some((schedule, broken)) = &reduced.counterexample {
+            assert_eq!(full.finding().is_some(), reduced.finding().is_some(), "{d} {b}");
+            assert_eq!(full.finding().is_some(), class.faulty, "{d} {b}");
+            // A reduced search looks again for a shortest path; it finds one as long.
+            assert!(reduced.shortest, "{d} {b}: no shortest path after the reduction");
+            assert_eq!(
+                full.finding().map(|f| f.0.len()),
+                reduced.finding().map(|f| f.0.len()),
+                "{d} {b}: the reduced search's path is not a shortest one"
+            );
+            if let Some((schedule, broken)) = reduced.finding() {
                 let replayed = replay(&s, schedule);
                 assert_eq!(replayed.applied, schedule.len(), "{d} {b}");
                 let again: Vec<_> = replayed
@@ -471,7 +505,7 @@ fn partial_order_keeps_every_verdict() {
                     .iter()
                     .map(|v| v.invariant)
                     .collect();
-                assert_eq!(&again, broken, "{d} {b}");
+                assert!(broken.iter().all(|i| again.contains(i)), "{d} {b}");
                 assert!(
                     broken.iter().any(|i| class.breaks.contains(&i.name())),
                     "{d} {b}: {broken:?}"
@@ -490,12 +524,12 @@ fn partial_order_keeps_every_verdict() {
     );
     let s = correct_spec("acp", "honour", 3).scenario();
     let r = search(&s, &reduced_opts, &|_, _, _| {});
-    assert!(r.exhaustive && r.counterexample.is_none() && r.partial_order && r.symmetry);
+    assert!(r.exhaustive && r.finding().is_none() && r.partial_order && r.symmetry);
     assert_eq!((r.unique_states, r.total_states), (1040, 1722));
     // ABP at 3 requests, out of reach without the reductions, is exhaustive with them.
     let s = correct_spec("abp", "honour", 3).scenario();
     let r = search(&s, &reduced_opts, &|_, _, _| {});
-    assert!(r.exhaustive && r.counterexample.is_none() && r.partial_order && r.symmetry);
+    assert!(r.exhaustive && r.finding().is_none() && r.partial_order && r.symmetry);
     assert_eq!((r.unique_states, r.total_states), (81986, 171014));
 }
 
@@ -503,22 +537,22 @@ fn partial_order_keeps_every_verdict() {
 /// every one is explored exhaustively with it (2 requests, 1 for ABP; reordering, timeouts),
 /// counts pinned: (dialect, behaviour, requests, unique, total).
 const DUPLICATED: &[(&str, &str, u16, u64, u64)] = &[
-    ("acp", "honour", 2, 32588, 110196),
-    ("acp", "finish-first", 2, 38114, 128226),
-    ("acp", "partial", 2, 32588, 110196),
-    ("acp-rfd", "honour", 2, 18232, 61649),
-    ("acp-rfd", "partial", 2, 18232, 61649),
-    ("mcp-2025-11-25", "honour", 2, 33826, 105474),
-    ("mcp-2025-11-25", "finish-first", 2, 48436, 149992),
-    ("mcp-2026-07-28", "honour", 2, 24044, 73870),
-    ("lsp", "honour", 2, 32588, 110196),
-    ("lsp", "finish-first", 2, 38114, 128226),
-    ("lsp", "partial", 2, 32588, 110196),
-    ("abp", "honour", 1, 3220, 8268),
+    ("acp", "honour", 2, 35988, 119956),
+    ("acp", "finish-first", 2, 42246, 140006),
+    ("acp", "partial", 2, 35988, 119956),
+    ("acp-rfd", "honour", 2, 19932, 66529),
+    ("acp-rfd", "partial", 2, 19932, 66529),
+    ("mcp-2025-11-25", "honour", 2, 37462, 114846),
+    ("mcp-2026-07-28", "honour", 2, 27680, 83242),
+    ("lsp", "honour", 2, 35988, 119956),
+    ("lsp", "finish-first", 2, 42246, 140006),
+    ("lsp", "partial", 2, 35988, 119956),
+    ("abp", "honour", 1, 3942, 9872),
 ];
 
 #[test]
 fn duplication_breaks_no_correct_behaviour() {
+    let mut changed = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
             let row = DUPLICATED.iter().find(|r| r.0 == d.id() && r.1 == b.name());
@@ -527,18 +561,20 @@ fn duplication_breaks_no_correct_behaviour() {
             let mut spec = correct_spec(d.id(), b.name(), n);
             spec.duplicate = true;
             let r = search(&spec.scenario(), &opts(), &|_, _, _| {});
-            assert!(r.exhaustive && r.counterexample.is_none(), "{d} {b}");
-            assert_eq!(
-                (r.unique_states, r.total_states),
-                (unique, total),
-                "{d} {b}"
-            );
+            assert!(r.exhaustive && r.finding().is_none(), "{d} {b}");
+            if (r.unique_states, r.total_states) != (unique, total) {
+                changed.push(format!(
+                    "(\"{d}\", \"{b}\", {n}, {}, {}), // was {unique}, {total}",
+                    r.unique_states, r.total_states
+                ));
+            }
             assert!(
                 !r.partial_order,
                 "{d} {b}: duplication shares a budget across requests"
             );
         }
     }
+    assert!(changed.is_empty(), "counts changed:\n{}", changed.join("\n"));
 }
 
 /// Reusing an answered id is safe on stdio (`reusing_an_answered_id`) only while the transport
@@ -546,11 +582,12 @@ fn duplication_breaks_no_correct_behaviour() {
 /// (dialect, shortest counterexample steps, unique states); 2 requests, stdio, timeouts.
 #[test]
 fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
+    let mut changed = Vec::new();
     for (d, steps, unique) in [
         ("acp", 8, 438),
         ("acp-rfd", 8, 328),
         ("lsp", 8, 438),
-        ("mcp-2026-07-28", 6, 300),
+        ("mcp-2026-07-28", 6, 9060),
     ] {
         let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, 2, Order::Fifo);
         spec.reuse_ids = true;
@@ -558,14 +595,16 @@ fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
         spec.duplicate = true;
         let s = spec.scenario();
         let r = search(&s, &opts(), &|_, _, _| {});
-        let (schedule, broken) = r.counterexample.expect("found");
+        let (schedule, broken) = r.finding().cloned().expect("found");
         let names: Vec<_> = broken.iter().map(|i| i.name()).collect();
         assert_eq!(names, ["no-live-id-reuse"], "{d}");
-        assert_eq!(
-            (schedule.len() - 1, r.unique_states),
-            (steps, unique),
-            "{d}"
-        );
+        if (schedule.len() - 1, r.unique_states) != (steps, unique) {
+            changed.push(format!(
+                "(\"{d}\", {}, {}), // was {steps}, {unique}",
+                schedule.len() - 1,
+                r.unique_states
+            ));
+        }
         let replayed = replay(&s, &schedule);
         assert_eq!(replayed.applied, schedule.len(), "{d}");
         assert!(
@@ -576,4 +615,5 @@ fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
             "{d}: the counterexample duplicates a message"
         );
     }
+    assert!(changed.is_empty(), "results changed:\n{}", changed.join("\n"));
 }

@@ -698,6 +698,8 @@ pub fn search(
     // shortest path to the same invariant breadth-first, without the partial-order reduction
     // (the symmetry reduction keeps lengths), no deeper than the path found.
     let Some((path, broken)) = report.finding().cloned() else {
+        // Nothing found: no path to shorten.
+        report.shortest = true;
         return report;
     };
     let must = report.counterexample.is_some();
