@@ -80,14 +80,14 @@ pub fn behaviors_json() -> Value {
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
-            let verdict = cancelcheck_sim::coverage::expected_status(d, b)
-                .map_or("pass", |s| s.as_str());
+            let verdict =
+                cancelcheck_sim::coverage::expected_status(d, b).map_or("pass", |s| s.as_str());
             rows.push(json!({
                 "dialect": d.id(),
                 "name": b.name(),
                 "faulty": c.faulty,
                 "verdict": verdict,
-                "breaks": c.breaks,
+                "breaks": cancelcheck_properties::invariant::breaks_in(b, d).iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "role": match b.role() { cancelcheck_model::behaviour::Role::Requester => "requester", _ => "responder" },
                 "summary": b.info().summary,
             }));
@@ -104,9 +104,13 @@ pub fn behaviors_text() -> String {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
             let tag = if c.faulty {
-                let v = cancelcheck_sim::coverage::expected_status(d, b)
-                    .map_or("fail", |s| s.as_str());
-                format!("{} breaks {}", v.to_uppercase(), c.breaks.join(", "))
+                let v =
+                    cancelcheck_sim::coverage::expected_status(d, b).map_or("fail", |s| s.as_str());
+                let names: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
+                    .iter()
+                    .map(|i| i.name())
+                    .collect();
+                format!("{} breaks {}", v.to_uppercase(), names.join(", "))
             } else {
                 "correct".to_string()
             };

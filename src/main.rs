@@ -383,7 +383,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .is_some_and(|a| a.strength == Strength::Must)
     };
     let vacuous = coverage::vacuity(&scenario, applicable, summary.reached);
-    let status = if summary.failures.iter().any(|f| f.invariants.iter().any(must)) {
+    let status = if summary
+        .failures
+        .iter()
+        .any(|f| f.invariants.iter().any(must))
+    {
         Status::Fail
     } else if !summary.failures.is_empty() {
         Status::Warn
@@ -733,7 +737,9 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 "verdict: pass, exhaustive: every reachable state of this configuration was checked"
             ),
             (None, _) => {
-                println!("verdict: vacuous: nothing broken, but not everything claimed was checked");
+                println!(
+                    "verdict: vacuous: nothing broken, but not everything claimed was checked"
+                );
                 for why in &vacuous {
                     println!("  {why}");
                 }

@@ -119,18 +119,18 @@ table! {
     Partial, "partial", Responder, false, [], "stop at once and answer with a partial result";
     AnswersAfterCancel, "answers-after-cancel", Responder, true, ["no-answer-after-cancel"], "answer a cancelled request with -32800 where no answer is owed";
     NeverAnswersCancelled, "never-answers-cancelled", Responder, true, ["eventual-resolution"], "stop a cancelled request and never answer it";
-    AnswersTwice, "answers-twice", Responder, true, ["single-resolution"], "answer the cancel at once and the finished work again";
+    AnswersTwice, "answers-twice", Responder, true, ["single-resolution", "cancel-honoured"], "answer the cancel at once and the finished work again";
     WrongErrorCode, "wrong-error-code", Responder, true, ["cancel-error-code"], "answer a cancelled request with -32603";
-    IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match"], "answer 7 as \"7\" (ids coerced between number and string)";
-    IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
+    IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match", "eventual-resolution"], "answer 7 as \"7\" (ids coerced between number and string)";
+    IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel", "no-activity-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
     CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";
     AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
     ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
     ProgressAfterCancel, "progress-after-cancel", Responder, true, ["no-activity-after-cancel"], "keep working and sending progress after the cancel, never answering";
-    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless"], "crash on a cancel for an unknown or finished request";
+    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless", "eventual-resolution"], "crash on a cancel for an unknown or finished request";
     LeaksCancelled, "leaks-cancelled", Responder, true, ["no-leak-at-quiescence"], "stop a cancelled request but never free its entry";
-    AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome"], "acknowledge cancelled:true, then complete the call normally";
-    SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, true, ["cancel-idempotent"], "answer a repeated cancel of a cancelled call with cancelled:false";
+    AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome", "cancel-honoured", "cancel-idempotent"], "acknowledge cancelled:true, then complete the call normally";
+    SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, true, ["cancel-idempotent", "ack-agrees-with-outcome"], "answer a repeated cancel of a cancelled call with cancelled:false";
     DeliversLateAnswer, "delivers-late-answer", Requester, true, ["late-answer-ignored"], "deliver an answer that arrives after the cancel to the application";
     ReusesLiveId, "reuses-live-id", Requester, true, ["no-live-id-reuse"], "reuse a given-up request's id while its answer may still arrive";
     CancelsInitialize, "cancels-initialize", Requester, true, ["initialize-not-cancelled"], "cancel initialize when the connect timeout fires";
@@ -168,6 +168,14 @@ impl Behaviour {
     /// that is unknown, completed, or cannot be cancelled).
     pub fn classify(self, dialect: Dialect) -> Option<Classification> {
         let r = dialect.rules();
+        if self == Behaviour::CancelCancelsAll && r.receiver_duty != ReceiverDuty::MustAnswer {
+            // The requests it stops without being asked are dropped unanswered (MCP): their
+            // requesters, which never cancelled them, wait for ever.
+            return Some(Classification {
+                faulty: true,
+                breaks: &["exact-id-match", "eventual-resolution"],
+            });
+        }
         if self == Behaviour::FinishFirst && r.receiver_duty != ReceiverDuty::MustAnswer {
             return Some(Classification {
                 faulty: true,

@@ -743,7 +743,13 @@ impl Checker {
                     acks_settled: 0,
                     ambiguous: false,
                 });
-                if self.reqs.iter().rev().skip(1).any(|r| r.requester == from && r.id == id && r.ambiguous) {
+                if self
+                    .reqs
+                    .iter()
+                    .rev()
+                    .skip(1)
+                    .any(|r| r.requester == from && r.id == id && r.ambiguous)
+                {
                     if let Some(new) = self.reqs.last_mut() {
                         new.ambiguous = true;
                     }
@@ -752,10 +758,15 @@ impl Checker {
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
             Message::Cancel { id } => {
                 let Some(i) = self.find(from, id) else { return };
-                if self.reqs[i].method == Method::Initialize && !rules.initialize_cancellable {
+                let initialize =
+                    self.reqs[i].method == Method::Initialize && !rules.initialize_cancellable;
+                if initialize {
                     self.violate(InvariantId::InitializeNotCancelled, Some(id));
-                }
-                if rules.negotiated && self.declared_support[from.peer().index()] != Some(true) {
+                } else if rules.negotiated
+                    && self.declared_support[from.peer().index()] != Some(true)
+                {
+                    // (A cancel of `initialize` is reported once, under the clause that names
+                    // it, though no capability was declared yet either.)
                     self.violate(InvariantId::CapabilityGated, Some(id));
                 }
                 let r = &mut self.reqs[i];
@@ -938,8 +949,10 @@ impl Checker {
         if let Some(id) = hung {
             self.violate(InvariantId::EventualResolution, Some(id));
         }
+        // Two requests with one id in a party's table are not the party's doing.
+        let confused = self.reqs.iter().any(|r| r.ambiguous);
         for party in [Party::Client, Party::Server] {
-            if open_incoming[party.index()] > 0 && !self.crashed[party.index()] {
+            if open_incoming[party.index()] > 0 && !self.crashed[party.index()] && !confused {
                 self.violate(InvariantId::NoLeakAtQuiescence, None);
             }
         }

@@ -5,7 +5,6 @@ use cancelcheck_model::Dialect;
 use cancelcheck_model::dialect::SpecRef;
 use core::fmt;
 
-
 /// How strongly a clause binds: what breaking it makes the verdict.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Strength {
@@ -169,8 +168,7 @@ pub mod files {
 use files::{ABP, ACP, JSONRPC, MCP25, MCP26, README as TABLE, RFD};
 
 const ACP_MUST_ANSWER: &str = "MUST send one of these responses for the original request";
-const MCP26_NOTHING_FURTHER: &str =
-    "the server MUST NOT send any further message for that request";
+const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further message for that request";
 const RPC_SAME_ID: &str =
     "It MUST be the same as the value of the id member in the Request Object.";
 const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
@@ -185,12 +183,42 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Each request is answered at most once, and its requester resolves it to its application at most once.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, ACP, "MUST send one of these responses for the original request"),
-            at!(AcpRfd, Must, RFD, "MUST send one of these responses for the original request"),
-            at!(Mcp20251125, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response"),
-            at!(Mcp20260728, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response"),
-            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
-            at!(Abp, Must, ABP, "Call completes while cancel in flight | Call result returned normally"),
+            at!(
+                Acp,
+                Must,
+                ACP,
+                "MUST send one of these responses for the original request"
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "MUST send one of these responses for the original request"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                JSONRPC,
+                "When a rpc call is made, the Server MUST reply with a Response"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                JSONRPC,
+                "When a rpc call is made, the Server MUST reply with a Response"
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Call completes while cancel in flight | Call result returned normally"
+            ),
         ],
     },
     Invariant {
@@ -202,10 +230,36 @@ pub static CATALOG: [Invariant; 21] = [
         applies: &[
             at!(Acp, Must, ACP, ACP_MUST_ANSWER),
             at!(AcpRfd, Must, RFD, ACP_MUST_ANSWER),
-            at!(Mcp20251125, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response", Some("a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels")),
-            at!(Mcp20260728, Must, JSONRPC, "When a rpc call is made, the Server MUST reply with a Response", Some("a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels")),
-            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
-            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted, response has cancelled: true"),
+            at!(
+                Mcp20251125,
+                Must,
+                JSONRPC,
+                "When a rpc call is made, the Server MUST reply with a Response",
+                Some(
+                    "a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels"
+                )
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                JSONRPC,
+                "When a rpc call is made, the Server MUST reply with a Response",
+                Some(
+                    "a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels"
+                )
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Cancel arrives during operation: Operation is aborted, response has cancelled: true"
+            ),
         ],
     },
     Invariant {
@@ -215,7 +269,15 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "After receiving a cancel for a request it still held open, the receiver sends no answer for it.",
         observable_on_wire: true,
         applies: &[
-            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Not send a response for the cancelled request", Some("a receiver MAY ignore a cancel only for an unknown or completed request, or one that cannot be cancelled; every request the model sends can be")),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Receivers of cancellation notifications SHOULD: ... Not send a response for the cancelled request",
+                Some(
+                    "a receiver MAY ignore a cancel only for an unknown or completed request, or one that cannot be cancelled; every request the model sends can be"
+                )
+            ),
             at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
         ],
     },
@@ -226,8 +288,18 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "A requester that cancelled a request does not deliver an answer that arrives afterward to its application.",
         observable_on_wire: false,
         applies: &[
-            at!(Mcp20251125, Should, MCP25, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
-            at!(Mcp20260728, Should, MCP26, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                MCP26,
+                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+            ),
         ],
     },
     Invariant {
@@ -237,9 +309,24 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "An error answering a cancelled request carries code -32800 (Request Cancelled).",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, ACP, "MUST send one of these responses for the original request: ... An error response with code -32800 (Request Cancelled)"),
-            at!(AcpRfd, Must, RFD, "MUST send one of these responses for the original request: ... Error response with code -32800 (Cancelled)"),
-            at!(Lsp, Must, TABLE, "MUST still answer: result, partial result, or error -32800"),
+            at!(
+                Acp,
+                Must,
+                ACP,
+                "MUST send one of these responses for the original request: ... An error response with code -32800 (Request Cancelled)"
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "MUST send one of these responses for the original request: ... Error response with code -32800 (Cancelled)"
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "MUST still answer: result, partial result, or error -32800"
+            ),
         ],
     },
     Invariant {
@@ -249,11 +336,35 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "The cancel notification itself is never answered.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, JSONRPC, RPC_NO_REPLY, Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")),
+            at!(
+                Acp,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")
+            ),
             at!(AcpRfd, Must, RFD, "uses JSON-RPC 2.0 notification format"),
-            at!(Mcp20251125, Must, JSONRPC, RPC_NO_REPLY, Some("notifications/cancelled is a notification (mcp-cancellation-2025-11-25.md)")),
-            at!(Mcp20260728, Must, JSONRPC, RPC_NO_REPLY, Some("notifications/cancelled is a notification (mcp-cancellation-draft.md)")),
-            at!(Lsp, Must, JSONRPC, RPC_NO_REPLY, Some("LSP's $/cancelRequest is a notification (README.md)")),
+            at!(
+                Mcp20251125,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some("notifications/cancelled is a notification (mcp-cancellation-2025-11-25.md)")
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some("notifications/cancelled is a notification (mcp-cancellation-draft.md)")
+            ),
+            at!(
+                Lsp,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some("LSP's $/cancelRequest is a notification (README.md)")
+            ),
         ],
     },
     Invariant {
@@ -263,12 +374,43 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "A cancel for an unknown, finished or malformed request changes nothing: the receiver neither crashes nor stops other work.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, TABLE, "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."),
-            at!(AcpRfd, Must, RFD, "Ignore the subsequent cancellation notification for that request ID"),
-            at!(Mcp20251125, Must, MCP25, "Both parties MUST handle these race conditions gracefully"),
-            at!(Mcp20260728, Must, MCP26, "Both parties MUST handle these race conditions gracefully"),
-            at!(Lsp, Must, TABLE, "A request that got canceled still needs to return from the server and send a response back.", Some("a receiver that crashes on a cancel answers nothing more")),
-            at!(Abp, Must, ABP, "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }"),
+            at!(
+                Acp,
+                Must,
+                TABLE,
+                "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "Ignore the subsequent cancellation notification for that request ID"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                MCP25,
+                "Both parties MUST handle these race conditions gracefully"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "Both parties MUST handle these race conditions gracefully"
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back.",
+                Some("a receiver that crashes on a cancel answers nothing more")
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }"
+            ),
         ],
     },
     Invariant {
@@ -279,11 +421,31 @@ pub static CATALOG: [Invariant; 21] = [
         observable_on_wire: true,
         applies: &[
             at!(Acp, Must, JSONRPC, RPC_SAME_ID),
-            at!(AcpRfd, Must, RFD, "Individual JSON-RPC request cancellation without affecting other concurrent requests"),
-            at!(Mcp20251125, Must, MCP25, "Were previously issued in the same direction"),
-            at!(Mcp20260728, Must, MCP26, "Were previously issued in the same direction"),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "Individual JSON-RPC request cancellation without affecting other concurrent requests"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                MCP25,
+                "Were previously issued in the same direction"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "Were previously issued in the same direction"
+            ),
             at!(Lsp, Must, JSONRPC, RPC_SAME_ID),
-            at!(Abp, Must, ABP, "Every capability call includes acallId for identification"),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Every capability call includes acallId for identification"
+            ),
         ],
     },
     Invariant {
@@ -293,12 +455,54 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "A requester does not reuse an id while any message about the earlier request with that id may still arrive after the new one: its answer or a copy of it, a progress notification, a cancel acknowledgement, or (on a link that may reorder) a cancel still on its way to the receiver (MCP 2025-11-25 and ABP: never within a session).",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
-            at!(AcpRfd, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
-            at!(Mcp20251125, Must, TABLE, "request ids MUST NOT be reused within a session"),
-            at!(Mcp20260728, Should, TABLE, "since a cancelled request never gets one, when its id may be reused is unstated: model that as a hazard", Some("a hazard, not a MUST: the text does not say when a cancelled id may be reused")),
-            at!(Lsp, Must, JSONRPC, RPC_CORRELATE, Some("while a message about the earlier request may still arrive, the id no longer tells the two apart")),
-            at!(Abp, Must, ABP, "the agent-side library MUST generate a unique identifier"),
+            at!(
+                Acp,
+                Must,
+                JSONRPC,
+                RPC_CORRELATE,
+                Some(
+                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
+                )
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                JSONRPC,
+                RPC_CORRELATE,
+                Some(
+                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
+                )
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                TABLE,
+                "request ids MUST NOT be reused within a session"
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                TABLE,
+                "since a cancelled request never gets one, when its id may be reused is unstated: model that as a hazard",
+                Some(
+                    "a hazard, not a MUST: the text does not say when a cancelled id may be reused"
+                )
+            ),
+            at!(
+                Lsp,
+                Must,
+                JSONRPC,
+                RPC_CORRELATE,
+                Some(
+                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
+                )
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "the agent-side library MUST generate a unique identifier"
+            ),
         ],
     },
     Invariant {
@@ -308,9 +512,24 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "No cancel is sent for the initialize request.",
         observable_on_wire: true,
         applies: &[
-            at!(AcpRfd, Must, RFD, "The initialize request CANNOT be cancelled"),
-            at!(Mcp20251125, Must, MCP25, "The initialize request MUST NOT be cancelled by clients"),
-            at!(Lsp, Must, TABLE, "no request of any kind before initialize is answered"),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "The initialize request CANNOT be cancelled"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                MCP25,
+                "The initialize request MUST NOT be cancelled by clients"
+            ),
+            at!(
+                Lsp,
+                Must,
+                TABLE,
+                "no request of any kind before initialize is answered"
+            ),
         ],
     },
     Invariant {
@@ -333,8 +552,18 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "No progress or update notification for a request follows its answer.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, TABLE, "the agent MAY still send session/update but only before it answers the prompt"),
-            at!(Mcp20251125, Must, TABLE, "Progress notifications (notifications/progress) MUST stop after completion."),
+            at!(
+                Acp,
+                Must,
+                TABLE,
+                "the agent MAY still send session/update but only before it answers the prompt"
+            ),
+            at!(
+                Mcp20251125,
+                Must,
+                TABLE,
+                "Progress notifications (notifications/progress) MUST stop after completion."
+            ),
         ],
     },
     Invariant {
@@ -344,7 +573,12 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "After receiving a cancel for a request it still held open, the receiver sends no progress or other notification about it.",
         observable_on_wire: true,
         applies: &[
-            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Stop processing the cancelled request"),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Receivers of cancellation notifications SHOULD: ... Stop processing the cancelled request"
+            ),
             at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
         ],
     },
@@ -381,10 +615,30 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Once nothing is left to happen, no party still holds a received request.",
         observable_on_wire: false,
         applies: &[
-            at!(AcpRfd, Should, RFD, "Clean up resources associated with the entire request tree"),
-            at!(Mcp20251125, Should, MCP25, "Receivers of cancellation notifications SHOULD: ... Free associated resources"),
-            at!(Mcp20260728, Should, MCP26, "Receivers of cancellation notifications SHOULD: ... Free associated resources"),
-            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted"),
+            at!(
+                AcpRfd,
+                Should,
+                RFD,
+                "Clean up resources associated with the entire request tree"
+            ),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Receivers of cancellation notifications SHOULD: ... Free associated resources"
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                MCP26,
+                "Receivers of cancellation notifications SHOULD: ... Free associated resources"
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Cancel arrives during operation: Operation is aborted"
+            ),
         ],
     },
     Invariant {
@@ -394,8 +648,18 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "A receiver that gets a cancel for a request in progress stops it: it does not answer with the full result.",
         observable_on_wire: true,
         applies: &[
-            at!(AcpRfd, Must, RFD, "MUST cancel the corresponding request activity and all nested activities"),
-            at!(Abp, Must, ABP, "Cancel arrives during operation: Operation is aborted, response has cancelled: true"),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "MUST cancel the corresponding request activity and all nested activities"
+            ),
+            at!(
+                Abp,
+                Must,
+                ABP,
+                "Cancel arrives during operation: Operation is aborted, response has cancelled: true"
+            ),
         ],
     },
     Invariant {
@@ -405,11 +669,36 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Reached: a cancel reaches the receiver while its answer to the request is on the wire.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Coverage, TABLE, "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."),
-            at!(AcpRfd, Coverage, RFD, "If a request completes normally before the cancellation notification is processed"),
-            at!(Mcp20251125, Coverage, MCP25, "potentially after a response has already been sent"),
-            at!(Mcp20260728, Coverage, MCP26, "potentially after a response has already been sent"),
-            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
+            at!(
+                Acp,
+                Coverage,
+                TABLE,
+                "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."
+            ),
+            at!(
+                AcpRfd,
+                Coverage,
+                RFD,
+                "If a request completes normally before the cancellation notification is processed"
+            ),
+            at!(
+                Mcp20251125,
+                Coverage,
+                MCP25,
+                "potentially after a response has already been sent"
+            ),
+            at!(
+                Mcp20260728,
+                Coverage,
+                MCP26,
+                "potentially after a response has already been sent"
+            ),
+            at!(
+                Lsp,
+                Coverage,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
             at!(Abp, Coverage, ABP, "Call completes while cancel in flight"),
         ],
     },
@@ -420,12 +709,42 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Reached: a cancel reaches the receiver before the request's work has started.",
         observable_on_wire: false,
         applies: &[
-            at!(Acp, Coverage, ACP, "MAY cancel the corresponding request activity"),
-            at!(AcpRfd, Coverage, RFD, "MUST cancel the corresponding request activity"),
-            at!(Mcp20251125, Coverage, MCP25, "Stop processing the cancelled request"),
-            at!(Mcp20260728, Coverage, MCP26, "Stop processing the cancelled request"),
-            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
-            at!(Abp, Coverage, ABP, "Cancel arrives before operation starts: Operation is skipped"),
+            at!(
+                Acp,
+                Coverage,
+                ACP,
+                "MAY cancel the corresponding request activity"
+            ),
+            at!(
+                AcpRfd,
+                Coverage,
+                RFD,
+                "MUST cancel the corresponding request activity"
+            ),
+            at!(
+                Mcp20251125,
+                Coverage,
+                MCP25,
+                "Stop processing the cancelled request"
+            ),
+            at!(
+                Mcp20260728,
+                Coverage,
+                MCP26,
+                "Stop processing the cancelled request"
+            ),
+            at!(
+                Lsp,
+                Coverage,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
+            at!(
+                Abp,
+                Coverage,
+                ABP,
+                "Cancel arrives before operation starts: Operation is skipped"
+            ),
         ],
     },
     Invariant {
@@ -435,12 +754,42 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Reached (when timeouts are on): a requester's timeout fires while the answer is on the wire.",
         observable_on_wire: false,
         applies: &[
-            at!(Acp, Coverage, ACP, "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"),
-            at!(AcpRfd, Coverage, RFD, "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"),
-            at!(Mcp20251125, Coverage, TABLE, "On timeout the sender SHOULD send a cancel."),
-            at!(Mcp20260728, Coverage, TABLE, "stdio: the client MUST send notifications/cancelled"),
-            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
-            at!(Abp, Coverage, ABP, "timeout option | Agent, at call time | Automatic, after specified duration"),
+            at!(
+                Acp,
+                Coverage,
+                ACP,
+                "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"
+            ),
+            at!(
+                AcpRfd,
+                Coverage,
+                RFD,
+                "Agent-side examples: LLM context limit reached, internal timeout, resource constraints"
+            ),
+            at!(
+                Mcp20251125,
+                Coverage,
+                TABLE,
+                "On timeout the sender SHOULD send a cancel."
+            ),
+            at!(
+                Mcp20260728,
+                Coverage,
+                TABLE,
+                "stdio: the client MUST send notifications/cancelled"
+            ),
+            at!(
+                Lsp,
+                Coverage,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
+            at!(
+                Abp,
+                Coverage,
+                ABP,
+                "timeout option | Agent, at call time | Automatic, after specified duration"
+            ),
         ],
     },
     Invariant {
@@ -450,15 +799,59 @@ pub static CATALOG: [Invariant; 21] = [
         statement: "Reached: a requester receives an answer to a request after it sent a cancel for it.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Coverage, ACP, "The calling side MAY implement graceful cancellation processing by waiting for the response from the remote side."),
-            at!(AcpRfd, Coverage, RFD, "Send the normal response (not a cancellation error)"),
-            at!(Mcp20251125, Coverage, MCP25, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
-            at!(Mcp20260728, Coverage, MCP26, "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"),
-            at!(Lsp, Coverage, TABLE, "A request that got canceled still needs to return from the server and send a response back."),
-            at!(Abp, Coverage, ABP, "Cancel arrives after completion: Cancel response has cancelled: false, original result is returned"),
+            at!(
+                Acp,
+                Coverage,
+                ACP,
+                "The calling side MAY implement graceful cancellation processing by waiting for the response from the remote side."
+            ),
+            at!(
+                AcpRfd,
+                Coverage,
+                RFD,
+                "Send the normal response (not a cancellation error)"
+            ),
+            at!(
+                Mcp20251125,
+                Coverage,
+                MCP25,
+                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+            ),
+            at!(
+                Mcp20260728,
+                Coverage,
+                MCP26,
+                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+            ),
+            at!(
+                Lsp,
+                Coverage,
+                TABLE,
+                "A request that got canceled still needs to return from the server and send a response back."
+            ),
+            at!(
+                Abp,
+                Coverage,
+                ABP,
+                "Cancel arrives after completion: Cancel response has cancelled: false, original result is returned"
+            ),
         ],
     },
 ];
+
+/// The invariants `behaviour` breaks in `dialect`: those of its declared list that apply
+/// there, in the order declared (empty for a correct behaviour or one absent from the
+/// dialect).
+pub fn breaks_in(behaviour: cancelcheck_model::Behaviour, dialect: Dialect) -> Vec<InvariantId> {
+    let Some(c) = behaviour.classify(dialect) else {
+        return Vec::new();
+    };
+    c.breaks
+        .iter()
+        .filter_map(|n| InvariantId::from_name(n))
+        .filter(|i| i.info().application(dialect).is_some())
+        .collect()
+}
 
 impl InvariantId {
     /// Every id, in catalog order.

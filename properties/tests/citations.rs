@@ -51,7 +51,9 @@ fn shared_specs() -> PathBuf {
 
 fn text_of(file: &str) -> Option<String> {
     let path = if file == files::JSONRPC {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs").join(file)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../specs")
+            .join(file)
     } else {
         shared_specs().join(file)
     };
@@ -71,7 +73,10 @@ fn every_clause_is_quoted_from_the_file_it_cites() {
     for inv in CATALOG.iter() {
         for a in inv.applies {
             let Some(text) = text_of(a.clause.file) else {
-                wrong.push(format!("{} {}: no file {}", inv.name, a.dialect, a.clause.file));
+                wrong.push(format!(
+                    "{} {}: no file {}",
+                    inv.name, a.dialect, a.clause.file
+                ));
                 continue;
             };
             if !quoted_in(a.clause.clause, &text) {

@@ -15,11 +15,13 @@ pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status>
     if !c.faulty {
         return Some(Status::Pass);
     }
-    let must = c.breaks.iter().any(|name| {
-        InvariantId::from_name(name)
-            .and_then(|i| i.info().application(dialect))
-            .is_some_and(|a| a.strength == Strength::Must)
-    });
+    let must = cancelcheck_properties::invariant::breaks_in(behaviour, dialect)
+        .iter()
+        .any(|i| {
+            i.info()
+                .application(dialect)
+                .is_some_and(|a| a.strength == Strength::Must)
+        });
     Some(if must { Status::Fail } else { Status::Warn })
 }
 
@@ -27,7 +29,9 @@ pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status>
 /// the scenario field).
 pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
     match race {
-        InvariantId::RaceCancelBeforeWork if scenario.workload.workers >= scenario.workload.requests => {
+        InvariantId::RaceCancelBeforeWork
+            if scenario.workload.workers >= scenario.workload.requests =>
+        {
             "a request must wait for a worker: --workers below --requests (workload.workers)"
         }
         InvariantId::RaceTimeoutWithAnswerInFlight if scenario.workload.timeout.is_none() => {
@@ -61,7 +65,9 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
             "it acts only when the peer declares no cancellation support (workload.cancel_support)"
         }
         _ if w.cancel_permille == 0 => "it acts on cancels: workload.cancel_permille above 0",
-        _ => "it never acted in this configuration: more requests, --timeouts or --transport reordering",
+        _ => {
+            "it never acted in this configuration: more requests, --timeouts or --transport reordering"
+        }
     }
 }
 
@@ -86,7 +92,11 @@ pub fn vacuity(
         ));
     }
     for race in applicable.iter().filter(|r| !reached.contains(*r)) {
-        why.push(format!("{} never reached: {}", race, race_hint(race, scenario)));
+        why.push(format!(
+            "{} never reached: {}",
+            race,
+            race_hint(race, scenario)
+        ));
     }
     why
 }

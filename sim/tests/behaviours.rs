@@ -61,3 +61,85 @@ fn faulty_behaviours_are_caught() {
         }
     }
 }
+
+/// What every faulty behaviour declares it breaks is what it is seen to break: the union of
+/// the invariants broken over seeds of the default scenario (and of its swarm mode, with loss,
+/// duplication, reordering and disconnects) and over exhaustive searches (1 and 2 requests,
+/// both transports, timeouts, connect timeout, progress) equals its declared list in every
+/// dialect (with and without request timeouts: where a requester gives up on a request by
+/// timing out, a peer that never answers cannot hang it). A fault that breaks an invariant it
+/// does not declare, or declares one it never breaks, fails here.
+#[test]
+fn declared_breaks_are_observed_breaks() {
+    use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, search};
+    use cancelcheck_sim::link::Order;
+    let mut wrong = Vec::new();
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            let Some(c) = b.classify(d) else { continue };
+            if !c.faulty {
+                continue;
+            }
+            let mut seen: Vec<&'static str> = Vec::new();
+            let mut note = |names: &mut dyn Iterator<Item = &'static str>| {
+                for n in names {
+                    if !seen.contains(&n) {
+                        seen.push(n);
+                    }
+                }
+            };
+            for (swarm, timeouts) in [(false, true), (true, true), (false, false)] {
+                let mut s = Scenario::default_for(d);
+                s.behavior = b;
+                s.swarm = swarm;
+                if !timeouts {
+                    s.workload.timeout = None;
+                    s.workload.init_timeout = None;
+                }
+                let mut sim = Simulator::new(&s);
+                for seed in 0..FAULT_SEEDS {
+                    let run = sim.run(&s, seed, false);
+                    note(&mut run.verdict.violations.iter().map(|v| v.invariant.name()));
+                }
+            }
+            for (n, order, timeouts) in [1, 2]
+                .into_iter()
+                .flat_map(|n| [Order::Fifo, Order::Reordering].map(|o| (n, o)))
+                .flat_map(|(n, o)| [true, false].map(|t| (n, o, t)))
+            {
+                {
+                    let mut spec = ExploreSpec::new(d, b, n, order);
+                    spec.timeouts = timeouts;
+                    spec.init_timeout = true;
+                    spec.progress = true;
+                    let opts = SearchOptions {
+                        max_depth: None,
+                        threads: 2,
+                        max_states: Some(2_000_000),
+                        depth_first: false,
+                        symmetry: true,
+                        partial_order: true,
+                    };
+                    let r = search(&spec.scenario(), &opts, &|_, _, _| {});
+                    for (_, broken) in r.counterexample.iter().chain(r.warning.iter()) {
+                        note(&mut broken.iter().map(|i| i.name()));
+                    }
+                }
+            }
+            let mut declared: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
+                .iter()
+                .map(|i| i.name())
+                .collect();
+            declared.sort_unstable();
+            seen.sort_unstable();
+            if declared != seen {
+                wrong.push(format!("{d} {b}: declares {declared:?}, breaks {seen:?}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "declared and observed differ:\n{}",
+        wrong.join("\n")
+    );
+}

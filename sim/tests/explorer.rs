@@ -102,9 +102,9 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
     ("lsp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
     ("abp", "never-answers-cancelled", 1, 10, 1100), // eventual-resolution
-    ("abp", "answers-twice", 1, 7, 124),           // single-resolution,cancel-honoured
+    ("abp", "answers-twice", 1, 7, 124),          // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2),        // exact-id-match
-    ("abp", "cancel-cancels-all", 2, 6, 82),     // exact-id-match
+    ("abp", "cancel-cancels-all", 2, 6, 82),      // exact-id-match
     ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
     ("abp", "leaks-cancelled", 1, 9, 776),        // no-leak-at-quiescence
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
@@ -378,7 +378,11 @@ fn reusing_an_answered_id() {
             assert!(r.exhaustive, "{d} {order:?}");
         }
     }
-    assert!(changed.is_empty(), "results changed:\n{}", changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "results changed:\n{}",
+        changed.join("\n")
+    );
 }
 
 /// The symmetry reduction changes counts, never verdicts: for every behaviour of every dialect
@@ -406,7 +410,6 @@ fn symmetry_keeps_every_verdict() {
                 let reduced = search(&s, &with, &|_, _, _| {});
                 let shape = |r: &cancelcheck_sim::explorer::SearchReport| {
                     r.finding()
-                        
                         .map(|(path, broken)| (path.len(), broken.clone()))
                 };
                 assert_eq!(shape(&plain), shape(&reduced), "{d} {b} {order:?}");
@@ -487,10 +490,17 @@ fn partial_order_keeps_every_verdict() {
                 reduced.counterexample.is_some(),
                 "{d} {b}"
             );
-            assert_eq!(full.finding().is_some(), reduced.finding().is_some(), "{d} {b}");
+            assert_eq!(
+                full.finding().is_some(),
+                reduced.finding().is_some(),
+                "{d} {b}"
+            );
             assert_eq!(full.finding().is_some(), class.faulty, "{d} {b}");
             // A reduced search looks again for a shortest path; it finds one as long.
-            assert!(reduced.shortest, "{d} {b}: no shortest path after the reduction");
+            assert!(
+                reduced.shortest,
+                "{d} {b}: no shortest path after the reduction"
+            );
             assert_eq!(
                 full.finding().map(|f| f.0.len()),
                 reduced.finding().map(|f| f.0.len()),
@@ -574,7 +584,11 @@ fn duplication_breaks_no_correct_behaviour() {
             );
         }
     }
-    assert!(changed.is_empty(), "counts changed:\n{}", changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "counts changed:\n{}",
+        changed.join("\n")
+    );
 }
 
 /// Reusing an answered id is safe on stdio (`reusing_an_answered_id`) only while the transport
@@ -615,5 +629,9 @@ fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
             "{d}: the counterexample duplicates a message"
         );
     }
-    assert!(changed.is_empty(), "results changed:\n{}", changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "results changed:\n{}",
+        changed.join("\n")
+    );
 }
