@@ -196,6 +196,7 @@ fn command_json(obj: &mut Map<String, Value>, c: Command) {
             obj.insert("id".into(), id_json(id));
             "cancel"
         }
+        Command::MalformedCancel => "malformed-cancel",
     };
     obj.insert("command".into(), json!(name));
 }
@@ -267,6 +268,10 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
                 Input::WorkProgress(id) => {
                     o.insert("id".into(), id_json(id));
                     "work-progress"
+                }
+                Input::InternalCancel(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "internal-cancel"
                 }
                 Input::TimerFired(t) => {
                     timer_json(&mut o, t);

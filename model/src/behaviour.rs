@@ -120,7 +120,7 @@ table! {
     AnswersAfterCancel, "answers-after-cancel", Responder, true, ["no-answer-after-cancel"], "answer a cancelled request with -32800 where no answer is owed";
     NeverAnswersCancelled, "never-answers-cancelled", Responder, true, ["eventual-resolution"], "stop a cancelled request and never answer it";
     AnswersTwice, "answers-twice", Responder, true, ["single-resolution", "cancel-honoured"], "answer the cancel at once and the finished work again";
-    WrongErrorCode, "wrong-error-code", Responder, true, ["cancel-error-code"], "answer a cancelled request with -32603";
+    WrongErrorCode, "wrong-error-code", Responder, true, ["cancel-error-code", "internal-cancel-code"], "answer a cancelled request with -32603 (and one it gives up on its own)";
     IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match", "eventual-resolution"], "answer 7 as \"7\" (ids coerced between number and string)";
     IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel", "no-activity-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
     CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";

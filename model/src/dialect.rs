@@ -140,6 +140,9 @@ pub struct DialectRules {
     pub activity_id_field: &'static str,
     /// Whether request ids are strings on the wire (ABP `callId`) rather than integers.
     pub string_ids: bool,
+    /// Whether the text says how a receiver answers a request it cancels on its own (ACP and
+    /// the ACP RFD: "SHOULD ... Send the same -32800 (Cancelled) error response").
+    pub internal_cancellation: bool,
 }
 
 const RPC_CANCELLED: Option<i64> = Some(-32800);
@@ -167,6 +170,7 @@ static ACP: DialectRules = DialectRules {
     activity_method: Some("session/update"),
     activity_id_field: "requestId",
     string_ids: false,
+    internal_cancellation: true,
 };
 
 static ACP_RFD: DialectRules = DialectRules {
@@ -192,6 +196,7 @@ static ACP_RFD: DialectRules = DialectRules {
     activity_method: None,
     activity_id_field: "requestId",
     string_ids: false,
+    internal_cancellation: true,
 };
 
 static MCP_2025: DialectRules = DialectRules {
@@ -217,6 +222,7 @@ static MCP_2025: DialectRules = DialectRules {
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
+    internal_cancellation: false,
 };
 
 static MCP_2026: DialectRules = DialectRules {
@@ -242,6 +248,7 @@ static MCP_2026: DialectRules = DialectRules {
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
+    internal_cancellation: false,
 };
 
 static LSP: DialectRules = DialectRules {
@@ -267,6 +274,7 @@ static LSP: DialectRules = DialectRules {
     activity_method: Some("$/progress"),
     activity_id_field: "token",
     string_ids: false,
+    internal_cancellation: false,
 };
 
 static ABP: DialectRules = DialectRules {
@@ -294,6 +302,7 @@ static ABP: DialectRules = DialectRules {
     activity_method: None,
     activity_id_field: "callId",
     string_ids: true,
+    internal_cancellation: false,
 };
 
 impl Dialect {

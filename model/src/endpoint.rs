@@ -298,6 +298,9 @@ impl Endpoint {
             Input::Command(cmd @ Command::Cancel(id)) => {
                 self.cancel(id, CancelCause::User, cmd, out)
             }
+            Input::Command(Command::MalformedCancel) => {
+                out.push(Output::Send(Message::MalformedCancel));
+            }
             Input::TimerFired(Timer::RequestTimeout(id)) => {
                 let armed = self.find_out(id).is_some_and(|i| self.outgoing[i].timer);
                 if armed {
@@ -320,7 +323,42 @@ impl Endpoint {
                     out.push(Output::Send(Message::Activity { id }));
                 }
             }
+            Input::InternalCancel(id) => self.internal_cancel(id, out),
             Input::Disconnected => self.disconnect(out),
+        }
+    }
+
+    /// Gives up a received request on the party's own account: its work stops and it is
+    /// answered as if a cancel had come (-32800), where the dialect says so; elsewhere the
+    /// input is an anomaly of the driver.
+    fn internal_cancel(&mut self, id: RequestId, out: &mut Vec<Output>) {
+        let open = self
+            .find_in(id)
+            .filter(|&i| self.incoming[i].state.is_working());
+        let Some(i) = open.filter(|_| self.rules().internal_cancellation) else {
+            out.push(Output::Anomaly(Anomaly::UnknownWork(id)));
+            return;
+        };
+        let InEntry { state, running, .. } = self.incoming[i];
+        if running {
+            self.incoming[i].running = false;
+            self.running -= 1;
+            out.push(Output::AbortWork(id));
+        }
+        match state.cancel(true) {
+            Ok(next) => self.incoming[i].state = next,
+            Err(e) => {
+                out.push(Output::Anomaly(Anomaly::Illegal(id, e)));
+                return;
+            }
+        }
+        let reply = match self.b() {
+            Behaviour::WrongErrorCode => Reply::Error(-32603),
+            _ => Reply::Cancelled,
+        };
+        self.respond(id, reply, out);
+        if running {
+            self.start_next(out);
         }
     }
 

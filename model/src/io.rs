@@ -18,6 +18,9 @@ pub enum Input {
     WorkDone(RequestId),
     /// The work for a received request has progress to report.
     WorkProgress(RequestId),
+    /// The party gives up, on its own, a request it received and still works on (a timeout, a
+    /// resource limit): internal cancellation, answered as the dialect says.
+    InternalCancel(RequestId),
     /// A timer the endpoint armed has fired.
     TimerFired(Timer),
     /// The connection closed.
@@ -33,6 +36,9 @@ pub enum Command {
     Send,
     /// Cancel the request with this id.
     Cancel(RequestId),
+    /// Send a cancel whose id field is missing or of the wrong type (a buggy or hostile peer;
+    /// the receiver must ignore it).
+    MalformedCancel,
 }
 
 /// A timer an endpoint arms and a driver fires (when, the driver decides: the model has no clock).

@@ -212,6 +212,8 @@ struct Req {
     /// cannot tell this request from the other one with its id, so only that reuse is reported
     /// about it, not what the confusion leads to.
     ambiguous: bool,
+    /// Its receiver gave it up on its own account (internal cancellation).
+    internal: bool,
 }
 
 impl Req {
@@ -266,7 +268,8 @@ impl Pack for Req {
             | u16::from(tri(self.ack_cancelled)) << 7
             | u16::from(tri(self.result_cancelled)) << 9
             | (self.work as u16) << 11
-            | u16::from(self.ambiguous) << 13;
+            | u16::from(self.ambiguous) << 13
+            | u16::from(self.internal) << 14;
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&[
             self.responses_sent,
@@ -287,7 +290,7 @@ impl Pack for Req {
         let id = RequestId::unpack(r)?;
         let f = r.take(2, "checker record flags")?;
         let flags = u16::from_le_bytes([f[0], f[1]]);
-        if flags >> 14 != 0 {
+        if flags >> 15 != 0 {
             return Err(PackError::BadTag("checker record flags", f[1]));
         }
         let bit = |i: u16| flags >> i & 1 == 1;
@@ -323,6 +326,7 @@ impl Pack for Req {
             acks_sent: c[10],
             acks_settled: c[11],
             ambiguous: bit(13),
+            internal: bit(14),
         })
     }
 }
@@ -647,6 +651,11 @@ impl Checker {
                     self.reach(InvariantId::RaceTimeoutWithAnswerInFlight);
                 }
             }
+            Input::InternalCancel(id) => {
+                if let Some(i) = self.find_held(party.peer(), id) {
+                    self.reqs[i].internal = true;
+                }
+            }
             Input::Disconnected => self.disconnected = true,
             _ => {}
         }
@@ -688,7 +697,7 @@ impl Checker {
                 if matches!(output, Output::Dropped(_)) {
                     r.responder_done = true;
                 }
-                if !r.cancel_received && !self.disconnected {
+                if !r.cancel_received && !r.internal && !self.disconnected {
                     self.violate(InvariantId::ExactIdMatch, Some(id));
                 }
             }
@@ -742,6 +751,7 @@ impl Checker {
                     acks_sent: 0,
                     acks_settled: 0,
                     ambiguous: false,
+                    internal: false,
                 });
                 if self
                     .reqs
@@ -853,8 +863,14 @@ impl Checker {
             {
                 self.violate(InvariantId::CancelHonoured, Some(id));
             }
+        } else if r.internal {
+            if let Reply::Error(code) = reply
+                && Some(code) != rules.cancel_error_code
+            {
+                self.violate(InvariantId::InternalCancelCode, Some(id));
+            }
         } else if reply.is_cancelled() && !self.disconnected {
-            // Cancelled, though no cancel named it.
+            // Cancelled, though no cancel named it and its receiver did not give it up.
             self.violate(InvariantId::ExactIdMatch, Some(id));
         }
         if rules.cancel_shape == CancelShape::AcknowledgedRequest && r.result_cancelled.is_none() {

@@ -60,6 +60,7 @@ pub enum InvariantId {
     NoAnswerAfterCancel,
     LateAnswerIgnored,
     CancelErrorCode,
+    InternalCancelCode,
     NotificationUnanswered,
     UnknownCancelHarmless,
     ExactIdMatch,
@@ -175,7 +176,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 21] = [
+pub static CATALOG: [Invariant; 22] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -326,6 +327,27 @@ pub static CATALOG: [Invariant; 21] = [
                 Must,
                 TABLE,
                 "MUST still answer: result, partial result, or error -32800"
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::InternalCancelCode,
+        name: "internal-cancel-code",
+        kind: Expectation::Always,
+        statement: "A receiver that gives up a request on its own (a timeout, a resource limit) and answers it with an error uses -32800, as if it had been cancelled.",
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                Acp,
+                Should,
+                ACP,
+                "When internal cancellation occurs, the executing party SHOULD: ... Send the same -32800 (Cancelled) error response as if $/cancel_request was received"
+            ),
+            at!(
+                AcpRfd,
+                Should,
+                RFD,
+                "When internal cancellation occurs, the executing party SHOULD: ... Send the same -32800 (Cancelled) error response as if $/cancelRequest was received"
             ),
         ],
     },

@@ -68,6 +68,12 @@ pub struct Workload {
     pub init_timeout: Option<Latency>,
     /// Chance that the work reports progress halfway.
     pub progress_permille: u16,
+    /// Chance that the server gives up a request on its own while working on it (internal
+    /// cancellation: a timeout, a resource limit), where the dialect says how it answers then.
+    pub internal_cancel_permille: u16,
+    /// Chance, per request, that the client also sends a malformed cancel (no id, or an id of
+    /// the wrong type) at some point, which the server must ignore.
+    pub malformed_cancel_permille: u16,
     /// How the client numbers its requests.
     pub ids: Ids,
     /// Whether the server declares cancellation support (ACP RFD `cancellation.request`);
@@ -100,7 +106,8 @@ impl From<Ids> for IdPolicy {
 
 impl Default for Workload {
     /// The built-in default: four requests, one worker, half of them cancelled at any point of
-    /// their life, timeouts on requests and on `initialize`, progress sometimes, the server's
+    /// their life, timeouts on requests and on `initialize`, progress sometimes, the server
+    /// giving up a request on its own sometimes, a malformed cancel sometimes, the server's
     /// cancellation support drawn from the seed.
     fn default() -> Self {
         Workload {
@@ -114,6 +121,8 @@ impl Default for Workload {
             timeout: Some(Latency::Uniform(500, 4000)),
             init_timeout: Some(Latency::Uniform(100, 1500)),
             progress_permille: 300,
+            internal_cancel_permille: 100,
+            malformed_cancel_permille: 100,
             ids: Ids::default(),
             cancel_support: None,
         }
@@ -176,6 +185,14 @@ impl Scenario {
             ("workload.cancel_permille", w.cancel_permille),
             ("workload.repeat_cancel_permille", w.repeat_cancel_permille),
             ("workload.progress_permille", w.progress_permille),
+            (
+                "workload.internal_cancel_permille",
+                w.internal_cancel_permille,
+            ),
+            (
+                "workload.malformed_cancel_permille",
+                w.malformed_cancel_permille,
+            ),
             ("link.loss_permille", self.link.loss_permille),
             ("link.duplicate_permille", self.link.duplicate_permille),
             ("link.disconnect_permille", self.link.disconnect_permille),

@@ -26,6 +26,7 @@ enum Occ {
     Deliver(Party, Message),
     WorkDone(Party, RequestId, u32),
     Progress(Party, RequestId, u32),
+    InternalCancel(Party, RequestId, u32),
     Fire(Party, Timer, u32),
     Disconnect,
 }
@@ -36,6 +37,7 @@ enum AppAct {
     Init,
     Send(u16),
     Cancel(u16),
+    MalformedCancel,
 }
 
 /// `(time, sequence)` orders the agenda; the sequence makes ties deterministic.
@@ -186,6 +188,7 @@ impl Simulator {
                         Some(id) => Command::Cancel(id),
                         None => return,
                     },
+                    AppAct::MalformedCancel => Command::MalformedCancel,
                 };
                 if !self.connected && act != AppAct::Init {
                     return;
@@ -200,15 +203,20 @@ impl Simulator {
                     self.feed(s, rng, to, Input::Receive(msg), None);
                 }
             }
-            Occ::WorkDone(party, id, token) | Occ::Progress(party, id, token) => {
+            Occ::WorkDone(party, id, token)
+            | Occ::Progress(party, id, token)
+            | Occ::InternalCancel(party, id, token) => {
                 let Some(pos) = self.live_work.iter().position(|w| *w == (party, id, token)) else {
                     return;
                 };
-                let input = if matches!(occ, Occ::WorkDone(..)) {
-                    self.live_work.swap_remove(pos);
-                    Input::WorkDone(id)
-                } else {
-                    Input::WorkProgress(id)
+                let input = match occ {
+                    Occ::WorkDone(..) => {
+                        self.live_work.swap_remove(pos);
+                        Input::WorkDone(id)
+                    }
+                    // The party aborts the work itself (an `AbortWork` output), if it does.
+                    Occ::InternalCancel(..) => Input::InternalCancel(id),
+                    _ => Input::WorkProgress(id),
                 };
                 self.feed(s, rng, party, input, None);
             }
@@ -246,6 +254,10 @@ impl Simulator {
                 t += w.spacing.draw(rng);
             }
             self.schedule(t, Occ::App(Party::Client, AppAct::Send(k)));
+            if w.malformed_cancel_permille > 0 && rng.chance(w.malformed_cancel_permille) {
+                let at = t + w.cancel_delay.draw(rng);
+                self.schedule(at, Occ::App(Party::Client, AppAct::MalformedCancel));
+            }
             if rng.chance(w.cancel_permille) {
                 let at = t + w.cancel_delay.draw(rng);
                 self.schedule(at, Occ::App(Party::Client, AppAct::Cancel(k)));
@@ -304,6 +316,11 @@ impl Simulator {
                 let dur = s.workload.work.draw(rng);
                 if rng.chance(s.workload.progress_permille) {
                     self.schedule(now + dur / 2, Occ::Progress(party, id, token));
+                }
+                let internal = s.workload.internal_cancel_permille;
+                if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
+                    let at = now + rng.between(0, dur);
+                    self.schedule(at, Occ::InternalCancel(party, id, token));
                 }
                 self.schedule(now + dur, Occ::WorkDone(party, id, token));
             }

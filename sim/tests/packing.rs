@@ -65,6 +65,8 @@ fn packed_states_round_trip() {
             spec.progress = true;
             spec.loss = true;
             spec.duplicate = true;
+            spec.internal_cancel = true;
+            spec.malformed_cancel = true;
             checked += walk(&spec, 7);
             let mut spec = ExploreSpec::new(d, Behaviour::IdTypeConfusion, 2, order);
             spec.reuse_ids = true;
@@ -166,6 +168,8 @@ fn flat_stepping_agrees_with_the_world() {
             spec.timeouts = true;
             spec.progress = true;
             spec.duplicate = true;
+            spec.internal_cancel = true;
+            spec.malformed_cancel = true;
             checked += lockstep(&spec, 6);
         }
         let mut spec = ExploreSpec::new(d, Behaviour::Honour, 2, Order::Fifo);

@@ -52,6 +52,10 @@ struct Bounds {
     progress: bool,
     /// Duplications the network may make in one run.
     duplicates: u8,
+    /// Running work may be given up by its party (internal cancellation).
+    internal: bool,
+    /// The client may send one malformed cancel.
+    malformed: bool,
 }
 
 fn bounds(s: &Scenario) -> Bounds {
@@ -71,6 +75,9 @@ fn bounds(s: &Scenario) -> Bounds {
         fifo: s.link.order == Order::Fifo,
         progress: s.workload.progress_permille > 0,
         duplicates: u8::from(s.link.duplicate_permille > 0),
+        internal: s.workload.internal_cancel_permille > 0
+            && s.dialect.rules().internal_cancellation,
+        malformed: s.workload.malformed_cancel_permille > 0,
     }
 }
 
@@ -101,6 +108,11 @@ pub struct ExploreSpec {
     pub reuse_ids: bool,
     /// The network may deliver one response or notification twice.
     pub duplicate: bool,
+    /// The server may give up running work on its own (internal cancellation), where the
+    /// dialect says how it answers then.
+    pub internal_cancel: bool,
+    /// The client may send one malformed cancel.
+    pub malformed_cancel: bool,
 }
 
 impl ExploreSpec {
@@ -125,6 +137,8 @@ impl ExploreSpec {
             progress: false,
             reuse_ids: false,
             duplicate: false,
+            internal_cancel: false,
+            malformed_cancel: false,
         }
     }
 
@@ -143,6 +157,8 @@ impl ExploreSpec {
         w.timeout = self.timeouts.then_some(Latency::Fixed(1));
         w.init_timeout = self.init_timeout.then_some(Latency::Fixed(1));
         w.progress_permille = if self.progress { 1000 } else { 0 };
+        w.internal_cancel_permille = u16::from(self.internal_cancel);
+        w.malformed_cancel_permille = u16::from(self.malformed_cancel);
         w.ids.reuse_answered = self.reuse_ids;
         w.cancel_support = None;
         s.link.order = self.order;

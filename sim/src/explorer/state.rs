@@ -91,6 +91,11 @@ pub enum Step {
         /// Position in its in-flight queue.
         index: u16,
     },
+    /// The party gives up the work of a request it received, on its own (internal
+    /// cancellation; where the dialect says how it is answered).
+    Abort(Party, RequestId),
+    /// The client sends a malformed cancel (at most once per run).
+    Malformed,
 }
 
 /// One explored state: the world plus everything a driver holds.
@@ -112,6 +117,8 @@ pub struct Explorer {
     ids: SmallVec<[Option<RequestId>; 8]>,
     /// Duplications the network may still make.
     duplicates_left: u8,
+    /// Malformed cancels the client may still send.
+    malformed_left: u8,
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
     outs: Vec<Output>,
@@ -156,6 +163,7 @@ impl Clone for Explorer {
             cancels: self.cancels.clone(),
             ids: self.ids.clone(),
             duplicates_left: self.duplicates_left,
+            malformed_left: self.malformed_left,
             steps: self.steps,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -179,6 +187,7 @@ pub(super) struct Driver<'a> {
     pub cancels: &'a [u8],
     pub ids: &'a [Option<RequestId>],
     pub duplicates_left: u8,
+    pub malformed_left: u8,
 }
 
 impl Explorer {
@@ -198,6 +207,7 @@ impl Explorer {
             cancels: smallvec::smallvec![0; n],
             ids: smallvec::smallvec![None; n],
             duplicates_left: b.duplicates,
+            malformed_left: u8::from(b.malformed),
             steps: 0,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -223,6 +233,7 @@ impl Explorer {
             cancels: &self.cancels,
             ids: &self.ids,
             duplicates_left: self.duplicates_left,
+            malformed_left: self.malformed_left,
         }
     }
 
@@ -262,6 +273,7 @@ impl Explorer {
         }
         self.sent = src.sent;
         self.duplicates_left = src.duplicates_left;
+        self.malformed_left = src.malformed_left;
         self.steps = src.steps;
         self.dirty = 0;
     }
@@ -336,6 +348,16 @@ impl Explorer {
                 }
             }
         }
+        if b.internal {
+            for (i, &(p, id)) in self.work.iter().enumerate() {
+                if !self.work[..i].contains(&(p, id)) {
+                    out.push(Step::Abort(p, id));
+                }
+            }
+        }
+        if self.malformed_left > 0 && self.world.endpoint(Party::Client).is_ready() {
+            out.push(Step::Malformed);
+        }
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
@@ -359,6 +381,10 @@ impl Explorer {
             Step::WorkDone(p, id) => Stimulus::Feed(p, Input::WorkDone(id)),
             Step::Progress(p, id) => Stimulus::Feed(p, Input::WorkProgress(id)),
             Step::Fire(p, t) => Stimulus::Feed(p, Input::TimerFired(t)),
+            Step::Abort(p, id) => Stimulus::Feed(p, Input::InternalCancel(id)),
+            Step::Malformed => {
+                Stimulus::Feed(Party::Client, Input::Command(Command::MalformedCancel))
+            }
         }
     }
 
@@ -410,6 +436,9 @@ impl Explorer {
                 }
                 self.dirty |= Dirty::TIMERS;
             }
+            // The party's own abort of the work follows from what it is fed.
+            Step::Abort(..) => {}
+            Step::Malformed => self.malformed_left -= 1,
         }
         match stimulus {
             Stimulus::Feed(party, input) => self.feed(&b, party, input),
@@ -493,6 +522,7 @@ impl Explorer {
             id.pack(out);
         }
         out.push(self.duplicates_left);
+        out.push(self.malformed_left);
     }
 
     /// Becomes the state `bytes` packs (written by [`Explorer::pack`] from a state of the same
@@ -527,6 +557,7 @@ impl Explorer {
             };
         }
         self.duplicates_left = r.u8("duplicates left")?;
+        self.malformed_left = r.u8("malformed cancels left")?;
         if !r.is_empty() {
             return Err(PackError::BadTag("end of state", 0));
         }
@@ -680,7 +711,9 @@ impl Explorer {
                 .get(usize::from(index))?
                 .request_id()
                 .and_then(of_id),
-            Step::WorkDone(_, id) | Step::Progress(_, id) => of_id(id),
+            Step::WorkDone(_, id) | Step::Progress(_, id) | Step::Abort(_, id) => of_id(id),
+            // A cancel that names nothing belongs to no request: no ample set holds it.
+            Step::Malformed => None,
             Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
             Step::Fire(_, Timer::InitTimeout) => Some(0),
         }

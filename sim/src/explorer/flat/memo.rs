@@ -57,6 +57,8 @@ pub(super) enum Fed {
     WorkDone(u8),
     Progress(u8),
     Fire(u8),
+    Abort(u8),
+    Malformed,
 }
 
 impl Fed {
@@ -68,6 +70,9 @@ impl Fed {
             Fed::WorkDone(c) => (4, u64::from(c)),
             Fed::Progress(c) => (5, u64::from(c)),
             Fed::Fire(c) => (6, u64::from(c)),
+            // (7 and 8 are the kinds of the checker-only events in a memo key.)
+            Fed::Abort(c) => (9, u64::from(c)),
+            Fed::Malformed => (10, 0),
         }
     }
 }
@@ -200,6 +205,8 @@ impl FlatMemo {
                     Fed::WorkDone(c) => Input::WorkDone(d.works[usize::from(c)].1),
                     Fed::Progress(c) => Input::WorkProgress(d.works[usize::from(c)].1),
                     Fed::Fire(c) => Input::TimerFired(d.timers[usize::from(c)].1),
+                    Fed::Abort(c) => Input::InternalCancel(d.works[usize::from(c)].1),
+                    Fed::Malformed => Input::Command(Command::MalformedCancel),
                 },
             ),
             Stim::Emit(from, c, duplicated) => {

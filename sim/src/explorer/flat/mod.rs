@@ -42,14 +42,15 @@ pub(super) const ROW: usize = 192;
 
 /// Offsets of the fixed head of a row: the initial scenario, the client's, the server's and
 /// the checker's numbers (4 bytes each, little-endian), whether the client is ready, requests
-/// sent, duplications left.
+/// sent, duplications left, malformed cancels left.
 pub(super) const ROOT: usize = 0;
 pub(super) const ENDPOINTS: [usize; 2] = [1, 5];
 pub(super) const CHECKER: usize = 9;
 pub(super) const READY: usize = 13;
 pub(super) const SENT: usize = 14;
 pub(super) const DUPLICATES: usize = 15;
-pub(super) const HEAD: usize = 16;
+pub(super) const MALFORMED: usize = 16;
+pub(super) const HEAD: usize = 17;
 
 /// Where each table sits in a row, and how much each holds. After the head: each request's
 /// cancels and id code (in sending order), then the tables (a length byte, then that many codes,

@@ -5,7 +5,7 @@ use cancelcheck_model::{Message, Party};
 use cancelcheck_properties::{PropertySet, Verdict};
 
 use super::memo::{Fed, FlatMemo, Op, Stim};
-use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, READY, ROOT, ROW, SENT};
+use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
 use crate::explorer::hash::fingerprint_pair;
 use crate::explorer::state::{Explorer, ample};
 
@@ -40,6 +40,10 @@ pub(super) enum Choice {
     Progress(u8),
     /// The message at this place towards the party will be delivered twice.
     Duplicate(Party, u8),
+    /// The work at this place of the work table is given up by its party.
+    Abort(u8),
+    /// The client sends a malformed cancel.
+    Malformed,
 }
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
@@ -94,6 +98,7 @@ impl Flat {
         f.row[READY] = u8::from(w.endpoint(Party::Client).is_ready());
         f.row[SENT] = d.sent;
         f.row[DUPLICATES] = d.duplicates_left;
+        f.row[MALFORMED] = d.malformed_left;
         let n = usize::from(layout.b.requests);
         let fits = d.net.iter().all(|q| q.len() <= usize::from(layout.net_cap))
             && d.work.len() <= usize::from(layout.work_cap)
@@ -297,6 +302,16 @@ impl Flat {
                 }
             }
         }
+        if b.internal {
+            for i in 0..work.len() {
+                if !work[..i].contains(&work[i]) {
+                    out.push(self.plan(Choice::Abort(i as u8), memo));
+                }
+            }
+        }
+        if self.row[MALFORMED] > 0 && self.row[READY] != 0 {
+            out.push(self.plan(Choice::Malformed, memo));
+        }
     }
 
     /// The steps to expand, as [`Explorer::to_expand`] picks them.
@@ -340,9 +355,10 @@ impl Flat {
                     c => of_id(c),
                 }
             }
-            Choice::WorkDone(i) | Choice::Progress(i) => {
+            Choice::WorkDone(i) | Choice::Progress(i) | Choice::Abort(i) => {
                 of_id(d.work_ids[usize::from(self.table(l.work)[usize::from(i)])])
             }
+            Choice::Malformed => None,
             Choice::Fire(i) => {
                 match d.timer_ids[usize::from(self.table(l.timers)[usize::from(i)])] {
                     0 => Some(0),
@@ -384,6 +400,11 @@ impl Flat {
                 let t = self.table(l.timers)[usize::from(i)];
                 Stim::Feed(d.timers[usize::from(t)].0, Fed::Fire(t))
             }
+            Choice::Abort(i) => {
+                let w = work(i);
+                Stim::Feed(d.works[usize::from(w)].0, Fed::Abort(w))
+            }
+            Choice::Malformed => Stim::Feed(Party::Client, Fed::Malformed),
         }
     }
 
@@ -461,6 +482,9 @@ impl Flat {
                 self.insert(l.progressed, l.work_cap, place, w, memo);
             }
             Choice::Fire(i) => self.remove(l.timers, usize::from(i)),
+            // The party's own abort of the work comes back as an op.
+            Choice::Abort(_) => {}
+            Choice::Malformed => self.row[MALFORMED] -= 1,
         }
         if matches!(stim, Stim::Nothing) {
             return;
