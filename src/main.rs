@@ -239,6 +239,12 @@ struct ExploreArgs {
     /// level's states packed (50 to 100 bytes each) and 15 to 30 bytes per visited state.
     #[arg(long, default_value_t = 4_000_000)]
     max_states: u64,
+    /// Stop before the search holds more than this much memory (its levels or stack, the
+    /// visited set, the transition memos), e.g. `512M`, `2G` or bytes; the result is then
+    /// bounded. Default: half the memory available (the least of `MemAvailable`, the cgroup's
+    /// limit and the address-space limit), 2 GiB where none is known.
+    #[arg(long)]
+    max_memory: Option<String>,
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
     #[arg(long)]
     scenario: Option<PathBuf>,
@@ -723,12 +729,14 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     if threads == 0 {
         return Err(bad("--threads 0: expected at least 1"));
     }
+    let budget = memory_budget(args.max_memory.as_deref())?;
     // The depth-first search runs on one thread.
     let threads = if args.dfs { 1 } else { threads };
     let opts = SearchOptions {
         max_depth: args.max_depth,
         threads,
         max_states: Some(args.max_states),
+        max_memory: Some(budget.bytes),
         depth_first: args.dfs,
         symmetry: !args.no_symmetry,
         partial_order: !args.no_por,
@@ -786,6 +794,10 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "max_depth": report.max_depth,
             "peak_states_held": report.peak_states_held,
             "peak_rss_bytes": peak_rss,
+            "peak_bytes_held": report.peak_bytes_held,
+            "max_memory_bytes": budget.bytes,
+            "max_memory_from": budget.from,
+            "bounded_by": bounded_by(&report, args.max_states),
             "seconds": secs,
             "states_per_sec": per_sec.round(),
             "exhaustive": report.exhaustive,
@@ -843,6 +855,18 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             per_sec,
             threads
         );
+        println!(
+            "memory: held {} MiB at most, of a budget of {} MiB ({})",
+            report.peak_bytes_held.div_ceil(1 << 20),
+            budget.bytes >> 20,
+            budget.from
+        );
+        if report.bounded_by_memory {
+            println!(
+                "bounded by memory: the search stopped before holding more than {} MiB; raise it with --max-memory",
+                budget.bytes >> 20
+            );
+        }
         let races: Vec<&str> = report.reached.iter().map(|r| r.name()).collect();
         println!(
             "races reached: {}",
@@ -882,7 +906,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 "verdict: pass, exhaustive: every reachable state of this configuration was checked"
             ),
             (None, false) => println!(
-                "verdict: no violation found, but the search was BOUNDED (depth or state limit): not a proof"
+                "verdict: no violation found, but the search was BOUNDED (depth, state or memory limit): not a proof"
             ),
         }
     }
@@ -895,6 +919,109 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What stopped a bounded search: `memory`, `states` or `depth` (`None` if exhaustive).
+fn bounded_by(
+    report: &cancelcheck_sim::explorer::SearchReport,
+    max_states: u64,
+) -> Option<&'static str> {
+    if report.exhaustive {
+        None
+    } else if report.bounded_by_memory {
+        Some("memory")
+    } else if report.unique_states >= max_states {
+        Some("states")
+    } else {
+        Some("depth")
+    }
+}
+
+/// A memory budget and where it came from.
+struct Budget {
+    bytes: u64,
+    from: String,
+}
+
+/// `--max-memory`, or the default: half the least of the memory available, the cgroup's
+/// limit and the address-space limit.
+fn memory_budget(flag: Option<&str>) -> anyhow::Result<Budget> {
+    if let Some(s) = flag {
+        let bytes = parse_size(s).ok_or_else(|| {
+            bad(format!(
+                "--max-memory {:?}: expected a size of at least 1M, e.g. 512M, 2G or 1073741824",
+                trace_file::clip(s)
+            ))
+        })?;
+        return Ok(Budget {
+            bytes,
+            from: "--max-memory".into(),
+        });
+    }
+    let mut known: Vec<(u64, &str)> = Vec::new();
+    if let Ok(info) = std::fs::read_to_string("/proc/meminfo") {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|kib| kib.parse::<u64>().ok())
+                .map(|kib| kib.saturating_mul(1024))
+        };
+        if let Some(b) = field("MemAvailable:") {
+            known.push((b, "half of MemAvailable"));
+        } else if let Some(b) = field("MemTotal:") {
+            known.push((b, "half of MemTotal"));
+        }
+    }
+    if let Ok(max) = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        && let Ok(b) = max.trim().parse::<u64>()
+    {
+        known.push((b, "half of the cgroup's memory.max"));
+    }
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into the struct passed, which lives on this stack.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+        if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+            known.push((
+                lim.rlim_cur as u64,
+                "half of the address-space limit (ulimit -v)",
+            ));
+        }
+    }
+    Ok(match known.into_iter().min_by_key(|k| k.0) {
+        Some((b, from)) => Budget {
+            bytes: (b / 2).max(1 << 20),
+            from: from.into(),
+        },
+        None => Budget {
+            bytes: 2 << 30,
+            from: "no memory figure found: 2 GiB".into(),
+        },
+    })
+}
+
+/// A size: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024; `MiB`, `MB` and `m`
+/// read the same); at least 1 MiB.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    let bytes = n.checked_mul(1u64 << shift)?;
+    (bytes >= 1 << 20).then_some(bytes)
 }
 
 /// The process's peak resident memory so far (Linux `VmHWM`), where the system reports it.
