@@ -34,7 +34,7 @@ impl fmt::Display for InputError {
                 f,
                 "{}: field `{}`: {}",
                 self.file.display(),
-                self.field,
+                clip(&self.field),
                 self.expected
             )
         }
