@@ -987,10 +987,7 @@ fn memory_budget(flag: Option<&str>) -> anyhow::Result<Budget> {
         // SAFETY: getrlimit writes the limit into the struct passed, which lives on this stack.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
         if ok && lim.rlim_cur != libc::RLIM_INFINITY {
-            known.push((
-                lim.rlim_cur as u64,
-                "half of the address-space limit (ulimit -v)",
-            ));
+            known.push((lim.rlim_cur, "half of the address-space limit (ulimit -v)"));
         }
     }
     Ok(match known.into_iter().min_by_key(|k| k.0) {
@@ -1086,11 +1083,11 @@ fn report_divergence(file: &Path, doc: &trace_file::TraceDoc, r: &trace_file::Re
     if let Some(i) = r.diverged_at {
         let fresh = r.fresh_json["events"]
             .get(i)
-            .map_or("(none: the re-run ended)".to_string(), |e| quoted(e));
+            .map_or("(none: the re-run ended)".to_string(), quoted);
         let recorded = doc
             .events
             .get(i)
-            .map_or("(none: the recording ended)".to_string(), |e| quoted(e));
+            .map_or("(none: the recording ended)".to_string(), quoted);
         let _ = writeln!(
             msg,
             "  first differing event: #{i}\n  recorded: {recorded}\n  re-run:   {fresh}"
