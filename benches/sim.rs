@@ -52,6 +52,7 @@ fn explorer(c: &mut Criterion) {
             max_depth: None,
             threads,
             max_states: None,
+            max_memory: None,
             depth_first,
             // Raw states per second: no reduction of the state space.
             symmetry: false,

@@ -1,8 +1,10 @@
 //! The `cancelcheck` command line.
 //!
-//! Exit codes: 0 no violation (or reproduced), 1 violation found (or diverged), 2 bad input.
+//! Exit codes: 0 no violation (or reproduced), 1 violation found (or diverged), 2 bad input,
+//! 3 violation found (or diverged) but some output (a trace file, stdout) could not be written,
+//! 4 no violation but some output could not be written. A closed stdout (`cancelcheck run |
+//! head`) ends the output quietly and leaves the exit code as it would have been.
 
-use anyhow::Context;
 use cancelcheck::trace_file::{self, InputError};
 use cancelcheck::{export, render};
 use cancelcheck_model::{Behaviour, Dialect};
@@ -14,8 +16,102 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
+
+// Every line printed goes through `out`, so that a closed or full stdout never panics and
+// never goes unreported; these shadow the standard macros for the rest of this file.
+macro_rules! println {
+    ($($arg:tt)*) => {
+        out::stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        out::stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        out::stderr(&format!("{}", format_args!($($arg)*)))
+    };
+}
+
+/// A command's exit code (see the module documentation), as a number the end of `main` can
+/// combine with what became of stdout.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct ExitCode(u8);
+
+impl ExitCode {
+    /// Exit 0.
+    const SUCCESS: ExitCode = ExitCode(0);
+
+    /// Exit `code`.
+    fn from(code: u8) -> ExitCode {
+        ExitCode(code)
+    }
+}
+
+/// Writing to stdout and stderr without panicking. A write to stdout that fails stops every
+/// later one; a broken pipe is remembered as such (the reader went away: the Unix convention
+/// is a quiet exit), any other failure with its message, for `main` to report.
+mod out {
+    use std::io::Write;
+    use std::sync::Mutex;
+
+    /// What became of stdout.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Status {
+        /// Everything written so far arrived.
+        Fine,
+        /// The reader closed the pipe.
+        Closed,
+        /// A write failed for another reason (e.g. a full disk).
+        Failed(String),
+    }
+
+    static STATUS: Mutex<Status> = Mutex::new(Status::Fine);
+
+    fn record(e: &std::io::Error) {
+        let mut st = STATUS.lock().unwrap_or_else(|p| p.into_inner());
+        if *st == Status::Fine {
+            *st = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Status::Closed
+            } else {
+                Status::Failed(e.to_string())
+            };
+        }
+    }
+
+    /// Writes `s` to stdout unless an earlier write failed.
+    pub fn stdout(s: &str) {
+        if status() != Status::Fine {
+            return;
+        }
+        let mut o = std::io::stdout().lock();
+        if let Err(e) = o.write_all(s.as_bytes()) {
+            record(&e);
+        }
+    }
+
+    /// Writes `s` to stderr in one call; a failure there has nowhere to be reported.
+    pub fn stderr(s: &str) {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    }
+
+    /// Flushes stdout and says what became of it.
+    pub fn finish() -> Status {
+        if status() == Status::Fine
+            && let Err(e) = std::io::stdout().lock().flush()
+        {
+            record(&e);
+        }
+        status()
+    }
+
+    fn status() -> Status {
+        STATUS.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -82,6 +178,9 @@ struct RunArgs {
     /// Machine-readable summary on stdout.
     #[arg(long)]
     json: bool,
+    /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
+    #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
+    max_input_bytes: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -141,6 +240,12 @@ struct ExploreArgs {
     /// level's states packed (50 to 100 bytes each) and 15 to 30 bytes per visited state.
     #[arg(long, default_value_t = 4_000_000)]
     max_states: u64,
+    /// Stop before the search holds more than this much memory (its levels or stack, the
+    /// visited set, the transition memos), e.g. `512M`, `2G` or bytes; the result is then
+    /// bounded. Default: half the memory available (the least of `MemAvailable`, the cgroup's
+    /// limit and the address-space limit), 2 GiB where none is known.
+    #[arg(long)]
+    max_memory: Option<String>,
     /// A JSON scenario instead of the flags above (see docs: how the explorer reads it).
     #[arg(long)]
     scenario: Option<PathBuf>,
@@ -162,6 +267,9 @@ struct ExploreArgs {
     /// Machine-readable certificate on stdout.
     #[arg(long)]
     json: bool,
+    /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
+    #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
+    max_input_bytes: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -178,9 +286,13 @@ struct ReplayArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
+    #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
+    max_input_bytes: u64,
 }
 
-fn main() -> ExitCode {
+fn main() -> std::process::ExitCode {
+    ignore_file_size_signal();
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Run(args) => cmd_run(args),
@@ -203,12 +315,40 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("cancelcheck: {e:#}");
             ExitCode::from(2)
         }
+    };
+    std::process::ExitCode::from(with_stdout(code, out::finish()).0)
+}
+
+/// The exit code once stdout's fate is known: a closed pipe changes nothing (the reader went
+/// away, which is its choice); a failed write is reported and turns 0 into 4 and 1 into 3.
+fn with_stdout(code: ExitCode, stdout: out::Status) -> ExitCode {
+    match stdout {
+        out::Status::Fine | out::Status::Closed => code,
+        out::Status::Failed(why) => {
+            eprintln!("cancelcheck: writing to stdout failed: {why}");
+            match code.0 {
+                0 | 4 => ExitCode(4),
+                1 | 3 => ExitCode(3),
+                other => ExitCode(other),
+            }
+        }
+    }
+}
+
+/// A write past the file-size limit (`ulimit -f`) then fails with an error the save reports,
+/// instead of a signal killing the process with a temporary file left behind.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" runs no code in a handler; it is done
+    // first thing in `main`, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 
@@ -219,8 +359,7 @@ fn pretty(v: &serde_json::Value) -> String {
 }
 
 fn print_out(s: String) {
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(s.as_bytes());
+    out::stdout(&s);
 }
 
 /// A usage error (exit 2) that says what was expected.
@@ -281,7 +420,7 @@ fn apply_names(
 
 fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
-        Some(file) => trace_file::read_scenario(file)?,
+        Some(file) => trace_file::read_scenario_within(file, args.max_input_bytes)?,
         None => Scenario::default_for(Dialect::Acp),
     };
     apply_names(&mut s, args.dialect.as_deref(), args.behavior.as_deref())?;
@@ -316,7 +455,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         shard,
         jobs,
     };
-    let total = plan.iter().count() as u64;
+    let total = plan.len();
     let classification = scenario.behavior.classify(scenario.dialect);
     let faulty = classification.is_some_and(|c| c.faulty);
 
@@ -351,6 +490,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     // One trace per violated invariant: the first seed that broke it.
     let mut saved: Vec<(u64, InvariantId, trace_file::Saved)> = Vec::new();
+    // Traces that could not be saved: the summary still goes out, and the exit code says so.
+    let mut unsaved: Vec<(u64, InvariantId, String)> = Vec::new();
     let mut mixes = Vec::new();
     let mut seen = Vec::new();
     let to_save = if args.stop_first {
@@ -366,10 +507,13 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             seen.push(*inv);
             let run = run_seed(&scenario, f.seed, true);
             let trace = Trace::from_run(&scenario, run);
-            let s = trace_file::save(&args.save, &trace)
-                .with_context(|| format!("saving a trace under {}", args.save.display()))?;
-            mixes.push(trace.mix);
-            saved.push((f.seed, *inv, s));
+            match trace_file::save(&args.save, &trace) {
+                Ok(s) => {
+                    mixes.push(trace.mix);
+                    saved.push((f.seed, *inv, s));
+                }
+                Err(e) => unsaved.push((f.seed, *inv, save_error(&args.save, &e))),
+            }
         }
     }
     let applicable = applicable_races(&scenario);
@@ -421,13 +565,14 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "seconds": secs,
             "events_per_sec": events_per_sec.round(),
             "violations": violations,
-            "failing_seeds": summary.failures.len(),
+            "failing_seeds": summary.failing_seeds,
             "violations_by_invariant": by_inv,
             "races_reached": summary.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
             "races_unreached": unreached.iter().map(|r| r.name()).collect::<Vec<_>>(),
             "truncated_runs": summary.truncated,
             "verdict": verdict,
             "vacuous_because": vacuous,
+            "unsaved": unsaved_json(&unsaved),
         });
         print_out(pretty(&out));
     } else {
@@ -454,7 +599,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if summary.failures.is_empty() {
             println!("violations: none");
         } else {
-            println!("violations: {} failing seeds", summary.failures.len());
+            println!("violations: {} failing seeds", summary.failing_seeds);
             for (inv, n) in &summary.by_invariant {
                 let first = summary
                     .failures
@@ -470,6 +615,9 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     inv.name(),
                     s.path.display()
                 );
+            }
+            for (seed, inv, why) in &unsaved {
+                println!("  trace for {} (seed {seed}): NOT SAVED: {why}", inv.name());
             }
             if let (Some((seed, _, _)), Some(Some(mix))) = (saved.first(), mixes.first()) {
                 println!("  swarm mix of seed {seed}: {mix}");
@@ -510,12 +658,33 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    if !unsaved.is_empty() {
+        eprintln!(
+            "cancelcheck: {} trace(s) could not be saved under {} (exit 3: violations found, evidence not saved)",
+            unsaved.len(),
+            args.save.display()
+        );
+        return Ok(ExitCode::from(3));
+    }
     Ok(ExitCode::from(status.exit_code()))
+}
+
+/// Why saving under `dir` failed, for the summary.
+fn save_error(dir: &Path, e: &std::io::Error) -> String {
+    format!("saving under {} failed: {e}", dir.display())
+}
+
+/// The traces that could not be saved, for `--json`.
+fn unsaved_json(unsaved: &[(u64, InvariantId, String)]) -> serde_json::Value {
+    unsaved
+        .iter()
+        .map(|(seed, inv, why)| json!({"seed": seed, "invariant": inv.name(), "error": why}))
+        .collect()
 }
 
 fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
-        Some(file) => trace_file::read_scenario(file)?,
+        Some(file) => explorable_file(file, args.max_input_bytes)?,
         None => {
             let mut s = Scenario::default_for(Dialect::Acp);
             s.workload.timeout = None;
@@ -556,18 +725,34 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
     Ok(s)
 }
 
+/// Reads an explorer scenario file, refusing what the explorer cannot take whole.
+fn explorable_file(file: &Path, max_bytes: u64) -> anyhow::Result<Scenario> {
+    let s = trace_file::read_scenario_within(file, max_bytes)?;
+    cancelcheck_sim::explorer::explorable(&s).map_err(|e| InputError {
+        file: file.to_path_buf(),
+        field: e.field,
+        expected: format!("expected {}", e.expected),
+    })?;
+    Ok(s)
+}
+
 fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     use cancelcheck_sim::explorer::{SearchOptions, search};
     let scenario = explore_scenario(&args)?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(bad("--threads 0: expected at least 1"));
+    }
+    let budget = memory_budget(args.max_memory.as_deref())?;
     // The depth-first search runs on one thread.
     let threads = if args.dfs { 1 } else { threads };
     let opts = SearchOptions {
         max_depth: args.max_depth,
         threads,
         max_states: Some(args.max_states),
+        max_memory: Some(budget.bytes),
         depth_first: args.dfs,
         symmetry: !args.no_symmetry,
         partial_order: !args.no_por,
@@ -585,6 +770,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         eprint!("\r\x1b[2K");
     }
     let mut saved = None;
+    let mut save_failed: Option<String> = None;
     let mut steps = None;
     let mut broken: Vec<&str> = Vec::new();
     // A MUST broken stops the search; otherwise the first schedule that broke a SHOULD.
@@ -592,15 +778,15 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         steps = Some(schedule.len().saturating_sub(1));
         broken = invs.iter().map(|i| i.name()).collect();
         let trace = Trace::from_schedule(&scenario, schedule.clone());
-        saved = Some(
-            trace_file::save(&args.save, &trace)
-                .with_context(|| format!("saving under {}", args.save.display()))?,
-        );
+        match trace_file::save(&args.save, &trace) {
+            Ok(s) => saved = Some(s),
+            Err(e) => save_failed = Some(save_error(&args.save, &e)),
+        }
     }
     let mut vacuous = Vec::new();
     if !report.exhaustive {
         vacuous.push(
-            "the search was bounded (--max-depth or --max-states): not every state was checked"
+            "the search was bounded (--max-depth, --max-states or --max-memory): not every state was checked"
                 .to_string(),
         );
     }
@@ -642,6 +828,10 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "max_depth": report.max_depth,
             "peak_states_held": report.peak_states_held,
             "peak_rss_bytes": peak_rss,
+            "peak_bytes_held": report.peak_bytes_held,
+            "max_memory_bytes": budget.bytes,
+            "max_memory_from": budget.from,
+            "bounded_by": bounded_by(&report, args.max_states),
             "seconds": secs,
             "states_per_sec": per_sec.round(),
             "exhaustive": report.exhaustive,
@@ -655,6 +845,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "counterexample": saved.as_ref().map(|s| s.path.display().to_string()),
             "counterexample_steps": steps,
             "counterexample_shortest": saved.is_some().then_some(report.shortest),
+            "save_error": save_failed,
             "races_reached": report.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
         });
         print_out(pretty(&out));
@@ -700,6 +891,18 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             per_sec,
             threads
         );
+        println!(
+            "memory: held {} MiB at most, of a budget of {} MiB ({})",
+            report.peak_bytes_held.div_ceil(1 << 20),
+            budget.bytes >> 20,
+            budget.from
+        );
+        if report.bounded_by_memory {
+            println!(
+                "bounded by memory: the search stopped before holding more than {} MiB; raise it with --max-memory",
+                budget.bytes >> 20
+            );
+        }
         let races: Vec<&str> = report.reached.iter().map(|r| r.name()).collect();
         println!(
             "races reached: {}",
@@ -733,6 +936,13 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                     s.path.display()
                 );
             }
+            (None, _) if report.finding().is_some() => println!(
+                "verdict: {}: {} in a counterexample of {} steps\ncounterexample NOT SAVED: {}",
+                verdict.to_uppercase(),
+                broken.join(", "),
+                steps.unwrap_or(0),
+                save_failed.as_deref().unwrap_or("")
+            ),
             (None, Status::Pass) => println!(
                 "verdict: pass, exhaustive: every reachable state of this configuration was checked"
             ),
@@ -746,7 +956,111 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    if let Some(why) = &save_failed {
+        eprintln!("cancelcheck: the counterexample could not be saved: {why} (exit 3)");
+        return Ok(ExitCode::from(3));
+    }
     Ok(ExitCode::from(status.exit_code()))
+}
+
+/// What stopped a bounded search: `memory`, `states` or `depth` (`None` if exhaustive).
+fn bounded_by(
+    report: &cancelcheck_sim::explorer::SearchReport,
+    max_states: u64,
+) -> Option<&'static str> {
+    if report.exhaustive {
+        None
+    } else if report.bounded_by_memory {
+        Some("memory")
+    } else if report.unique_states >= max_states {
+        Some("states")
+    } else {
+        Some("depth")
+    }
+}
+
+/// A memory budget and where it came from.
+struct Budget {
+    bytes: u64,
+    from: String,
+}
+
+/// `--max-memory`, or the default: half the least of the memory available, the cgroup's
+/// limit and the address-space limit.
+fn memory_budget(flag: Option<&str>) -> anyhow::Result<Budget> {
+    if let Some(s) = flag {
+        let bytes = parse_size(s).ok_or_else(|| {
+            bad(format!(
+                "--max-memory {:?}: expected a size of at least 1M, e.g. 512M, 2G or 1073741824",
+                trace_file::clip(s)
+            ))
+        })?;
+        return Ok(Budget {
+            bytes,
+            from: "--max-memory".into(),
+        });
+    }
+    let mut known: Vec<(u64, &str)> = Vec::new();
+    if let Ok(info) = std::fs::read_to_string("/proc/meminfo") {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|kib| kib.parse::<u64>().ok())
+                .map(|kib| kib.saturating_mul(1024))
+        };
+        if let Some(b) = field("MemAvailable:") {
+            known.push((b, "half of MemAvailable"));
+        } else if let Some(b) = field("MemTotal:") {
+            known.push((b, "half of MemTotal"));
+        }
+    }
+    if let Ok(max) = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        && let Ok(b) = max.trim().parse::<u64>()
+    {
+        known.push((b, "half of the cgroup's memory.max"));
+    }
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into the struct passed, which lives on this stack.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+        if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+            known.push((lim.rlim_cur, "half of the address-space limit (ulimit -v)"));
+        }
+    }
+    Ok(match known.into_iter().min_by_key(|k| k.0) {
+        Some((b, from)) => Budget {
+            bytes: (b / 2).max(1 << 20),
+            from: from.into(),
+        },
+        None => Budget {
+            bytes: 2 << 30,
+            from: "no memory figure found: 2 GiB".into(),
+        },
+    })
+}
+
+/// A size: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024; `MiB`, `MB` and `m`
+/// read the same); at least 1 MiB.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    let bytes = n.checked_mul(1u64 << shift)?;
+    (bytes >= 1 << 20).then_some(bytes)
 }
 
 /// The process's peak resident memory so far (Linux `VmHWM`), where the system reports it.
@@ -758,7 +1072,8 @@ fn peak_resident_bytes() -> Option<u64> {
 }
 
 fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let doc = trace_file::read_trace(&args.file).map_err(|e: InputError| anyhow::anyhow!(e))?;
+    let doc = trace_file::read_trace_within(&args.file, args.max_input_bytes)
+        .map_err(|e: InputError| anyhow::anyhow!(e))?;
     let r = trace_file::replay(&doc);
     let code = if r.reproduced() {
         ExitCode::SUCCESS
@@ -788,40 +1103,58 @@ fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn report_divergence(file: &Path, doc: &trace_file::TraceDoc, r: &trace_file::Replay) {
+    use std::fmt::Write as _;
+    // The whole report is made first and written in one call.
+    let mut msg = String::new();
     if r.reproduced() {
         let bytes = if r.bytes_identical {
             "byte for byte"
         } else {
             "event for event (the file's formatting differs)"
         };
-        eprintln!(
+        let _ = writeln!(
+            msg,
             "reproduced {}: {} events, same verdict, {bytes}",
             file.display(),
             doc.events.len()
         );
+        out::stderr(&msg);
         return;
     }
-    eprintln!("DIVERGED: {}", file.display());
+    let _ = writeln!(msg, "DIVERGED: {}", file.display());
     if let Some(i) = r.diverged_at {
         let fresh = r.fresh_json["events"]
             .get(i)
-            .map_or("(none: the re-run ended)".to_string(), |e| e.to_string());
+            .map_or("(none: the re-run ended)".to_string(), quoted);
         let recorded = doc
             .events
             .get(i)
-            .map_or("(none: the recording ended)".to_string(), |e| e.to_string());
-        eprintln!("  first differing event: #{i}\n  recorded: {recorded}\n  re-run:   {fresh}");
+            .map_or("(none: the recording ended)".to_string(), quoted);
+        let _ = writeln!(
+            msg,
+            "  first differing event: #{i}\n  recorded: {recorded}\n  re-run:   {fresh}"
+        );
     }
     if !r.origin_matches {
-        eprintln!(
+        let _ = writeln!(
+            msg,
             "  recorded origin: {}\n  only this much of it applies: {}",
-            doc.raw["origin"], r.fresh_json["origin"]
+            quoted(&doc.raw["origin"]),
+            quoted(&r.fresh_json["origin"])
         );
     }
     if !r.verdict_matches {
-        eprintln!(
+        let _ = writeln!(
+            msg,
             "  recorded verdict: {}\n  re-run verdict:   {}",
-            doc.verdict, r.fresh_json["verdict"]
+            quoted(&doc.verdict),
+            quoted(&r.fresh_json["verdict"])
         );
     }
+    out::stderr(&msg);
+}
+
+/// A JSON value as compact text, cut to a readable length (a recorded value can be huge).
+fn quoted(v: &serde_json::Value) -> String {
+    trace_file::clip(&v.to_string())
 }

@@ -34,7 +34,7 @@ impl fmt::Display for InputError {
                 f,
                 "{}: field `{}`: {}",
                 self.file.display(),
-                self.field,
+                clip(&self.field),
                 self.expected
             )
         }
@@ -42,6 +42,17 @@ impl fmt::Display for InputError {
 }
 
 impl std::error::Error for InputError {}
+
+/// The most characters of an offending value a message quotes.
+pub const QUOTE_LIMIT: usize = 200;
+
+/// `s` cut to [`QUOTE_LIMIT`] characters, saying how much was left out.
+pub fn clip(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_LIMIT) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}... ({} more bytes)", &s[..at], s.len() - at),
+    }
+}
 
 /// A trace as JSON, events rendered for its dialect.
 pub fn trace_json(t: &Trace) -> Value {
@@ -89,7 +100,7 @@ pub struct TraceDoc {
     pub events: Vec<Value>,
     /// The recorded verdict, as JSON.
     pub verdict: Value,
-    /// The whole document.
+    /// The whole document but its events (which are in `events`, not copied).
     pub raw: Value,
     /// The file's bytes.
     pub text: String,
@@ -107,7 +118,6 @@ struct Body {
     origin: Value,
     #[serde(default)]
     swarm: Option<SwarmMix>,
-    events: Vec<Value>,
     verdict: Value,
 }
 
@@ -172,96 +182,400 @@ pub fn typed<T: serde::de::DeserializeOwned>(
     prefix: &str,
     value: Value,
 ) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let field = match (prefix.is_empty(), path.as_str()) {
-            (true, p) => p.to_string(),
-            (false, ".") => prefix.to_string(),
-            (false, p) => format!("{prefix}.{p}"),
-        };
-        InputError {
-            file: file.to_path_buf(),
-            field: if field == "." { String::new() } else { field },
-            expected: e.into_inner().to_string(),
-        }
-    })
+    serde_path_to_error::deserialize(value).map_err(|e| path_error(file, prefix, e))
 }
 
-/// Parses JSON text, naming the line and column of a syntax error.
-pub fn parse_json(file: &Path, text: &str) -> Result<Value, InputError> {
-    serde_json::from_str(text).map_err(|e| InputError {
+/// Deserializes `value` as `T` without taking or copying it, naming the failing field's path.
+pub fn typed_ref<'v, T: Deserialize<'v>>(
+    file: &Path,
+    prefix: &str,
+    value: &'v Value,
+) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(value).map_err(|e| path_error(file, prefix, e))
+}
+
+fn path_error(
+    file: &Path,
+    prefix: &str,
+    e: serde_path_to_error::Error<serde_json::Error>,
+) -> InputError {
+    let field = join_path(prefix, &e.path().to_string());
+    InputError {
         file: file.to_path_buf(),
-        field: String::new(),
-        expected: format!(
-            "not valid JSON at line {}, column {}: {e}",
-            e.line(),
-            e.column()
-        ),
-    })
+        field,
+        expected: describe(&e.into_inner().to_string()),
+    }
+}
+
+/// A field path in the one notation every message uses: keys joined by dots, array indices
+/// in brackets (`config.workload.requests`, `origin.schedule[3]`, `events[2].message`).
+pub fn join_path(prefix: &str, path: &str) -> String {
+    match (prefix.is_empty(), path) {
+        (_, ".") => prefix.to_string(),
+        (true, p) => p.to_string(),
+        (false, p) if p.starts_with('[') => format!("{prefix}{p}"),
+        (false, p) => format!("{prefix}.{p}"),
+    }
+}
+
+/// A deserializer's message made plain: an integer too large for 64 bits (which JSON parsing
+/// turns into a float) is called an integer, and a quoted value is cut to a readable length.
+fn describe(msg: &str) -> String {
+    if let Some(rest) = msg.strip_prefix("invalid type: floating point `")
+        && let Some((num, expected)) = rest.split_once("`, expected ")
+        && let Ok(x) = num.parse::<f64>()
+        && x.fract() == 0.0
+        && x.abs() >= 9.2e18
+        && (expected.starts_with('u') || expected.starts_with('i'))
+    {
+        let (side, bound) = match (expected.starts_with('u'), x < 0.0) {
+            (true, true) => ("below", "0".to_string()),
+            (true, false) => ("above", u64::MAX.to_string()),
+            (false, true) => ("below", i64::MIN.to_string()),
+            (false, false) => ("above", i64::MAX.to_string()),
+        };
+        return format!(
+            "invalid value: an integer {side} {bound}, too large for 64 bits, expected {}",
+            clip(expected)
+        );
+    }
+    clip(msg)
+}
+
+/// A JSON value read with every object's keys checked: a key that appears twice in one
+/// object is refused (otherwise the last would silently win).
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = StrictValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::from(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::from(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<StrictValue, E> {
+        Ok(StrictValue(
+            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::String(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::String(v)))
+    }
+    fn visit_unit<E>(self) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::Null))
+    }
+    fn visit_none<E>(self) -> Result<StrictValue, E> {
+        Ok(StrictValue(Value::Null))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<StrictValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(StrictValue(Value::Array(items)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<StrictValue, A::Error> {
+        let mut obj = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if obj.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{}`: a key may appear once in an object (remove one)",
+                    clip(&key)
+                )));
+            }
+            let StrictValue(v) = map.next_value()?;
+            obj.insert(key, v);
+        }
+        Ok(StrictValue(Value::Object(obj)))
+    }
+}
+
+/// Parses JSON text, naming the line, column and byte offset of a syntax error, and refusing
+/// an object that repeats a key (naming its path).
+pub fn parse_json(file: &Path, text: &str) -> Result<Value, InputError> {
+    let syntax = |e: serde_json::Error| {
+        let (line, column) = (e.line(), e.column());
+        InputError {
+            file: file.to_path_buf(),
+            field: String::new(),
+            expected: format!(
+                "not valid JSON at line {line}, column {column} (byte offset {}): {}",
+                byte_offset(text, line, column),
+                clip(&e.to_string())
+            ),
+        }
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, StrictValue>(&mut de) {
+        Ok(StrictValue(v)) => {
+            de.end().map_err(syntax)?;
+            Ok(v)
+        }
+        Err(e) => {
+            let field = join_path("", &e.path().to_string());
+            let inner = e.into_inner();
+            if inner.is_data() {
+                Err(InputError {
+                    file: file.to_path_buf(),
+                    field: if field == "." { String::new() } else { field },
+                    expected: clip(&inner.to_string()),
+                })
+            } else {
+                Err(syntax(inner))
+            }
+        }
+    }
+}
+
+/// The byte offset of 1-based `line` and `column` in `text` (as serde_json counts them).
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
 }
 
 /// Checks a scenario's values, naming the field under `prefix`.
 pub fn validated(file: &Path, prefix: &str, s: Scenario) -> Result<Scenario, InputError> {
     s.validate().map_err(|e| InputError {
         file: file.to_path_buf(),
-        field: if prefix.is_empty() {
-            e.field
-        } else {
-            format!("{prefix}.{}", e.field)
-        },
+        field: join_path(prefix, &e.field),
         expected: format!("expected {}", e.expected),
     })?;
     Ok(s)
 }
 
-/// Reads a scenario file (the shape of a trace's `config`).
+/// The largest input file (scenario or trace) read unless a command's `--max-input-bytes`
+/// says otherwise: 16 MiB, some thousand times the largest trace of the corpus. Reading
+/// holds about ten times a file's size in memory at most.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// Reads a scenario file (the shape of a trace's `config`), at most
+/// [`DEFAULT_MAX_INPUT_BYTES`] long.
 pub fn read_scenario(file: &Path) -> Result<Scenario, InputError> {
-    let text = read_text(file)?;
+    read_scenario_within(file, DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Reads a scenario file of at most `max_bytes` bytes.
+pub fn read_scenario_within(file: &Path, max_bytes: u64) -> Result<Scenario, InputError> {
+    let text = read_text(file, max_bytes)?;
     let value = parse_json(file, &text)?;
     require_object(file, &value)?;
     let s: Scenario = typed(file, "", value)?;
     validated(file, "", s)
 }
 
-fn read_text(file: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(file).map_err(|e| InputError {
+/// What kind of file `t` is, for a message.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a whole regular file of at most `max_bytes` bytes as UTF-8. Anything else (a FIFO,
+/// a device such as `/dev/zero`, a directory) is refused before it is opened: a pipe may
+/// never end, or never start.
+pub fn read_text(file: &Path, max_bytes: u64) -> Result<String, InputError> {
+    use std::io::Read;
+    let fail = |expected: String| InputError {
         file: file.to_path_buf(),
         field: String::new(),
-        expected: format!("cannot be read: {e}"),
+        expected,
+    };
+    let not_regular = |t: std::fs::FileType| {
+        fail(format!(
+            "is {}: only regular files are read (a pipe or device may never end); save its contents to a file and pass that",
+            kind_of(t)
+        ))
+    };
+    let too_big = |len: u64| {
+        fail(format!(
+            "is {len} bytes or more, over the input limit of {max_bytes} bytes; raise it with --max-input-bytes"
+        ))
+    };
+    let meta = std::fs::metadata(file).map_err(|e| fail(format!("cannot be read: {e}")))?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    if meta.len() > max_bytes {
+        return Err(too_big(meta.len()));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        // Should the file have become a FIFO since, opening it does not wait for a writer.
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = options
+        .open(file)
+        .map_err(|e| fail(format!("cannot be read: {e}")))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| fail(format!("cannot be read: {e}")))?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
+    f.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(format!("cannot be read: {e}")))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 text: invalid byte at byte offset {}",
+            e.utf8_error().valid_up_to()
+        ))
     })
 }
 
-/// Reads a trace file.
+/// The top-level fields of a trace file.
+const TRACE_FIELDS: [&str; 9] = [
+    "format", "version", "dialect", "behavior", "origin", "config", "swarm", "events", "verdict",
+];
+
+/// Reads a trace file, at most [`DEFAULT_MAX_INPUT_BYTES`] long.
 pub fn read_trace(file: &Path) -> Result<TraceDoc, InputError> {
-    let text = read_text(file)?;
-    let raw = parse_json(file, &text)?;
+    read_trace_within(file, DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Reads a trace file of at most `max_bytes` bytes. Every top-level field must be one a
+/// trace has; `dialect` and `behavior` must be the config's.
+pub fn read_trace_within(file: &Path, max_bytes: u64) -> Result<TraceDoc, InputError> {
+    let field_err = |field: &str, expected: String| InputError {
+        file: file.to_path_buf(),
+        field: field.to_string(),
+        expected,
+    };
+    let text = read_text(file, max_bytes)?;
+    let mut raw = parse_json(file, &text)?;
     require_object(file, &raw)?;
-    let header: Header = typed(file, "", raw.clone())?;
+    if let Some(obj) = raw.as_object()
+        && let Some(k) = obj.keys().find(|k| !TRACE_FIELDS.contains(&k.as_str()))
+    {
+        return Err(field_err(
+            &clip(k),
+            format!(
+                "unknown field `{}`, expected one of {}",
+                clip(k),
+                TRACE_FIELDS.map(|f| format!("`{f}`")).join(", ")
+            ),
+        ));
+    }
+    let header: Header = typed_ref(file, "", &raw)?;
     if header.format != FORMAT {
-        return Err(InputError {
-            file: file.to_path_buf(),
-            field: "format".into(),
-            expected: format!("expected \"{FORMAT}\", found {:?}", header.format),
-        });
+        return Err(field_err(
+            "format",
+            format!("expected \"{FORMAT}\", found {:?}", clip(&header.format)),
+        ));
     }
     if header.version != TRACE_VERSION {
-        return Err(InputError {
-            file: file.to_path_buf(),
-            field: "version".into(),
-            expected: format!(
+        return Err(field_err(
+            "version",
+            format!(
                 "expected {TRACE_VERSION} (this build reads version {TRACE_VERSION} traces), found {}",
                 header.version
             ),
-        });
+        ));
     }
-    let body: Body = typed(file, "", raw.clone())?;
+    // The events are taken out of the document rather than copied.
+    let events = match raw.as_object_mut().and_then(|o| o.shift_remove("events")) {
+        Some(Value::Array(events)) => events,
+        Some(other) => {
+            return Err(field_err(
+                "events",
+                format!(
+                    "invalid type: {}, expected a sequence of events",
+                    clip(&other.to_string())
+                ),
+            ));
+        }
+        None => {
+            return Err(field_err(
+                "events",
+                "missing: expected a sequence of events".into(),
+            ));
+        }
+    };
+    let body: Body = typed_ref(file, "", &raw)?;
     let scenario = validated(file, "config", body.config)?;
-    let origin = origin_of(file, body.origin)?;
+    for (field, found, config) in [
+        ("dialect", &raw["dialect"], scenario.dialect.id()),
+        ("behavior", &raw["behavior"], scenario.behavior.name()),
+    ] {
+        if found.as_str() != Some(config) {
+            let found = if found.is_null() {
+                "missing".to_string()
+            } else {
+                format!("found {}", clip(&found.to_string()))
+            };
+            return Err(field_err(
+                field,
+                format!(
+                    "expected \"{config}\", the config's `{field}` ({found}); make the two agree"
+                ),
+            ));
+        }
+    }
+    let origin = origin_of(file, body.origin.clone())?;
+    if let Origin::Schedule(_) = origin
+        && let Err(e) = cancelcheck_sim::explorer::explorable(&scenario)
+    {
+        return Err(field_err(
+            &join_path("config", &e.field),
+            format!(
+                "expected {} (the trace's origin is an explorer schedule)",
+                e.expected
+            ),
+        ));
+    }
     Ok(TraceDoc {
         scenario,
         origin,
         swarm: body.swarm,
-        events: body.events,
+        events,
         verdict: body.verdict,
         raw,
         text,
@@ -294,46 +608,64 @@ pub fn file_name(t: &Trace) -> String {
 /// Writes `t` into `dir` atomically (a temporary file, then a no-clobber link). An existing
 /// file with the same name is never overwritten: if its bytes are the same, nothing is
 /// written; otherwise the trace goes to the first free `name-2.json`, `name-3.json`, ...
+/// Whatever fails (a full disk, the file-size limit), the temporary file is removed: a failed
+/// save leaves nothing behind.
 pub fn save(dir: &Path, t: &Trace) -> std::io::Result<Saved> {
     std::fs::create_dir_all(dir)?;
     let text = trace_text(t);
     let name = file_name(t);
     let stem = name.trim_end_matches(".json").to_string();
     let tmp = dir.join(format!(".{stem}.{}.tmp", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    let result = (|| {
-        for n in 1.. {
-            let path = if n == 1 {
-                dir.join(&name)
-            } else {
-                dir.join(format!("{stem}-{n}.json"))
-            };
-            match std::fs::hard_link(&tmp, &path) {
-                Ok(()) => {
-                    return Ok(Saved {
-                        path,
-                        existed: false,
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
-                        return Ok(Saved {
-                            path,
-                            existed: true,
-                        });
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        unreachable!("the loop above returns")
-    })();
+    let result = write_new(&tmp, text.as_bytes()).and_then(|()| link_free(dir, &tmp, &stem, &text));
     let _ = std::fs::remove_file(&tmp);
     result
+}
+
+/// Writes `bytes` to a new file at `tmp` and syncs it.
+fn write_new(tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Links `tmp` (holding `text`) to the first free name `stem.json`, `stem-2.json`, ... in
+/// `dir`, or finds that name already holding the same bytes.
+fn link_free(dir: &Path, tmp: &Path, stem: &str, text: &str) -> std::io::Result<Saved> {
+    for n in 1u32.. {
+        let path = if n == 1 {
+            dir.join(format!("{stem}.json"))
+        } else {
+            dir.join(format!("{stem}-{n}.json"))
+        };
+        match std::fs::hard_link(tmp, &path) {
+            Ok(()) => {
+                return Ok(Saved {
+                    path,
+                    existed: false,
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if same_bytes(&path, text) {
+                    return Ok(Saved {
+                        path,
+                        existed: true,
+                    });
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free file name"))
+}
+
+/// Whether the file at `path` holds exactly `text` (read no further than `text`'s length).
+fn same_bytes(path: &Path, text: &str) -> bool {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut old = Vec::with_capacity(text.len() + 1);
+    f.take(text.len() as u64 + 1).read_to_end(&mut old).is_ok() && old == text.as_bytes()
 }
 
 /// The result of re-running a trace file.

@@ -593,3 +593,376 @@ fn origin_errors_name_the_field_and_overlong_schedules_diverge() {
 fn a_seed_range_that_overflows_is_refused() {
     rejects(&["run", "--seeds", "18446744073709551615"], &["--seeds"]);
 }
+
+/// Runs `args` under `bash` with `limits` (e.g. `ulimit -v 300000`) set first.
+fn cancelcheck_limited(limits: &str, args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("{limits}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_cancelcheck"))
+        .args(args)
+        .output()
+        .expect("bash runs")
+}
+
+/// Runs `args`, failing the test (rather than hanging it) if it has not ended in 20 s.
+fn cancelcheck_within_20s(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    for _ in 0..200 {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("{args:?} still running after 20 s");
+}
+
+#[test]
+fn memory_bounds_every_search() {
+    let tmp = Scratch::new("memory");
+    let save = tmp.path().display().to_string();
+    let big = [
+        "explore",
+        "--dialect",
+        "acp",
+        "--requests",
+        "4",
+        "--transport",
+        "reordering",
+        "--timeouts",
+        "--no-symmetry",
+        "--no-por",
+        "--threads",
+        "1",
+        "--max-states",
+        "100000000",
+        "--save",
+        &save,
+        "--json",
+    ];
+    // An explicit budget: a clean, bounded stop that says why.
+    let mut args = big.to_vec();
+    args.extend(["--max-memory", "8M"]);
+    let o = cancelcheck(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["bounded_by"], "memory", "{v}");
+    assert_eq!(v["exhaustive"], false);
+    assert_eq!(v["max_memory_bytes"], 8 << 20);
+    assert!(v["peak_bytes_held"].as_u64().unwrap() <= 8 << 20, "{v}");
+    // The default budget follows the address-space limit: no abort where the search would
+    // outgrow it.
+    let o = cancelcheck_limited("ulimit -v 300000", &big);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["bounded_by"], "memory", "{v}");
+    assert!(v["max_memory_from"].as_str().unwrap().contains("ulimit -v"));
+    // Without --json the bound is said in words.
+    let o = cancelcheck(
+        &big[..big.len() - 1]
+            .iter()
+            .copied()
+            .chain(["--max-memory", "8M"])
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        text(&o.stdout).contains("bounded by memory"),
+        "{}",
+        text(&o.stdout)
+    );
+    rejects(
+        &["explore", "--max-memory", "lots"],
+        &["--max-memory", "512M"],
+    );
+    rejects(
+        &["explore", "--max-memory", "10"],
+        &["--max-memory", "at least 1M"],
+    );
+}
+
+#[test]
+fn seeds_are_made_as_they_run() {
+    let tmp = Scratch::new("lazy-seeds");
+    let save = tmp.path().display().to_string();
+    for shard in ["0/1", "7/1000000000000"] {
+        let o = cancelcheck_within_20s(&[
+            "run",
+            "--behavior",
+            "answers-twice",
+            "--seeds",
+            "0..18446744073709551615",
+            "--shard",
+            shard,
+            "--stop-first",
+            "--save",
+            &save,
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        let v = json_out(&o);
+        assert_eq!(v["verdict"], "fail");
+        assert!(v["seeds"].as_u64().unwrap() <= 2048, "{v}");
+    }
+}
+
+#[test]
+fn inputs_are_regular_files_of_bounded_size() {
+    let tmp = Scratch::new("inputs");
+    let dir = tmp.path();
+    for args in [
+        vec!["replay", "/dev/zero"],
+        vec!["run", "--scenario", "/dev/zero"],
+        vec!["explore", "--scenario", "/dev/zero"],
+    ] {
+        let o = cancelcheck_within_20s(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("/dev/zero: is a character device"));
+    }
+    let fifo = dir.join("fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let fifo = fifo.display().to_string();
+    let o = cancelcheck_within_20s(&["replay", &fifo]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("FIFO"), "{}", text(&o.stderr));
+    // A scenario padded to 2 MB: refused under a 1 MB limit, read under the default.
+    let padded = format!("{}{{\"dialect\": \"lsp\"}}", " ".repeat(2_000_000));
+    let f = write(dir, "padded.json", &padded);
+    rejects(
+        &["run", "--scenario", &f, "--max-input-bytes", "1000000"],
+        &[
+            "padded.json",
+            "input limit of 1000000 bytes",
+            "--max-input-bytes",
+        ],
+    );
+    let o = cancelcheck(&["run", "--scenario", &f, "--seeds", "0..5", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let f = write(dir, "latin1.json", "{\"dialect\": \"acp\"}\n\u{0}");
+    std::fs::write(&f, b"{\"dialect\": \"ac\xe9\"}").unwrap();
+    rejects(
+        &["run", "--scenario", &f],
+        &["latin1.json", "UTF-8", "byte offset 15"],
+    );
+}
+
+#[test]
+fn a_closed_or_full_stdout_is_never_a_panic() {
+    let full = || std::fs::File::create("/dev/full").expect("/dev/full");
+    for (args, code) in [
+        (vec!["properties"], 4),
+        (vec!["properties", "--json"], 4),
+        (vec!["run", "--seeds", "0..20"], 4),
+        (vec!["run", "--seeds", "0..20", "--json"], 4),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+            .args(&args)
+            .stdout(full())
+            .output()
+            .expect("runs");
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains("writing to stdout failed"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // A reader that went away: a quiet end, the exit code the run would have had.
+    for args in [
+        vec!["properties"],
+        vec!["run", "--seeds", "0..20", "--json"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("output");
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_failed_save_leaves_nothing_behind_and_keeps_the_summary() {
+    let tmp = Scratch::new("failed-save");
+    let save = tmp.path().join("found");
+    let save_s = save.display().to_string();
+    // Trace files are several KiB: a 2 KiB file-size limit makes every save fail.
+    let o = cancelcheck_limited(
+        "ulimit -f 2",
+        &[
+            "run",
+            "--behavior",
+            "answers-twice",
+            "--seeds",
+            "0..50",
+            "--save",
+            &save_s,
+            "--json",
+        ],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let v = json_out(&o);
+    assert_eq!(v["verdict"], "fail");
+    assert!(
+        v["unsaved"].as_array().is_some_and(|u| !u.is_empty()),
+        "{v}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&save).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // The same without --json, and from the explorer.
+    let o = cancelcheck_limited(
+        "ulimit -f 2",
+        &[
+            "run",
+            "--behavior",
+            "answers-twice",
+            "--seeds",
+            "0..50",
+            "--save",
+            &save_s,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3));
+    assert!(text(&o.stdout).contains("NOT SAVED"), "{}", text(&o.stdout));
+    let o = cancelcheck_limited(
+        "ulimit -f 2",
+        &[
+            "explore",
+            "--behavior",
+            "answers-twice",
+            "--requests",
+            "1",
+            "--save",
+            &save_s,
+            "--json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(json_out(&o)["save_error"].is_string());
+    assert_eq!(std::fs::read_dir(&save).unwrap().count(), 0);
+}
+
+#[test]
+fn silently_accepted_input_is_refused() {
+    let tmp = Scratch::new("silent");
+    let dir = tmp.path();
+    let f = write(dir, "dup.json", r#"{"dialect": "acp", "dialect": "lsp"}"#);
+    rejects(
+        &["run", "--scenario", &f],
+        &["dup.json", "duplicate key `dialect`"],
+    );
+    let f = write(
+        dir,
+        "dup-inner.json",
+        r#"{"dialect": "acp", "workload": {"requests": 2, "requests": 9}}"#,
+    );
+    rejects(
+        &["run", "--scenario", &f],
+        &["dup-inner.json", "workload", "duplicate key `requests`"],
+    );
+    let f = write(
+        dir,
+        "latency.json",
+        r#"{"dialect": "acp", "link": {"latency": {"fixed": 18446744073709551615}}}"#,
+    );
+    rejects(
+        &["run", "--scenario", &f],
+        &["latency.json", "link.latency", "1000000000000"],
+    );
+    let f = write(
+        dir,
+        "many.json",
+        r#"{"dialect": "acp", "workload": {"requests": 40}}"#,
+    );
+    rejects(
+        &["explore", "--scenario", &f],
+        &["many.json", "workload.requests", "at most 32"],
+    );
+    rejects(&["explore", "--threads", "0"], &["--threads", "at least 1"]);
+
+    let trace = "traces/acp--answers-twice--seed-2.json";
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let mut v = doc.clone();
+    v["dialect"] = Value::from("lsp");
+    let f = write(dir, "dialect.json", &v.to_string());
+    rejects(
+        &["replay", &f],
+        &["dialect.json", "field `dialect`", "\"acp\""],
+    );
+    let mut v = doc.clone();
+    v["behavior"] = Value::from("honour");
+    let f = write(dir, "behavior.json", &v.to_string());
+    rejects(
+        &["replay", &f],
+        &["behavior.json", "field `behavior`", "answers-twice"],
+    );
+    let mut v = doc.clone();
+    v["note"] = Value::from("hi");
+    let f = write(dir, "extra.json", &v.to_string());
+    rejects(&["replay", &f], &["extra.json", "unknown field `note`"]);
+    let text_doc = std::fs::read_to_string(trace).unwrap();
+    let f = write(
+        dir,
+        "dup-trace.json",
+        &text_doc.replacen("\"version\": 1,", "\"version\": 1, \"version\": 1,", 1),
+    );
+    rejects(
+        &["replay", &f],
+        &["dup-trace.json", "duplicate key `version`"],
+    );
+}
+
+#[test]
+fn messages_quote_little_and_speak_plainly() {
+    let tmp = Scratch::new("messages");
+    let dir = tmp.path();
+    let huge = format!(r#"{{"dialect": "{}"}}"#, "x".repeat(100_000));
+    let f = write(dir, "huge.json", &huge);
+    let o = cancelcheck(&["run", "--scenario", &f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stderr.len() < 1000, "{} bytes", o.stderr.len());
+    assert!(
+        text(&o.stderr).contains("more bytes"),
+        "{}",
+        text(&o.stderr)
+    );
+    let f = write(
+        dir,
+        "big.json",
+        r#"{"dialect": "acp", "max_events": 18446744073709551616}"#,
+    );
+    rejects(
+        &["run", "--scenario", &f],
+        &["big.json", "max_events", "integer", "u64"],
+    );
+    let o = cancelcheck(&["run", "--scenario", &f]);
+    assert!(!text(&o.stderr).contains("floating"), "{}", text(&o.stderr));
+    let f = write(
+        dir,
+        "neg.json",
+        r#"{"dialect": "acp", "workload": {"ids": {"first": -99999999999999999999}}}"#,
+    );
+    rejects(
+        &["run", "--scenario", &f],
+        &["workload.ids.first", "integer", "i64"],
+    );
+    // Array indices in brackets, in every path.
+    let trace = "traces/acp--answers-twice--seed-2.json";
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    doc["origin"] = serde_json::json!({"kind": "schedule", "schedule": [0, "x"]});
+    let f = write(dir, "schedule.json", &doc.to_string());
+    rejects(
+        &["replay", &f],
+        &["schedule.json", "field `origin.schedule[1]`"],
+    );
+}

@@ -24,6 +24,10 @@ pub enum Latency {
     },
 }
 
+/// The largest bound or mean a latency may have: 10^12 virtual microseconds (about eleven
+/// and a half days), so that a run's virtual time stays far from `u64` overflow.
+pub const MAX_DELAY: u64 = 1_000_000_000_000;
+
 impl Latency {
     /// Draws one delay.
     pub fn draw(&self, rng: &mut SimRng) -> u64 {
@@ -48,6 +52,16 @@ impl Latency {
 
     /// Whether the parameters make sense; the error says what was expected.
     pub fn validate(&self) -> Result<(), String> {
+        let values: &[u64] = match self {
+            Latency::Fixed(t) | Latency::Exponential(t) => &[*t],
+            Latency::Uniform(lo, hi) => &[*lo, *hi],
+            Latency::Bimodal { fast, slow, .. } => &[fast.0, fast.1, slow.0, slow.1],
+        };
+        if let Some(v) = values.iter().find(|&&v| v > MAX_DELAY) {
+            return Err(format!(
+                "delays of at most {MAX_DELAY} microseconds (the limit on every latency), got {v}"
+            ));
+        }
         let bounds = |(lo, hi): (u64, u64)| {
             if lo > hi {
                 Err(format!("bounds [lo, hi] with lo <= hi, got [{lo}, {hi}]"))

@@ -21,12 +21,62 @@ pub struct SeedPlan {
 }
 
 impl SeedPlan {
-    /// The seeds of this shard, in order.
+    /// The seeds of this shard, in order, made one at a time as they are asked for (a range
+    /// of any size costs nothing up front; skipping to the next seed of a shard is one step).
     pub fn iter(&self) -> impl Iterator<Item = u64> + Clone {
         let (i, n) = self.shard;
-        self.seeds.clone().filter(move |s| s % n.max(1) == i)
+        let n = n.max(1);
+        let (start, end) = (self.seeds.start, self.seeds.end);
+        // The first seed at or after `start` that is `i` modulo `n`.
+        let r = start % n;
+        let offset = if i >= r { i - r } else { n - (r - i) };
+        ShardSeeds {
+            next: start.checked_add(offset).filter(|&s| s < end && i < n),
+            end,
+            step: n,
+        }
+    }
+
+    /// How many seeds [`SeedPlan::iter`] yields, worked out without making them.
+    pub fn len(&self) -> u64 {
+        let (i, n) = self.shard;
+        let n = n.max(1);
+        let (start, end) = (self.seeds.start, self.seeds.end);
+        if i >= n || end <= start {
+            return 0;
+        }
+        // Seeds below `x` that are `i` modulo `n`.
+        let below = |x: u64| x / n + u64::from(x % n > i);
+        below(end) - below(start)
+    }
+
+    /// Whether the plan has no seed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
+
+/// The seeds of one shard: `next`, `next + step`, ... below `end`.
+#[derive(Clone, Debug)]
+struct ShardSeeds {
+    next: Option<u64>,
+    end: u64,
+    step: u64,
+}
+
+impl Iterator for ShardSeeds {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        let seed = self.next?;
+        self.next = seed.checked_add(self.step).filter(|&s| s < self.end);
+        Some(seed)
+    }
+}
+
+/// The most failing seeds a [`Summary`] lists besides the first of each invariant (which it
+/// always lists); the count of failing seeds and the counts per invariant are always whole.
+pub const LISTED_FAILURES: usize = 10_000;
 
 /// A failing seed and what it broke.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +94,11 @@ pub struct Summary {
     pub seeds: u64,
     /// Events checked.
     pub events: u64,
-    /// Failing seeds, in seed order.
+    /// Failing seeds, in seed order: the first [`LISTED_FAILURES`], and the first seed to
+    /// break each invariant.
     pub failures: Vec<Failure>,
+    /// How many seeds failed (all of them, listed or not).
+    pub failing_seeds: u64,
     /// For each invariant (catalog order), how many seeds broke it.
     pub by_invariant: Vec<(InvariantId, u64)>,
     /// The races reached by at least one seed.
@@ -55,47 +108,58 @@ pub struct Summary {
 }
 
 /// Runs every seed of `plan`; `progress` is called with the number of seeds done so far
-/// (from worker threads, at most every 64 seeds each). With `stop_after = Some(k)`, seeds run
-/// in batches and the run stops after the first batch that brings the failures to `k` or
-/// more; every seed below that batch has run, so the failures found are the lowest failing
-/// seeds, whatever the number of threads.
+/// (from worker threads, at most every 64 seeds each). Seeds are made as they are run, a
+/// batch at a time, so a range of any size starts at once and memory does not grow with it.
+/// With `stop_after = Some(k)`, batches are small and the run stops after the first batch
+/// that brings the failures to `k` or more; every seed below that batch has run, so the
+/// failures found are the lowest failing seeds, whatever the number of threads.
 pub fn run_plan(
     scenario: &Scenario,
     plan: &SeedPlan,
     progress: &(dyn Fn(u64) + Sync),
     stop_after: Option<usize>,
 ) -> Summary {
-    let seeds: Vec<u64> = plan.iter().collect();
     let jobs = plan.jobs.clamp(1, 64);
-    let batch = if stop_after.is_some() {
+    let batch_len = if stop_after.is_some() {
         1024
     } else {
-        seeds.len().max(1)
+        4096 * jobs
     };
+    let mut seeds = plan.iter();
+    let mut batch: Vec<u64> = Vec::with_capacity(batch_len);
     let done = AtomicU64::new(0);
     let mut total = Summary::default();
-    for batch in seeds.chunks(batch) {
-        let part = run_batch(scenario, batch, jobs, &done, progress);
+    let mut counts: Vec<(InvariantId, u64)> = InvariantId::all().map(|i| (i, 0)).collect();
+    loop {
+        batch.clear();
+        batch.extend(seeds.by_ref().take(batch_len));
+        if batch.is_empty() {
+            break;
+        }
+        let part = run_batch(scenario, &batch, jobs, &done, progress);
         total.seeds += part.seeds;
         total.events += part.events;
         total.reached = total.reached.union(part.reached);
         total.truncated += part.truncated;
-        total.failures.extend(part.failures);
-        if stop_after.is_some_and(|k| total.failures.len() >= k) {
+        for f in part.failures {
+            total.failing_seeds += 1;
+            let mut first_of_some = false;
+            for inv in &f.invariants {
+                if let Some(c) = counts.iter_mut().find(|(i, _)| i == inv) {
+                    first_of_some |= c.1 == 0;
+                    c.1 += 1;
+                }
+            }
+            if first_of_some || total.failures.len() < LISTED_FAILURES {
+                total.failures.push(f);
+            }
+        }
+        if stop_after.is_some_and(|k| total.failing_seeds >= k as u64) {
             break;
         }
     }
     total.failures.sort_by_key(|f| f.seed);
-    for inv in InvariantId::all() {
-        let n = total
-            .failures
-            .iter()
-            .filter(|f| f.invariants.contains(&inv))
-            .count() as u64;
-        if n > 0 {
-            total.by_invariant.push((inv, n));
-        }
-    }
+    total.by_invariant = counts.into_iter().filter(|(_, n)| *n > 0).collect();
     total
 }
 

@@ -251,18 +251,18 @@ impl Simulator {
         let mut t = self.world.now;
         for k in 0..w.requests {
             if k > 0 {
-                t += w.spacing.draw(rng);
+                t = t.saturating_add(w.spacing.draw(rng));
             }
             self.schedule(t, Occ::App(Party::Client, AppAct::Send(k)));
             if w.malformed_cancel_permille > 0 && rng.chance(w.malformed_cancel_permille) {
-                let at = t + w.cancel_delay.draw(rng);
+                let at = t.saturating_add(w.cancel_delay.draw(rng));
                 self.schedule(at, Occ::App(Party::Client, AppAct::MalformedCancel));
             }
             if rng.chance(w.cancel_permille) {
-                let at = t + w.cancel_delay.draw(rng);
+                let at = t.saturating_add(w.cancel_delay.draw(rng));
                 self.schedule(at, Occ::App(Party::Client, AppAct::Cancel(k)));
                 if rng.chance(w.repeat_cancel_permille) {
-                    let again = at + w.cancel_delay.draw(rng) / 4;
+                    let again = at.saturating_add(w.cancel_delay.draw(rng) / 4);
                     self.schedule(again, Occ::App(Party::Client, AppAct::Cancel(k)));
                 }
             }
@@ -315,14 +315,14 @@ impl Simulator {
                 self.live_work.push((party, id, token));
                 let dur = s.workload.work.draw(rng);
                 if rng.chance(s.workload.progress_permille) {
-                    self.schedule(now + dur / 2, Occ::Progress(party, id, token));
+                    self.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
                 }
                 let internal = s.workload.internal_cancel_permille;
                 if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
-                    let at = now + rng.between(0, dur);
+                    let at = now.saturating_add(rng.between(0, dur));
                     self.schedule(at, Occ::InternalCancel(party, id, token));
                 }
-                self.schedule(now + dur, Occ::WorkDone(party, id, token));
+                self.schedule(now.saturating_add(dur), Occ::WorkDone(party, id, token));
             }
             Output::AbortWork(id) => self.live_work.retain(|w| !(w.0 == party && w.1 == id)),
             Output::ArmTimer(timer) => {
@@ -333,7 +333,7 @@ impl Simulator {
                 if let Some(after) = after {
                     let token = self.next_token();
                     self.live_timers.push((party, timer, token));
-                    self.schedule(now + after, Occ::Fire(party, timer, token));
+                    self.schedule(now.saturating_add(after), Occ::Fire(party, timer, token));
                 }
             }
             Output::DisarmTimer(timer) => {
@@ -367,7 +367,7 @@ impl Simulator {
             };
         let to = from.peer();
         for _ in 0..copies {
-            let mut at = self.world.now + link.latency.draw(rng);
+            let mut at = self.world.now.saturating_add(link.latency.draw(rng));
             if link.order == Order::Fifo {
                 at = at.max(self.last_delivery[to.index()]);
                 self.last_delivery[to.index()] = at;

@@ -119,6 +119,7 @@ fn declared_breaks_are_observed_breaks() {
                         depth_first: false,
                         symmetry: true,
                         partial_order: true,
+                        max_memory: None,
                     };
                     let r = search(&spec.scenario(), &opts, &|_, _, _| {});
                     for (_, broken) in r.counterexample.iter().chain(r.warning.iter()) {

@@ -122,6 +122,7 @@ fn search_options(
         max_depth,
         threads,
         max_states,
+        max_memory: None,
         depth_first,
         symmetry: false,
         partial_order: false,

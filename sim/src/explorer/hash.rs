@@ -212,6 +212,30 @@ impl<V: Copy + Default> FingerprintMap<V> {
         }
     }
 
+    /// The bytes its table takes.
+    pub fn held_bytes(&self) -> u64 {
+        (self.slots.capacity() * core::mem::size_of::<(u64, V)>()) as u64
+    }
+
+    /// The bytes held at most while `more` keys are put in: the table it would grow to, and
+    /// the table it has while the keys move over (nothing beyond [`held_bytes`] if no growth
+    /// is needed).
+    ///
+    /// [`held_bytes`]: FingerprintMap::held_bytes
+    pub fn held_bytes_after(&self, more: usize) -> u64 {
+        let want = self.len.saturating_add(more);
+        let mut size = self.slots.len();
+        while want.saturating_mul(8) > size.saturating_mul(5) {
+            size = (size * 2).max(1024);
+        }
+        let slot = core::mem::size_of::<(u64, V)>() as u64;
+        if size == self.slots.len() {
+            self.held_bytes()
+        } else {
+            self.held_bytes() + size as u64 * slot
+        }
+    }
+
     /// Asks the processor to bring `key`'s home slot into cache; never changes the map.
     #[inline]
     pub fn prefetch(&self, key: u64) {

@@ -40,6 +40,24 @@ pub use state::{Explorer, Step};
 use crate::link::Order;
 use crate::scenario::Scenario;
 
+/// The most requests the explorer can track: a scenario with more is refused by
+/// [`explorable`], never cut short.
+pub const MAX_REQUESTS: u16 = 32;
+
+/// Whether the explorer can take `s` whole; the error names the field and the limit.
+pub fn explorable(s: &Scenario) -> Result<(), crate::scenario::ScenarioError> {
+    if s.workload.requests > MAX_REQUESTS {
+        return Err(crate::scenario::ScenarioError {
+            field: "workload.requests".into(),
+            expected: format!(
+                "at most {MAX_REQUESTS} requests for the explorer, found {}",
+                s.workload.requests
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// What the explorer branches on, read from a scenario.
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
@@ -60,7 +78,7 @@ struct Bounds {
 
 fn bounds(s: &Scenario) -> Bounds {
     Bounds {
-        requests: s.workload.requests.min(32) as u8,
+        requests: s.workload.requests.min(MAX_REQUESTS) as u8,
         cancels_each: match (
             s.workload.cancel_permille,
             s.workload.repeat_cancel_permille,

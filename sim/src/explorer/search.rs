@@ -29,6 +29,10 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Stop after this many unique states (bounded).
     pub max_states: Option<u64>,
+    /// Stop before the search would hold more than this many bytes (bounded): its levels or
+    /// stack, the successors being made, the visited set and the transition memos, each
+    /// counted with the growth it is about to make. See [`SearchReport::bounded_by_memory`].
+    pub max_memory: Option<u64>,
     /// Depth-first instead of breadth-first: memory grows with the depth, not the width, but
     /// the first counterexample need not be a shortest one, and with a depth bound a state
     /// first met deep is not revisited from shallower paths (the bound is then approximate).
@@ -64,6 +68,11 @@ pub struct SearchReport {
     pub partial_order: bool,
     /// Whether states were held as [flat](super::Flat) rows (rather than plain worlds).
     pub flat: bool,
+    /// Whether the search stopped at [`SearchOptions::max_memory`] (it is then bounded).
+    pub bounded_by_memory: bool,
+    /// The most bytes the search held at once, as it counts them (see
+    /// [`SearchOptions::max_memory`]).
+    pub peak_bytes_held: u64,
     /// The first counterexample found that breaks a MUST clause: its schedule (initial state
     /// index, then the index of each step in `enabled`) and the invariants it breaks. A
     /// shortest one, breadth-first without the partial-order reduction. The search stops at it.
@@ -145,6 +154,18 @@ impl Packed {
         self.bytes.clear();
         self.ends.clear();
     }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes.capacity() + self.ends.capacity() * core::mem::size_of::<usize>()) as u64
+    }
+}
+
+/// A search stopped at its memory budget: bounded, with the states visited so far.
+fn out_of_memory(mut report: SearchReport, seen: &FingerprintSet) -> SearchReport {
+    report.exhaustive = false;
+    report.bounded_by_memory = true;
+    report.unique_states = seen.len() as u64;
+    report
 }
 
 /// One thread's means of expanding states: per initial scenario (they differ only in
@@ -227,6 +248,10 @@ trait Form: Sized + Send {
         packed: &'s mut Vec<u8>,
         canon: &mut Vec<u8>,
     ) -> (u64, &'s [u8]);
+    /// The bytes one thread's context holds (its memo of transitions).
+    fn held_bytes(_cx: &Self::Ctx) -> u64 {
+        0
+    }
     /// Whether some state did not fit this form, which voids the search.
     fn spoilt(_cx: &Self::Ctx) -> bool {
         false
@@ -391,6 +416,9 @@ impl Form for Flat {
         (fingerprint(self.bytes()), self.bytes())
     }
 
+    fn held_bytes(cx: &FlatMemo) -> u64 {
+        cx.held_bytes()
+    }
     fn spoilt(cx: &FlatMemo) -> bool {
         cx.spoilt()
     }
@@ -552,17 +580,39 @@ struct Share {
     child_bad: Option<Bad>,
     quiescent_warn: Option<Bad>,
     child_warn: Option<Bad>,
+    /// Whether it stopped before the end of its range, at its memory allowance.
+    cut: bool,
+}
+
+/// The bytes a growable buffer of `len` of `cap` elements of `elem` bytes holds, counting the
+/// doubling it is about to make (the old and the new buffer at once) once it is three
+/// quarters full.
+fn growable(len: usize, cap: usize, elem: usize) -> u64 {
+    let bytes = (cap * elem) as u64;
+    if len * 4 >= cap * 3 { 3 * bytes } else { bytes }
+}
+
+/// The bytes a buffer of `cap` elements of `elem` bytes holds while it is made to hold
+/// `needed` (the old and the new buffer at once if it must grow).
+fn reserved(needed: usize, cap: usize, elem: usize) -> u64 {
+    if needed <= cap {
+        (cap * elem) as u64
+    } else {
+        ((cap + needed) * elem) as u64
+    }
 }
 
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
 /// those whose key is not in `seen` (read only while a level expands) become candidates for
-/// the merge.
+/// the merge. With an `allowance`, it stops (and says so in `cut`) once its buffers and its
+/// memo would hold more bytes than that.
 fn expand_share<F: Form>(
     x: &mut Expander<'_, F>,
     level: &Packed,
     nodes: &[u32],
     range: core::ops::Range<usize>,
     seen: &FingerprintSet,
+    allowance: Option<u64>,
 ) {
     let mut out = core::mem::take(&mut x.share);
     out.candidates.clear();
@@ -573,6 +623,7 @@ fn expand_share<F: Form>(
     out.child_bad = None;
     out.quiescent_warn = None;
     out.child_warn = None;
+    out.cut = false;
     // Candidates from `pending` on were not yet checked against `seen`: those of one state are
     // checked after the next state's successors are made, when their slots have arrived.
     let mut pending = 0;
@@ -597,6 +648,7 @@ fn expand_share<F: Form>(
             continue;
         }
         let made = out.candidates.len();
+        let before = out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>();
         for j in 0..x.steps.len() {
             let (choice, step) = x.steps[j];
             let e = x.step(root, step, j + 1 == x.steps.len());
@@ -631,6 +683,13 @@ fn expand_share<F: Form>(
             out.bytes.extend_from_slice(packed);
         }
         pending = out.settle(seen, pending, made);
+        // Room is kept for the next state to add as much as this one did.
+        let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
+            .saturating_sub(before) as u64;
+        if allowance.is_some_and(|a| out.held_bytes() + F::held_bytes(&x.memo) + 2 * added > a) {
+            out.cut = true;
+            break;
+        }
     }
     let end = out.candidates.len();
     out.settle(seen, pending, end);
@@ -653,6 +712,16 @@ impl Share {
         }
         self.candidates.truncate(w);
         to - (len - w)
+    }
+
+    /// The bytes its buffers hold, counting a growth about to happen.
+    fn held_bytes(&self) -> u64 {
+        growable(self.bytes.len(), self.bytes.capacity(), 1)
+            + growable(
+                self.candidates.len(),
+                self.candidates.capacity(),
+                core::mem::size_of::<Candidate>(),
+            )
     }
 
     /// The packed state of candidate `c`.
@@ -776,19 +845,52 @@ fn search_breadth_first<F: Form>(
         // are the level in order.
         let chunk = level.len().div_ceil(threads);
         let range = |t: usize| (t * chunk).min(level.len())..((t + 1) * chunk).min(level.len());
+        // What the search holds besides the threads' shares and memos, and what each thread
+        // may then hold.
+        let fixed = level.held_bytes()
+            + (level_nodes.capacity() * 4) as u64
+            + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
+            + seen.held_bytes();
+        let threads_held: u64 = expanders
+            .iter()
+            .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
+            .sum();
+        let allowance = match opts.max_memory {
+            Some(m) if fixed + threads_held > m => {
+                return Some(out_of_memory(report, &seen));
+            }
+            Some(m) => Some((m - fixed) / threads as u64),
+            None => None,
+        };
+        report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         if threads == 1 {
-            expand_share(&mut expanders[0], &level, &level_nodes, range(0), &seen);
+            expand_share(
+                &mut expanders[0],
+                &level,
+                &level_nodes,
+                range(0),
+                &seen,
+                allowance,
+            );
         } else {
             std::thread::scope(|scope| {
                 let (level, level_nodes, seen) = (&level, &level_nodes, &seen);
                 for (t, x) in expanders.iter_mut().enumerate() {
                     let range = range(t);
-                    scope.spawn(move || expand_share(x, level, level_nodes, range, seen));
+                    scope
+                        .spawn(move || expand_share(x, level, level_nodes, range, seen, allowance));
                 }
             });
         }
         if expanders.iter().any(|x| F::spoilt(&x.memo)) {
             return None;
+        }
+        let threads_held: u64 = expanders
+            .iter()
+            .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
+            .sum();
+        if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
+            report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         }
         let shares: Vec<&Share> = expanders.iter().map(|x| &x.share).collect();
         for s in &shares {
@@ -806,6 +908,10 @@ fn search_breadth_first<F: Form>(
             report.counterexample = Some((path, bad.broken));
             report.unique_states = seen.len() as u64;
             report.max_depth = depth + u32::from(bad.choice.is_some());
+            if shares.iter().any(|s| s.cut) {
+                report.exhaustive = false;
+                report.bounded_by_memory = true;
+            }
             return Some(report);
         }
         if report.warning.is_none() {
@@ -819,13 +925,46 @@ fn search_breadth_first<F: Form>(
                 (path, w.broken)
             });
         }
+        if shares.iter().any(|s| s.cut) {
+            return Some(out_of_memory(report, &seen));
+        }
         let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
+        // The merge puts up to every candidate in the next level, the tree and the visited
+        // set: make room first, if the budget allows.
+        let candidate_bytes: usize = shares
+            .iter()
+            .map(|s| s.candidates.iter().map(|c| c.len as usize).sum::<usize>())
+            .sum();
+        let merging = reserved(candidate_bytes, level.bytes.capacity(), 1)
+            + reserved(
+                candidates,
+                level.ends.capacity(),
+                core::mem::size_of::<usize>(),
+            )
+            + reserved(candidates, level_nodes.capacity(), 4)
+            + reserved(
+                nodes.len() + candidates,
+                nodes.capacity(),
+                core::mem::size_of::<Node>(),
+            )
+            + seen.held_bytes_after(candidates)
+            + threads_held;
+        if opts.max_memory.is_some_and(|m| merging > m) {
+            return Some(out_of_memory(report, &seen));
+        }
+        report.peak_bytes_held = report.peak_bytes_held.max(merging);
         report.peak_states_held = report
             .peak_states_held
             .max((level.len() + candidates) as u64);
         // Merge in order: the first of equal states is kept.
         level.clear();
         level_nodes.clear();
+        if opts.max_memory.is_some() {
+            level.bytes.reserve_exact(candidate_bytes);
+            level.ends.reserve_exact(candidates);
+            level_nodes.reserve_exact(candidates);
+            nodes.reserve_exact(candidates);
+        }
         for share in &shares {
             for (k, c) in share.candidates.iter().enumerate() {
                 // Ask for the slot of a candidate a few ahead, so that it is there when needed.
@@ -973,6 +1112,26 @@ fn search_depth_first<F: Form>(
                 p.push(choice);
                 report.warning = Some((p, x.broken(root)));
             }
+            if let Some(m) = opts.max_memory {
+                // The successor's row is about as long as its parent's.
+                let held = growable(bytes.len() + 2 * (end - start), bytes.capacity(), 1)
+                    + growable(
+                        stack.len() + 1,
+                        stack.capacity(),
+                        core::mem::size_of::<Frame>(),
+                    )
+                    + growable(
+                        steps.len(),
+                        steps.capacity(),
+                        core::mem::size_of::<(u32, F::Step)>(),
+                    )
+                    + seen.held_bytes_after(1)
+                    + F::held_bytes(&x.memo);
+                if held > m {
+                    return Some(out_of_memory(report, &seen));
+                }
+                report.peak_bytes_held = report.peak_bytes_held.max(held);
+            }
             let (key, packed) = x.key(root);
             if seen.insert(key, ()) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
@@ -1060,6 +1219,7 @@ mod tests {
             max_depth: None,
             threads: 1,
             max_states: None,
+            max_memory: None,
             depth_first: false,
             symmetry: false,
             partial_order: false,

@@ -120,6 +120,15 @@ impl FlatMemo {
         m
     }
 
+    /// The bytes this memo holds (its transitions and their outputs), counting the next
+    /// growth of its table once that is near.
+    pub fn held_bytes(&self) -> u64 {
+        self.effects.held_bytes_after(self.effects.len() / 4 + 1)
+            + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
+            + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
+            + self.bytes.capacity() as u64
+    }
+
     /// Whether some state did not fit the flat form: what was searched with this memo is void.
     pub fn spoilt(&self) -> bool {
         self.spoilt
