@@ -227,6 +227,13 @@ struct ExploreArgs {
     /// The client reuses the id of its latest answered request (JSON-RPC allows it).
     #[arg(long)]
     reuse_ids: bool,
+    /// The server may give up running work on its own (internal cancellation: a timeout, a
+    /// resource limit), in the dialects whose text says how it answers then (ACP, ACP RFD).
+    #[arg(long)]
+    internal_cancel: bool,
+    /// The client may send one malformed cancel (no id), which the server must ignore.
+    #[arg(long)]
+    malformed_cancel: bool,
     /// Server workers (default: as many as requests).
     #[arg(long)]
     workers: Option<u16>,
@@ -526,7 +533,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .application(scenario.dialect)
             .is_some_and(|a| a.strength == Strength::Must)
     };
-    let vacuous = coverage::vacuity(&scenario, applicable, summary.reached);
+    let vacuous = if summary.failures.is_empty() {
+        coverage::vacuity(&scenario, applicable, summary.reached)
+    } else {
+        Vec::new()
+    };
     let status = if summary
         .failures
         .iter()
@@ -719,6 +730,8 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
         spec.progress = args.progress;
         spec.duplicate = args.duplicate;
         spec.reuse_ids = args.reuse_ids;
+        spec.internal_cancel = args.internal_cancel;
+        spec.malformed_cancel = args.malformed_cancel;
         s = spec.scenario();
     }
     s.validate().map_err(|e| bad(e.to_string()))?;
@@ -783,18 +796,23 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             Err(e) => save_failed = Some(save_error(&args.save, &e)),
         }
     }
+    // Why a search that found nothing proves less than it seems (empty once it found something).
     let mut vacuous = Vec::new();
-    if !report.exhaustive {
+    if report.finding().is_some() {
+        // Nothing to say: the verdict is a failure or a warning.
+    } else if !report.exhaustive {
         vacuous.push(
             "the search was bounded (--max-depth, --max-states or --max-memory): not every state was checked"
                 .to_string(),
         );
     }
-    vacuous.extend(coverage::vacuity(
-        &scenario,
-        applicable_races(&scenario),
-        report.reached,
-    ));
+    if report.finding().is_none() {
+        vacuous.extend(coverage::vacuity(
+            &scenario,
+            applicable_races(&scenario),
+            report.reached,
+        ));
+    }
     let status = if report.counterexample.is_some() {
         Status::Fail
     } else if report.warning.is_some() {

@@ -32,7 +32,7 @@ pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
         InvariantId::RaceCancelBeforeWork
             if scenario.workload.workers >= scenario.workload.requests =>
         {
-            "a request must wait for a worker: --workers below --requests (workload.workers)"
+            "a request must wait for a worker: --requests 2 or more and --workers below it (workload.workers)"
         }
         InvariantId::RaceTimeoutWithAnswerInFlight if scenario.workload.timeout.is_none() => {
             "--timeouts (workload.timeout)"
