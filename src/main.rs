@@ -538,19 +538,14 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         Vec::new()
     };
-    let status = if summary
-        .failures
-        .iter()
-        .any(|f| f.invariants.iter().any(must))
-    {
-        Status::Fail
-    } else if !summary.failures.is_empty() {
-        Status::Warn
-    } else if !vacuous.is_empty() {
-        Status::Vacuous
-    } else {
-        Status::Pass
-    };
+    let status = Status::judged(
+        summary
+            .failures
+            .iter()
+            .any(|f| f.invariants.iter().any(must)),
+        !summary.failures.is_empty(),
+        vacuous.is_empty(),
+    );
     let verdict = status.as_str();
 
     if args.json {
@@ -813,15 +808,11 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             report.reached,
         ));
     }
-    let status = if report.counterexample.is_some() {
-        Status::Fail
-    } else if report.warning.is_some() {
-        Status::Warn
-    } else if !vacuous.is_empty() {
-        Status::Vacuous
-    } else {
-        Status::Pass
-    };
+    let status = Status::judged(
+        report.counterexample.is_some(),
+        report.finding().is_some(),
+        vacuous.is_empty(),
+    );
     let verdict = status.as_str();
     let per_sec = if secs > 0.0 {
         report.total_states as f64 / secs

@@ -109,9 +109,16 @@ impl Status {
     /// The status of a run with `violations` that did (`exercised`) or did not reach what it
     /// claims to check. Only a MUST broken fails.
     pub fn of(violations: &[Violation], exercised: bool) -> Status {
-        if violations.iter().any(|v| v.strength == Strength::Must) {
+        let must = violations.iter().any(|v| v.strength == Strength::Must);
+        Status::judged(must, !violations.is_empty(), exercised)
+    }
+
+    /// The status of runs that broke a MUST (`must`), broke anything (`broke`), and did or did
+    /// not exercise what they claim to check: the strongest applies.
+    pub fn judged(must: bool, broke: bool, exercised: bool) -> Status {
+        if must {
             Status::Fail
-        } else if !violations.is_empty() {
+        } else if broke {
             Status::Warn
         } else if !exercised {
             Status::Vacuous
@@ -972,5 +979,72 @@ impl Checker {
                 self.violate(InvariantId::NoLeakAtQuiescence, None);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(invariant: InvariantId, strength: Strength) -> Violation {
+        Violation {
+            invariant,
+            strength,
+            event: 0,
+            id: None,
+        }
+    }
+
+    /// Only a MUST fails; SHOULDs alone warn; nothing broken is a pass only when exercised.
+    #[test]
+    fn the_strongest_finding_decides_the_status() {
+        let must = v(InvariantId::SingleResolution, Strength::Must);
+        let should = v(InvariantId::LateAnswerIgnored, Strength::Should);
+        assert_eq!(Status::of(&[should, must], true), Status::Fail);
+        assert_eq!(Status::of(&[should], true), Status::Warn);
+        assert_eq!(Status::of(&[should], false), Status::Warn);
+        assert_eq!(Status::of(&[], false), Status::Vacuous);
+        assert_eq!(Status::of(&[], true), Status::Pass);
+        assert_eq!(Status::Fail.exit_code(), 1);
+        for s in [Status::Warn, Status::Vacuous, Status::Pass] {
+            assert_eq!(s.exit_code(), 0, "{s:?}");
+        }
+    }
+
+    /// Packing a checker's state and reading it back gives a checker that judges alike, every
+    /// record field included.
+    #[test]
+    fn a_record_round_trips_through_its_packed_form() {
+        let r = Req {
+            requester: Party::Server,
+            id: RequestId::Int(7),
+            method: Method::Work,
+            work: Work::Running,
+            cancel_sent: true,
+            cancel_received: true,
+            cancel_received_open: true,
+            responses_sent: 1,
+            response_copies: 2,
+            responses_received: 3,
+            responses_lost: 4,
+            responder_done: true,
+            delivered: 5,
+            request_lost: true,
+            ack_cancelled: Some(false),
+            result_cancelled: Some(true),
+            activity_sent: 6,
+            activity_settled: 7,
+            cancels_sent: 8,
+            cancels_received: 9,
+            cancels_lost: 10,
+            acks_sent: 11,
+            acks_settled: 12,
+            ambiguous: true,
+            internal: true,
+        };
+        let mut bytes = Vec::new();
+        r.pack(&mut bytes);
+        let back = Req::unpack(&mut Reader::new(&bytes)).expect("unpacks");
+        assert_eq!(back, r);
     }
 }
