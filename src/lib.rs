@@ -6,4 +6,5 @@
 pub mod export;
 pub mod render;
 pub mod trace_file;
+pub mod vectors;
 pub mod wire;

@@ -6,7 +6,7 @@
 //! head`) ends the output quietly and leaves the exit code as it would have been.
 
 use cancelcheck::trace_file::{self, InputError};
-use cancelcheck::{export, render};
+use cancelcheck::{export, render, vectors};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::{InvariantId, Status, Strength};
 use cancelcheck_sim::coverage;
@@ -144,6 +144,23 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Export the clause vectors: per invariant and dialect, event sequences that break it
+    /// and that honour it, to replay against another implementation.
+    Vectors(VectorsArgs),
+}
+
+#[derive(clap::Args)]
+struct VectorsArgs {
+    /// Only this dialect's vectors (default: every dialect).
+    #[arg(long)]
+    dialect: Option<String>,
+    /// One JSON document on stdout.
+    #[arg(long, conflicts_with = "out")]
+    json: bool,
+    /// Write one JSON document per dialect, DIR/<dialect>.json (an existing file that
+    /// differs is never overwritten).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -321,6 +338,7 @@ fn main() -> std::process::ExitCode {
             });
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Vectors(args) => cmd_vectors(args),
     };
     let code = match result {
         Ok(code) => code,
@@ -357,6 +375,28 @@ fn ignore_file_size_signal() {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+}
+
+fn cmd_vectors(args: VectorsArgs) -> anyhow::Result<ExitCode> {
+    let dialect = match &args.dialect {
+        Some(d) => Some(
+            d.parse::<Dialect>()
+                .map_err(|e| bad(format!("--dialect: {e}")))?,
+        ),
+        None => None,
+    };
+    let files = vectors::load(dialect)?;
+    if let Some(dir) = &args.out {
+        for w in vectors::write_dir(dir, &files)? {
+            let what = if w.unchanged { "unchanged" } else { "wrote" };
+            println!("{what} {}", w.path.display());
+        }
+    } else if args.json {
+        print_out(pretty(&vectors::document(&files)));
+    } else {
+        print_out(vectors::text(&files));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn pretty(v: &serde_json::Value) -> String {

@@ -7,7 +7,10 @@
 pub mod checker;
 pub mod event;
 pub mod invariant;
+pub mod notation;
+pub mod vector;
 
 pub use checker::{Checker, Excuse, Lost, PropertySet, Status, Verdict, Violation};
 pub use event::Event;
 pub use invariant::{CATALOG, Expectation, Invariant, InvariantId, Strength};
+pub use vector::{Expect, Link, Vector, VectorFile};
