@@ -5,6 +5,7 @@
 //! event    := PARTY "receives" MSG            | PARTY "sends" MSG
 //!           | PARTY "command" COMMAND         | PARTY "work-done" ID
 //!           | PARTY "work-progress" ID        | PARTY "timer-fired" TIMER
+//!           | PARTY "internal-cancel" ID
 //!           | PARTY "disconnected"            | PARTY "delivers" ID OUTCOME
 //!           | PARTY "starts" "work" ID        | PARTY "aborts" "work" ID
 //!           | PARTY "drops" ID                | PARTY "crashes"
@@ -20,7 +21,7 @@
 //! REPLY    := "full" | "partial" | "cancelled" | "error" INTEGER
 //!           | "initialized" "cancel-support" BOOL
 //! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout") | "disconnected"
-//! COMMAND  := "initialize" | "send" | "cancel" ID
+//! COMMAND  := "initialize" | "send" | "cancel" ID | "malformed-cancel"
 //! TIMER    := "timeout" ID | "init-timeout"
 //! REASON   := "none" | "not-found" | "already-completed" | "not-initialized"
 //! REFUSAL  := "not-pending" | "already-cancelling" | "initialize-not-cancellable"
@@ -111,6 +112,7 @@ impl fmt::Display for Notation<'_> {
                     Input::WorkProgress(id) => write!(f, "work-progress {}", Id(id)),
                     Input::TimerFired(t) => write!(f, "timer-fired {}", Tm(t)),
                     Input::Disconnected => f.write_str("disconnected"),
+                    Input::InternalCancel(id) => write!(f, "internal-cancel {}", Id(id)),
                 }
             }
             Event::Output { party, output } => {
@@ -231,6 +233,7 @@ impl fmt::Display for Cmd {
             Command::Initialize => f.write_str("initialize"),
             Command::Send => f.write_str("send"),
             Command::Cancel(id) => write!(f, "cancel {}", Id(id)),
+            Command::MalformedCancel => f.write_str("malformed-cancel"),
         }
     }
 }
@@ -491,11 +494,14 @@ impl<'a> Words<'a> {
     }
 
     fn command(&mut self) -> Result<Command, NotationError> {
-        Ok(match self.one_of(&["initialize", "send", "cancel"])? {
-            0 => Command::Initialize,
-            1 => Command::Send,
-            _ => Command::Cancel(self.id()?),
-        })
+        Ok(
+            match self.one_of(&["initialize", "send", "cancel", "malformed-cancel"])? {
+                0 => Command::Initialize,
+                1 => Command::Send,
+                2 => Command::Cancel(self.id()?),
+                _ => Command::MalformedCancel,
+            },
+        )
     }
 
     fn timer(&mut self) -> Result<Timer, NotationError> {
@@ -604,6 +610,7 @@ impl<'a> Words<'a> {
             "ignores",
             "anomaly",
             "crashes",
+            "internal-cancel",
         ];
         let input = |input| Event::Input { party, input };
         let output = |output| Event::Output { party, output };
@@ -640,7 +647,8 @@ impl<'a> Words<'a> {
             }
             14 => output(Output::Ignored(self.ignored()?)),
             15 => output(Output::Anomaly(self.anomaly()?)),
-            _ => output(Output::Crashed),
+            16 => output(Output::Crashed),
+            _ => input(Input::InternalCancel(self.id()?)),
         })
     }
 }
