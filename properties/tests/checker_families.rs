@@ -1,0 +1,506 @@
+//! The checker's own tests, family by family, beyond the clause vectors: what keeps an id
+//! live, what a loss excuses, what a disconnect or a bound changes, whose request a responder's
+//! event is about, and the checker's packed state (what the explorer stores of it). Events are
+//! written in the vector notation (`cancelcheck_properties::notation`).
+
+use cancelcheck_model::pack::Reader;
+use cancelcheck_model::{Dialect, Party, RequestId};
+use cancelcheck_properties::notation::parse;
+use cancelcheck_properties::{Checker, InvariantId, Lost, PropertySet, Status, Strength};
+
+/// The session every case starts from: ACP-style initialize (id 0), answered with support.
+const OPEN: &[&str] = &[
+    "client command initialize",
+    "client sends request 0 initialize",
+    "server receives request 0 initialize",
+    "server sends response 0 initialized cancel-support true",
+    "client receives response 0 initialized cancel-support true",
+    "client delivers 0 reply initialized cancel-support true",
+];
+
+fn checker(d: Dialect, fifo: bool, lines: &[&str]) -> Checker {
+    let mut c = Checker::new(d, 4);
+    c.set_fifo(fifo);
+    for l in OPEN.iter().chain(lines) {
+        c.observe(&parse(l).unwrap_or_else(|e| panic!("{l}: {e}")));
+    }
+    c
+}
+
+fn broken(c: &Checker) -> Vec<InvariantId> {
+    c.verdict().violations.iter().map(|v| v.invariant).collect()
+}
+
+/// Request 1 sent, received, answered, the answer received and delivered.
+const ANSWERED: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "server sends response 1 full",
+    "client receives response 1 full",
+    "client delivers 1 reply full",
+];
+
+fn then<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
+    a.iter().chain(b).copied().collect()
+}
+
+const REUSE: &[&str] = &["client command send", "client sends request 1 work"];
+
+#[test]
+fn an_answered_id_with_nothing_in_flight_may_be_reused() {
+    let c = checker(Dialect::Acp, false, &then(ANSWERED, REUSE));
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
+
+#[test]
+fn progress_still_in_flight_keeps_an_id_live_until_it_arrives_or_is_lost() {
+    let sent = then(
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server sends activity 1",
+            "server sends response 1 full",
+            "client receives response 1 full",
+            "client delivers 1 reply full",
+        ],
+        &[],
+    );
+    let c = checker(Dialect::Acp, true, &then(&sent, REUSE));
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    for settle in [
+        "client receives activity 1",
+        "network loses server activity 1",
+    ] {
+        let c = checker(Dialect::Acp, true, &then(&then(&sent, &[settle]), REUSE));
+        assert!(broken(&c).is_empty(), "{settle}: {:?}", broken(&c));
+    }
+}
+
+#[test]
+fn a_cancel_in_flight_keeps_an_id_live_on_a_reordering_link_only() {
+    let crossed = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server sends response 1 full",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "client receives response 1 full",
+        "client delivers 1 reply full",
+    ];
+    let reordering = checker(Dialect::AcpRfd, false, &then(&crossed, REUSE));
+    assert_eq!(broken(&reordering), [InvariantId::NoLiveIdReuse]);
+    let fifo = checker(Dialect::AcpRfd, true, &then(&crossed, REUSE));
+    assert!(broken(&fifo).is_empty(), "{:?}", broken(&fifo));
+    for settle in ["server receives cancel 1", "network loses client cancel 1"] {
+        let c = checker(
+            Dialect::AcpRfd,
+            false,
+            &then(&then(&crossed, &[settle]), REUSE),
+        );
+        assert!(broken(&c).is_empty(), "{settle}: {:?}", broken(&c));
+    }
+    // A copy of the cancel is one more on its way.
+    let copied = then(
+        &crossed,
+        &[
+            "network duplicates client cancel 1",
+            "server receives cancel 1",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, false, &then(&copied, REUSE));
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+}
+
+#[test]
+fn a_copy_of_the_answer_keeps_an_id_live_and_a_request_never_answered_too() {
+    let copied = then(ANSWERED, &["network duplicates server response 1 full"]);
+    let c = checker(Dialect::Acp, true, &then(&copied, REUSE));
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    // Given up at a timeout, its answer still owed.
+    let pending = [
+        "client command send",
+        "client sends request 1 work",
+        "client timer-fired timeout 1",
+        "client sends cancel 1",
+        "server receives request 1 work",
+    ];
+    let c = checker(Dialect::Acp, true, &then(&pending, REUSE));
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    // A request lost on the way will never be answered: its id is free.
+    let lost = [
+        "client command send",
+        "client sends request 1 work",
+        "network loses client request 1 work",
+    ];
+    let c = checker(Dialect::Acp, true, &then(&lost, REUSE));
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
+
+#[test]
+fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
+    // The stale cancel stops the new request, and the old one is answered: the wire cannot
+    // tell which is which, so nothing more is pinned on either.
+    let c = checker(
+        Dialect::Mcp20260728,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "client delivers 1 cancelled user",
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server receives cancel 1",
+            "server sends response 1 full",
+            "end quiescent open 1 0",
+        ],
+    );
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    assert_eq!(c.verdict().violations[0].strength, Strength::Should);
+    assert_eq!(c.verdict().status(true), Status::Warn);
+}
+
+#[test]
+fn only_the_loss_of_the_request_or_its_answer_excuses_it() {
+    let asked = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+    ];
+    let answer_lost = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &asked,
+            &[
+                "server sends response 1 full",
+                "network loses server response 1 full",
+                "end quiescent open 0 0",
+            ],
+        ),
+    );
+    assert!(broken(&answer_lost).is_empty());
+    let excused = &answer_lost.verdict().excused;
+    assert_eq!(excused.len(), 1);
+    assert_eq!(
+        (excused[0].requester, excused[0].id, excused[0].lost),
+        (Party::Client, RequestId::Int(1), Lost::Response)
+    );
+    assert_eq!(Lost::Response.as_str(), "response");
+    assert_eq!(Lost::Request.as_str(), "request");
+    let request_lost = checker(
+        Dialect::Acp,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "network loses client request 1 work",
+            "end quiescent open 0 0",
+        ],
+    );
+    assert!(broken(&request_lost).is_empty());
+    assert_eq!(request_lost.verdict().excused[0].lost, Lost::Request);
+    // A lost cancel (or a lost progress note) excuses nothing: the answer is still owed.
+    for lost in [
+        "network loses client cancel 1",
+        "network loses server activity 1",
+    ] {
+        let c = checker(
+            Dialect::Acp,
+            false,
+            &then(
+                &asked,
+                &[
+                    "client command cancel 1",
+                    "client sends cancel 1",
+                    "server sends activity 1",
+                    lost,
+                    "server drops 1",
+                    "end quiescent open 0 0",
+                ],
+            ),
+        );
+        assert!(
+            broken(&c).contains(&InvariantId::EventualResolution),
+            "{lost}: {:?}",
+            broken(&c)
+        );
+        assert!(c.verdict().excused.is_empty());
+    }
+}
+
+#[test]
+fn a_bounded_or_disconnected_run_judges_nothing_eventual() {
+    let open = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+    ];
+    let hung = checker(
+        Dialect::Acp,
+        false,
+        &then(&open, &["end quiescent open 0 1"]),
+    );
+    assert_eq!(broken(&hung), [InvariantId::EventualResolution]);
+    let bounded = checker(Dialect::Acp, false, &then(&open, &["end bounded open 0 1"]));
+    assert!(broken(&bounded).is_empty());
+    assert!(!bounded.verdict().quiescent);
+    let gone = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &open,
+            &[
+                "client disconnected",
+                "server disconnected",
+                "server aborts work 1",
+                "server drops 1",
+                "end quiescent open 0 0",
+            ],
+        ),
+    );
+    assert!(broken(&gone).is_empty(), "{:?}", broken(&gone));
+    // Without a disconnect, work stopped that no cancel named is a misdirected cancel.
+    let stray = checker(Dialect::Acp, false, &then(&open, &["server aborts work 1"]));
+    assert_eq!(broken(&stray), [InvariantId::ExactIdMatch]);
+    let dropped = checker(
+        Dialect::Mcp20251125,
+        false,
+        &then(&open, &["server drops 1"]),
+    );
+    assert_eq!(broken(&dropped), [InvariantId::ExactIdMatch]);
+}
+
+#[test]
+fn a_leak_is_judged_at_quiescence_for_either_party() {
+    for (d, strength) in [
+        (Dialect::Mcp20251125, Strength::Should),
+        (Dialect::Abp, Strength::Must),
+    ] {
+        for end in ["end quiescent open 1 0", "end quiescent open 0 1"] {
+            let c = checker(d, false, &[end]);
+            assert_eq!(broken(&c), [InvariantId::NoLeakAtQuiescence], "{d} {end}");
+            assert_eq!(c.verdict().violations[0].strength, strength);
+        }
+        assert!(broken(&checker(d, false, &["end quiescent open 0 0"])).is_empty());
+    }
+    // A crashed party's requests are not its leak.
+    let c = checker(
+        Dialect::Abp,
+        false,
+        &["server crashes", "end quiescent open 0 1"],
+    );
+    assert!(
+        !broken(&c).contains(&InvariantId::NoLeakAtQuiescence),
+        "{:?}",
+        broken(&c)
+    );
+}
+
+#[test]
+fn progress_is_counted_as_it_arrives() {
+    // Activity received for a request keeps nothing in flight.
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &then(
+            &[
+                "client command send",
+                "client sends request 1 work",
+                "server receives request 1 work",
+                "server starts work 1",
+                "server sends activity 1",
+                "client receives activity 1",
+            ],
+            &[
+                "server sends response 1 full",
+                "client receives response 1 full",
+                "client delivers 1 reply full",
+                "client command send",
+                "client sends request 1 work",
+            ],
+        ),
+    );
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
+
+#[test]
+fn an_acknowledgement_received_settles_it() {
+    // ABP never allows reuse, so the acknowledgement is observed through its agreement
+    // with the call's result: a second acknowledgement that disagrees is caught.
+    let c = checker(
+        Dialect::Abp,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+            "server sends cancel-ack 1 cancelled true",
+            "client receives cancel-ack 1 cancelled true",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends cancel-ack 1 cancelled false",
+        ],
+    );
+    assert_eq!(
+        broken(&c),
+        [
+            InvariantId::CancelIdempotent,
+            InvariantId::AckAgreesWithOutcome
+        ]
+    );
+}
+
+#[test]
+fn verdict_accessors_say_what_was_found() {
+    let c = checker(
+        Dialect::Mcp20251125,
+        false,
+        &then(ANSWERED, &["server sends activity 1"]),
+    );
+    let v = c.verdict();
+    assert!(!v.passed() && v.failed() && c.failed() && c.broke_something());
+    assert_eq!(c.broken(), [InvariantId::NoActivityAfterAnswer]);
+    assert!(c.violated().contains(InvariantId::NoActivityAfterAnswer));
+    assert!(!c.violated().contains(InvariantId::SingleResolution));
+    let quiet = checker(Dialect::Mcp20251125, false, ANSWERED);
+    assert!(quiet.verdict().passed() && !quiet.verdict().failed() && !quiet.failed());
+    assert!(!quiet.broke_something() && quiet.broken().is_empty());
+    let should = checker(
+        Dialect::Mcp20251125,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends response 1 full",
+        ],
+    );
+    assert!(should.broke_something() && !should.failed() && !should.verdict().failed());
+    assert_eq!(Status::Warn.as_str(), "warn");
+    assert_eq!(Status::Vacuous.as_str(), "vacuous");
+    assert_eq!(Status::Fail.as_str(), "fail");
+    assert_eq!(Status::Pass.as_str(), "pass");
+    let mut a = PropertySet::default();
+    a.insert(InvariantId::SingleResolution);
+    let mut b = PropertySet::default();
+    b.insert(InvariantId::ExactIdMatch);
+    let u = a.union(b);
+    assert!(u.contains(InvariantId::SingleResolution) && u.contains(InvariantId::ExactIdMatch));
+    assert_eq!(u.iter().count(), 2);
+    assert_eq!(a.union(a), a);
+}
+
+/// The checker's packed state: what the explorer stores. Unpacked into another checker it
+/// packs to the same bytes and judges the rest of a run alike; copies, resets and relabellings
+/// keep what they promise.
+#[test]
+fn the_packed_state_holds_everything_that_judges_the_future() {
+    let prefix = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "network duplicates client cancel 1",
+        "server receives cancel 1",
+        "server sends activity 1",
+        "client disconnected",
+    ];
+    // (A step begins with an input: what a party was handling is not carried between steps.)
+    let rest = [
+        "server sends response 1 full",
+        "server receives malformed-cancel",
+        "server crashes",
+        "end quiescent open 0 1",
+    ];
+    for d in [Dialect::Mcp20251125, Dialect::AcpRfd, Dialect::Abp] {
+        let c = checker(d, false, &prefix);
+        let mut bytes = Vec::new();
+        c.pack_state(&mut bytes);
+        let mut back = Checker::new(d, 4);
+        back.unpack_state(&mut Reader::new(&bytes))
+            .expect("unpacks");
+        let mut again = Vec::new();
+        back.pack_state(&mut again);
+        assert_eq!(again, bytes, "{d}");
+        let mut copy = Checker::new(d, 0);
+        copy.clone_from(&c);
+        assert_eq!(copy, c, "{d}");
+        let mut fresh = c.clone();
+        for l in rest {
+            let ev = parse(l).unwrap();
+            fresh.observe(&ev);
+            back.observe(&ev);
+        }
+        // What the rest of the run breaks: the same, whichever checker judges it.
+        let judged = |c: &Checker, from: usize| -> Vec<InvariantId> {
+            c.verdict().violations[from..]
+                .iter()
+                .map(|v| v.invariant)
+                .collect()
+        };
+        let before = c.verdict().violations.len();
+        assert_eq!(judged(&back, 0), judged(&fresh, before), "{d}");
+        assert!(
+            !judged(&back, 0).is_empty(),
+            "{d}: the rest breaks something"
+        );
+        let mut reset = c.clone();
+        reset.reset(d);
+        assert_eq!(reset, Checker::new(d, 4), "{d}");
+    }
+    // Declared support and a crash survive packing.
+    let mut c = checker(Dialect::AcpRfd, false, &["server crashes"]);
+    c.observe(&parse("client sends response 9 initialized cancel-support false").unwrap());
+    let mut bytes = Vec::new();
+    c.pack_state(&mut bytes);
+    let mut back = Checker::new(Dialect::AcpRfd, 4);
+    back.unpack_state(&mut Reader::new(&bytes))
+        .expect("unpacks");
+    let mut again = Vec::new();
+    back.pack_state(&mut again);
+    assert_eq!(again, bytes);
+    // A relabelled checker tells the same of each request under its new id.
+    let c = checker(Dialect::Acp, false, ANSWERED);
+    let mut r = c.clone();
+    r.relabel(|id| {
+        if id == RequestId::Int(1) {
+            RequestId::Int(5)
+        } else {
+            id
+        }
+    });
+    let digest = |c: &Checker, id| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        c.hash_request(id, &mut h);
+        std::hash::Hasher::finish(&h)
+    };
+    assert_eq!(digest(&r, RequestId::Int(5)), digest(&c, RequestId::Int(1)));
+    assert_ne!(digest(&c, RequestId::Int(1)), digest(&c, RequestId::Int(0)));
+    assert_ne!(digest(&c, RequestId::Int(1)), digest(&c, RequestId::Int(9)));
+}
