@@ -503,4 +503,227 @@ fn the_packed_state_holds_everything_that_judges_the_future() {
     assert_eq!(digest(&r, RequestId::Int(5)), digest(&c, RequestId::Int(1)));
     assert_ne!(digest(&c, RequestId::Int(1)), digest(&c, RequestId::Int(0)));
     assert_ne!(digest(&c, RequestId::Int(1)), digest(&c, RequestId::Int(9)));
+    // An id the checker never saw feeds nothing.
+    assert_eq!(
+        digest(&c, RequestId::Int(9)),
+        digest(&Checker::new(Dialect::Acp, 4), RequestId::Int(9))
+    );
+}
+
+/// What a checker learnt of the session (support each party declared, a crash, a disconnect)
+/// survives packing: judged after unpacking as before.
+#[test]
+fn the_session_survives_packing() {
+    let roundtrip = |c: &Checker, d: Dialect| {
+        let mut bytes = Vec::new();
+        c.pack_state(&mut bytes);
+        let mut back = Checker::new(d, 4);
+        back.unpack_state(&mut Reader::new(&bytes))
+            .expect("unpacks");
+        back
+    };
+    let feed = |c: &mut Checker, lines: &[&str]| {
+        for l in lines {
+            c.observe(&parse(l).unwrap());
+        }
+    };
+    // The server declared no support: a cancel after unpacking breaks the gate.
+    let mut c = Checker::new(Dialect::AcpRfd, 4);
+    feed(
+        &mut c,
+        &[
+            "client command initialize",
+            "client sends request 0 initialize",
+            "server receives request 0 initialize",
+            "server sends response 0 initialized cancel-support false",
+            "client receives response 0 initialized cancel-support false",
+            "client delivers 0 reply initialized cancel-support false",
+            "client command send",
+            "client sends request 1 work",
+        ],
+    );
+    let mut back = roundtrip(&c, Dialect::AcpRfd);
+    feed(
+        &mut back,
+        &["client command cancel 1", "client sends cancel 1"],
+    );
+    assert_eq!(broken(&back), [InvariantId::CapabilityGated]);
+    // Support declared: no breach.
+    let c = checker(
+        Dialect::AcpRfd,
+        false,
+        &["client command send", "client sends request 1 work"],
+    );
+    let mut back = roundtrip(&c, Dialect::AcpRfd);
+    feed(
+        &mut back,
+        &["client command cancel 1", "client sends cancel 1"],
+    );
+    assert!(broken(&back).is_empty(), "{:?}", broken(&back));
+    // The server sends a request; its requester crashed: its request is not judged unresolved.
+    for (who, crash) in [("server", "server crashes"), ("client", "client crashes")] {
+        let c = checker(
+            Dialect::Acp,
+            false,
+            &[
+                &format!("{who} command send"),
+                &format!("{who} sends request 3 work"),
+                crash,
+            ],
+        );
+        let mut back = roundtrip(&c, Dialect::Acp);
+        feed(&mut back, &["end quiescent open 0 0"]);
+        assert!(broken(&back).is_empty(), "{who}: {:?}", broken(&back));
+        let c = checker(
+            Dialect::Acp,
+            false,
+            &[
+                &format!("{who} command send"),
+                &format!("{who} sends request 3 work"),
+            ],
+        );
+        let mut back = roundtrip(&c, Dialect::Acp);
+        feed(&mut back, &["end quiescent open 0 0"]);
+        assert_eq!(broken(&back), [InvariantId::EventualResolution], "{who}");
+    }
+    // Disconnected: nothing eventual is judged after unpacking either.
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "client disconnected",
+        ],
+    );
+    let mut back = roundtrip(&c, Dialect::Acp);
+    feed(&mut back, &["end quiescent open 0 0"]);
+    assert!(broken(&back).is_empty(), "{:?}", broken(&back));
+}
+
+/// A responder's event is about the request it holds: when an id was reused with nothing
+/// about the old request left to arrive, and the new request has not reached the responder,
+/// a second answer it sends answers the old one (answered twice), not the new one.
+#[test]
+fn a_responders_event_names_the_request_it_holds() {
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(&then(ANSWERED, REUSE), &["server sends response 1 full"]),
+    );
+    assert_eq!(broken(&c), [InvariantId::SingleResolution]);
+    // Once the new request arrived, the answer is the new request's: nothing broken.
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &then(ANSWERED, REUSE),
+            &[
+                "server receives request 1 work",
+                "server starts work 1",
+                "server sends response 1 full",
+            ],
+        ),
+    );
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
+
+/// Races are reached only as their statement says, and a requester resolving twice is caught.
+#[test]
+fn races_and_double_resolution() {
+    let asked = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+    ];
+    // A cancel before any answer was sent crosses nothing.
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &asked,
+            &[
+                "client command cancel 1",
+                "client sends cancel 1",
+                "server receives cancel 1",
+            ],
+        ),
+    );
+    assert!(
+        !c.verdict()
+            .reached
+            .contains(InvariantId::RaceCancelCrossesAnswer)
+    );
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &asked,
+            &[
+                "server sends response 1 full",
+                "client command cancel 1",
+                "client sends cancel 1",
+                "server receives cancel 1",
+            ],
+        ),
+    );
+    assert!(
+        c.verdict()
+            .reached
+            .contains(InvariantId::RaceCancelCrossesAnswer)
+    );
+    // A timeout with no answer on the wire is not the race; with one, it is.
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(&asked, &["client timer-fired timeout 1"]),
+    );
+    assert!(
+        !c.verdict()
+            .reached
+            .contains(InvariantId::RaceTimeoutWithAnswerInFlight)
+    );
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &asked,
+            &[
+                "server sends response 1 full",
+                "client timer-fired timeout 1",
+            ],
+        ),
+    );
+    assert!(
+        c.verdict()
+            .reached
+            .contains(InvariantId::RaceTimeoutWithAnswerInFlight)
+    );
+    // Resolved once: fine; twice: single-resolution.
+    let once = checker(Dialect::Acp, false, ANSWERED);
+    assert!(broken(&once).is_empty());
+    let twice = checker(
+        Dialect::Acp,
+        false,
+        &then(ANSWERED, &["client delivers 1 reply full"]),
+    );
+    assert_eq!(broken(&twice), [InvariantId::SingleResolution]);
+    // A cancel of initialize where it may not be cancelled: reported once, under its clause.
+    let c = checker(
+        Dialect::AcpRfd,
+        false,
+        &["client command cancel 0", "client sends cancel 0"],
+    );
+    assert_eq!(broken(&c), [InvariantId::InitializeNotCancelled]);
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &["client command cancel 0", "client sends cancel 0"],
+    );
+    assert!(
+        broken(&c).is_empty(),
+        "ACP lets initialize be cancelled: {:?}",
+        broken(&c)
+    );
 }
