@@ -441,10 +441,10 @@ fn the_catalog_and_behaviours_export_as_json() {
     );
     for r in rows {
         assert!(r["dialect"].is_string() && r["name"].is_string());
-        let expected = match (r["faulty"].as_bool(), r["verdict"].as_str()) {
-            (Some(false), Some("pass")) | (Some(true), Some("fail" | "warn")) => true,
-            _ => false,
-        };
+        let expected = matches!(
+            (r["faulty"].as_bool(), r["verdict"].as_str()),
+            (Some(false), Some("pass")) | (Some(true), Some("fail" | "warn"))
+        );
         assert!(expected, "{r}");
     }
     // Finishing a cancellable request after its cancel is a SHOULD-level deviation in MCP
