@@ -1,0 +1,57 @@
+//! Helpers the command-line test binaries share: running the built binary, scratch folders,
+//! reading its output. (Each test binary compiles this module; not every one uses all of it.)
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the built binary with `args`.
+pub fn cancelcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Bytes as text, lossily.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh, empty directory for one test, removed when the test passes (kept for a look when
+/// it fails).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A fresh folder named for the test binary and `name`.
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "cancelcheck-{}-{}-{name}",
+            env!("CARGO_CRATE_NAME"),
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Stdout as JSON (panics, showing it, when it is not).
+pub fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", text(&o.stdout)))
+}
