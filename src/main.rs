@@ -248,9 +248,15 @@ struct ExploreArgs {
     /// resource limit), in the dialects whose text says how it answers then (ACP, ACP RFD).
     #[arg(long)]
     internal_cancel: bool,
-    /// The client may send one malformed cancel (no id), which the server must ignore.
+    /// The client may send one malformed cancel (no id), which the server must ignore (and
+    /// the server one, with server requests).
     #[arg(long)]
     malformed_cancel: bool,
+    /// Requests the server sends to the client, each of which the server may cancel where the
+    /// dialect lets it (not ABP). With any, the search runs without reductions, and in the
+    /// ACP RFD explores both answers of the client's declared cancellation support.
+    #[arg(long, default_value_t = 0)]
+    server_requests: u16,
     /// Server workers (default: as many as requests).
     #[arg(long)]
     workers: Option<u16>,
@@ -767,6 +773,7 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
         spec.reuse_ids = args.reuse_ids;
         spec.internal_cancel = args.internal_cancel;
         spec.malformed_cancel = args.malformed_cancel;
+        spec.server_requests = args.server_requests;
         s = spec.scenario();
     }
     s.validate().map_err(|e| bad(e.to_string()))?;
@@ -866,6 +873,7 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
             "dialect": scenario.dialect.id(),
             "behavior": scenario.behavior.name(),
             "requests": scenario.workload.requests,
+            "server_requests": scenario.workload.server_requests,
             "transport": if transport == "fifo" { "stdio" } else { transport },
             "workers": scenario.workload.workers,
             "timeouts": scenario.workload.timeout.is_some(),
@@ -900,10 +908,14 @@ fn cmd_explore(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         print_out(pretty(&out));
     } else {
         println!(
-            "cancelcheck explore: {}, behavior {}, {} requests, {} transport, {} workers{}{}{}",
+            "cancelcheck explore: {}, behavior {}, {} requests{}, {} transport, {} workers{}{}{}",
             scenario.dialect.id(),
             scenario.behavior.name(),
             scenario.workload.requests,
+            match scenario.workload.server_requests {
+                0 => String::new(),
+                n => format!(" + {n} from the server"),
+            },
             if transport == "fifo" {
                 "stdio"
             } else {

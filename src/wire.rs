@@ -39,16 +39,22 @@ pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
         return abp_json(msg);
     }
     let method_name = |m: Method| match m {
-        Method::Initialize => r.initialize_method.unwrap_or("initialize"),
+        Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
         Method::Work => r.work_method,
+        Method::ServerWork => r.server_work_method.unwrap_or(r.work_method),
     };
     match *msg {
         Message::Request { id, method } => {
             let params = match (method, dialect) {
-                (Method::Initialize, Dialect::AcpRfd) => {
-                    json!({"protocolVersion": 1, "clientCapabilities": {"cancellation": {"request": true}}})
+                (Method::Initialize { cancel_support }, Dialect::AcpRfd) => {
+                    json!({"protocolVersion": 1, "clientCapabilities": {"cancellation": {"request": cancel_support}}})
                 }
-                (Method::Initialize, _) => json!({"protocolVersion": 1}),
+                (Method::Initialize { .. }, _) => json!({"protocolVersion": 1}),
+                (Method::ServerWork, Dialect::Acp | Dialect::AcpRfd) => {
+                    json!({"sessionId": "s1", "toolCall": {"toolCallId": "t1"}, "options": []})
+                }
+                (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
+                (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
                 (Method::Work, Dialect::Acp | Dialect::AcpRfd) => {
                     json!({"sessionId": "s1", "command": "make"})
                 }
@@ -111,13 +117,13 @@ fn abp_json(msg: &Message) -> Value {
     match *msg {
         Message::Request {
             id,
-            method: Method::Initialize,
+            method: Method::Initialize { .. },
         } => {
             json!({"type": "session/initialize", "callId": id_json(id)})
         }
         Message::Request {
             id,
-            method: Method::Work,
+            method: Method::Work | Method::ServerWork,
         } => {
             json!({"type": "capabilities/call", "callId": id_json(id), "capability": "pdf.generate", "params": {}})
         }

@@ -46,6 +46,9 @@ pub enum Behaviour {
     IgnoresCancelForIdZero,
     /// One cancel stops every request in progress, not just the one it names.
     CancelCancelsAll,
+    /// Looks a received cancel's id up among the requests it sent itself, and gives up its own
+    /// request with that id instead of the peer's (a cancel routed to the wrong direction).
+    CancelHitsOwnRequest,
     /// Answers the cancel notification itself (with a "method not found" error, id `null`).
     AnswersCancelNotification,
     /// Sends a progress notification for a request after its answer.
@@ -124,6 +127,7 @@ table! {
     IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match", "eventual-resolution"], "answer 7 as \"7\" (ids coerced between number and string)";
     IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel", "no-activity-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
     CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";
+    CancelHitsOwnRequest, "cancel-hits-own-request", Responder, true, ["exact-id-match"], "take a cancel for its own outgoing request with the same id";
     AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
     ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
     ProgressAfterCancel, "progress-after-cancel", Responder, true, ["no-activity-after-cancel"], "keep working and sending progress after the cancel, never answering";
@@ -197,6 +201,25 @@ impl Behaviour {
                 breaks,
             });
         }
+        if self == Behaviour::CancelHitsOwnRequest && self.applies_to(dialect) {
+            // The cancel meant for the peer's request is spent on its own: the peer's request
+            // runs on as if never cancelled, which breaks what that dialect owes a cancel.
+            let breaks: &'static [&'static str] = match (r.receiver_duty, r.honouring) {
+                (ReceiverDuty::MustAnswer, Honouring::May) => &["exact-id-match"],
+                (ReceiverDuty::MustAnswer, Honouring::Must) => {
+                    &["exact-id-match", "cancel-honoured"]
+                }
+                _ => &[
+                    "exact-id-match",
+                    "no-answer-after-cancel",
+                    "no-activity-after-cancel",
+                ],
+            };
+            return Some(Classification {
+                faulty: true,
+                breaks,
+            });
+        }
         self.applies_to(dialect).then(|| Classification {
             faulty: self.is_faulty(),
             breaks: self.info().breaks,
@@ -228,6 +251,8 @@ impl Behaviour {
                 r.receiver_duty == ReceiverDuty::MustNotAnswer && r.initialize_method.is_none()
             }
             Behaviour::CancelCancelsAll => true,
+            // Only where the server makes requests of its own, whose ids can match the client's.
+            Behaviour::CancelHitsOwnRequest => r.server_work_method.is_some(),
             Behaviour::AnswersCancelNotification => r.json_rpc,
             // Where a text says progress stops at the answer (ACP's session/update, MCP
             // 2025-11-25's progress); the other texts say nothing of it.

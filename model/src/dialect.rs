@@ -132,8 +132,12 @@ pub struct DialectRules {
     pub initialize_cancellable: bool,
     /// When ids may be reused.
     pub id_reuse: IdReuse,
-    /// Method of the ordinary request the simulator sends.
+    /// Method of the ordinary request the client sends.
     pub work_method: &'static str,
+    /// Method of the ordinary request the server sends to the client, if the dialect lets the
+    /// server make requests (ACP's agent asks for permission, MCP's server for sampling, LSP's
+    /// server for configuration; ABP's app makes no calls).
+    pub server_work_method: Option<&'static str>,
     /// Notification a worker sends while busy (progress, updates), if the dialect has one.
     pub activity_method: Option<&'static str>,
     /// Field of the activity notification that names the request.
@@ -167,6 +171,7 @@ static ACP: DialectRules = DialectRules {
     initialize_cancellable: true,
     id_reuse: IdReuse::WhenDead,
     work_method: "terminal/create",
+    server_work_method: Some("session/request_permission"),
     activity_method: Some("session/update"),
     activity_id_field: "requestId",
     string_ids: false,
@@ -193,6 +198,7 @@ static ACP_RFD: DialectRules = DialectRules {
     initialize_cancellable: false,
     id_reuse: IdReuse::WhenDead,
     work_method: "terminal/create",
+    server_work_method: Some("session/request_permission"),
     activity_method: None,
     activity_id_field: "requestId",
     string_ids: false,
@@ -219,6 +225,7 @@ static MCP_2025: DialectRules = DialectRules {
     initialize_cancellable: false,
     id_reuse: IdReuse::Never,
     work_method: "tools/call",
+    server_work_method: Some("sampling/createMessage"),
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
@@ -245,6 +252,7 @@ static MCP_2026: DialectRules = DialectRules {
     initialize_cancellable: false,
     id_reuse: IdReuse::WhenDead,
     work_method: "tools/call",
+    server_work_method: Some("sampling/createMessage"),
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
@@ -271,6 +279,7 @@ static LSP: DialectRules = DialectRules {
     initialize_cancellable: false,
     id_reuse: IdReuse::WhenDead,
     work_method: "workspace/executeCommand",
+    server_work_method: Some("workspace/configuration"),
     activity_method: Some("$/progress"),
     activity_id_field: "token",
     string_ids: false,
@@ -299,6 +308,7 @@ static ABP: DialectRules = DialectRules {
     initialize_cancellable: true,
     id_reuse: IdReuse::Never,
     work_method: "capabilities/call",
+    server_work_method: None,
     activity_method: None,
     activity_id_field: "callId",
     string_ids: true,

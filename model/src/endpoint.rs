@@ -65,6 +65,20 @@ enum Session {
     Closed,
 }
 
+impl Session {
+    /// A server in a dialect without `initialize` is in session from the start (MCP
+    /// 2026-07-28); everyone else waits for `initialize`.
+    fn initial(cfg: &EndpointConfig) -> Session {
+        if cfg.party == Party::Server && cfg.dialect.rules().initialize_method.is_none() {
+            Session::Ready {
+                peer_cancel_support: true,
+            }
+        } else {
+            Session::NotStarted
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct OutEntry {
     id: RequestId,
@@ -121,7 +135,7 @@ impl Endpoint {
     pub fn new(cfg: EndpointConfig) -> Self {
         Endpoint {
             cfg,
-            session: Session::NotStarted,
+            session: Session::initial(&cfg),
             next_id: cfg.ids.first,
             outgoing: SmallVec::with_capacity(cfg.capacity + 1),
             incoming: SmallVec::with_capacity(cfg.capacity + 1),
@@ -133,7 +147,7 @@ impl Endpoint {
     /// Back to the fresh state with a (possibly new) configuration, keeping allocations.
     pub fn reset(&mut self, cfg: EndpointConfig) {
         self.cfg = cfg;
-        self.session = Session::NotStarted;
+        self.session = Session::initial(&cfg);
         self.next_id = cfg.ids.first;
         self.outgoing.clear();
         self.incoming.clear();
@@ -213,8 +227,7 @@ impl Endpoint {
         for e in &self.outgoing {
             e.id.pack(out);
             e.state.pack(out);
-            let method = u8::from(e.method == Method::Work);
-            out.push(method | u8::from(e.timer) << 1 | u8::from(e.reused) << 2);
+            out.push(e.method.code() | u8::from(e.timer) << 2 | u8::from(e.reused) << 3);
         }
         put_varint(out, self.incoming.len() as u64);
         for e in &self.incoming {
@@ -245,19 +258,16 @@ impl Endpoint {
             let id = RequestId::unpack(r)?;
             let state = Outgoing::unpack(r)?;
             let flags = r.u8("outgoing flags")?;
-            if flags > 7 {
+            if flags > 15 {
                 return Err(PackError::BadTag("outgoing flags", flags));
             }
             self.outgoing.push(OutEntry {
                 id,
-                method: if flags & 1 == 1 {
-                    Method::Work
-                } else {
-                    Method::Initialize
-                },
+                method: Method::from_code(flags & 3)
+                    .ok_or(PackError::BadTag("outgoing flags", flags))?,
                 state,
-                timer: flags & 2 != 0,
-                reused: flags & 4 != 0,
+                timer: flags & 4 != 0,
+                reused: flags & 8 != 0,
             });
         }
         self.incoming.clear();
@@ -383,7 +393,7 @@ impl Endpoint {
                 .outgoing
                 .iter_mut()
                 .rev()
-                .find(|e| !e.reused && e.method == Method::Work && e.state == Outgoing::Done);
+                .find(|e| !e.reused && !e.method.is_initialize() && e.state == Outgoing::Done);
             if let Some(e) = answered {
                 e.reused = true;
                 return e.id;
@@ -416,7 +426,9 @@ impl Endpoint {
         let id = self.alloc_id();
         self.outgoing.push(OutEntry {
             id,
-            method: Method::Initialize,
+            method: Method::Initialize {
+                cancel_support: self.cfg.cancel_support,
+            },
             state: Outgoing::Pending,
             timer: false,
             reused: false,
@@ -424,7 +436,9 @@ impl Endpoint {
         self.session = Session::Initializing(id);
         out.push(Output::Send(Message::Request {
             id,
-            method: Method::Initialize,
+            method: Method::Initialize {
+                cancel_support: self.cfg.cancel_support,
+            },
         }));
         if self.cfg.init_timeout {
             out.push(Output::ArmTimer(Timer::InitTimeout));
@@ -436,19 +450,22 @@ impl Endpoint {
             out.push(Output::Refused(Command::Send, Refusal::NoSession));
             return;
         }
+        if self.cfg.party == Party::Server && self.rules().server_work_method.is_none() {
+            // ABP: the app answers the agent's calls and makes none of its own.
+            out.push(Output::Refused(Command::Send, Refusal::WrongParty));
+            return;
+        }
+        let method = Method::work_of(self.cfg.party);
         let id = self.alloc_id();
         let timer = self.cfg.request_timeouts;
         self.outgoing.push(OutEntry {
             id,
-            method: Method::Work,
+            method,
             state: Outgoing::Pending,
             timer,
             reused: false,
         });
-        out.push(Output::Send(Message::Request {
-            id,
-            method: Method::Work,
-        }));
+        out.push(Output::Send(Message::Request { id, method }));
         if timer {
             out.push(Output::ArmTimer(Timer::RequestTimeout(id)));
         }
@@ -471,7 +488,7 @@ impl Endpoint {
             e.timer = false;
             out.push(Output::DisarmTimer(Timer::RequestTimeout(e.id)));
         }
-        if e.method == Method::Initialize && self.cfg.init_timeout {
+        if e.method.is_initialize() && self.cfg.init_timeout {
             out.push(Output::DisarmTimer(Timer::InitTimeout));
         }
     }
@@ -505,7 +522,7 @@ impl Endpoint {
             }
             Outgoing::Pending => {}
         }
-        if entry.method == Method::Initialize
+        if entry.method.is_initialize()
             && !rules.initialize_cancellable
             && b != Behaviour::CancelsInitialize
         {
@@ -521,13 +538,13 @@ impl Endpoint {
             _ => !rules.negotiated,
         };
         let reckless = b == Behaviour::CancelsWithoutCapability
-            || (b == Behaviour::CancelsInitialize && entry.method == Method::Initialize);
+            || (b == Behaviour::CancelsInitialize && entry.method.is_initialize());
         if !supported && !reckless {
             if cause == CancelCause::Timeout {
                 // It cannot ask the peer to stop, so it gives up locally; the answer is ignored.
                 self.disarm(i, out);
                 self.outgoing[i].state = Outgoing::Abandoned(cause);
-                if entry.method == Method::Initialize {
+                if entry.method.is_initialize() {
                     self.session = Session::Failed;
                 }
                 out.push(Output::Deliver {
@@ -595,7 +612,7 @@ impl Endpoint {
         };
         self.disarm(i, out);
         self.outgoing[i].state = Outgoing::Done;
-        if entry.method == Method::Initialize {
+        if entry.method.is_initialize() {
             self.session = match reply {
                 Reply::Initialized { cancel_support } => Session::Ready {
                     peer_cancel_support: cancel_support,
@@ -654,7 +671,7 @@ impl Endpoint {
             out.push(Output::Anomaly(Anomaly::DuplicateRequestId(id)));
         }
         match method {
-            Method::Initialize => {
+            Method::Initialize { cancel_support } => {
                 self.incoming.push(InEntry {
                     id,
                     state: Incoming::Answered(Completion::Completed),
@@ -662,7 +679,7 @@ impl Endpoint {
                 });
                 if self.session == Session::NotStarted {
                     self.session = Session::Ready {
-                        peer_cancel_support: true,
+                        peer_cancel_support: cancel_support,
                     };
                 }
                 self.respond(
@@ -673,7 +690,7 @@ impl Endpoint {
                     out,
                 );
             }
-            Method::Work => {
+            Method::Work | Method::ServerWork => {
                 self.incoming.push(InEntry {
                     id,
                     state: Incoming::Queued,
@@ -742,6 +759,21 @@ impl Endpoint {
         if acked && self.session == Session::NotStarted {
             // ABP: "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }".
             self.ack(id, Ack::NOT_INITIALIZED, out);
+            return;
+        }
+        if b == Behaviour::CancelHitsOwnRequest
+            && let Some(o) = self
+                .find_out(id)
+                .filter(|&o| self.outgoing[o].state.is_open())
+        {
+            // The faulty receiver looks the id up among the requests it sent, and gives up its
+            // own request; the peer's request with that id runs on.
+            self.disarm(o, out);
+            self.outgoing[o].state = Outgoing::Abandoned(CancelCause::User);
+            out.push(Output::Deliver {
+                id,
+                outcome: Outcome::Cancelled(CancelCause::User),
+            });
             return;
         }
         if b == Behaviour::IgnoresCancelForIdZero && id.is_falsy() {

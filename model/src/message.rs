@@ -6,13 +6,67 @@
 
 use crate::id::RequestId;
 
-/// What a request asks for. The model needs to tell only the session opener from ordinary work.
+/// What a request asks for. The model tells the session opener from ordinary work, and the
+/// ordinary work of each direction apart (their method names differ on the wire).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Method {
-    /// The dialect's `initialize` (or `session/initialize`).
-    Initialize,
-    /// The dialect's ordinary cancellable request (`tools/call`, `terminal/create`, ...).
+    /// The dialect's `initialize` (or `session/initialize`), sent by the client;
+    /// `cancel_support` is what the client declares (ACP RFD `clientCapabilities.cancellation
+    /// .request`; other dialects ignore it).
+    Initialize {
+        /// Whether the client handles cancels of requests sent to it.
+        cancel_support: bool,
+    },
+    /// The dialect's ordinary cancellable request from the client (`tools/call`, ...).
     Work,
+    /// The dialect's ordinary cancellable request from the server to the client (ACP
+    /// `session/request_permission`, MCP `sampling/createMessage`, LSP
+    /// `workspace/configuration`), where the dialect has one.
+    ServerWork,
+}
+
+impl Method {
+    /// Whether this is the session opener.
+    pub fn is_initialize(self) -> bool {
+        matches!(self, Method::Initialize { .. })
+    }
+
+    /// A number from 0 to 3 that tells the methods apart (their packed form).
+    pub fn code(self) -> u8 {
+        match self {
+            Method::Initialize {
+                cancel_support: true,
+            } => 0,
+            Method::Work => 1,
+            Method::Initialize {
+                cancel_support: false,
+            } => 2,
+            Method::ServerWork => 3,
+        }
+    }
+
+    /// The method whose [`Method::code`] is `code`, if any.
+    pub fn from_code(code: u8) -> Option<Method> {
+        Some(match code {
+            0 => Method::Initialize {
+                cancel_support: true,
+            },
+            1 => Method::Work,
+            2 => Method::Initialize {
+                cancel_support: false,
+            },
+            3 => Method::ServerWork,
+            _ => return None,
+        })
+    }
+
+    /// Ordinary work of the party that sends it.
+    pub fn work_of(party: crate::id::Party) -> Method {
+        match party {
+            crate::id::Party::Client => Method::Work,
+            crate::id::Party::Server => Method::ServerWork,
+        }
+    }
 }
 
 /// The body of a response.

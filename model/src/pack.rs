@@ -280,7 +280,18 @@ macro_rules! pack_as_index {
     };
 }
 
-pack_as_index!(Method, "method", [Method::Initialize, Method::Work]);
+impl Pack for Method {
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        out.push(self.code());
+    }
+    #[inline]
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        let t = r.u8("method")?;
+        Method::from_code(t).ok_or(PackError::BadTag("method", t))
+    }
+}
+
 pack_as_index!(
     Outgoing,
     "outgoing state",
@@ -370,8 +381,14 @@ impl Pack for Message {
         match *self {
             Message::Request { id, method } => {
                 out.push(match method {
-                    Method::Initialize => 0,
+                    Method::Initialize {
+                        cancel_support: true,
+                    } => 0,
                     Method::Work => 1,
+                    Method::Initialize {
+                        cancel_support: false,
+                    } => 7,
+                    Method::ServerWork => 8,
                 });
                 id.pack(out);
             }
@@ -401,7 +418,19 @@ impl Pack for Message {
         Ok(match r.u8("message")? {
             0 => Message::Request {
                 id: RequestId::unpack(r)?,
-                method: Method::Initialize,
+                method: Method::Initialize {
+                    cancel_support: true,
+                },
+            },
+            7 => Message::Request {
+                id: RequestId::unpack(r)?,
+                method: Method::Initialize {
+                    cancel_support: false,
+                },
+            },
+            8 => Message::Request {
+                id: RequestId::unpack(r)?,
+                method: Method::ServerWork,
             },
             1 => Message::Request {
                 id: RequestId::unpack(r)?,

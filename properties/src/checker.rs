@@ -8,7 +8,7 @@ use crate::event::Event;
 use crate::invariant::{InvariantId, Strength};
 use cancelcheck_model::dialect::{CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty};
 use cancelcheck_model::io::Timer;
-use cancelcheck_model::message::{AckReason, Method};
+use cancelcheck_model::message::{AckReason, CancelCause, Method};
 use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, put_varint};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use smallvec::SmallVec;
@@ -266,7 +266,7 @@ impl Pack for Req {
     fn pack(&self, out: &mut Vec<u8>) {
         self.id.pack(out);
         let flags: u16 = u16::from(self.requester == Party::Server)
-            | u16::from(self.method == Method::Work) << 1
+            | u16::from(self.method.code() & 1) << 1
             | u16::from(self.cancel_sent) << 2
             | u16::from(self.cancel_received) << 3
             | u16::from(self.cancel_received_open) << 4
@@ -276,7 +276,8 @@ impl Pack for Req {
             | u16::from(tri(self.result_cancelled)) << 9
             | (self.work as u16) << 11
             | u16::from(self.ambiguous) << 13
-            | u16::from(self.internal) << 14;
+            | u16::from(self.internal) << 14
+            | u16::from(self.method.code() >> 1) << 15;
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&[
             self.responses_sent,
@@ -297,9 +298,6 @@ impl Pack for Req {
         let id = RequestId::unpack(r)?;
         let f = r.take(2, "checker record flags")?;
         let flags = u16::from_le_bytes([f[0], f[1]]);
-        if flags >> 15 != 0 {
-            return Err(PackError::BadTag("checker record flags", f[1]));
-        }
         let bit = |i: u16| flags >> i & 1 == 1;
         let work =
             [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
@@ -307,11 +305,8 @@ impl Pack for Req {
         Ok(Req {
             requester: if bit(0) { Party::Server } else { Party::Client },
             id,
-            method: if bit(1) {
-                Method::Work
-            } else {
-                Method::Initialize
-            },
+            method: Method::from_code(u8::from(bit(1)) | u8::from(bit(15)) << 1)
+                .ok_or(PackError::BadTag("checker record flags", f[1]))?,
             work,
             cancel_sent: bit(2),
             cancel_received: bit(3),
@@ -678,6 +673,11 @@ impl Checker {
                 let r = &mut self.reqs[i];
                 r.delivered = r.delivered.saturating_add(1);
                 let (delivered, cancel_sent) = (r.delivered, r.cancel_sent);
+                if outcome == Outcome::Cancelled(CancelCause::User) && !cancel_sent {
+                    // Its application never got to cancel it: a cancel meant for another
+                    // request (one received, in the other direction) stopped it.
+                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                }
                 // An answer delivered after the requester resolved the request at cancel time
                 // is one deviation, stated by the "SHOULD ignore" clause; it is not also a
                 // second resolution.
@@ -722,6 +722,9 @@ impl Checker {
         let rules = self.rules();
         match msg {
             Message::Request { id, method } => {
+                if let Method::Initialize { cancel_support } = method {
+                    self.declared_support[from.index()] = Some(cancel_support);
+                }
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
                     let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
@@ -776,7 +779,7 @@ impl Checker {
             Message::Cancel { id } => {
                 let Some(i) = self.find(from, id) else { return };
                 let initialize =
-                    self.reqs[i].method == Method::Initialize && !rules.initialize_cancellable;
+                    self.reqs[i].method.is_initialize() && !rules.initialize_cancellable;
                 if initialize {
                     self.violate(InvariantId::InitializeNotCancelled, Some(id));
                 } else if rules.negotiated

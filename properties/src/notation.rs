@@ -15,9 +15,10 @@
 //!           | "network" "loses" PARTY MSG     | "network" "duplicates" PARTY MSG
 //!           | "end" ("quiescent" | "bounded") "open" COUNT COUNT
 //! PARTY    := "client" | "server"
-//! MSG      := "request" ID ("work" | "initialize") | "response" ID REPLY | "cancel" ID
+//! MSG      := "request" ID METHOD | "response" ID REPLY | "cancel" ID
 //!           | "malformed-cancel" | "activity" ID
 //!           | "cancel-ack" ID "cancelled" BOOL ["reason" REASON]
+//! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "server-work"
 //! REPLY    := "full" | "partial" | "cancelled" | "error" INTEGER
 //!           | "initialized" "cancel-support" BOOL
 //! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout") | "disconnected"
@@ -39,7 +40,9 @@
 //! requests. The two `open` counts of `end` are the received requests the client and the
 //! server still held when the run ended. `delivers` is what a requester hands its application
 //! (`reply REPLY`: the peer's answer as received; `cancelled user|timeout`: it gave up at
-//! cancel time). The one event the notation cannot express is the anomaly "illegal
+//! cancel time). `initialize` declares that the client handles cancels of the server's
+//! requests, `initialize-no-cancel` that it does not (the ACP RFD reads it); `work` is the
+//! client's ordinary request, `server-work` the server's. The one event the notation cannot express is the anomaly "illegal
 //! transition" (a driver error the checker does not read); [`format`] renders it as
 //! `anomaly illegal ID` and [`parse`] refuses it.
 
@@ -182,6 +185,11 @@ impl fmt::Display for Id {
 
 struct Msg(Message);
 
+/// Request methods by [`Method::code`]: `initialize` declares cancellation support,
+/// `initialize-no-cancel` does not; `work` is the client's ordinary request, `server-work` the
+/// server's.
+const METHODS: [&str; 4] = ["initialize", "work", "initialize-no-cancel", "server-work"];
+
 impl fmt::Display for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -189,10 +197,7 @@ impl fmt::Display for Msg {
                 f,
                 "request {} {}",
                 Id(id),
-                match method {
-                    Method::Work => "work",
-                    Method::Initialize => "initialize",
-                }
+                METHODS[usize::from(method.code())]
             ),
             Message::Response { id, reply } => write!(f, "response {} {}", Id(id), Rep(reply)),
             Message::Cancel { id } => write!(f, "cancel {}", Id(id)),
@@ -446,8 +451,8 @@ impl<'a> Words<'a> {
         Ok(match self.one_of(&kinds)? {
             0 => {
                 let id = self.id()?;
-                let method =
-                    [Method::Work, Method::Initialize][self.one_of(&["work", "initialize"])?];
+                let code = self.one_of(&METHODS)? as u8;
+                let method = Method::from_code(code).unwrap_or(Method::Work);
                 Message::Request { id, method }
             }
             1 => Message::Response {

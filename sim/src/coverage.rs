@@ -61,6 +61,9 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
         Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => {
             "it needs two requests: --requests 2 (workload.requests)"
         }
+        Behaviour::CancelHitsOwnRequest if w.server_requests == 0 => {
+            "it needs a request of the server's own: --server-requests 1 (workload.server_requests)"
+        }
         Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => {
             "it acts only when the peer declares no cancellation support (workload.cancel_support)"
         }

@@ -79,6 +79,22 @@ pub struct Workload {
     /// Whether the server declares cancellation support (ACP RFD `cancellation.request`);
     /// `null`: drawn from the seed, half and half.
     pub cancel_support: Option<bool>,
+    /// Ordinary requests the server sends to the client once its session is open (ACP
+    /// `session/request_permission`, MCP `sampling/createMessage`, LSP
+    /// `workspace/configuration`; ABP's app makes none), spaced, cancelled (where the dialect
+    /// lets the server cancel), given up and mangled like the client's. Absent from a file: 0
+    /// (files written before the field).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub server_requests: u16,
+    /// Whether the client declares cancellation support in `initialize` (ACP RFD
+    /// `clientCapabilities.cancellation.request`); `null`: true, except that with server
+    /// requests in the ACP RFD it is drawn from the seed, half and half.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cancel_support: Option<bool>,
+}
+
+fn is_zero(n: &u16) -> bool {
+    *n == 0
 }
 
 /// Request numbering (by default from 0, integers, no reuse).
@@ -125,6 +141,8 @@ impl Default for Workload {
             malformed_cancel_permille: 100,
             ids: Ids::default(),
             cancel_support: None,
+            server_requests: 1,
+            client_cancel_support: None,
         }
     }
 }
@@ -133,10 +151,14 @@ impl Scenario {
     /// The built-in default scenario for `dialect`: the default workload over a FIFO (stdio)
     /// link with uniform latency, no faults.
     pub fn default_for(dialect: Dialect) -> Self {
+        let mut workload = Workload::default();
+        if dialect.rules().server_work_method.is_none() {
+            workload.server_requests = 0;
+        }
         Scenario {
             dialect,
             behavior: Behaviour::Honour,
-            workload: Workload::default(),
+            workload,
             link: LinkConfig::default(),
             swarm: false,
             max_events: default_max_events(),
@@ -177,6 +199,15 @@ impl Scenario {
         let w = &self.workload;
         if w.requests == 0 || w.requests > 64 {
             return err("workload.requests", "an integer from 1 to 64".into());
+        }
+        if w.server_requests > 64 {
+            return err("workload.server_requests", "an integer from 0 to 64".into());
+        }
+        if w.server_requests > 0 && self.dialect.rules().server_work_method.is_none() {
+            return err(
+                "workload.server_requests",
+                format!("0: the server makes no requests in {}", self.dialect),
+            );
         }
         if w.workers == 0 {
             return err("workload.workers", "an integer of at least 1".into());
@@ -228,6 +259,12 @@ impl Scenario {
         let mut s = self.clone();
         if s.workload.cancel_support.is_none() {
             s.workload.cancel_support = Some(rng.chance(500));
+        }
+        if s.workload.client_cancel_support.is_none()
+            && s.workload.server_requests > 0
+            && s.dialect.rules().negotiated
+        {
+            s.workload.client_cancel_support = Some(rng.chance(500));
         }
         if !self.swarm {
             return (s, None);

@@ -10,7 +10,6 @@ use core::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cancelcheck_model::io::Timer;
-use cancelcheck_model::message::Method;
 use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::{Event, Verdict};
 
@@ -93,11 +92,12 @@ pub struct Simulator {
     /// Live work and timers: (party, what, token). Small; scanned linearly.
     live_work: Vec<(Party, RequestId, u32)>,
     live_timers: Vec<(Party, Timer, u32)>,
-    /// Workload index → id the client gave it.
-    ids: Vec<Option<RequestId>>,
+    /// Per party, workload index → id the party gave it.
+    ids: [Vec<Option<RequestId>>; 2],
     last_delivery: [u64; 2],
     connected: bool,
-    workload_started: bool,
+    /// Per party, whether its workload is scheduled.
+    workload_started: [bool; 2],
     scratch: Vec<Output>,
 }
 
@@ -111,10 +111,13 @@ impl Simulator {
             token: 0,
             live_work: Vec::with_capacity(16),
             live_timers: Vec::with_capacity(16),
-            ids: Vec::with_capacity(usize::from(scenario.workload.requests)),
+            ids: [
+                Vec::with_capacity(usize::from(scenario.workload.requests)),
+                Vec::with_capacity(usize::from(scenario.workload.server_requests)),
+            ],
             last_delivery: [0; 2],
             connected: true,
-            workload_started: false,
+            workload_started: [false; 2],
             scratch: Vec::with_capacity(16),
         }
     }
@@ -129,11 +132,16 @@ impl Simulator {
         self.token = 0;
         self.live_work.clear();
         self.live_timers.clear();
-        self.ids.clear();
-        self.ids.resize(usize::from(s.workload.requests), None);
+        for (p, n) in [
+            (Party::Client, s.workload.requests),
+            (Party::Server, s.workload.server_requests),
+        ] {
+            self.ids[p.index()].clear();
+            self.ids[p.index()].resize(usize::from(n), None);
+        }
         self.last_delivery = [0; 2];
         self.connected = true;
-        self.workload_started = false;
+        self.workload_started = [false; 2];
 
         self.schedule(0, Occ::App(Party::Client, AppAct::Init));
         if rng.chance(s.link.disconnect_permille) {
@@ -184,7 +192,7 @@ impl Simulator {
                 let cmd = match act {
                     AppAct::Init => Command::Initialize,
                     AppAct::Send(_) => Command::Send,
-                    AppAct::Cancel(k) => match self.ids[usize::from(k)] {
+                    AppAct::Cancel(k) => match self.ids[party.index()][usize::from(k)] {
                         Some(id) => Command::Cancel(id),
                         None => return,
                     },
@@ -194,13 +202,20 @@ impl Simulator {
                     return;
                 }
                 self.feed(s, rng, party, Input::Command(cmd), Some(act));
-                if act == AppAct::Init && self.world.endpoint(Party::Client).is_ready() {
-                    self.start_workload(s, rng);
+                if act == AppAct::Init {
+                    // Without `initialize`, both parties are in session at once.
+                    self.start_workload(s, rng, Party::Client);
+                    self.start_workload(s, rng, Party::Server);
                 }
             }
             Occ::Deliver(to, msg) => {
                 if self.connected {
                     self.feed(s, rng, to, Input::Receive(msg), None);
+                    if let Message::Request { method, .. } = msg
+                        && method.is_initialize()
+                    {
+                        self.start_workload(s, rng, to);
+                    }
                 }
             }
             Occ::WorkDone(party, id, token)
@@ -242,28 +257,37 @@ impl Simulator {
         }
     }
 
-    fn start_workload(&mut self, s: &Scenario, rng: &mut SimRng) {
-        if self.workload_started {
+    /// Schedules `party`'s requests, cancels and malformed cancels, once its session is open
+    /// (and once only).
+    fn start_workload(&mut self, s: &Scenario, rng: &mut SimRng, party: Party) {
+        let w = &s.workload;
+        let requests = match party {
+            Party::Client => w.requests,
+            Party::Server => w.server_requests,
+        };
+        if self.workload_started[party.index()]
+            || requests == 0
+            || !self.world.endpoint(party).is_ready()
+        {
             return;
         }
-        self.workload_started = true;
-        let w = &s.workload;
+        self.workload_started[party.index()] = true;
         let mut t = self.world.now;
-        for k in 0..w.requests {
+        for k in 0..requests {
             if k > 0 {
                 t = t.saturating_add(w.spacing.draw(rng));
             }
-            self.schedule(t, Occ::App(Party::Client, AppAct::Send(k)));
+            self.schedule(t, Occ::App(party, AppAct::Send(k)));
             if w.malformed_cancel_permille > 0 && rng.chance(w.malformed_cancel_permille) {
                 let at = t.saturating_add(w.cancel_delay.draw(rng));
-                self.schedule(at, Occ::App(Party::Client, AppAct::MalformedCancel));
+                self.schedule(at, Occ::App(party, AppAct::MalformedCancel));
             }
             if rng.chance(w.cancel_permille) {
                 let at = t.saturating_add(w.cancel_delay.draw(rng));
-                self.schedule(at, Occ::App(Party::Client, AppAct::Cancel(k)));
+                self.schedule(at, Occ::App(party, AppAct::Cancel(k)));
                 if rng.chance(w.repeat_cancel_permille) {
                     let again = at.saturating_add(w.cancel_delay.draw(rng) / 4);
-                    self.schedule(again, Occ::App(Party::Client, AppAct::Cancel(k)));
+                    self.schedule(again, Occ::App(party, AppAct::Cancel(k)));
                 }
             }
         }
@@ -298,15 +322,10 @@ impl Simulator {
         let now = self.world.now;
         match out {
             Output::Send(msg) => {
-                if let (
-                    Some(AppAct::Send(k)),
-                    Message::Request {
-                        id,
-                        method: Method::Work,
-                    },
-                ) = (act, msg)
+                if let (Some(AppAct::Send(k)), Message::Request { id, method }) = (act, msg)
+                    && !method.is_initialize()
                 {
-                    self.ids[usize::from(k)] = Some(id);
+                    self.ids[party.index()][usize::from(k)] = Some(id);
                 }
                 self.transmit(s, rng, party, msg);
             }
@@ -343,7 +362,7 @@ impl Simulator {
                 outcome: Outcome::Reply(Reply::Initialized { .. }),
                 ..
             } if party == Party::Client => {
-                self.start_workload(s, rng);
+                self.start_workload(s, rng, Party::Client);
             }
             _ => {}
         }

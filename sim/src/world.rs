@@ -4,7 +4,7 @@
 //! explorer by enumeration); the world applies it: it feeds the input to the endpoint, shows
 //! the checker the input and every output, and records them when a trace is wanted.
 
-use cancelcheck_model::endpoint::EndpointConfig;
+use cancelcheck_model::endpoint::{EndpointConfig, IdPolicy};
 use cancelcheck_model::pack::{PackError, Reader};
 use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
@@ -36,18 +36,24 @@ pub struct World {
 pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
     let (client_b, server_b) = s.behaviours();
     let w = &s.workload;
-    let capacity = usize::from(w.requests) + 1;
+    let capacity = usize::from(w.requests) + usize::from(w.server_requests) + 1;
     let client = EndpointConfig {
         party: Party::Client,
         dialect: s.dialect,
         behaviour: client_b,
-        workers: 1,
-        cancel_support: true,
+        // The client runs every request the server sends at once.
+        workers: w.server_requests.max(1),
+        cancel_support: w.client_cancel_support.unwrap_or(true),
         request_timeouts: w.timeout.is_some(),
         init_timeout: w.init_timeout.is_some(),
         ids: w.ids.into(),
         capacity,
     };
+    // The server numbers its requests from the id of the client's first ordinary request, so
+    // the first ids of the two directions coincide (as when both count from the same number).
+    let mut server_ids: IdPolicy = w.ids.into();
+    server_ids.first = w.ids.first + i64::from(s.dialect.rules().initialize_method.is_some());
+    server_ids.reuse_answered = false;
     let server = EndpointConfig {
         party: Party::Server,
         behaviour: server_b,
@@ -55,6 +61,7 @@ pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
         cancel_support: w.cancel_support.unwrap_or(true),
         request_timeouts: false,
         init_timeout: false,
+        ids: server_ids,
         ..client
     };
     [client, server]
@@ -87,7 +94,8 @@ impl World {
     pub fn new(scenario: &Scenario, record: bool) -> Self {
         let [c, s] = endpoint_configs(scenario);
         // Requests both ways: the workload plus `initialize`.
-        let requests = usize::from(scenario.workload.requests) + 1;
+        let w = &scenario.workload;
+        let requests = usize::from(w.requests) + usize::from(w.server_requests) + 1;
         let mut checker = Checker::new(scenario.dialect, requests);
         checker.set_fifo(scenario.link.order == Order::Fifo);
         World {

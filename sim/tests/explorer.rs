@@ -53,6 +53,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp", "wrong-error-code", 1, 6, 54),        // cancel-error-code
     ("acp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("acp", "cancel-cancels-all", 2, 6, 70),      // exact-id-match
+    ("acp", "cancel-hits-own-request", 1, 6, 148), // exact-id-match
     ("acp", "answers-cancel-notification", 1, 2, 6), // notification-unanswered
     ("acp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
     ("acp", "crashes-on-unknown-cancel", 1, 2, 6), // unknown-cancel-harmless
@@ -63,6 +64,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp-rfd", "wrong-error-code", 1, 6, 28),    // cancel-error-code
     ("acp-rfd", "id-type-confusion", 1, 1, 2),    // exact-id-match
     ("acp-rfd", "cancel-cancels-all", 2, 7, 95),  // exact-id-match
+    ("acp-rfd", "cancel-hits-own-request", 1, 6, 182), // exact-id-match
     ("acp-rfd", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("acp-rfd", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("acp-rfd", "leaks-cancelled", 1, 7, 63),     // no-leak-at-quiescence
@@ -74,6 +76,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "answers-after-cancel", 1, 6, 92), // no-answer-after-cancel
     ("mcp-2025-11-25", "id-type-confusion", 1, 1, 2), // exact-id-match
     ("mcp-2025-11-25", "cancel-cancels-all", 2, 7, 106), // exact-id-match
+    ("mcp-2025-11-25", "cancel-hits-own-request", 1, 6, 98), // exact-id-match
     ("mcp-2025-11-25", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("mcp-2025-11-25", "activity-after-answer", 1, 1, 2), // no-activity-after-answer
     ("mcp-2025-11-25", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
@@ -87,6 +90,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "id-type-confusion", 1, 3, 10), // exact-id-match
     ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40), // no-answer-after-cancel
     ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98), // exact-id-match
+    ("mcp-2026-07-28", "cancel-hits-own-request", 1, 4, 56), // exact-id-match
     ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10), // notification-unanswered
     ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10), // unknown-cancel-harmless
     ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78), // no-leak-at-quiescence
@@ -97,6 +101,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("lsp", "wrong-error-code", 1, 6, 30),        // cancel-error-code
     ("lsp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("lsp", "cancel-cancels-all", 2, 7, 106),     // exact-id-match
+    ("lsp", "cancel-hits-own-request", 1, 6, 98), // exact-id-match
     ("lsp", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
@@ -219,6 +224,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             spec.init_timeout = true;
             // This fault acts on progress notifications.
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            // This one on a request of the server's own.
+            spec.server_requests = u16::from(b == Behaviour::CancelHitsOwnRequest);
             let s = spec.scenario();
             let r = search(&s, &opts(), &|_, _, _| {});
             let (schedule, broken) = r

@@ -74,6 +74,9 @@ struct Bounds {
     internal: bool,
     /// The client may send one malformed cancel.
     malformed: bool,
+    /// Requests the server sends to the client (each may be cancelled like the client's, and
+    /// the server may send one malformed cancel too).
+    server_requests: u8,
 }
 
 fn bounds(s: &Scenario) -> Bounds {
@@ -96,6 +99,10 @@ fn bounds(s: &Scenario) -> Bounds {
         internal: s.workload.internal_cancel_permille > 0
             && s.dialect.rules().internal_cancellation,
         malformed: s.workload.malformed_cancel_permille > 0,
+        server_requests: match s.dialect.rules().server_work_method {
+            Some(_) => s.workload.server_requests.min(MAX_REQUESTS) as u8,
+            None => 0,
+        },
     }
 }
 
@@ -131,6 +138,12 @@ pub struct ExploreSpec {
     pub internal_cancel: bool,
     /// The client may send one malformed cancel.
     pub malformed_cancel: bool,
+    /// Requests the server sends to the client (where the dialect has server requests); with
+    /// any, the search runs without the symmetry and partial-order reductions.
+    pub server_requests: u16,
+    /// Whether the client declares cancellation support (ACP RFD); `None` explores both
+    /// answers where the server sends requests in the ACP RFD.
+    pub client_cancel_support: Option<bool>,
 }
 
 impl ExploreSpec {
@@ -157,6 +170,8 @@ impl ExploreSpec {
             duplicate: false,
             internal_cancel: false,
             malformed_cancel: false,
+            server_requests: 0,
+            client_cancel_support: None,
         }
     }
 
@@ -179,6 +194,8 @@ impl ExploreSpec {
         w.malformed_cancel_permille = u16::from(self.malformed_cancel);
         w.ids.reuse_answered = self.reuse_ids;
         w.cancel_support = None;
+        w.server_requests = self.server_requests;
+        w.client_cancel_support = self.client_cancel_support;
         s.link.order = self.order;
         s.link.loss_permille = u16::from(self.loss);
         s.link.duplicate_permille = u16::from(self.duplicate);
@@ -193,7 +210,9 @@ impl ExploreSpec {
 /// relabelling have the same futures up to that relabelling.
 pub fn symmetric(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
-    s.workload.workers >= s.workload.requests
+    // The relabelling renames the client's ids only; the server's requests share its id space.
+    bounds(s).server_requests == 0
+        && s.workload.workers >= s.workload.requests
         && !s.workload.ids.reuse_answered
         && !matches!(
             s.behavior,
@@ -217,17 +236,39 @@ pub fn partial_order(s: &Scenario) -> bool {
         && !matches!(s.behavior, B::CrashesOnUnknownCancel)
 }
 
-/// The scenarios the initial states stand for: one per possible `cancel_support`.
+/// The scenarios the initial states stand for: one per possible `cancel_support` (the
+/// server's), and, where the server sends requests in a dialect that negotiates cancellation,
+/// one per possible `client_cancel_support`.
 pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
-    match s.workload.cancel_support {
-        Some(_) => vec![s.clone()],
-        None => [true, false]
-            .into_iter()
-            .map(|b| {
-                let mut v = s.clone();
-                v.workload.cancel_support = Some(b);
-                v
+    let servers: &[bool] = match s.workload.cancel_support {
+        Some(_) => &[],
+        None => &[true, false],
+    };
+    let clients: &[bool] = match s.workload.client_cancel_support {
+        None if bounds(s).server_requests > 0 && s.dialect.rules().negotiated => &[true, false],
+        _ => &[],
+    };
+    let mut out = vec![s.clone()];
+    for (choices, set) in [
+        (
+            servers,
+            (|w, b| w.cancel_support = Some(b)) as fn(&mut crate::scenario::Workload, bool),
+        ),
+        (clients, |w, b| w.client_cancel_support = Some(b)),
+    ] {
+        if choices.is_empty() {
+            continue;
+        }
+        out = out
+            .iter()
+            .flat_map(|v| {
+                choices.iter().map(move |&b| {
+                    let mut v = v.clone();
+                    set(&mut v.workload, b);
+                    v
+                })
             })
-            .collect(),
+            .collect();
     }
+    out
 }

@@ -96,6 +96,22 @@ pub enum Step {
     Abort(Party, RequestId),
     /// The client sends a malformed cancel (at most once per run).
     Malformed,
+    /// The server sends its next request to the client.
+    ServerSend,
+    /// The server's application cancels its request number `k` (in sending order).
+    ServerCancel(u8),
+    /// The server sends a malformed cancel (at most once per run).
+    ServerMalformed,
+}
+
+/// The server's application script: what it sent, cancelled and may still send. Only the plain
+/// form holds it (a search with server requests runs on plain states).
+#[derive(Clone, Debug, Default)]
+struct ServerScript {
+    sent: u8,
+    cancels: SmallVec<[u8; 4]>,
+    ids: SmallVec<[Option<RequestId>; 4]>,
+    malformed_left: u8,
 }
 
 /// One explored state: the world plus everything a driver holds.
@@ -119,6 +135,8 @@ pub struct Explorer {
     duplicates_left: u8,
     /// Malformed cancels the client may still send.
     malformed_left: u8,
+    /// The server's requests.
+    server: ServerScript,
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
     outs: Vec<Output>,
@@ -164,6 +182,7 @@ impl Clone for Explorer {
             ids: self.ids.clone(),
             duplicates_left: self.duplicates_left,
             malformed_left: self.malformed_left,
+            server: self.server.clone(),
             steps: self.steps,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -208,6 +227,12 @@ impl Explorer {
             ids: smallvec::smallvec![None; n],
             duplicates_left: b.duplicates,
             malformed_left: u8::from(b.malformed),
+            server: ServerScript {
+                sent: 0,
+                cancels: smallvec::smallvec![0; usize::from(b.server_requests)],
+                ids: smallvec::smallvec![None; usize::from(b.server_requests)],
+                malformed_left: u8::from(b.malformed && b.server_requests > 0),
+            },
             steps: 0,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -274,6 +299,12 @@ impl Explorer {
         self.sent = src.sent;
         self.duplicates_left = src.duplicates_left;
         self.malformed_left = src.malformed_left;
+        if src.server.cancels.len() + self.server.cancels.len() > 0 {
+            self.server.sent = src.server.sent;
+            copy_into(&mut self.server.cancels, &src.server.cancels);
+            copy_into(&mut self.server.ids, &src.server.ids);
+            self.server.malformed_left = src.server.malformed_left;
+        }
         self.steps = src.steps;
         self.dirty = 0;
     }
@@ -358,6 +389,22 @@ impl Explorer {
         if self.malformed_left > 0 && self.world.endpoint(Party::Client).is_ready() {
             out.push(Step::Malformed);
         }
+        // The server's script comes last, so the steps of a search without it keep their
+        // indices.
+        let server = &self.server;
+        let server_ready = self.world.endpoint(Party::Server).is_ready();
+        if server.sent < b.server_requests && server_ready {
+            out.push(Step::ServerSend);
+        }
+        for k in 0..server.sent {
+            let k_ = usize::from(k);
+            if server.cancels[k_] < b.cancels_each && server.ids[k_].is_some() {
+                out.push(Step::ServerCancel(k));
+            }
+        }
+        if server.malformed_left > 0 && server_ready {
+            out.push(Step::ServerMalformed);
+        }
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
@@ -384,6 +431,14 @@ impl Explorer {
             Step::Abort(p, id) => Stimulus::Feed(p, Input::InternalCancel(id)),
             Step::Malformed => {
                 Stimulus::Feed(Party::Client, Input::Command(Command::MalformedCancel))
+            }
+            Step::ServerSend => Stimulus::Feed(Party::Server, Input::Command(Command::Send)),
+            Step::ServerCancel(k) => match self.server.ids[usize::from(k)] {
+                Some(id) => Stimulus::Feed(Party::Server, Input::Command(Command::Cancel(id))),
+                None => Stimulus::Nothing,
+            },
+            Step::ServerMalformed => {
+                Stimulus::Feed(Party::Server, Input::Command(Command::MalformedCancel))
             }
         }
     }
@@ -439,22 +494,29 @@ impl Explorer {
             // The party's own abort of the work follows from what it is fed.
             Step::Abort(..) => {}
             Step::Malformed => self.malformed_left -= 1,
+            Step::ServerSend => self.server.sent += 1,
+            Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
+            Step::ServerMalformed => self.server.malformed_left -= 1,
         }
         match stimulus {
             Stimulus::Feed(party, input) => self.feed(&b, party, input),
             Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
-        if step == Step::Send {
-            // The id the client chose, read from what it sent (a reused id need not be the
-            // largest in flight).
-            self.ids[usize::from(self.sent - 1)] = self.outs.iter().find_map(|o| match o {
-                Output::Send(Message::Request {
-                    id,
-                    method: Method::Work,
-                }) => Some(*id),
+        // The id the party chose, read from what it sent (a reused id need not be the largest
+        // in flight).
+        let chosen = |outs: &[Output], m: Method| {
+            outs.iter().find_map(|o| match *o {
+                Output::Send(Message::Request { id, method }) if method == m => Some(id),
                 _ => None,
-            });
+            })
+        };
+        if step == Step::Send {
+            self.ids[usize::from(self.sent - 1)] = chosen(&self.outs, Method::Work);
+        }
+        if step == Step::ServerSend {
+            let k = usize::from(self.server.sent - 1);
+            self.server.ids[k] = chosen(&self.outs, Method::ServerWork);
         }
     }
 
@@ -523,6 +585,16 @@ impl Explorer {
         }
         out.push(self.duplicates_left);
         out.push(self.malformed_left);
+        let server = &self.server;
+        if !server.cancels.is_empty() {
+            let sent = usize::from(server.sent);
+            out.push(server.sent);
+            out.extend_from_slice(&server.cancels[..sent]);
+            for id in &server.ids[..sent] {
+                id.pack(out);
+            }
+            out.push(server.malformed_left);
+        }
     }
 
     /// Becomes the state `bytes` packs (written by [`Explorer::pack`] from a state of the same
@@ -558,6 +630,24 @@ impl Explorer {
         }
         self.duplicates_left = r.u8("duplicates left")?;
         self.malformed_left = r.u8("malformed cancels left")?;
+        let server = &mut self.server;
+        if !server.cancels.is_empty() {
+            server.sent = r.u8("server requests sent")?;
+            let sent = usize::from(server.sent);
+            if sent > server.cancels.len() {
+                return Err(PackError::BadTag("server requests sent", server.sent));
+            }
+            server.cancels[..sent].copy_from_slice(r.take(sent, "server cancels")?);
+            server.cancels[sent..].fill(0);
+            for k in 0..server.ids.len() {
+                server.ids[k] = if k < sent {
+                    Option::<RequestId>::unpack(&mut r)?
+                } else {
+                    None
+                };
+            }
+            server.malformed_left = r.u8("server malformed cancels left")?;
+        }
         if !r.is_empty() {
             return Err(PackError::BadTag("end of state", 0));
         }
@@ -712,8 +802,11 @@ impl Explorer {
                 .request_id()
                 .and_then(of_id),
             Step::WorkDone(_, id) | Step::Progress(_, id) | Step::Abort(_, id) => of_id(id),
-            // A cancel that names nothing belongs to no request: no ample set holds it.
-            Step::Malformed => None,
+            // A cancel that names nothing belongs to no request: no ample set holds it. The
+            // server's script is never reduced (see `super::partial_order`).
+            Step::Malformed | Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
+                None
+            }
             Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
             Step::Fire(_, Timer::InitTimeout) => Some(0),
         }

@@ -78,6 +78,10 @@ impl Layout {
     /// request, cancels and answers, `initialize` and its answer, and any duplicate; running
     /// work and timers for every request and one more. `None` if that exceeds a row.
     pub(super) fn new(b: Bounds) -> Option<Layout> {
+        if b.server_requests > 0 {
+            // Rows hold the client's script only: such a search runs on plain states.
+            return None;
+        }
         let n = usize::from(b.requests);
         let net_cap = 2 + n * (2 + usize::from(b.cancels_each)) + usize::from(b.duplicates);
         Layout::with_capacities(b, net_cap, n + 1, n + 2)
