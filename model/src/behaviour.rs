@@ -7,6 +7,7 @@
 //! breach is observable.
 
 use crate::dialect::{Dialect, Honouring, ReceiverDuty};
+use crate::id::Party;
 use core::fmt;
 use core::str::FromStr;
 
@@ -201,6 +202,17 @@ impl Behaviour {
                 breaks,
             });
         }
+        if self == Behaviour::IgnoresCancelForIdZero
+            && r.receiver_duty == ReceiverDuty::MustAnswer
+            && self.applies_to(dialect)
+        {
+            // Where the cancelled request must stop (ACP RFD), running it on to the end is not
+            // honouring the cancel.
+            return Some(Classification {
+                faulty: true,
+                breaks: &["cancel-honoured"],
+            });
+        }
         if self == Behaviour::CancelHitsOwnRequest && self.applies_to(dialect) {
             // The cancel meant for the peer's request is spent on its own: the peer's request
             // runs on as if never cancelled, which breaks what that dialect owes a cancel.
@@ -231,6 +243,23 @@ impl Behaviour {
         self.info().role
     }
 
+    /// The party that behaves so in `dialect`: the server for a responder behaviour, the client
+    /// for a requester one; except `ignores-cancel-for-id-zero` where the client's id 0 is its
+    /// `initialize`, which nobody may cancel there: the client then has it, as the responder of
+    /// the server's first request (id 0, as the server counts from the same first id).
+    pub fn party(self, dialect: Dialect) -> Party {
+        match self.role() {
+            Role::Requester => Party::Client,
+            Role::Responder
+                if self == Behaviour::IgnoresCancelForIdZero
+                    && dialect.rules().initialize_method.is_some() =>
+            {
+                Party::Client
+            }
+            Role::Responder => Party::Server,
+        }
+    }
+
     /// Whether the behaviour exists in `dialect` (a correct behaviour the dialect allows, or a
     /// fault whose breach the dialect makes observable).
     pub fn applies_to(self, dialect: Dialect) -> bool {
@@ -245,10 +274,15 @@ impl Behaviour {
             Behaviour::NeverAnswersCancelled | Behaviour::AnswersTwice => must_answer,
             Behaviour::WrongErrorCode => r.cancel_error_code.is_some(),
             Behaviour::IdTypeConfusion => true,
-            // Observable only where a cancel for id 0 is owed obedience and id 0 is an ordinary
-            // request (with an `initialize`, id 0 is the uncancellable initialize).
+            // Observable only where a cancel for id 0 is owed more than "MAY" and names an
+            // ordinary request: the client's request 0 where there is no `initialize`; else the
+            // server's request 0, where the server makes requests and may cancel them.
             Behaviour::IgnoresCancelForIdZero => {
-                r.receiver_duty == ReceiverDuty::MustNotAnswer && r.initialize_method.is_none()
+                let owed = !(must_answer && r.honouring == Honouring::May);
+                let ordinary = r.initialize_method.is_none()
+                    || (r.server_work_method.is_some()
+                        && r.cancel_senders == crate::dialect::CancelSenders::Either);
+                owed && ordinary
             }
             Behaviour::CancelCancelsAll => true,
             // Only where the server makes requests of its own, whose ids can match the client's.

@@ -571,6 +571,16 @@ impl Checker {
             .or_else(|| self.find(requester, id))
     }
 
+    /// The instance a requester resolves when it delivers an outcome for `id`: the newest one
+    /// not yet resolved (a disconnect resolves an earlier instance of a reused id whose request
+    /// was lost, after the newer one was answered), or else the newest.
+    fn find_resolving(&self, requester: Party, id: RequestId) -> Option<usize> {
+        self.reqs
+            .iter()
+            .rposition(|r| r.requester == requester && r.id == id && r.delivered == 0)
+            .or_else(|| self.find(requester, id))
+    }
+
     /// Reads one event.
     pub fn observe(&mut self, ev: &Event) {
         match *ev {
@@ -667,7 +677,7 @@ impl Checker {
         match output {
             Output::Send(msg) => self.on_send(party, msg),
             Output::Deliver { id, outcome } => {
-                let Some(i) = self.find(party, id) else {
+                let Some(i) = self.find_resolving(party, id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];

@@ -727,3 +727,51 @@ fn races_and_double_resolution() {
         broken(&c)
     );
 }
+
+/// A reused id names two requests; a delivery resolves the newest one not yet resolved. Here
+/// request 2 was lost and given up (its cancel goes ahead of the reuse on stdio, so the reuse is
+/// safe), the new request 2 is answered, and the disconnect then resolves the old one: two
+/// requests resolved once each, not one resolved twice.
+#[test]
+fn a_disconnect_resolves_the_earlier_instance_of_a_reused_id() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &[
+            "client command send",
+            "client sends request 2 work",
+            "network loses client request 2 work",
+            "client command cancel 2",
+            "client sends cancel 2",
+            "client command send",
+            "client sends request 2 work",
+            "server receives cancel 2",
+            "server ignores unknown-cancel 2",
+            "server receives request 2 work",
+            "server starts work 2",
+            "server sends response 2 full",
+            "client receives response 2 full",
+            "client delivers 2 reply full",
+            "client disconnected",
+            "client delivers 2 disconnected",
+        ],
+    );
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    // The same delivery once more is a second resolution.
+    let twice = checker(
+        Dialect::Acp,
+        true,
+        &[
+            "client command send",
+            "client sends request 2 work",
+            "server receives request 2 work",
+            "server starts work 2",
+            "server sends response 2 full",
+            "client receives response 2 full",
+            "client delivers 2 reply full",
+            "client disconnected",
+            "client delivers 2 disconnected",
+        ],
+    );
+    assert_eq!(broken(&twice), [InvariantId::SingleResolution]);
+}

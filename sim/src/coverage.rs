@@ -46,6 +46,19 @@ pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
     }
 }
 
+/// The fewest server requests `scenario`'s fault needs to act: a request of the server's with
+/// the id of one of the client's ordinary requests (`cancel-hits-own-request`: the server's
+/// second, where the client's id 0 is its `initialize`), or the server's request 0 in the hands
+/// of a faulty client (`ignores-cancel-for-id-zero`, see `Behaviour::party`).
+pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
+    let init = scenario.dialect.rules().initialize_method.is_some();
+    match scenario.behavior {
+        Behaviour::CancelHitsOwnRequest => 1 + u16::from(init),
+        Behaviour::IgnoresCancelForIdZero if init => 1,
+        _ => 0,
+    }
+}
+
 /// What would let the fault of `scenario`'s behaviour act, where a run showed no sign of it.
 pub fn fault_hint(scenario: &Scenario) -> &'static str {
     let w = &scenario.workload;
@@ -61,8 +74,17 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
         Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => {
             "it needs two requests: --requests 2 (workload.requests)"
         }
-        Behaviour::CancelHitsOwnRequest if w.server_requests == 0 => {
-            "it needs a request of the server's own: --server-requests 1 (workload.server_requests)"
+        Behaviour::CancelHitsOwnRequest if w.server_requests < server_requests_to_act(scenario) => {
+            if scenario.dialect.rules().initialize_method.is_some() {
+                "it needs a request of the server's own with the id of one of the client's: --server-requests 2 (workload.server_requests)"
+            } else {
+                "it needs a request of the server's own with the id of one of the client's: --server-requests 1 (workload.server_requests)"
+            }
+        }
+        Behaviour::IgnoresCancelForIdZero
+            if w.server_requests < server_requests_to_act(scenario) =>
+        {
+            "it acts on the client's handling of the server's request 0: --server-requests 1 (workload.server_requests)"
         }
         Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => {
             "it acts only when the peer declares no cancellation support (workload.cancel_support)"

@@ -6,9 +6,9 @@
 
 use crate::link::{Latency, LinkConfig, Order};
 use crate::rng::SimRng;
-use cancelcheck_model::behaviour::Role;
+
 use cancelcheck_model::endpoint::IdPolicy;
-use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_model::{Behaviour, Dialect, Party};
 use serde::{Deserialize, Serialize};
 
 /// A whole run's configuration.
@@ -18,7 +18,9 @@ pub struct Scenario {
     /// The protocol.
     pub dialect: Dialect,
     /// The behaviour under test: it acts in its own role (a responder fault on the server,
-    /// a requester fault on the client); the other party behaves correctly.
+    /// a requester fault on the client; `ignores-cancel-for-id-zero` on the client where the
+    /// client's id 0 is its `initialize`, see `Behaviour::party`); the other party behaves
+    /// correctly.
     #[serde(default = "honour")]
     pub behavior: Behaviour,
     /// What the client asks for and when it cancels.
@@ -141,7 +143,7 @@ impl Default for Workload {
             malformed_cancel_permille: 100,
             ids: Ids::default(),
             cancel_support: None,
-            server_requests: 1,
+            server_requests: 2,
             client_cancel_support: None,
         }
     }
@@ -165,12 +167,12 @@ impl Scenario {
         }
     }
 
-    /// The client's and the server's behaviours: the one under test in its role, `honour` in
-    /// the other.
+    /// The client's and the server's behaviours: the one under test on the party it acts on
+    /// (see `Behaviour::party`), `honour` on the other.
     pub fn behaviours(&self) -> (Behaviour, Behaviour) {
-        match self.behavior.role() {
-            Role::Requester => (self.behavior, Behaviour::Honour),
-            Role::Responder => (Behaviour::Honour, self.behavior),
+        match self.behavior.party(self.dialect) {
+            Party::Client => (self.behavior, Behaviour::Honour),
+            Party::Server => (Behaviour::Honour, self.behavior),
         }
     }
 

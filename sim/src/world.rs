@@ -49,10 +49,10 @@ pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
         ids: w.ids.into(),
         capacity,
     };
-    // The server numbers its requests from the id of the client's first ordinary request, so
-    // the first ids of the two directions coincide (as when both count from the same number).
+    // The server counts its ids from the same first id as the client, on its own: the ids of
+    // the two directions coincide (the server's first request has the id of the client's
+    // `initialize`, its second that of the client's first ordinary request).
     let mut server_ids: IdPolicy = w.ids.into();
-    server_ids.first = w.ids.first + i64::from(s.dialect.rules().initialize_method.is_some());
     server_ids.reuse_answered = false;
     let server = EndpointConfig {
         party: Party::Server,

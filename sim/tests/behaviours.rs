@@ -112,6 +112,9 @@ fn declared_breaks_are_observed_breaks() {
                     spec.timeouts = timeouts;
                     spec.init_timeout = true;
                     spec.progress = true;
+                    // Faults that act on the server's own requests get them.
+                    spec.server_requests =
+                        cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
                     let opts = SearchOptions {
                         max_depth: None,
                         threads: 2,

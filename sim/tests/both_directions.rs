@@ -71,10 +71,10 @@ fn the_server_sends_requests_where_the_dialect_lets_it() {
         let allowed = d.rules().server_work_method.is_some();
         let s = busy_server(d, 2);
         assert_eq!(s.validate().is_ok(), allowed, "{d}");
-        // The built-in default has one server request wherever there may be one.
+        // The built-in default has two server requests wherever there may be any.
         assert_eq!(
             Scenario::default_for(d).workload.server_requests,
-            u16::from(allowed)
+            if allowed { 2 } else { 0 }
         );
         if !allowed {
             continue;
@@ -190,7 +190,7 @@ fn a_cancel_routed_to_the_wrong_direction_is_caught_and_inert_without_server_req
         );
         let why = cancelcheck_sim::coverage::fault_hint(&spec.scenario());
         assert!(why.contains("--server-requests"), "{d}: {why}");
-        spec.server_requests = 1;
+        spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
         let r = search(&spec.scenario(), &no_reductions(), &|_, _, _| {});
         let (_, broken) = r.finding().unwrap_or_else(|| panic!("{d}: not found"));
         assert!(

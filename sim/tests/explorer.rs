@@ -53,7 +53,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp", "wrong-error-code", 1, 6, 54),        // cancel-error-code
     ("acp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("acp", "cancel-cancels-all", 2, 6, 70),      // exact-id-match
-    ("acp", "cancel-hits-own-request", 1, 6, 148), // exact-id-match
+    ("acp", "cancel-hits-own-request", 1, 4, 32), // exact-id-match
     ("acp", "answers-cancel-notification", 1, 2, 6), // notification-unanswered
     ("acp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
     ("acp", "crashes-on-unknown-cancel", 1, 2, 6), // unknown-cancel-harmless
@@ -64,7 +64,8 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp-rfd", "wrong-error-code", 1, 6, 28),    // cancel-error-code
     ("acp-rfd", "id-type-confusion", 1, 1, 2),    // exact-id-match
     ("acp-rfd", "cancel-cancels-all", 2, 7, 95),  // exact-id-match
-    ("acp-rfd", "cancel-hits-own-request", 1, 6, 182), // exact-id-match
+    ("acp-rfd", "cancel-hits-own-request", 1, 7, 708), // exact-id-match
+    ("acp-rfd", "ignores-cancel-for-id-zero", 1, 6, 182), // cancel-honoured
     ("acp-rfd", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("acp-rfd", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("acp-rfd", "leaks-cancelled", 1, 7, 63),     // no-leak-at-quiescence
@@ -76,45 +77,46 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "answers-after-cancel", 1, 6, 92), // no-answer-after-cancel
     ("mcp-2025-11-25", "id-type-confusion", 1, 1, 2), // exact-id-match
     ("mcp-2025-11-25", "cancel-cancels-all", 2, 7, 106), // exact-id-match
-    ("mcp-2025-11-25", "cancel-hits-own-request", 1, 6, 98), // exact-id-match
-    ("mcp-2025-11-25", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
-    ("mcp-2025-11-25", "activity-after-answer", 1, 1, 2), // no-activity-after-answer
-    ("mcp-2025-11-25", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
-    ("mcp-2025-11-25", "leaks-cancelled", 1, 6, 86), // no-leak-at-quiescence
-    ("mcp-2025-11-25", "delivers-late-answer", 1, 7, 80), // late-answer-ignored (warn)
-    ("mcp-2025-11-25", "reuses-live-id", 2, 5, 20), // no-live-id-reuse
-    ("mcp-2025-11-25", "cancels-initialize", 1, 1, 2), // initialize-not-cancelled
-    ("mcp-2026-07-28", "finish-first", 1, 5, 40), // no-answer-after-cancel
-    ("mcp-2026-07-28", "progress-after-cancel", 1, 5, 50), // no-activity-after-cancel
-    ("mcp-2026-07-28", "answers-after-cancel", 1, 4, 22), // no-answer-after-cancel
-    ("mcp-2026-07-28", "id-type-confusion", 1, 3, 10), // exact-id-match
-    ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40), // no-answer-after-cancel
-    ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98), // exact-id-match
-    ("mcp-2026-07-28", "cancel-hits-own-request", 1, 4, 56), // exact-id-match
-    ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10), // notification-unanswered
-    ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10), // unknown-cancel-harmless
-    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78), // no-leak-at-quiescence
-    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72), // late-answer-ignored (warn)
-    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 11232), // no-live-id-reuse
-    ("lsp", "never-answers-cancelled", 1, 6, 48), // eventual-resolution
-    ("lsp", "answers-twice", 1, 7, 48),           // single-resolution
-    ("lsp", "wrong-error-code", 1, 6, 30),        // cancel-error-code
-    ("lsp", "id-type-confusion", 1, 1, 2),        // exact-id-match
-    ("lsp", "cancel-cancels-all", 2, 7, 106),     // exact-id-match
-    ("lsp", "cancel-hits-own-request", 1, 6, 98), // exact-id-match
-    ("lsp", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
-    ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
-    ("lsp", "reuses-live-id", 2, 5, 20),          // no-live-id-reuse
-    ("lsp", "cancels-initialize", 1, 1, 2),       // initialize-not-cancelled
-    ("abp", "never-answers-cancelled", 1, 10, 1100), // eventual-resolution
-    ("abp", "answers-twice", 1, 7, 124),          // single-resolution,cancel-honoured
-    ("abp", "id-type-confusion", 1, 1, 2),        // exact-id-match
-    ("abp", "cancel-cancels-all", 2, 6, 82),      // exact-id-match
+    ("mcp-2025-11-25", "cancel-hits-own-request", 1, 7, 392), // exact-id-match
+    ("mcp-2025-11-25", "ignores-cancel-for-id-zero", 1, 6, 2930), // no-answer-after-cancel,no-activity-after-cancel
+    ("mcp-2025-11-25", "answers-cancel-notification", 1, 5, 18),  // notification-unanswered
+    ("mcp-2025-11-25", "activity-after-answer", 1, 1, 2),         // no-activity-after-answer
+    ("mcp-2025-11-25", "crashes-on-unknown-cancel", 1, 5, 18),    // unknown-cancel-harmless
+    ("mcp-2025-11-25", "leaks-cancelled", 1, 6, 86),              // no-leak-at-quiescence
+    ("mcp-2025-11-25", "delivers-late-answer", 1, 7, 80),         // late-answer-ignored (warn)
+    ("mcp-2025-11-25", "reuses-live-id", 2, 5, 20),               // no-live-id-reuse
+    ("mcp-2025-11-25", "cancels-initialize", 1, 1, 2),            // initialize-not-cancelled
+    ("mcp-2026-07-28", "finish-first", 1, 5, 40),                 // no-answer-after-cancel
+    ("mcp-2026-07-28", "progress-after-cancel", 1, 5, 50),        // no-activity-after-cancel
+    ("mcp-2026-07-28", "answers-after-cancel", 1, 4, 22),         // no-answer-after-cancel
+    ("mcp-2026-07-28", "id-type-confusion", 1, 3, 10),            // exact-id-match
+    ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40),   // no-answer-after-cancel
+    ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98),           // exact-id-match
+    ("mcp-2026-07-28", "cancel-hits-own-request", 1, 4, 56),      // exact-id-match
+    ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10),  // notification-unanswered
+    ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10),    // unknown-cancel-harmless
+    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78),              // no-leak-at-quiescence
+    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72),         // late-answer-ignored (warn)
+    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 11232),            // no-live-id-reuse
+    ("lsp", "never-answers-cancelled", 1, 6, 48),                 // eventual-resolution
+    ("lsp", "answers-twice", 1, 7, 48),                           // single-resolution
+    ("lsp", "wrong-error-code", 1, 6, 30),                        // cancel-error-code
+    ("lsp", "id-type-confusion", 1, 1, 2),                        // exact-id-match
+    ("lsp", "cancel-cancels-all", 2, 7, 106),                     // exact-id-match
+    ("lsp", "cancel-hits-own-request", 1, 7, 394),                // exact-id-match
+    ("lsp", "answers-cancel-notification", 1, 5, 18),             // notification-unanswered
+    ("lsp", "crashes-on-unknown-cancel", 1, 5, 18),               // unknown-cancel-harmless
+    ("lsp", "reuses-live-id", 2, 5, 20),                          // no-live-id-reuse
+    ("lsp", "cancels-initialize", 1, 1, 2),                       // initialize-not-cancelled
+    ("abp", "never-answers-cancelled", 1, 10, 1100),              // eventual-resolution
+    ("abp", "answers-twice", 1, 7, 124), // single-resolution,cancel-honoured
+    ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match
+    ("abp", "cancel-cancels-all", 2, 6, 82), // exact-id-match
     ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
-    ("abp", "leaks-cancelled", 1, 9, 776),        // no-leak-at-quiescence
+    ("abp", "leaks-cancelled", 1, 9, 776), // no-leak-at-quiescence
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
-    ("abp", "reuses-live-id", 2, 5, 40),          // no-live-id-reuse
+    ("abp", "reuses-live-id", 2, 5, 40), // no-live-id-reuse
 ];
 
 fn search_options(
@@ -224,8 +226,9 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             spec.init_timeout = true;
             // This fault acts on progress notifications.
             spec.progress = b == Behaviour::ProgressAfterCancel;
-            // This one on a request of the server's own.
-            spec.server_requests = u16::from(b == Behaviour::CancelHitsOwnRequest);
+            // These on requests of the server's own.
+            spec.server_requests =
+                cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
             let s = spec.scenario();
             let r = search(&s, &opts(), &|_, _, _| {});
             let (schedule, broken) = r
@@ -489,6 +492,8 @@ fn partial_order_keeps_every_verdict() {
             spec.timeouts = true;
             spec.init_timeout = true;
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.server_requests =
+                cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
             let s = spec.scenario();
             let full = search(&s, &opts(), &|_, _, _| {});
             let reduced = search(&s, &reduced_opts, &|_, _, _| {});
