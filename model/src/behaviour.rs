@@ -74,6 +74,8 @@ pub enum Behaviour {
     CancelsInitialize,
     /// ACP RFD: sends `$/cancelRequest` though the peer did not declare support.
     CancelsWithoutCapability,
+    /// MCP 2026-07-28: the server cancels its own requests, though only the client may cancel.
+    ServerCancels,
 }
 
 /// How a behaviour counts in one dialect.
@@ -140,6 +142,7 @@ table! {
     ReusesLiveId, "reuses-live-id", Requester, true, ["no-live-id-reuse"], "reuse a given-up request's id while its answer may still arrive";
     CancelsInitialize, "cancels-initialize", Requester, true, ["initialize-not-cancelled"], "cancel initialize when the connect timeout fires";
     CancelsWithoutCapability, "cancels-without-capability", Requester, true, ["capability-gated"], "send a cancel the peer did not declare support for";
+    ServerCancels, "server-cancels", Requester, true, ["cancel-from-allowed-party"], "the server cancels its own requests where only the client may cancel";
 }
 
 impl Behaviour {
@@ -249,6 +252,7 @@ impl Behaviour {
     /// the server's first request (id 0, as the server counts from the same first id).
     pub fn party(self, dialect: Dialect) -> Party {
         match self.role() {
+            Role::Requester if self == Behaviour::ServerCancels => Party::Server,
             Role::Requester => Party::Client,
             Role::Responder
                 if self == Behaviour::IgnoresCancelForIdZero
@@ -304,6 +308,10 @@ impl Behaviour {
                 r.initialize_method.is_some() && !r.initialize_cancellable
             }
             Behaviour::CancelsWithoutCapability => r.negotiated,
+            Behaviour::ServerCancels => {
+                r.cancel_senders == crate::dialect::CancelSenders::ClientOnly
+                    && r.server_work_method.is_some()
+            }
         }
     }
 }

@@ -528,7 +528,10 @@ impl Endpoint {
         {
             return refuse(out, Refusal::InitializeNotCancellable);
         }
-        if rules.cancel_senders == CancelSenders::ClientOnly && self.cfg.party == Party::Server {
+        if rules.cancel_senders == CancelSenders::ClientOnly
+            && self.cfg.party == Party::Server
+            && b != Behaviour::ServerCancels
+        {
             return refuse(out, Refusal::WrongParty);
         }
         let supported = match self.session {

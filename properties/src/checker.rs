@@ -6,7 +6,9 @@
 
 use crate::event::Event;
 use crate::invariant::{InvariantId, Strength};
-use cancelcheck_model::dialect::{CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty};
+use cancelcheck_model::dialect::{
+    CancelSenders, CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty,
+};
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, CancelCause, Method};
 use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, put_varint};
@@ -187,7 +189,8 @@ enum Work {
 struct Req {
     requester: Party,
     id: RequestId,
-    method: Method,
+    /// Whether it is `initialize` (the only method the rules single out).
+    initialize: bool,
     work: Work,
     cancel_sent: bool,
     cancel_received: bool,
@@ -266,7 +269,7 @@ impl Pack for Req {
     fn pack(&self, out: &mut Vec<u8>) {
         self.id.pack(out);
         let flags: u16 = u16::from(self.requester == Party::Server)
-            | u16::from(self.method.code() & 1) << 1
+            | u16::from(!self.initialize) << 1
             | u16::from(self.cancel_sent) << 2
             | u16::from(self.cancel_received) << 3
             | u16::from(self.cancel_received_open) << 4
@@ -276,8 +279,7 @@ impl Pack for Req {
             | u16::from(tri(self.result_cancelled)) << 9
             | (self.work as u16) << 11
             | u16::from(self.ambiguous) << 13
-            | u16::from(self.internal) << 14
-            | u16::from(self.method.code() >> 1) << 15;
+            | u16::from(self.internal) << 14;
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&[
             self.responses_sent,
@@ -298,6 +300,9 @@ impl Pack for Req {
         let id = RequestId::unpack(r)?;
         let f = r.take(2, "checker record flags")?;
         let flags = u16::from_le_bytes([f[0], f[1]]);
+        if flags >> 15 != 0 {
+            return Err(PackError::BadTag("checker record flags", f[1]));
+        }
         let bit = |i: u16| flags >> i & 1 == 1;
         let work =
             [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
@@ -305,8 +310,7 @@ impl Pack for Req {
         Ok(Req {
             requester: if bit(0) { Party::Server } else { Party::Client },
             id,
-            method: Method::from_code(u8::from(bit(1)) | u8::from(bit(15)) << 1)
-                .ok_or(PackError::BadTag("checker record flags", f[1]))?,
+            initialize: !bit(1),
             work,
             cancel_sent: bit(2),
             cancel_received: bit(3),
@@ -749,7 +753,7 @@ impl Checker {
                 self.reqs.push(Req {
                     requester: from,
                     id,
-                    method,
+                    initialize: method.is_initialize(),
                     work: Work::Unseen,
                     cancel_sent: false,
                     cancel_received: false,
@@ -787,9 +791,11 @@ impl Checker {
             }
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
             Message::Cancel { id } => {
+                if rules.cancel_senders == CancelSenders::ClientOnly && from == Party::Server {
+                    self.violate(InvariantId::CancelFromAllowedParty, Some(id));
+                }
                 let Some(i) = self.find(from, id) else { return };
-                let initialize =
-                    self.reqs[i].method.is_initialize() && !rules.initialize_cancellable;
+                let initialize = self.reqs[i].initialize && !rules.initialize_cancellable;
                 if initialize {
                     self.violate(InvariantId::InitializeNotCancelled, Some(id));
                 } else if rules.negotiated
@@ -1031,7 +1037,7 @@ mod tests {
         let r = Req {
             requester: Party::Server,
             id: RequestId::Int(7),
-            method: Method::Work,
+            initialize: false,
             work: Work::Running,
             cancel_sent: true,
             cancel_received: true,

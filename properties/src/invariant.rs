@@ -73,6 +73,7 @@ pub enum InvariantId {
     CancelIdempotent,
     NoLeakAtQuiescence,
     CancelHonoured,
+    CancelFromAllowedParty,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -176,7 +177,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 22] = [
+pub static CATALOG: [Invariant; 23] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -683,6 +684,22 @@ pub static CATALOG: [Invariant; 22] = [
                 "Cancel arrives during operation: Operation is aborted, response has cancelled: true"
             ),
         ],
+    },
+    Invariant {
+        id: InvariantId::CancelFromAllowedParty,
+        name: "cancel-from-allowed-party",
+        kind: Expectation::Always,
+        statement: "Only a party the dialect lets cancel sends a cancel: in MCP 2026-07-28, the client alone.",
+        observable_on_wire: true,
+        applies: &[at!(
+            Mcp20260728,
+            Must,
+            TABLE,
+            "only the client cancels",
+            Some(
+                "stated without a keyword: the revision defines no cancel from the server, so a server's notifications/cancelled is outside the protocol"
+            )
+        )],
     },
     Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,

@@ -48,13 +48,15 @@ pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
 
 /// The fewest server requests `scenario`'s fault needs to act: a request of the server's with
 /// the id of one of the client's ordinary requests (`cancel-hits-own-request`: the server's
-/// second, where the client's id 0 is its `initialize`), or the server's request 0 in the hands
-/// of a faulty client (`ignores-cancel-for-id-zero`, see `Behaviour::party`).
+/// second, where the client's id 0 is its `initialize`), the server's request 0 in the hands
+/// of a faulty client (`ignores-cancel-for-id-zero`, see `Behaviour::party`), or any request of
+/// a server that cancels where it may not (`server-cancels`).
 pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
     let init = scenario.dialect.rules().initialize_method.is_some();
     match scenario.behavior {
         Behaviour::CancelHitsOwnRequest => 1 + u16::from(init),
         Behaviour::IgnoresCancelForIdZero if init => 1,
+        Behaviour::ServerCancels => 1,
         _ => 0,
     }
 }
@@ -80,6 +82,9 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
             } else {
                 "it needs a request of the server's own with the id of one of the client's: --server-requests 1 (workload.server_requests)"
             }
+        }
+        Behaviour::ServerCancels if w.server_requests == 0 => {
+            "it acts on the server's own requests: --server-requests 1 (workload.server_requests)"
         }
         Behaviour::IgnoresCancelForIdZero
             if w.server_requests < server_requests_to_act(scenario) =>
