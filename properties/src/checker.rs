@@ -908,19 +908,23 @@ impl Checker {
         }
     }
 
-    fn on_lost(&mut self, from: Party, msg: Message) {
-        let requester = match msg {
-            Message::Response { .. } | Message::CancelAck { .. } | Message::Activity { .. } => {
-                from.peer()
+    /// The record a message on the wire is about: what a requester sends (its request, its
+    /// cancel) is about its newest instance of the id; what a responder sends (an answer, an
+    /// acknowledgement, progress) about the instance it holds.
+    fn record_of(&self, from: Party, msg: Message) -> Option<usize> {
+        let id = msg.request_id()?;
+        match msg {
+            Message::Request { .. } | Message::Cancel { .. } | Message::MalformedCancel => {
+                self.find(from, id)
             }
-            _ => from,
-        };
-        let Some(id) = msg.request_id() else { return };
-        let found = match requester == from {
-            true => self.find(requester, id),
-            false => self.find_held(requester, id),
-        };
-        let Some(i) = found else {
+            Message::Response { .. } | Message::CancelAck { .. } | Message::Activity { .. } => {
+                self.find_held(from.peer(), id)
+            }
+        }
+    }
+
+    fn on_lost(&mut self, from: Party, msg: Message) {
+        let Some(i) = self.record_of(from, msg) else {
             return;
         };
         let r = &mut self.reqs[i];
@@ -938,16 +942,7 @@ impl Checker {
 
     fn on_duplicated(&mut self, from: Party, msg: Message) {
         // A second copy on the wire: one more thing that may still arrive.
-        let requester = match msg {
-            Message::Cancel { .. } => from,
-            _ => from.peer(),
-        };
-        let Some(id) = msg.request_id() else { return };
-        let found = match requester == from {
-            true => self.find(requester, id),
-            false => self.find_held(requester, id),
-        };
-        let Some(i) = found else {
+        let Some(i) = self.record_of(from, msg) else {
             return;
         };
         let r = &mut self.reqs[i];
@@ -1004,6 +999,52 @@ impl Checker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A checker of `d` that has read `lines` (vector notation).
+    fn read(d: Dialect, fifo: bool, lines: &[&str]) -> Checker {
+        let mut c = Checker::new(d, 4);
+        c.set_fifo(fifo);
+        for l in lines {
+            let ev = crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+            c.observe(&ev);
+        }
+        c
+    }
+
+    /// A reused id names two records: a loss or a copy of what the requester sends counts
+    /// against its newest request, one of what the responder sends against the request the
+    /// responder holds (the older one while the new request is still on its way).
+    #[test]
+    fn losses_and_copies_count_against_the_record_they_are_about() {
+        let lines = [
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server sends response 1 full",
+            "server sends activity 1",
+            "client command send",
+            "client sends request 1 work",
+            "network loses server response 1 full",
+            "network duplicates server activity 1",
+            "network duplicates client cancel 1",
+            "network loses client cancel 1",
+        ];
+        let c = read(Dialect::Acp, false, &lines);
+        let (old, new) = (c.reqs[0], c.reqs[1]);
+        assert_eq!((old.responses_lost, new.responses_lost), (1, 0));
+        assert_eq!((old.activity_sent, new.activity_sent), (2, 0));
+        assert_eq!((old.cancels_sent, new.cancels_sent), (0, 1));
+        assert_eq!((old.cancels_lost, new.cancels_lost), (0, 1));
+        // Once the new request has arrived, the responder holds it.
+        let mut later = lines[..8].to_vec();
+        later.extend([
+            "server receives request 1 work",
+            "network loses server response 1 full",
+        ]);
+        let c = read(Dialect::Acp, false, &later);
+        assert_eq!((c.reqs[0].responses_lost, c.reqs[1].responses_lost), (0, 1));
+    }
 
     fn v(invariant: InvariantId, strength: Strength) -> Violation {
         Violation {

@@ -775,3 +775,114 @@ fn a_disconnect_resolves_the_earlier_instance_of_a_reused_id() {
     );
     assert_eq!(broken(&twice), [InvariantId::SingleResolution]);
 }
+
+/// ABP never lets an id be reused; whether the id was still live decides whether what follows
+/// can be pinned on either request. An acknowledgement on its way, or a cancel that will be
+/// acknowledged, keeps it live even on stdio; once the acknowledgement is in, it is not.
+#[test]
+fn an_acknowledgement_to_come_keeps_an_abp_id_live() {
+    let answered = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server work-done 1",
+        "server sends response 1 full",
+        "client command cancel 1",
+        "client sends cancel 1",
+    ];
+    let acked = [
+        "server receives cancel 1",
+        "server sends cancel-ack 1 cancelled false reason already-completed",
+    ];
+    let settled = [
+        "client receives response 1 full",
+        "client delivers 1 reply full",
+        "client receives cancel-ack 1 cancelled false reason already-completed",
+    ];
+    // Reused, then resolved twice: a second resolution, unless the two requests are confused.
+    let reuse = [
+        "client command send",
+        "client sends request 1 work",
+        "client delivers 1 reply full",
+        "client delivers 1 reply full",
+    ];
+    let run = |parts: &[&[&str]]| {
+        let lines: Vec<&str> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+        broken(&checker(Dialect::Abp, true, &lines))
+    };
+    // Everything settled: the reuse (never allowed) and the double resolution.
+    assert_eq!(
+        run(&[&answered, &acked, &settled, &reuse]),
+        [InvariantId::NoLiveIdReuse, InvariantId::SingleResolution]
+    );
+    // The acknowledgement still on its way, or the cancel not yet acknowledged: live, so the
+    // reuse alone is reported.
+    let unacked = &settled[..2];
+    for parts in [
+        [&answered[..], &acked[..], unacked, &reuse[..]],
+        [&answered[..], &[][..], unacked, &reuse[..]],
+    ] {
+        assert_eq!(run(&parts), [InvariantId::NoLiveIdReuse]);
+    }
+}
+
+/// A cancel that reaches a request its receiver already dropped finds nothing open: an answer
+/// sent after it is not an answer to a request stopped by the cancel.
+#[test]
+fn a_cancel_after_a_drop_finds_nothing_open() {
+    let c = checker(
+        Dialect::AcpRfd,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server drops 1",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends response 1 full",
+        ],
+    );
+    assert!(
+        !broken(&c).contains(&InvariantId::CancelHonoured),
+        "{:?}",
+        broken(&c)
+    );
+}
+
+/// `initialize` may not be cancelled where the text says so (LSP); ACP allows it, and a cancel
+/// of any other request is no cancel of `initialize`.
+#[test]
+fn only_an_uncancellable_initialize_may_not_be_cancelled() {
+    let cancel_init = [
+        "client command initialize",
+        "client sends request 0 initialize",
+        "client command cancel 0",
+        "client sends cancel 0",
+    ];
+    let run = |d: Dialect, lines: &[&str]| {
+        let mut c = Checker::new(d, 4);
+        for l in lines {
+            c.observe(&parse(l).unwrap());
+        }
+        broken(&c)
+    };
+    assert_eq!(
+        run(Dialect::Lsp, &cancel_init),
+        [InvariantId::InitializeNotCancelled]
+    );
+    assert!(run(Dialect::Acp, &cancel_init).is_empty());
+    let cancel_work = then(
+        OPEN,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "client command cancel 1",
+            "client sends cancel 1",
+        ],
+    );
+    assert!(run(Dialect::Lsp, &cancel_work).is_empty());
+}
