@@ -399,3 +399,42 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
     }
     out
 }
+
+/// The message as `dialect` puts it on the wire, as one line of text, with every model id
+/// written back as the wire id it stands for in `ids` (so a surrogate made for a long string
+/// or a number beyond `i64` goes out exactly as it came in).
+///
+/// ABP messages (not JSON-RPC) are written as [`message_json`] gives them.
+pub fn message_text(dialect: Dialect, msg: &Message, ids: &crate::IdMap) -> String {
+    use crate::decode::WireMessage;
+    let v = message_json(dialect, msg);
+    let Some(mid) = msg.request_id() else {
+        return v.to_string();
+    };
+    let wid = ids.wire(mid);
+    if !dialect.rules().json_rpc || wid.plain() == Some(mid) {
+        return v.to_string();
+    }
+    // A surrogate: rebuild the envelope with the exact id.
+    let Ok(mut w) = WireMessage::parse(v.to_string().as_bytes()) else {
+        return v.to_string();
+    };
+    match &mut w {
+        WireMessage::Request { id, .. } | WireMessage::Response { id, .. } => *id = wid,
+        WireMessage::Notification { params, .. } => {
+            let r = dialect.rules();
+            let field = match msg {
+                Message::Activity { .. } => r.activity_id_field,
+                _ => r.cancel_id_field,
+            };
+            if let Some(p) = params.as_mut().and_then(Value::as_object_mut) {
+                // A number beyond what a JSON value holds exactly is written as the closest
+                // one; strings are exact.
+                let exact =
+                    serde_json::from_str::<Value>(&wid.to_json_text()).unwrap_or(Value::Null);
+                p.insert(field.to_string(), exact);
+            }
+        }
+    }
+    w.to_text()
+}

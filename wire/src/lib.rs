@@ -19,6 +19,6 @@ pub mod frame;
 pub mod id;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
-pub use encode::{event_json, id_json, message_json, verdict_json};
+pub use encode::{event_json, id_json, message_json, message_text, verdict_json};
 pub use frame::{Frame, FrameError, FrameReader, Framing};
 pub use id::{IdMap, WireId};

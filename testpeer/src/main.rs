@@ -1,0 +1,426 @@
+//! `cancelcheck-testpeer`: a JSON-RPC server over stdio, for testing `cancelcheck probe`.
+//!
+//! It is the model's own reference [`Endpoint`] in the server's seat, driven by real I/O and
+//! real time: requests of the dialect's work method (or `--work-method`) start work that lasts
+//! `ms` milliseconds (from the request's `params.arguments.ms` or `params.ms`, else
+//! `--work-ms`), reporting progress every `--progress-ms` when the request asked for it
+//! (`params._meta.progressToken`). It behaves correctly or as any responder fault of the
+//! catalog (`--behavior`, names as `cancelcheck behaviors` lists them), and can be hostile
+//! (`--hostile`) to test that the probe survives it.
+//!
+//! ```text
+//! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
+//!     [--work-ms 300] [--progress-ms 50] [--work-method M]
+//!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
+//! ```
+//!
+//! `ping` is answered `{}` and any other unknown method -32601, as JSON-RPC requires. At the end
+//! of its input it lets running work finish (so a late answer still shows), then exits 0; a
+//! crash (`crashes-on-unknown-cancel`) exits 3. Bad arguments exit 2.
+
+use cancelcheck_model::behaviour::Role;
+use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::{
+    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, RequestId,
+};
+use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::{Body, FrameReader, Framing, IdMap, WireMessage, message_text, to_model};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+struct Args {
+    dialect: Dialect,
+    behaviour: Behaviour,
+    framing: Framing,
+    work_ms: u64,
+    progress_ms: u64,
+    work_method: Option<String>,
+    hostile: Option<String>,
+}
+
+const HOSTILE: [&str; 7] = [
+    "garbage",
+    "oversized",
+    "bad-framing",
+    "hang",
+    "exit-early",
+    "stderr-flood",
+    "no-read",
+];
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        dialect: Dialect::Mcp20251125,
+        behaviour: Behaviour::Honour,
+        framing: Framing::Ndjson,
+        work_ms: 300,
+        progress_ms: 50,
+        work_method: None,
+        hostile: None,
+    };
+    let mut framing_given = false;
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--dialect" => a.dialect = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--behavior" | "--behaviour" => {
+                a.behaviour = value()?.parse().map_err(|e| format!("{e}"))?
+            }
+            "--framing" => {
+                let v = value()?;
+                a.framing = Framing::from_name(&v).ok_or(format!("unknown framing {v}"))?;
+                framing_given = true;
+            }
+            "--work-ms" => a.work_ms = value()?.parse().map_err(|e| format!("--work-ms: {e}"))?,
+            "--progress-ms" => {
+                a.progress_ms = value()?
+                    .parse()
+                    .map_err(|e| format!("--progress-ms: {e}"))?
+            }
+            "--work-method" => a.work_method = Some(value()?),
+            "--hostile" => {
+                let v = value()?;
+                if !HOSTILE.contains(&v.as_str()) {
+                    return Err(format!("unknown hostile mode {v}; one of {HOSTILE:?}"));
+                }
+                a.hostile = Some(v);
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if !framing_given && a.dialect == Dialect::Lsp {
+        a.framing = Framing::ContentLength;
+    }
+    if !a.dialect.rules().json_rpc {
+        return Err(format!("{} is not JSON-RPC", a.dialect));
+    }
+    if a.behaviour.role() != Role::Responder {
+        return Err(format!("{} is a requester's behaviour", a.behaviour));
+    }
+    if a.progress_ms == 0 {
+        return Err("--progress-ms must be at least 1".into());
+    }
+    Ok(a)
+}
+
+enum In {
+    Frame(Vec<u8>),
+    Bad(String),
+    Eof,
+}
+
+/// Reads stdin on its own thread, so the main loop can wait for input and timers at once.
+fn reader(framing: Framing, tx: mpsc::Sender<In>) {
+    let mut stdin = std::io::stdin().lock();
+    let mut fr = FrameReader::new(framing, 16 << 20);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stdin.read(&mut buf) {
+            Ok(0) | Err(_) => 0,
+            Ok(n) => n,
+        };
+        if n == 0 {
+            if let Some(e) = fr.finish() {
+                let _ = tx.send(In::Bad(e.to_string()));
+            }
+            let _ = tx.send(In::Eof);
+            return;
+        }
+        fr.push(&buf[..n]);
+        while let Some(f) = fr.next_frame() {
+            let msg = match f {
+                Ok(f) => In::Frame(f.body),
+                Err(e) => In::Bad(e.to_string()),
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+struct Job {
+    done_at: Instant,
+    next_progress: Option<Instant>,
+}
+
+struct Peer {
+    args: Args,
+    ctx: Context,
+    ep: Endpoint,
+    ids: IdMap,
+    jobs: BTreeMap<RequestId, Job>,
+    /// Work duration and progress wish of requests received and not yet started.
+    asked: BTreeMap<RequestId, (u64, bool)>,
+    out: std::io::Stdout,
+    crashed: bool,
+}
+
+impl Peer {
+    fn write(&mut self, text: &str) {
+        let bytes = self.args.framing.frame(text);
+        let mut out = self.out.lock();
+        // A closed stdout ends the conversation; the peer exits at the end of its input.
+        let _ = out.write_all(&bytes).and_then(|()| out.flush());
+    }
+
+    fn respond(&mut self, id: cancelcheck_wire::WireId, body: Body) {
+        let text = WireMessage::Response { id, body }.to_text();
+        self.write(&text);
+    }
+
+    fn feed(&mut self, input: Input) {
+        let mut outs = Vec::new();
+        self.ep.handle(input, &mut outs);
+        let now = Instant::now();
+        for o in outs {
+            match o {
+                Output::Send(m) => {
+                    let text = message_text(self.args.dialect, &m, &self.ids);
+                    self.write(&text);
+                }
+                Output::StartWork(id) => {
+                    let (ms, progress) =
+                        self.asked.remove(&id).unwrap_or((self.args.work_ms, false));
+                    let every = Duration::from_millis(self.args.progress_ms);
+                    self.jobs.insert(
+                        id,
+                        Job {
+                            done_at: now + Duration::from_millis(ms),
+                            next_progress: progress.then(|| now + every),
+                        },
+                    );
+                }
+                Output::AbortWork(id) | Output::Dropped(id) => {
+                    self.jobs.remove(&id);
+                }
+                Output::Crashed => self.crashed = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn on_frame(&mut self, body: &[u8]) {
+        let msg = match WireMessage::parse(body) {
+            Ok(m) => m,
+            Err(e) => {
+                self.respond(
+                    cancelcheck_wire::WireId::Null,
+                    Body::Error {
+                        code: -32700,
+                        message: format!("Parse error: {e}"),
+                        data: None,
+                    },
+                );
+                return;
+            }
+        };
+        let model = to_model(&self.ctx, &msg, &mut self.ids, |_| None);
+        match (&msg, model) {
+            (
+                WireMessage::Request { id, params, .. },
+                Some(m @ Message::Request { id: mid, .. }),
+            ) => {
+                let p = params.as_ref();
+                let ms = p
+                    .and_then(|p| p.pointer("/arguments/ms").or_else(|| p.get("ms")))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(self.args.work_ms);
+                let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
+                let _ = id;
+                self.asked.insert(mid, (ms, progress));
+                self.feed(Input::Receive(m));
+            }
+            (WireMessage::Request { id, method, .. }, _) => {
+                let body = if method == "ping" {
+                    Body::Result(json!({}))
+                } else {
+                    Body::Error {
+                        code: -32601,
+                        message: "Method not found".into(),
+                        data: None,
+                    }
+                };
+                self.respond(id.clone(), body);
+            }
+            (_, Some(m @ (Message::Cancel { .. } | Message::MalformedCancel))) => {
+                self.feed(Input::Receive(m));
+            }
+            _ => {}
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.jobs
+            .values()
+            .flat_map(|j| [Some(j.done_at), j.next_progress])
+            .flatten()
+            .min()
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        let due: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.next_progress.is_some_and(|t| t <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some(j) = self.jobs.get_mut(&id) {
+                j.next_progress = j
+                    .next_progress
+                    .map(|t| t + Duration::from_millis(self.args.progress_ms));
+            }
+            self.feed(Input::WorkProgress(id));
+        }
+        let done: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.done_at <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            self.jobs.remove(&id);
+            self.feed(Input::WorkDone(id));
+        }
+    }
+}
+
+fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match mode {
+        "garbage" => {
+            let _ = out
+                .write_all(b"this is not JSON\n")
+                .and_then(|()| out.flush());
+        }
+        "oversized" => {
+            // 20 MiB in one line, larger than any frame a reader should hold.
+            let chunk = vec![b'x'; 1 << 20];
+            for _ in 0..20 {
+                if out.write_all(&chunk).is_err() {
+                    return Some(ExitCode::SUCCESS);
+                }
+            }
+            let _ = out.write_all(b"\n").and_then(|()| out.flush());
+        }
+        "bad-framing" => {
+            let bad: &[u8] = match framing {
+                Framing::ContentLength => b"Content-Length: twelve\r\n\r\n{}",
+                Framing::Ndjson => b"{\"jsonrpc\":\"2.0\",\"id\":\n",
+            };
+            let _ = out.write_all(bad).and_then(|()| out.flush());
+        }
+        "exit-early" => return Some(ExitCode::from(3)),
+        "no-read" | "hang" => {
+            if mode == "hang" {
+                // Read everything, answer nothing.
+                std::thread::spawn(|| {
+                    let mut sink = Vec::new();
+                    let _ = std::io::stdin().lock().read_to_end(&mut sink);
+                });
+            }
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        "stderr-flood" => {
+            std::thread::spawn(|| {
+                let line = vec![b'e'; 4096];
+                let mut err = std::io::stderr().lock();
+                // 64 MiB of diagnostics while it serves.
+                for _ in 0..(16 * 1024) {
+                    if err.write_all(&line).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        _ => {}
+    }
+    None
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cancelcheck-testpeer: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(mode) = args.hostile.clone()
+        && let Some(code) = hostile_start(&mode, args.framing)
+    {
+        return code;
+    }
+    let mut ctx = Context::new(args.dialect);
+    if let Some(m) = &args.work_method {
+        ctx.work_method = m.clone();
+    }
+    let cfg = EndpointConfig {
+        party: Party::Server,
+        dialect: args.dialect,
+        behaviour: args.behaviour,
+        workers: 8,
+        cancel_support: true,
+        request_timeouts: false,
+        init_timeout: false,
+        ids: IdPolicy {
+            first: 0,
+            strings: false,
+            reuse_answered: false,
+        },
+        capacity: 16,
+    };
+    let (tx, rx) = mpsc::channel();
+    let framing = args.framing;
+    std::thread::spawn(move || reader(framing, tx));
+    let mut peer = Peer {
+        ctx,
+        ep: Endpoint::new(cfg),
+        ids: IdMap::new(),
+        jobs: BTreeMap::new(),
+        asked: BTreeMap::new(),
+        out: std::io::stdout(),
+        crashed: false,
+        args,
+    };
+    let mut eof = false;
+    loop {
+        if peer.crashed {
+            return ExitCode::from(3);
+        }
+        let deadline = peer.next_deadline();
+        if eof && deadline.is_none() {
+            return ExitCode::SUCCESS;
+        }
+        let got = match deadline {
+            _ if eof => {
+                if let Some(d) = deadline {
+                    std::thread::sleep(d.saturating_duration_since(Instant::now()));
+                }
+                None
+            }
+            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                Ok(m) => Some(m),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => Some(In::Eof),
+            },
+            None => Some(rx.recv().unwrap_or(In::Eof)),
+        };
+        match got {
+            Some(In::Frame(body)) => peer.on_frame(&body),
+            Some(In::Bad(e)) => eprintln!("cancelcheck-testpeer: {e}"),
+            Some(In::Eof) => eof = true,
+            None => {}
+        }
+        peer.fire_timers();
+    }
+}
