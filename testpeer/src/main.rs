@@ -2,7 +2,8 @@
 //!
 //! It is the model's own reference [`Endpoint`] in the server's seat, driven by real I/O and
 //! real time: requests of the dialect's work method (or `--work-method`) start work that lasts
-//! `ms` milliseconds (from the request's `params.arguments.ms` or `params.ms`, else
+//! `ms` milliseconds (from the request's `params.arguments.ms`, `params.arguments[0].ms` or
+//! `params.ms`, else
 //! `--work-ms`), reporting progress every `--progress-ms` when the request asked for it
 //! (`params._meta.progressToken`). It behaves correctly or as any responder fault of the
 //! catalog (`--behavior`, names as `cancelcheck behaviors` lists them), and can be hostile
@@ -228,7 +229,11 @@ impl Peer {
             ) => {
                 let p = params.as_ref();
                 let ms = p
-                    .and_then(|p| p.pointer("/arguments/ms").or_else(|| p.get("ms")))
+                    .and_then(|p| {
+                        p.pointer("/arguments/ms")
+                            .or_else(|| p.pointer("/arguments/0/ms"))
+                            .or_else(|| p.get("ms"))
+                    })
                     .and_then(Value::as_u64)
                     .unwrap_or(self.args.work_ms);
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();

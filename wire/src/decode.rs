@@ -136,13 +136,15 @@ impl WireMessage {
             Some(_) => return Err(err(start, "a JSON object", &text[start..])),
         }
         let fields: BTreeMap<String, &RawValue> = serde_json::from_str(text).map_err(|e| {
+            if e.is_eof() {
+                return err(
+                    text.len(),
+                    format!("the rest of the JSON value ({e})"),
+                    "the end of the text",
+                );
+            }
             let at = offset_of(text, e.line(), e.column());
-            let kind = if e.is_eof() {
-                "the rest of the JSON value"
-            } else {
-                "valid JSON"
-            };
-            err(at, format!("{kind} ({e})"), &text[at.min(text.len())..])
+            err(at, format!("valid JSON ({e})"), &text[at.min(text.len())..])
         })?;
         let at =
             |raw: &RawValue| (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
@@ -404,6 +406,7 @@ mod tests {
     fn errors_name_the_offset_and_what_was_expected() {
         let e = WireMessage::parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,").unwrap_err();
         assert!(e.expected.contains("JSON"), "{e}");
+        assert_eq!(e.offset, 24, "{e}");
         let e = WireMessage::parse(b"  hello").unwrap_err();
         assert_eq!(e.offset, 2);
         let e = WireMessage::parse(b"{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":1}").unwrap_err();
