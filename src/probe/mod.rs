@@ -168,7 +168,12 @@ fn selected(args: &ProbeArgs) -> anyhow::Result<Vec<&'static scenario::Scenario>
 
 /// Runs one scenario in a fresh peer process and judges it.
 pub fn run_scenario(setup: &Setup, sc: &'static scenario::Scenario, seed: u64) -> Outcome {
-    let (records, end) = match Session::start(setup, sc.ids, seed) {
+    let mut ids = sc.ids;
+    if setup.dialect.rules().initialize_method.is_none() {
+        // No `initialize` takes the first id: the first request gets the id it has elsewhere.
+        ids.first = ids.first.saturating_add(1);
+    }
+    let (records, end) = match Session::start(setup, ids, seed) {
         Ok(mut s) => {
             // A stop (timeout, peer gone) ends the steps; the record is judged all the same.
             let _ = s.handshake().and_then(|()| (sc.run)(&mut s));

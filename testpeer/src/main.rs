@@ -13,7 +13,12 @@
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
+//!     [--lazy-cancel]
 //! ```
+//!
+//! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
+//! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
+//! cancellation token later does; what it then does is provably after it read the cancel.
 //!
 //! `ping` is answered `{}` and any other unknown method -32601, as JSON-RPC requires. At the end
 //! of its input it lets running work finish (so a late answer still shows), then exits 0; a
@@ -41,6 +46,7 @@ struct Args {
     progress_ms: u64,
     work_method: Option<String>,
     hostile: Option<String>,
+    lazy_cancel: bool,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -62,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
         progress_ms: 50,
         work_method: None,
         hostile: None,
+        lazy_cancel: false,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -84,6 +91,7 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|e| format!("--progress-ms: {e}"))?
             }
             "--work-method" => a.work_method = Some(value()?),
+            "--lazy-cancel" => a.lazy_cancel = true,
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -160,6 +168,8 @@ struct Peer {
     asked: BTreeMap<RequestId, (u64, bool)>,
     out: std::io::Stdout,
     crashed: bool,
+    /// Cancels read but not acted on yet (`--lazy-cancel`).
+    deferred: Vec<Message>,
 }
 
 impl Peer {
@@ -252,11 +262,24 @@ impl Peer {
                     }
                 };
                 self.respond(id.clone(), body);
+                self.apply_deferred();
             }
             (_, Some(m @ (Message::Cancel { .. } | Message::MalformedCancel))) => {
-                self.feed(Input::Receive(m));
+                if self.args.lazy_cancel {
+                    self.deferred.push(m);
+                } else {
+                    self.feed(Input::Receive(m));
+                }
             }
             _ => {}
+        }
+    }
+
+    /// Acts on the cancels set aside (as a server that cancels through a token its handler
+    /// notices later).
+    fn apply_deferred(&mut self) {
+        for m in std::mem::take(&mut self.deferred) {
+            self.feed(Input::Receive(m));
         }
     }
 
@@ -395,6 +418,7 @@ fn main() -> ExitCode {
         asked: BTreeMap::new(),
         out: std::io::stdout(),
         crashed: false,
+        deferred: Vec::new(),
         args,
     };
     let mut eof = false;
@@ -423,7 +447,10 @@ fn main() -> ExitCode {
         match got {
             Some(In::Frame(body)) => peer.on_frame(&body),
             Some(In::Bad(e)) => eprintln!("cancelcheck-testpeer: {e}"),
-            Some(In::Eof) => eof = true,
+            Some(In::Eof) => {
+                eof = true;
+                peer.apply_deferred();
+            }
             None => {}
         }
         peer.fire_timers();

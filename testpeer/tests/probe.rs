@@ -110,9 +110,11 @@ fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
     }
 }
 
-#[test]
-fn every_faulty_mcp_behaviour_is_flagged_with_what_it_declares() {
-    let d = Dialect::Mcp20251125;
+/// Runs every responder behaviour of `d` against the probe and checks it is flagged with what
+/// it declares (faulty) or passes (correct). `lazy`: the peer acts on a cancel only after
+/// answering the barrier behind it, so that what it does about the cancel is provably after it
+/// read it.
+fn faults_are_flagged(d: Dialect, params: &str, lazy: bool) {
     let mut checked = 0;
     for b in Behaviour::all() {
         let Some(c) = b.classify(d) else { continue };
@@ -120,10 +122,25 @@ fn every_faulty_mcp_behaviour_is_flagged_with_what_it_declares() {
             continue;
         }
         let declared: Vec<InvariantId> = breaks_in(b, d);
+        let mut peer = vec!["--dialect", d.id(), "--behavior", b.name()];
+        if lazy {
+            peer.push("--lazy-cancel");
+        }
         let (v, code, _) = probe(
-            b.name(),
-            &mcp(&["--jobs", "4", "--timeout", "1500", "--linger", "1000"]),
-            &["--dialect", d.id(), "--behavior", b.name()],
+            &format!("{d}-{b}"),
+            &[
+                "--dialect",
+                d.id(),
+                "--params",
+                params,
+                "--jobs",
+                "4",
+                "--timeout",
+                "1500",
+                "--linger",
+                "1000",
+            ],
+            &peer,
         );
         let (inv, errors) = findings(&v);
         if !c.faulty {
@@ -136,7 +153,7 @@ fn every_faulty_mcp_behaviour_is_flagged_with_what_it_declares() {
         for found in &inv {
             assert!(
                 names.contains(&found.as_str()),
-                "{b}: flagged {found}, which it does not declare ({names:?})"
+                "{b} in {d}: flagged {found}, which it does not declare ({names:?})"
             );
         }
         let observable = declared.iter().any(|i| i.info().observable_on_wire);
@@ -148,9 +165,9 @@ fn every_faulty_mcp_behaviour_is_flagged_with_what_it_declares() {
         if observable || hidden_shown {
             assert!(
                 !inv.is_empty() || hidden_shown,
-                "{b}: nothing flagged; declared {names:?}: {v:#}"
+                "{b} in {d}: nothing flagged; declared {names:?}: {v:#}"
             );
-            assert_ne!(v["verdict"], "pass", "{b}: {v:#}");
+            assert_ne!(v["verdict"], "pass", "{b} in {d}: {v:#}");
         } else {
             // It declares only what the wire cannot see: reported as not observable, never as
             // passed.
@@ -161,9 +178,28 @@ fn every_faulty_mcp_behaviour_is_flagged_with_what_it_declares() {
                 }
             }
         }
-        assert_eq!(code, u8::from(v["verdict"] == "fail"), "{b}");
+        assert_eq!(code, u8::from(v["verdict"] == "fail"), "{b} in {d}");
     }
-    assert!(checked >= 6, "only {checked} faults checked");
+    assert!(checked >= 5, "only {checked} faults checked in {d}");
+}
+
+#[test]
+fn every_faulty_mcp_2025_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Mcp20251125, FAST, false);
+}
+
+#[test]
+fn every_faulty_mcp_2026_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Mcp20260728, FAST, true);
+}
+
+#[test]
+fn every_faulty_lsp_behaviour_is_flagged_with_what_it_declares_over_content_length() {
+    faults_are_flagged(
+        Dialect::Lsp,
+        r#"{"command":"slow","arguments":[{"ms":80}]}"#,
+        true,
+    );
 }
 
 #[test]
