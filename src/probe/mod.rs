@@ -30,18 +30,19 @@ use std::time::Duration;
 /// The options of `cancelcheck probe`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ProbeArgs {
-    /// The dialect the peer speaks (mcp-2025-11-25, mcp-2026-07-28, lsp; acp and acp-rfd are
-    /// accepted but their prompt-turn scenarios are not written yet).
+    /// The dialect the peer speaks: acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 or lsp.
     #[arg(long)]
     pub dialect: String,
     /// ndjson (default) or content-length (default for lsp).
     #[arg(long)]
     pub framing: Option<String>,
-    /// The slow request's method (default: the dialect's, e.g. MCP `tools/call`).
+    /// The slow request's method (default: MCP `tools/call`, LSP `workspace/executeCommand`,
+    /// ACP `session/prompt` in the session the probe opens).
     #[arg(long)]
     pub method: Option<String>,
-    /// The slow request's params as JSON (default for MCP: `{"name":"slow","arguments":{"ms":300}}`:
-    /// name a tool of the server that takes a while).
+    /// The slow request's params as JSON: name something of the peer's that takes a while
+    /// (default for MCP `{"name":"slow","arguments":{"ms":300}}`, a tool named `slow`; LSP
+    /// `{"command":"slow","arguments":[{"ms":300}]}`; ACP a prompt, its `sessionId` filled in).
     #[arg(long)]
     pub params: Option<String>,
     /// Comma-separated scenario names (default: all; `list` prints them).
@@ -122,9 +123,11 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         }
     };
     let mut ctx = Context::new(dialect);
-    if let Some(m) = &args.method {
-        ctx.work_method = m.clone();
-    }
+    ctx.work_method = match (&args.method, dialect) {
+        (Some(m), _) => m.clone(),
+        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
+        (None, _) => ctx.work_method,
+    };
     if args.command.is_empty() {
         return Err(bad(
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",

@@ -84,6 +84,10 @@ pub struct Session<'a> {
     deadline: Instant,
     barriers: u32,
     barriers_open: BTreeSet<WireId>,
+    /// Answers to the probe's requests outside the model (ACP `session/new`).
+    other_answers: BTreeMap<WireId, Body>,
+    /// The ACP session the prompt turns run in.
+    session_id: Option<String>,
     progress: BTreeSet<RequestId>,
     outs: Vec<Output>,
     init: Option<RequestId>,
@@ -129,6 +133,8 @@ impl<'a> Session<'a> {
             deadline: start + setup.timeout,
             barriers: 0,
             barriers_open: BTreeSet::new(),
+            other_answers: BTreeMap::new(),
+            session_id: None,
             progress: BTreeSet::new(),
             outs: Vec::new(),
             init: None,
@@ -205,6 +211,9 @@ impl<'a> Session<'a> {
                         m.insert("progressToken".into(), token);
                     }
                 }
+                if let (Some(sid), Some(p)) = (&self.session_id, params.as_object_mut()) {
+                    p.insert("sessionId".into(), Value::String(sid.clone()));
+                }
                 (self.setup.ctx.work_method.clone(), params)
             }
         };
@@ -263,6 +272,9 @@ impl<'a> Session<'a> {
                 Dialect::Lsp => Some("initialized"),
                 _ => None,
             };
+            if matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd) {
+                self.new_session()?;
+            }
             if let Some(method) = note {
                 self.send_text(
                     WireMessage::Notification {
@@ -272,6 +284,26 @@ impl<'a> Session<'a> {
                     .to_text(),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// ACP: opens a session (`session/new`) and keeps its id for the prompts.
+    fn new_session(&mut self) -> Step<()> {
+        let id = WireId::Str("cancelcheck-session-new".into());
+        let text = WireMessage::Request {
+            id: id.clone(),
+            method: "session/new".into(),
+            params: Some(json!({"cwd": "/", "mcpServers": []})),
+        }
+        .to_text();
+        self.send_text(text);
+        self.pump_until(|s| s.other_answers.contains_key(&id))?;
+        if let Some(Body::Result(v)) = self.other_answers.get(&id) {
+            self.session_id = v
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string);
         }
         Ok(())
     }
@@ -427,10 +459,16 @@ impl<'a> Session<'a> {
         let Ok(msg) = WireMessage::parse(body) else {
             return;
         };
-        if let WireMessage::Response { id, .. } = &msg
-            && self.barriers_open.remove(id)
-        {
-            return;
+        if let WireMessage::Response { id, body } = &msg {
+            if self.barriers_open.remove(id) {
+                return;
+            }
+            if let WireId::Str(s) = id
+                && s.starts_with("cancelcheck-")
+            {
+                self.other_answers.insert(id.clone(), body.clone());
+                return;
+            }
         }
         if let WireMessage::Request { id, method, .. } = &msg {
             // The peer's own requests: the probe offers nothing, as JSON-RPC allows.

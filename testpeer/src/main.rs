@@ -1,9 +1,10 @@
 //! `cancelcheck-testpeer`: a JSON-RPC server over stdio, for testing `cancelcheck probe`.
 //!
 //! It is the model's own reference [`Endpoint`] in the server's seat, driven by real I/O and
-//! real time: requests of the dialect's work method (or `--work-method`) start work that lasts
-//! `ms` milliseconds (from the request's `params.arguments.ms`, `params.arguments[0].ms` or
-//! `params.ms`, else
+//! real time: requests of the dialect's work method (ACP: `session/prompt`, in the session it
+//! opens on `session/new`; or `--work-method`) start work that lasts
+//! `ms` milliseconds (from the request's `params.arguments.ms`, `params.arguments[0].ms`,
+//! `params._meta.ms` or `params.ms`, else
 //! `--work-ms`), reporting progress every `--progress-ms` when the request asked for it
 //! (`params._meta.progressToken`). It behaves correctly or as any responder fault of the
 //! catalog (`--behavior`, names as `cancelcheck behaviors` lists them), and can be hostile
@@ -242,6 +243,7 @@ impl Peer {
                     .and_then(|p| {
                         p.pointer("/arguments/ms")
                             .or_else(|| p.pointer("/arguments/0/ms"))
+                            .or_else(|| p.pointer("/_meta/ms"))
                             .or_else(|| p.get("ms"))
                     })
                     .and_then(Value::as_u64)
@@ -254,6 +256,10 @@ impl Peer {
             (WireMessage::Request { id, method, .. }, _) => {
                 let body = if method == "ping" {
                     Body::Result(json!({}))
+                } else if method == "session/new"
+                    && matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+                {
+                    Body::Result(json!({"sessionId": "sess-1"}))
                 } else {
                     Body::Error {
                         code: -32601,
@@ -389,9 +395,11 @@ fn main() -> ExitCode {
         return code;
     }
     let mut ctx = Context::new(args.dialect);
-    if let Some(m) = &args.work_method {
-        ctx.work_method = m.clone();
-    }
+    ctx.work_method = match (&args.work_method, args.dialect) {
+        (Some(m), _) => m.clone(),
+        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
+        (None, _) => ctx.work_method,
+    };
     let cfg = EndpointConfig {
         party: Party::Server,
         dialect: args.dialect,

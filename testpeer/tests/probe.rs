@@ -404,3 +404,13 @@ fn bad_usage_is_an_error() {
         assert!(run(cli.args).is_err(), "{argv:?}");
     }
 }
+
+#[test]
+fn every_faulty_acp_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Acp, r#"{"prompt":[],"_meta":{"ms":80}}"#, true);
+}
+
+#[test]
+fn every_faulty_acp_rfd_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::AcpRfd, r#"{"prompt":[],"_meta":{"ms":80}}"#, true);
+}
