@@ -4,7 +4,7 @@
 use super::judge::{Dir, Judgement, Record, judge};
 use super::process::PeerEnd;
 use cancelcheck_model::Dialect;
-use cancelcheck_properties::Strength;
+use cancelcheck_properties::{InvariantId, Strength};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Framing, id_json};
 use serde_json::{Value, json};
@@ -158,7 +158,20 @@ pub fn cost(outcomes: &[Outcome]) -> (f64, f64) {
     (sum / n, max)
 }
 
-/// The verdict table as text.
+/// The invariants a table has columns for: those of `dialect` that are rules (not races).
+fn columns(dialect: Dialect) -> Vec<InvariantId> {
+    InvariantId::all()
+        .filter(|i| {
+            i.info()
+                .application(dialect)
+                .is_some_and(|a| a.strength != Strength::Coverage)
+        })
+        .collect()
+}
+
+/// The verdict table as text: one row per scenario, one column per invariant of the dialect
+/// (`.` held, `E` a MUST broken, `W` a SHOULD broken, `-` not observable on the wire), then
+/// each finding with its trace, the probe's own cost and the verdict.
 pub fn run_text(
     dialect: Dialect,
     framing: Framing,
@@ -174,61 +187,103 @@ pub fn run_text(
         framing.as_str(),
         command.join(" ")
     );
+    let cols = columns(dialect);
     let width = outcomes
         .iter()
         .map(|o| o.name.len())
         .max()
         .unwrap_or(8)
         .max(8);
-    let _ = writeln!(t, "{:width$}  verdict  findings", "scenario");
+    let head: String = (1..=cols.len()).map(|n| format!("{:>3}", n)).collect();
+    let _ = writeln!(t, "{:width$}  verdict  {head}  session", "scenario");
     for o in outcomes {
         let j = &o.judgement;
-        let mut findings: Vec<String> = j
-            .verdict
-            .violations
+        let cells: String = cols
             .iter()
-            .map(|v| {
-                let tag = if v.strength == Strength::Must {
-                    "error"
+            .map(|i| {
+                let c = if j.not_observable.contains(i) {
+                    '-'
                 } else {
-                    "warning"
+                    match j.verdict.violations.iter().find(|v| v.invariant == *i) {
+                        Some(v) if v.strength == Strength::Must => 'E',
+                        Some(_) => 'W',
+                        None => '.',
+                    }
                 };
-                format!("{tag}: {} {}", v.strength.as_str(), v.invariant.name())
+                format!("{c:>3}")
             })
             .collect();
-        findings.extend(j.errors.iter().map(|e| match e.offset {
-            Some(at) => format!("error: {} at byte {at}: {}", e.kind, e.message),
-            None => format!("error: {}: {}", e.kind, e.message),
-        }));
-        let first = if findings.is_empty() {
-            "-".to_string()
+        let session = if j.errors.is_empty() {
+            "ok".to_string()
         } else {
-            findings.join("; ")
+            j.errors
+                .iter()
+                .map(|e| e.kind)
+                .collect::<Vec<_>>()
+                .join(",")
         };
-        let _ = writeln!(t, "{:width$}  {:7}  {first}", o.name, j.status());
-        if let Some(tr) = &o.trace {
-            let _ = match tr {
-                Ok(p) => writeln!(t, "{:width$}           trace: {}", "", p.display()),
-                Err(e) => writeln!(t, "{:width$}           trace NOT SAVED: {e}", ""),
-            };
-        }
+        let _ = writeln!(t, "{:width$}  {:7}  {cells}  {session}", o.name, j.status());
     }
-    if let Some(o) = outcomes.first() {
-        let names: Vec<&str> = o
-            .judgement
-            .not_observable
-            .iter()
-            .map(|i| i.name())
-            .collect();
-        let _ = writeln!(
-            t,
-            "not observable on the wire (never reported as passed): {}",
-            if names.is_empty() {
-                "none".to_string()
+    let _ = writeln!(
+        t,
+        "columns (. held, E MUST broken, W SHOULD broken, - not observable on the wire, never reported as passed):"
+    );
+    for (n, i) in cols.iter().enumerate() {
+        let strength = i
+            .info()
+            .application(dialect)
+            .map_or("", |a| a.strength.as_str());
+        let hidden = if outcomes
+            .first()
+            .is_some_and(|o| o.judgement.not_observable.contains(i))
+        {
+            ", not observable"
+        } else {
+            ""
+        };
+        let _ = writeln!(t, "  {:>2} {} ({strength}{hidden})", n + 1, i.name());
+    }
+    let with: Vec<&Outcome> = outcomes.iter().filter(|o| o.has_findings()).collect();
+    if !with.is_empty() {
+        let _ = writeln!(t, "findings:");
+    }
+    for o in with {
+        let j = &o.judgement;
+        for v in &j.verdict.violations {
+            let tag = if v.strength == Strength::Must {
+                "error"
             } else {
-                names.join(", ")
+                "warning"
+            };
+            let _ = writeln!(
+                t,
+                "  {} (seed {}): {tag}: {} {}",
+                o.name,
+                o.seed,
+                v.strength.as_str(),
+                v.invariant.name()
+            );
+        }
+        for e in &j.errors {
+            let at = e
+                .offset
+                .map(|a| format!(" at byte {a}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                t,
+                "  {} (seed {}): error: {}{at}: {}",
+                o.name, o.seed, e.kind, e.message
+            );
+        }
+        match &o.trace {
+            Some(Ok(p)) => {
+                let _ = writeln!(t, "    trace: {}", p.display());
             }
-        );
+            Some(Err(e)) => {
+                let _ = writeln!(t, "    trace NOT SAVED: {e}");
+            }
+            None => {}
+        }
     }
     let (mean, max) = cost(outcomes);
     let _ = writeln!(

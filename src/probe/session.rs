@@ -92,7 +92,8 @@ pub struct Session<'a> {
     outs: Vec<Output>,
     init: Option<RequestId>,
     gone: bool,
-    timed_out: bool,
+    /// What the probe was waiting for when the time ran out.
+    timed_out: Option<String>,
     sent_bytes: u64,
     /// Time spent waiting for the peer (the rest of the session is the probe's own cost).
     pub waited: Duration,
@@ -139,7 +140,7 @@ impl<'a> Session<'a> {
             outs: Vec::new(),
             init: None,
             gone: false,
-            timed_out: false,
+            timed_out: None,
             sent_bytes: 0,
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
@@ -298,7 +299,9 @@ impl<'a> Session<'a> {
         }
         .to_text();
         self.send_text(text);
-        self.pump_until(|s| s.other_answers.contains_key(&id))?;
+        self.pump_until("the answer to session/new", |s| {
+            s.other_answers.contains_key(&id)
+        })?;
         if let Some(Body::Result(v)) = self.other_answers.get(&id) {
             self.session_id = v
                 .get("sessionId")
@@ -354,7 +357,8 @@ impl<'a> Session<'a> {
         }
         .to_text();
         self.send_text(text);
-        self.pump_until(|s| !s.barriers_open.contains(&id))
+        let what = format!("the answer to the barrier {id}");
+        self.pump_until(&what, |s| !s.barriers_open.contains(&id))
     }
 
     /// Whether the request is resolved for the probe (answered, or cancelled where the
@@ -370,7 +374,8 @@ impl<'a> Session<'a> {
 
     /// Waits until the request is resolved.
     pub fn wait_resolved(&mut self, id: RequestId) -> Step<()> {
-        self.pump_until(|s| s.resolved(id))
+        let what = format!("the answer to request {}", self.ids.wire(id));
+        self.pump_until(&what, |s| s.resolved(id))
     }
 
     /// Reads the peer for `ms` milliseconds, or until `until` holds.
@@ -379,12 +384,12 @@ impl<'a> Session<'a> {
         self.pump(end, until).map(|_| ())
     }
 
-    fn pump_until(&mut self, cond: impl Fn(&Session<'_>) -> bool) -> Step<()> {
+    fn pump_until(&mut self, what: &str, cond: impl Fn(&Session<'_>) -> bool) -> Step<()> {
         let deadline = self.deadline;
         if self.pump(deadline, cond)? {
             Ok(())
         } else {
-            self.timed_out = true;
+            self.timed_out = Some(what.to_string());
             Err(Stop::Timeout)
         }
     }
@@ -529,11 +534,11 @@ impl<'a> Session<'a> {
             }
         }
         self.peer.finish(deadline);
-        if self.timed_out {
+        if let Some(what) = self.timed_out.take() {
             let ms = self.setup.timeout.as_millis();
             self.note(
                 note::TIMEOUT,
-                &format!("the scenario did not end within {ms} ms; the peer was killed"),
+                &format!("no {what} within the scenario's {ms} ms; the peer was killed"),
                 0,
             );
         }
