@@ -165,7 +165,7 @@ impl Peer {
     /// Waits for the child to exit until `deadline`, then kills it; always reaps it.
     pub fn finish(&mut self, deadline: Instant) {
         while !self.exited() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(Duration::from_micros(200));
         }
         let running = !self.exited();
         if let Some(c) = self.child.as_mut() {

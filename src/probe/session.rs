@@ -433,8 +433,9 @@ impl<'a> Session<'a> {
             // Give it a moment to be reaped, to report how it ended.
             let t0 = Instant::now();
             while !self.peer.exited() && t0.elapsed() < Duration::from_millis(200) {
-                std::thread::sleep(Duration::from_millis(1));
+                std::thread::sleep(Duration::from_micros(200));
             }
+            self.waited += t0.elapsed();
             let how = match self.peer.status {
                 Some(s) => format!("the peer exited ({s}) before its input was closed"),
                 None => "the peer closed its stdout before its input was closed".to_string(),
@@ -533,7 +534,10 @@ impl<'a> Session<'a> {
                 None => break,
             }
         }
+        // Waiting for the peer to exit is the peer's time, not the probe's.
+        let t0 = Instant::now();
         self.peer.finish(deadline);
+        self.waited += t0.elapsed();
         if let Some(what) = self.timed_out.take() {
             let ms = self.setup.timeout.as_millis();
             self.note(
