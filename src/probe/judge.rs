@@ -146,6 +146,14 @@ struct SentMsg {
     read: bool,
 }
 
+/// The probe resolving one of its requests.
+fn delivered(id: RequestId, outcome: Outcome) -> Event {
+    Event::Output {
+        party: Party::Client,
+        output: Output::Deliver { id, outcome },
+    }
+}
+
 /// Judges one recorded session (see the module documentation).
 pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
     let dialect = ctx.dialect;
@@ -246,13 +254,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                         && resolved.insert(id)
                     {
                         emit(
-                            Event::Output {
-                                party: Party::Client,
-                                output: Output::Deliver {
-                                    id,
-                                    outcome: Outcome::Cancelled(CancelCause::User),
-                                },
-                            },
+                            delivered(id, Outcome::Cancelled(CancelCause::User)),
                             &mut events,
                         );
                     }
@@ -326,16 +328,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     && methods.contains_key(&id)
                     && resolved.insert(id)
                 {
-                    emit(
-                        Event::Output {
-                            party: Party::Client,
-                            output: Output::Deliver {
-                                id,
-                                outcome: Outcome::Reply(reply),
-                            },
-                        },
-                        &mut events,
-                    );
+                    emit(delivered(id, Outcome::Reply(reply)), &mut events);
                 }
             }
         }

@@ -69,6 +69,9 @@ pub struct ProbeArgs {
     /// Where traces of findings are saved.
     #[arg(long, default_value = "traces/found")]
     pub save: PathBuf,
+    /// Save every scenario's trace, not only those with findings.
+    #[arg(long)]
+    pub save_all: bool,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -252,7 +255,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
         .collect();
     for o in &mut outcomes {
-        if o.has_findings() {
+        if o.has_findings() || args.save_all {
             let first = o
                 .judgement
                 .verdict
@@ -260,7 +263,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
                 .first()
                 .map(|v| v.invariant.name())
                 .or_else(|| o.judgement.errors.first().map(|e| e.kind))
-                .unwrap_or("finding");
+                .unwrap_or("pass");
             let name = format!(
                 "probe-{}-{}-{}-seed{}",
                 setup.dialect.id(),

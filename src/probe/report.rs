@@ -121,6 +121,7 @@ pub fn run_json(
             json!({
                 "name": o.name,
                 "seed": o.seed,
+                "trace": trace_path(o),
                 "verdict": j.status(),
                 "violations": violations,
                 "errors": errors,
