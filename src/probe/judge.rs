@@ -15,13 +15,14 @@
 //!   crossed the cancel and is judged as the allowed side of that race.
 //! - The peer exiting (or closing its stdout) before the probe closed its stdin is a crash,
 //!   after reading all it was sent.
+//! - ACP's `session/cancel` is a cancel of every prompt turn still open in the session.
 //! - The probe's own side is the reference requester: it resolves a request when its answer
 //!   arrives, or at cancel time where the dialect's requester does not wait (MCP).
 //! - Requests still unanswered when the session ended are unresolved (`eventual-resolution`):
 //!   a session ends when the peer exits after its input closed, or at the timeout.
 
 use cancelcheck_model::message::{CancelCause, Method};
-use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, RequestId};
+use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, Strength, Verdict};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{IdMap, WireId, WireMessage, to_model};
@@ -138,12 +139,18 @@ pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
 }
 
 struct SentMsg {
-    /// The model message, if the model has one for it.
-    model: Option<Message>,
+    /// The model messages it stands for (none for a barrier; one cancel per open prompt for
+    /// ACP's `session/cancel`).
+    models: Vec<Message>,
     /// The request's wire id, for requests.
     request: Option<WireId>,
     /// Whether the peer is known to have read it.
     read: bool,
+}
+
+/// Whether a message is ACP's `session/cancel` (a prompt turn's cancel).
+fn is_session_cancel(dialect: Dialect, msg: &WireMessage) -> bool {
+    matches!(dialect, Dialect::Acp | Dialect::AcpRfd) && msg.method() == Some("session/cancel")
 }
 
 /// The probe resolving one of its requests.
@@ -180,7 +187,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         for s in sent.iter_mut().take(upto + 1) {
             if !s.read {
                 s.read = true;
-                if let Some(m) = s.model {
+                for &m in &s.models {
                     emit(
                         Event::Input {
                             party: Party::Server,
@@ -232,12 +239,27 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                 let Ok(msg) = WireMessage::parse(rec.text.as_bytes()) else {
                     continue;
                 };
-                let model = to_model(ctx, &msg, &mut ids, |_| None);
                 let request = match &msg {
                     WireMessage::Request { id, .. } => Some(id.clone()),
                     _ => None,
                 };
-                if let Some(m) = model {
+                let models: Vec<Message> = if is_session_cancel(dialect, &msg) {
+                    // ACP: `session/cancel` cancels the prompt turns still open.
+                    methods
+                        .iter()
+                        .filter(|(id, m)| **m == Method::Work && !resolved.contains(id))
+                        .map(|(id, _)| Message::Cancel { id: *id })
+                        .collect()
+                } else if matches!(msg, WireMessage::Response { .. }) {
+                    // The probe's answers to the peer's own requests (ACP permission requests,
+                    // anything answered -32601): the model has no such requests.
+                    Vec::new()
+                } else {
+                    to_model(ctx, &msg, &mut ids, |_| None)
+                        .into_iter()
+                        .collect()
+                };
+                for &m in &models {
                     if let Message::Request { id, method } = m {
                         methods.insert(id, method);
                     }
@@ -260,7 +282,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     }
                 }
                 sent.push(SentMsg {
-                    model,
+                    models,
                     request,
                     read: false,
                 });
@@ -282,7 +304,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     // to that request.
                     if let Some(k) = sent.iter().rposition(|s| s.request.as_ref() == Some(id)) {
                         read_upto(k, &mut sent, &mut events, &mut emit);
-                        if sent[k].model.is_none() {
+                        if sent[k].models.is_empty() {
                             // The answer to a barrier (or another request the model does not
                             // know): evidence of order only.
                             continue;
@@ -291,11 +313,18 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     // An answer that says "cancelled" proves the peer read a cancel for it.
                     let mid = ids.model(id);
                     let cancelled =
-                        matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. });
+                        matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
+                            || matches!(
+                                to_model(ctx, &msg, &mut ids, |_| None),
+                                Some(Message::Response {
+                                    reply: Reply::Cancelled,
+                                    ..
+                                })
+                            );
                     if cancelled
                         && let Some(k) = sent
                             .iter()
-                            .position(|s| s.model == Some(Message::Cancel { id: mid }))
+                            .position(|s| s.models.contains(&Message::Cancel { id: mid }))
                     {
                         read_upto(k, &mut sent, &mut events, &mut emit);
                     }
@@ -303,9 +332,11 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                 let model = to_model(ctx, &msg, &mut ids, |id| methods.get(&id).copied());
                 let Some(m) = model else { continue };
                 if let Message::Activity { id } = m
-                    && let Some(k) = sent.iter().position(
-                        |s| matches!(s.model, Some(Message::Request { id: r, .. }) if r == id),
-                    )
+                    && let Some(k) = sent.iter().position(|s| {
+                        s.models
+                            .iter()
+                            .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
+                    })
                 {
                     // Progress about a request proves the peer read it.
                     read_upto(k, &mut sent, &mut events, &mut emit);

@@ -155,19 +155,36 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
 
 fn selected(args: &ProbeArgs) -> anyhow::Result<Vec<&'static scenario::Scenario>> {
     let Some(list) = &args.scenarios else {
-        return Ok(scenario::SCENARIOS.iter().collect());
+        let d: Dialect = args
+            .dialect
+            .parse()
+            .map_err(|e| bad(format!("--dialect: {e}")))?;
+        return Ok(scenario::SCENARIOS
+            .iter()
+            .filter(|s| s.applies(d))
+            .collect());
     };
+    let d: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e| bad(format!("--dialect: {e}")))?;
     list.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|name| {
-            scenario::by_name(name).ok_or_else(|| {
-                let known: Vec<&str> = scenario::SCENARIOS.iter().map(|s| s.name).collect();
-                bad(format!(
-                    "--scenarios: unknown scenario {name:?}; expected some of: {}",
-                    known.join(", ")
-                ))
-            })
+            let known: Vec<&str> = scenario::SCENARIOS
+                .iter()
+                .filter(|s| s.applies(d))
+                .map(|s| s.name)
+                .collect();
+            scenario::by_name(name)
+                .filter(|s| s.applies(d))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "--scenarios: no scenario {name:?} in {d}; expected some of: {}",
+                        known.join(", ")
+                    ))
+                })
         })
         .collect()
 }

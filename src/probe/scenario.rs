@@ -16,6 +16,19 @@ pub struct Scenario {
     pub ids: IdPolicy,
     /// The steps after the handshake.
     pub run: fn(&mut Session<'_>) -> Step<()>,
+    /// Whether it exists only in ACP (prompt turns).
+    pub acp_only: bool,
+}
+
+impl Scenario {
+    /// Whether it runs in `dialect`.
+    pub fn applies(&self, dialect: cancelcheck_model::Dialect) -> bool {
+        !self.acp_only
+            || matches!(
+                dialect,
+                cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
+            )
+    }
 }
 
 const fn ints(first: i64) -> IdPolicy {
@@ -33,36 +46,42 @@ pub static SCENARIOS: &[Scenario] = &[
         summary: "cancel right behind the request, before the peer can have started",
         ids: ints(1),
         run: cancel_before_work,
+        acp_only: false,
     },
     Scenario {
         name: "cancel-during-work",
         summary: "cancel once the work reports progress (or after a seeded delay)",
         ids: ints(1),
         run: cancel_during_work,
+        acp_only: false,
     },
     Scenario {
         name: "cancel-after-answer",
         summary: "cancel a request already answered: the peer must ignore it",
         ids: ints(1),
         run: cancel_after_answer,
+        acp_only: false,
     },
     Scenario {
         name: "cancel-crossing-answer",
         summary: "cancel at a seeded moment near the end of the work, so it may cross the answer",
         ids: ints(1),
         run: cancel_crossing_answer,
+        acp_only: false,
     },
     Scenario {
         name: "unknown-id",
         summary: "cancel an id never sent: harmless, the peer goes on answering",
         ids: ints(1),
         run: unknown_id,
+        acp_only: false,
     },
     Scenario {
         name: "malformed-cancels",
         summary: "cancels without params, with a null id, ids of wrong types, array params",
         ids: ints(1),
         run: malformed_cancels,
+        acp_only: false,
     },
     Scenario {
         name: "string-vs-number",
@@ -73,6 +92,7 @@ pub static SCENARIOS: &[Scenario] = &[
             reuse_answered: false,
         },
         run: string_vs_number,
+        acp_only: false,
     },
     Scenario {
         name: "id-zero",
@@ -80,6 +100,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(-1),
         // The steps of cancel-during-work; the ids make the request 0.
         run: cancel_during_work,
+        acp_only: false,
     },
     Scenario {
         name: "empty-string-id",
@@ -90,24 +111,35 @@ pub static SCENARIOS: &[Scenario] = &[
             reuse_answered: false,
         },
         run: empty_string_id,
+        acp_only: false,
     },
     Scenario {
         name: "two-concurrent-one-cancelled",
         summary: "two requests at once, one cancelled: the other is still answered",
         ids: ints(1),
         run: two_concurrent,
+        acp_only: false,
     },
     Scenario {
         name: "same-cancel-twice",
         summary: "the same cancel sent twice",
         ids: ints(1),
         run: same_cancel_twice,
+        acp_only: false,
     },
     Scenario {
         name: "progress-after-answer",
         summary: "a request with progress, answered: no progress may follow the answer",
         ids: ints(1),
         run: progress_after_answer,
+        acp_only: false,
+    },
+    Scenario {
+        name: "session-cancel",
+        summary: "ACP: session/cancel of a prompt while the agent waits on its own permission request",
+        ids: ints(1),
+        run: session_cancel,
+        acp_only: true,
     },
 ];
 
@@ -245,4 +277,15 @@ fn progress_after_answer(s: &mut Session<'_>) -> Step<()> {
     let id = s.send_work()?;
     s.wait_resolved(id)?;
     s.barrier()
+}
+
+fn session_cancel(s: &mut Session<'_>) -> Step<()> {
+    s.hold_permissions = true;
+    let id = s.send_work()?;
+    // Until the agent asks for permission (held unanswered), at most a seeded 20-80 ms.
+    let ms = s.rng.between(20, 80);
+    s.pause(ms, |s| s.permissions_asked() > 0 || s.resolved(id))?;
+    s.session_cancel();
+    s.barrier()?;
+    settle(s, &[id])
 }

@@ -88,6 +88,14 @@ pub struct Session<'a> {
     other_answers: BTreeMap<WireId, Body>,
     /// The ACP session the prompt turns run in.
     session_id: Option<String>,
+    /// ACP: hold the agent's permission requests unanswered (to cancel while one is pending).
+    pub hold_permissions: bool,
+    /// ACP: permission requests held, unanswered.
+    held: Vec<WireId>,
+    /// ACP: permission requests the agent made.
+    permissions_asked: usize,
+    /// ACP: whether the probe sent `session/cancel`.
+    session_cancelled: bool,
     progress: BTreeSet<RequestId>,
     outs: Vec<Output>,
     init: Option<RequestId>,
@@ -136,6 +144,10 @@ impl<'a> Session<'a> {
             barriers_open: BTreeSet::new(),
             other_answers: BTreeMap::new(),
             session_id: None,
+            hold_permissions: false,
+            held: Vec::new(),
+            permissions_asked: 0,
+            session_cancelled: false,
             progress: BTreeSet::new(),
             outs: Vec::new(),
             init: None,
@@ -311,6 +323,33 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// ACP: cancels the prompt turn with `session/cancel`, then answers every permission
+    /// request held with `{"outcome": {"outcome": "cancelled"}}`, as a client must.
+    pub fn session_cancel(&mut self) {
+        let sid = self.session_id.clone().unwrap_or_default();
+        self.session_cancelled = true;
+        self.send_text(
+            WireMessage::Notification {
+                method: "session/cancel".into(),
+                params: Some(json!({ "sessionId": sid })),
+            }
+            .to_text(),
+        );
+        for id in std::mem::take(&mut self.held) {
+            let text = WireMessage::Response {
+                id,
+                body: Body::Result(json!({"outcome": {"outcome": "cancelled"}})),
+            }
+            .to_text();
+            self.send_text(text);
+        }
+    }
+
+    /// ACP: how many permission requests the agent made.
+    pub fn permissions_asked(&self) -> usize {
+        self.permissions_asked
+    }
+
     /// The dialect spoken.
     pub fn dialect(&self) -> Dialect {
         self.setup.dialect
@@ -476,8 +515,32 @@ impl<'a> Session<'a> {
                 return;
             }
         }
-        if let WireMessage::Request { id, method, .. } = &msg {
-            // The peer's own requests: the probe offers nothing, as JSON-RPC allows.
+        if let WireMessage::Request { id, method, params } = &msg {
+            let acp = matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd);
+            if acp && method == "session/request_permission" {
+                self.permissions_asked += 1;
+                if self.hold_permissions && !self.session_cancelled {
+                    self.held.push(id.clone());
+                    return;
+                }
+                let outcome = match params
+                    .as_ref()
+                    .and_then(|p| p.pointer("/options/0/optionId"))
+                {
+                    Some(option) if !self.session_cancelled => {
+                        json!({"outcome": "selected", "optionId": option})
+                    }
+                    _ => json!({"outcome": "cancelled"}),
+                };
+                let text = WireMessage::Response {
+                    id: id.clone(),
+                    body: Body::Result(json!({ "outcome": outcome })),
+                }
+                .to_text();
+                self.send_text(text);
+                return;
+            }
+            // The peer's other requests: the probe offers nothing, as JSON-RPC allows.
             let body = if method == "ping" {
                 Body::Result(json!({}))
             } else {

@@ -14,8 +14,13 @@
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
-//!     [--lazy-cancel]
+//!     [--lazy-cancel] [--ask-permission]
 //! ```
+//!
+//! ACP: `session/new` opens session `sess-1`; a prompt turn cancelled ends with the result
+//! `{"stopReason": "cancelled"}`; `session/cancel` cancels every open prompt turn, after the
+//! agent's own pending requests (`$/cancel_request`). `--ask-permission` makes every prompt
+//! ask `session/request_permission` as its work starts.
 //!
 //! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
 //! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
@@ -28,7 +33,7 @@
 use cancelcheck_model::behaviour::Role;
 use cancelcheck_model::endpoint::IdPolicy;
 use cancelcheck_model::{
-    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, RequestId,
+    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply, RequestId,
 };
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Body, FrameReader, Framing, IdMap, WireMessage, message_text, to_model};
@@ -48,6 +53,7 @@ struct Args {
     work_method: Option<String>,
     hostile: Option<String>,
     lazy_cancel: bool,
+    ask_permission: bool,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -70,6 +76,7 @@ fn parse_args() -> Result<Args, String> {
         work_method: None,
         hostile: None,
         lazy_cancel: false,
+        ask_permission: false,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -93,6 +100,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--work-method" => a.work_method = Some(value()?),
             "--lazy-cancel" => a.lazy_cancel = true,
+            "--ask-permission" => a.ask_permission = true,
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -166,11 +174,16 @@ struct Peer {
     ids: IdMap,
     jobs: BTreeMap<RequestId, Job>,
     /// Work duration and progress wish of requests received and not yet started.
-    asked: BTreeMap<RequestId, (u64, bool)>,
+    asked_work: BTreeMap<RequestId, (u64, bool)>,
     out: std::io::Stdout,
     crashed: bool,
     /// Cancels read but not acted on yet (`--lazy-cancel`).
     deferred: Vec<Message>,
+    /// ACP: prompt turns received and not answered yet.
+    open_prompts: std::collections::BTreeSet<RequestId>,
+    /// ACP: the peer's own permission requests awaiting the client's answer.
+    permissions: std::collections::BTreeSet<String>,
+    asked: u32,
 }
 
 impl Peer {
@@ -193,12 +206,39 @@ impl Peer {
         for o in outs {
             match o {
                 Output::Send(m) => {
+                    if let Message::Response { id, reply } = m {
+                        self.open_prompts.remove(&id);
+                        if reply == Reply::Cancelled && self.acp() {
+                            // A prompt turn ends cancelled with a result, never an error.
+                            let wid = self.ids.wire(id);
+                            self.respond(wid, Body::Result(json!({"stopReason": "cancelled"})));
+                            continue;
+                        }
+                    }
                     let text = message_text(self.args.dialect, &m, &self.ids);
                     self.write(&text);
                 }
                 Output::StartWork(id) => {
-                    let (ms, progress) =
-                        self.asked.remove(&id).unwrap_or((self.args.work_ms, false));
+                    if self.acp() && self.args.ask_permission {
+                        self.asked += 1;
+                        let pid = format!("perm-{}", self.asked);
+                        let text = WireMessage::Request {
+                            id: cancelcheck_wire::WireId::Str(pid.clone()),
+                            method: "session/request_permission".into(),
+                            params: Some(json!({
+                                "sessionId": "sess-1",
+                                "toolCall": {"toolCallId": format!("call-{}", self.asked)},
+                                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+                            })),
+                        }
+                        .to_text();
+                        self.write(&text);
+                        self.permissions.insert(pid);
+                    }
+                    let (ms, progress) = self
+                        .asked_work
+                        .remove(&id)
+                        .unwrap_or((self.args.work_ms, false));
                     let every = Duration::from_millis(self.args.progress_ms);
                     self.jobs.insert(
                         id,
@@ -213,6 +253,35 @@ impl Peer {
                 }
                 Output::Crashed => self.crashed = true,
                 _ => {}
+            }
+        }
+    }
+
+    fn acp(&self) -> bool {
+        matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+    }
+
+    /// ACP `session/cancel`: cancel the agent's own pending requests first (the cascade), then
+    /// every open prompt turn.
+    fn session_cancel(&mut self) {
+        let field = self.args.dialect.rules().cancel_id_field;
+        for pid in std::mem::take(&mut self.permissions) {
+            let mut params = serde_json::Map::new();
+            params.insert(field.into(), Value::String(pid));
+            let text = WireMessage::Notification {
+                method: self.args.dialect.rules().cancel_method.into(),
+                params: Some(Value::Object(params)),
+            }
+            .to_text();
+            self.write(&text);
+        }
+        let prompts: Vec<RequestId> = self.open_prompts.iter().copied().collect();
+        for id in prompts {
+            let m = Message::Cancel { id };
+            if self.args.lazy_cancel {
+                self.deferred.push(m);
+            } else {
+                self.feed(Input::Receive(m));
             }
         }
     }
@@ -232,6 +301,19 @@ impl Peer {
                 return;
             }
         };
+        if self.acp() {
+            match &msg {
+                WireMessage::Notification { method, .. } if method == "session/cancel" => {
+                    self.session_cancel();
+                    return;
+                }
+                WireMessage::Response {
+                    id: cancelcheck_wire::WireId::Str(pid),
+                    ..
+                } if self.permissions.remove(pid) => return,
+                _ => {}
+            }
+        }
         let model = to_model(&self.ctx, &msg, &mut self.ids, |_| None);
         match (&msg, model) {
             (
@@ -250,7 +332,10 @@ impl Peer {
                     .unwrap_or(self.args.work_ms);
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
                 let _ = id;
-                self.asked.insert(mid, (ms, progress));
+                self.asked_work.insert(mid, (ms, progress));
+                if self.acp() {
+                    self.open_prompts.insert(mid);
+                }
                 self.feed(Input::Receive(m));
             }
             (WireMessage::Request { id, method, .. }, _) => {
@@ -423,10 +508,13 @@ fn main() -> ExitCode {
         ep: Endpoint::new(cfg),
         ids: IdMap::new(),
         jobs: BTreeMap::new(),
-        asked: BTreeMap::new(),
+        asked_work: BTreeMap::new(),
         out: std::io::stdout(),
         crashed: false,
         deferred: Vec::new(),
+        open_prompts: Default::default(),
+        permissions: Default::default(),
+        asked: 0,
         args,
     };
     let mut eof = false;

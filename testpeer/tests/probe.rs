@@ -85,10 +85,12 @@ fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
     assert_eq!(v["verdict"], "pass", "{v:#}");
     assert_eq!(code, 0);
     let scenarios = v["scenarios"].as_array().unwrap();
-    assert_eq!(
-        scenarios.len(),
-        cancelcheck::probe::scenario::SCENARIOS.len()
-    );
+    let mcp_scenarios = cancelcheck::probe::scenario::SCENARIOS
+        .iter()
+        .filter(|s| s.applies(Dialect::Mcp20251125))
+        .count();
+    assert_eq!(scenarios.len(), mcp_scenarios);
+    assert!(mcp_scenarios >= 12);
     let hidden: Vec<String> = InvariantId::all()
         .filter(|i| {
             !i.info().observable_on_wire && i.info().application(Dialect::Mcp20251125).is_some()
@@ -114,7 +116,7 @@ fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
 /// it declares (faulty) or passes (correct). `lazy`: the peer acts on a cancel only after
 /// answering the barrier behind it, so that what it does about the cancel is provably after it
 /// read it.
-fn faults_are_flagged(d: Dialect, params: &str, lazy: bool) {
+fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
     let mut checked = 0;
     for b in Behaviour::all() {
         let Some(c) = b.classify(d) else { continue };
@@ -126,6 +128,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool) {
         if lazy {
             peer.push("--lazy-cancel");
         }
+        peer.extend_from_slice(extra);
         let (v, code, _) = probe(
             &format!("{d}-{b}"),
             &[
@@ -185,12 +188,12 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool) {
 
 #[test]
 fn every_faulty_mcp_2025_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::Mcp20251125, FAST, false);
+    faults_are_flagged(Dialect::Mcp20251125, FAST, false, &[]);
 }
 
 #[test]
 fn every_faulty_mcp_2026_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::Mcp20260728, FAST, true);
+    faults_are_flagged(Dialect::Mcp20260728, FAST, true, &[]);
 }
 
 #[test]
@@ -199,6 +202,7 @@ fn every_faulty_lsp_behaviour_is_flagged_with_what_it_declares_over_content_leng
         Dialect::Lsp,
         r#"{"command":"slow","arguments":[{"ms":80}]}"#,
         true,
+        &[],
     );
 }
 
@@ -407,10 +411,75 @@ fn bad_usage_is_an_error() {
 
 #[test]
 fn every_faulty_acp_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::Acp, r#"{"prompt":[],"_meta":{"ms":80}}"#, true);
+    faults_are_flagged(Dialect::Acp, ACP_PROMPT, true, &["--ask-permission"]);
 }
 
 #[test]
 fn every_faulty_acp_rfd_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::AcpRfd, r#"{"prompt":[],"_meta":{"ms":80}}"#, true);
+    faults_are_flagged(Dialect::AcpRfd, ACP_PROMPT, true, &["--ask-permission"]);
+}
+
+const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":80}}"#;
+
+/// ACP: `session/cancel` while the agent waits on its own permission request. The probe answers
+/// the request `cancelled` as a client must; the agent cancels it (`$/cancel_request`) and ends
+/// the turn with `stopReason: cancelled`.
+#[test]
+fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
+    let (v, code, _) = probe(
+        "acp-session-cancel",
+        &[
+            "--dialect",
+            "acp",
+            "--params",
+            ACP_PROMPT,
+            "--scenarios",
+            "session-cancel",
+            "--save-all",
+        ],
+        &["--dialect", "acp", "--ask-permission", "--lazy-cancel"],
+    );
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    let path = v["scenarios"][0]["trace"]
+        .as_str()
+        .expect("saved with --save-all");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let texts: Vec<(String, String)> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["dir"].as_str().unwrap().to_string(),
+                m["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |dir: &str, needle: &str| {
+        texts
+            .iter()
+            .position(|(d, t)| d == dir && t.contains(needle))
+            .unwrap_or_else(|| panic!("no {dir} {needle}: {texts:#?}"))
+    };
+    let asked = at("received", "session/request_permission");
+    let cancel = at("sent", "session/cancel");
+    let answered = at("sent", r#"{"outcome":{"outcome":"cancelled"}}"#);
+    let ended = at("received", r#""stopReason":"cancelled""#);
+    assert!(
+        asked < cancel && cancel < answered && answered < ended,
+        "{texts:#?}"
+    );
+    // The same scenario does not exist in other dialects.
+    let cli = Cli::try_parse_from([
+        "probe",
+        "--dialect",
+        "lsp",
+        "--scenarios",
+        "session-cancel",
+        "--",
+        PEER,
+    ])
+    .unwrap();
+    assert!(run(cli.args).is_err());
 }

@@ -333,7 +333,8 @@ fn named_id(ctx: &Context, v: Option<&Value>, ids: &mut IdMap) -> Option<Request
 /// to `initialize` is read as [`Reply::Initialized`]. Ids go through `ids` (one to one).
 /// A cancel whose params lack the id field, or hold a value of the wrong type, is
 /// [`Message::MalformedCancel`]. Results are [`Reply::Full`] unless they are
-/// `{"status": "partial"}` (the form the encoder writes); error -32800 is [`Reply::Cancelled`].
+/// `{"status": "partial"}` (the form the encoder writes); error -32800, and in ACP a result
+/// `{"stopReason": "cancelled"}` (how a prompt turn ends cancelled), is [`Reply::Cancelled`].
 pub fn to_model(
     ctx: &Context,
     msg: &WireMessage,
@@ -387,6 +388,12 @@ pub fn to_model(
                     },
                     _ if v.get("status").and_then(Value::as_str) == Some("partial") => {
                         Reply::Partial
+                    }
+                    // An ACP prompt turn ends cancelled with a result, never an error.
+                    _ if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd)
+                        && v.get("stopReason").and_then(Value::as_str) == Some("cancelled") =>
+                    {
+                        Reply::Cancelled
                     }
                     _ => Reply::Full,
                 },
