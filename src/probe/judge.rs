@@ -384,3 +384,81 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         not_observable: hidden,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(dir: Dir, text: &str) -> Record {
+        Record {
+            t_us: 0,
+            dir,
+            offset: 0,
+            text: text.to_string(),
+        }
+    }
+
+    /// MCP 2026-07-28: nothing may follow a cancel the server has read. An answer before the
+    /// barrier's answer may have crossed the cancel; one after it was sent after the cancel
+    /// was read.
+    fn session(answer_after_barrier: bool) -> Vec<Record> {
+        let work = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#;
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+        let barrier = r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","method":"ping"}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        let pong = r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","result":{}}"#;
+        let mut r = vec![
+            rec(Dir::Sent, work),
+            rec(Dir::Sent, cancel),
+            rec(Dir::Sent, barrier),
+        ];
+        if answer_after_barrier {
+            r.push(rec(Dir::Received, pong));
+            r.push(rec(Dir::Received, answer));
+        } else {
+            r.push(rec(Dir::Received, answer));
+            r.push(rec(Dir::Received, pong));
+        }
+        r
+    }
+
+    #[test]
+    fn the_barrier_tells_a_crossing_from_an_answer_after_the_cancel() {
+        let ctx = Context::new(Dialect::Mcp20260728);
+        let crossed = judge(&ctx, &session(false));
+        assert_eq!(crossed.status(), "pass", "{:?}", crossed.verdict);
+        let after = judge(&ctx, &session(true));
+        assert_eq!(after.status(), "fail");
+        assert_eq!(
+            after.verdict.violations[0].invariant,
+            InvariantId::NoAnswerAfterCancel
+        );
+    }
+
+    #[test]
+    fn an_answer_that_says_cancelled_proves_the_cancel_was_read() {
+        let ctx = Context::new(Dialect::Mcp20260728);
+        let mut r = session(false);
+        r[3] = rec(
+            Dir::Received,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#,
+        );
+        let j = judge(&ctx, &r);
+        assert_eq!(j.status(), "fail");
+    }
+
+    #[test]
+    fn undecodable_output_and_a_vanished_peer_are_session_errors() {
+        let ctx = Context::new(Dialect::Mcp20251125);
+        let mut r = vec![rec(Dir::Received, "{\"jsonrpc\":\"2.0\",")];
+        r[0].offset = 100;
+        r.push(rec(Dir::Note, "peer-gone: the peer exited"));
+        let j = judge(&ctx, &r);
+        assert_eq!(j.errors[0].kind, "not-json-rpc");
+        assert_eq!(j.errors[0].offset, Some(100 + 17));
+        assert_eq!(j.errors[1].kind, "peer-gone");
+        assert_eq!(j.errors[1].message, "the peer exited");
+        assert_eq!(j.status(), "fail");
+    }
+}
