@@ -483,3 +483,43 @@ fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     .unwrap();
     assert!(run(cli.args).is_err());
 }
+
+/// A fault is flagged in every one of twenty repeats of every scenario where it acts: the
+/// barrier, not timing, decides what the peer had read.
+#[test]
+fn a_fault_is_flagged_twenty_times_over() {
+    let (v, code, _) = probe(
+        "repeat-fault",
+        &[
+            "--dialect",
+            "lsp",
+            "--repeat",
+            "20",
+            "--jobs",
+            "2",
+            "--scenarios",
+            "cancel-before-work,cancel-during-work,same-cancel-twice",
+            // Work far longer than any cancel takes to come, so the fault always acts (the
+            // cancel ends it early).
+            "--params",
+            r#"{"command":"slow","arguments":[{"ms":5000}]}"#,
+        ],
+        &[
+            "--dialect",
+            "lsp",
+            "--behavior",
+            "wrong-error-code",
+            "--lazy-cancel",
+        ],
+    );
+    let scenarios = v["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 60);
+    for s in scenarios {
+        assert_eq!(s["verdict"], "fail", "{s:#}");
+        assert_eq!(
+            s["violations"][0]["invariant"], "cancel-error-code",
+            "{s:#}"
+        );
+    }
+    assert_eq!(code, 1);
+}
