@@ -132,6 +132,8 @@ enum Cmd {
     Explore(ExploreArgs),
     /// Re-run a saved trace and compare it event by event.
     Replay(ReplayArgs),
+    /// Probe a real implementation over stdio and judge what crosses the wire.
+    Probe(cancelcheck::probe::ProbeArgs),
     /// Print the invariant catalog.
     Properties {
         /// Machine-readable output.
@@ -328,6 +330,10 @@ fn main() -> std::process::ExitCode {
         Cmd::Run(args) => cmd_run(args),
         Cmd::Explore(args) => cmd_explore(args),
         Cmd::Replay(args) => cmd_replay(args),
+        Cmd::Probe(args) => cancelcheck::probe::run(args).map(|(text, code)| {
+            print_out(text);
+            ExitCode::from(code)
+        }),
         Cmd::Properties { json } => {
             print_out(if json {
                 pretty(&export::properties_json())
@@ -1133,6 +1139,14 @@ fn peak_resident_bytes() -> Option<u64> {
 }
 
 fn cmd_replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    // A probe trace is re-judged, not re-run (issue 14).
+    if let Ok(text) = trace_file::read_text(&args.file, args.max_input_bytes)
+        && let Some((out, code)) =
+            cancelcheck::probe::replay(&args.file, &text, matches!(args.format, Format::Json))?
+    {
+        print_out(out);
+        return Ok(ExitCode::from(code));
+    }
     let doc = trace_file::read_trace_within(&args.file, args.max_input_bytes)
         .map_err(|e: InputError| anyhow::anyhow!(e))?;
     let r = trace_file::replay(&doc);

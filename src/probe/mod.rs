@@ -1,0 +1,360 @@
+//! `cancelcheck probe`: judge a real implementation over stdio with the same checker.
+//!
+//! The probe starts the peer (any program that speaks JSON-RPC on its stdin and stdout), plays
+//! the other party with the model's reference endpoint, runs each scenario in a fresh peer
+//! process, records what crosses the wire and judges the record ([`judge::judge`]). Findings
+//! are saved as probe traces that `cancelcheck replay` re-judges offline.
+//!
+//! - [`process`]: the child process, its pipes, timeouts, killing and reaping;
+//! - [`session`]: one live session (the reference endpoint driven by real I/O);
+//! - [`scenario`]: the scenarios;
+//! - [`judge`]: what the wire decides, as the checker's events;
+//! - [`report`]: the verdict table, `--json`, probe traces and their re-judging.
+
+pub mod judge;
+pub mod process;
+pub mod report;
+pub mod scenario;
+pub mod session;
+
+use cancelcheck_model::Dialect;
+use cancelcheck_wire::Framing;
+use cancelcheck_wire::decode::Context;
+use report::Outcome;
+use session::{Session, Setup};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The options of `cancelcheck probe`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ProbeArgs {
+    /// The dialect the peer speaks: acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 or lsp.
+    #[arg(long)]
+    pub dialect: String,
+    /// ndjson (default) or content-length (default for lsp).
+    #[arg(long)]
+    pub framing: Option<String>,
+    /// The slow request's method (default: MCP `tools/call`, LSP `workspace/executeCommand`,
+    /// ACP `session/prompt` in the session the probe opens).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// The slow request's params as JSON: name something of the peer's that takes a while
+    /// (default for MCP `{"name":"slow","arguments":{"ms":300}}`, a tool named `slow`; LSP
+    /// `{"command":"slow","arguments":[{"ms":300}]}`; ACP a prompt, its `sessionId` filled in).
+    #[arg(long)]
+    pub params: Option<String>,
+    /// Comma-separated scenario names (default: all; `list` prints them).
+    #[arg(long)]
+    pub scenarios: Option<String>,
+    /// Run each scenario this many times (seeds S, S+1, ...).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// The seed the scenarios' timing is drawn from.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Each scenario's time limit in milliseconds; the peer is killed when it runs out.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout: u64,
+    /// How long the peer may take to exit once its input is closed (ms) before it is killed.
+    #[arg(long, default_value_t = 2_000)]
+    pub linger: u64,
+    /// The largest message accepted from the peer, in bytes.
+    #[arg(long, default_value_t = 4 << 20)]
+    pub max_frame: usize,
+    /// Scenarios run at once, each against its own peer process.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Where traces of findings are saved.
+    #[arg(long, default_value = "traces/found")]
+    pub save: PathBuf,
+    /// Save every scenario's trace, not only those with findings.
+    #[arg(long)]
+    pub save_all: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// The peer's command line.
+    #[arg(last = true, required = false)]
+    pub command: Vec<String>,
+}
+
+fn bad(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::anyhow!(msg.into())
+}
+
+/// The default slow request's params for a dialect.
+pub fn default_params(dialect: Dialect) -> serde_json::Value {
+    match dialect {
+        Dialect::Lsp => serde_json::json!({"command": "slow", "arguments": [{"ms": 300}]}),
+        Dialect::Acp | Dialect::AcpRfd => {
+            serde_json::json!({"sessionId": "s1", "command": "sleep"})
+        }
+        _ => serde_json::json!({"name": "slow", "arguments": {"ms": 300}}),
+    }
+}
+
+fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
+    let dialect: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e| bad(format!("--dialect: {e}")))?;
+    if !dialect.rules().json_rpc {
+        return Err(bad(format!(
+            "--dialect: {dialect} is not JSON-RPC over stdio; the probe speaks acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 and lsp"
+        )));
+    }
+    let framing = match args.framing.as_deref() {
+        None if dialect == Dialect::Lsp => Framing::ContentLength,
+        None => Framing::Ndjson,
+        Some(f) => Framing::from_name(f).ok_or_else(|| {
+            bad(format!(
+                "--framing: expected ndjson or content-length, found {f:?}"
+            ))
+        })?,
+    };
+    let params = match &args.params {
+        None => default_params(dialect),
+        Some(p) => {
+            let v: serde_json::Value =
+                serde_json::from_str(p).map_err(|e| bad(format!("--params: not JSON: {e}")))?;
+            if !v.is_object() && !v.is_array() {
+                return Err(bad("--params: expected a JSON object or array"));
+            }
+            v
+        }
+    };
+    let mut ctx = Context::new(dialect);
+    ctx.work_method = match (&args.method, dialect) {
+        (Some(m), _) => m.clone(),
+        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
+        (None, _) => ctx.work_method,
+    };
+    if args.command.is_empty() {
+        return Err(bad(
+            "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
+        ));
+    }
+    if args.timeout == 0 || args.jobs == 0 || args.repeat == 0 || args.max_frame == 0 {
+        return Err(bad(
+            "--timeout, --jobs, --repeat and --max-frame must be at least 1",
+        ));
+    }
+    Ok(Setup {
+        dialect,
+        framing,
+        ctx,
+        params,
+        command: args.command.clone(),
+        timeout: Duration::from_millis(args.timeout),
+        max_frame: args.max_frame,
+        linger: Duration::from_millis(args.linger.min(args.timeout)),
+    })
+}
+
+fn selected(args: &ProbeArgs) -> anyhow::Result<Vec<&'static scenario::Scenario>> {
+    let Some(list) = &args.scenarios else {
+        let d: Dialect = args
+            .dialect
+            .parse()
+            .map_err(|e| bad(format!("--dialect: {e}")))?;
+        return Ok(scenario::SCENARIOS
+            .iter()
+            .filter(|s| s.applies(d))
+            .collect());
+    };
+    let d: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e| bad(format!("--dialect: {e}")))?;
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|name| {
+            let known: Vec<&str> = scenario::SCENARIOS
+                .iter()
+                .filter(|s| s.applies(d))
+                .map(|s| s.name)
+                .collect();
+            scenario::by_name(name)
+                .filter(|s| s.applies(d))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "--scenarios: no scenario {name:?} in {d}; expected some of: {}",
+                        known.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Runs one scenario in a fresh peer process and judges it.
+pub fn run_scenario(setup: &Setup, sc: &'static scenario::Scenario, seed: u64) -> Outcome {
+    let mut ids = sc.ids;
+    if setup.dialect.rules().initialize_method.is_none() {
+        // No `initialize` takes the first id: the first request gets the id it has elsewhere.
+        ids.first = ids.first.saturating_add(1);
+    }
+    let (records, end) = match Session::start(setup, ids, seed) {
+        Ok(mut s) => {
+            // A stop (timeout, peer gone) ends the steps; the record is judged all the same.
+            let _ = s.handshake().and_then(|()| (sc.run)(&mut s));
+            s.finish()
+        }
+        Err(e) => {
+            let rec = judge::Record {
+                t_us: 0,
+                dir: judge::Dir::Note,
+                offset: 0,
+                text: format!("{}: could not start the peer: {e}", judge::note::PEER_GONE),
+            };
+            let end = process::PeerEnd {
+                status: None,
+                killed: false,
+                stderr_bytes: 0,
+                stderr_tail: String::new(),
+                elapsed: Duration::ZERO,
+                waited: Duration::ZERO,
+            };
+            (vec![rec], end)
+        }
+    };
+    let judgement = judge::judge(&setup.ctx, &records);
+    Outcome {
+        name: sc.name,
+        seed,
+        records,
+        judgement,
+        end,
+        trace: None,
+    }
+}
+
+/// Runs the probe; returns what to print on stdout and the exit code (0 pass or warn, 1 a MUST
+/// broken or a session error). Bad usage is an error (exit 2).
+pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
+    if args.scenarios.as_deref() == Some("list") {
+        let mut t = String::new();
+        for s in scenario::SCENARIOS {
+            t.push_str(&format!("{:30} {}\n", s.name, s.summary));
+        }
+        return Ok((t, 0));
+    }
+    let setup = setup_from(&args)?;
+    let chosen = selected(&args)?;
+    let mut jobs: Vec<(&'static scenario::Scenario, u64)> = Vec::new();
+    for k in 0..u64::from(args.repeat) {
+        for sc in &chosen {
+            jobs.push((sc, args.seed.wrapping_add(k)));
+        }
+    }
+    let results: Vec<Mutex<Option<Outcome>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.min(jobs.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(sc, seed)) = jobs.get(i) else {
+                        return;
+                    };
+                    let o = run_scenario(&setup, sc, seed);
+                    if let Some(slot) = results.get(i) {
+                        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
+                    }
+                }
+            });
+        }
+    });
+    let mut outcomes: Vec<Outcome> = results
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .collect();
+    for o in &mut outcomes {
+        if o.has_findings() || args.save_all {
+            let first = o
+                .judgement
+                .verdict
+                .violations
+                .first()
+                .map(|v| v.invariant.name())
+                .or_else(|| o.judgement.errors.first().map(|e| e.kind))
+                .unwrap_or("pass");
+            let name = format!(
+                "probe-{}-{}-{}-seed{}",
+                setup.dialect.id(),
+                o.name,
+                first,
+                o.seed
+            );
+            let doc = report::trace_json(&setup, o);
+            o.trace = Some(report::save(&args.save, &name, &doc).map_err(|e| e.to_string()));
+        }
+    }
+    let code = u8::from(report::overall(&outcomes) == "fail");
+    let text = if args.json {
+        let v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+    } else {
+        report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes)
+    };
+    Ok((text, code))
+}
+
+/// `cancelcheck replay` of a probe trace: re-judges the recorded messages (a probe trace cannot
+/// re-run the peer). `Ok(None)` if `file` is not a probe trace. Exit 0 when the verdict is the
+/// recorded one, 1 when it differs.
+pub fn replay(file: &Path, text: &str, json: bool) -> anyhow::Result<Option<(String, u8)>> {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Ok(None);
+    };
+    let (fresh, same, n) = match report::rejudge(&doc) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(bad(format!("{}: {e}", file.display()))),
+    };
+    let code = u8::from(!same);
+    let out = if json {
+        let v = serde_json::json!({"kind": "probe", "rejudged": true, "reran": false,
+            "messages": n, "verdict": fresh, "verdict_matches": same});
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+    } else {
+        let mut t = format!(
+            "{}: probe trace of scenario {} ({}): re-judged {n} recorded messages; a probe trace cannot re-run the peer.\n",
+            file.display(),
+            doc.get("scenario").and_then(|s| s.as_str()).unwrap_or("?"),
+            doc.get("dialect").and_then(|s| s.as_str()).unwrap_or("?"),
+        );
+        let result = fresh.get("result").and_then(|s| s.as_str()).unwrap_or("?");
+        if let Some(vs) = fresh.get("violations").and_then(|v| v.as_array()) {
+            for v in vs {
+                t.push_str(&format!(
+                    "  {} {} (event {})\n",
+                    v["strength"].as_str().unwrap_or(""),
+                    v["invariant"].as_str().unwrap_or(""),
+                    v["event"]
+                ));
+            }
+        }
+        if let Some(es) = fresh.get("errors").and_then(|v| v.as_array()) {
+            for e in es {
+                t.push_str(&format!(
+                    "  error {}: {}\n",
+                    e["kind"].as_str().unwrap_or(""),
+                    e["message"].as_str().unwrap_or("")
+                ));
+            }
+        }
+        t.push_str(&format!(
+            "verdict: {result} ({})\n",
+            if same {
+                "as recorded"
+            } else {
+                "DIFFERS from the recorded verdict"
+            }
+        ));
+        t
+    };
+    Ok(Some((out, code)))
+}

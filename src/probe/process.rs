@@ -1,0 +1,224 @@
+//! The peer as a child process: its stdin fed by a writer thread (so a peer that never reads
+//! cannot block the probe), its stdout read by a reader thread into a channel, its stderr
+//! drained by a third (so a flood cannot block the peer, and only a bounded tail is kept).
+//! Dropping a [`Peer`] kills the child (and its process group) if it still runs and always
+//! reaps it.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What the reader thread saw on the peer's stdout.
+pub enum Chunk {
+    /// Bytes, as read.
+    Bytes(Vec<u8>),
+    /// The peer closed its stdout (or reading failed).
+    Closed,
+}
+
+/// How much of the peer's stderr is kept (the end of it).
+const STDERR_TAIL: usize = 4096;
+
+/// The peer's stderr: bytes seen in all, and the last few kept.
+#[derive(Default)]
+struct ErrTail {
+    total: u64,
+    tail: Vec<u8>,
+}
+
+/// A running peer.
+pub struct Peer {
+    child: Option<Child>,
+    to_stdin: Option<Sender<Vec<u8>>>,
+    from_stdout: Receiver<Chunk>,
+    stderr: Arc<Mutex<ErrTail>>,
+    threads: Vec<JoinHandle<()>>,
+    /// How the child ended, once it did.
+    pub status: Option<std::process::ExitStatus>,
+    /// Whether the probe had to kill it.
+    pub killed: bool,
+}
+
+impl Peer {
+    /// Starts `program args...` with piped stdio.
+    pub fn spawn(program: &str, args: &[String]) -> std::io::Result<Peer> {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(program)
+            .args(args)
+            // Its own process group, so that killing it reaches whatever it started.
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let mut threads = Vec::new();
+        let (tx_in, rx_in) = mpsc::channel::<Vec<u8>>();
+        if let Some(mut stdin) = child.stdin.take() {
+            threads.push(std::thread::spawn(move || {
+                // Ends when the sender is dropped (stdin closed) or the peer stops reading
+                // for good (a write fails once it is gone).
+                while let Ok(bytes) = rx_in.recv() {
+                    if stdin
+                        .write_all(&bytes)
+                        .and_then(|()| stdin.flush())
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }));
+        }
+        let (tx_out, rx_out) = mpsc::channel();
+        if let Some(mut stdout) = child.stdout.take() {
+            threads.push(std::thread::spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    match stdout.read(&mut buf) {
+                        Ok(0) | Err(_) => {
+                            let _ = tx_out.send(Chunk::Closed);
+                            return;
+                        }
+                        Ok(n) => {
+                            if tx_out.send(Chunk::Bytes(buf[..n].to_vec())).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        let stderr = Arc::new(Mutex::new(ErrTail::default()));
+        if let Some(mut err) = child.stderr.take() {
+            let keep = stderr.clone();
+            threads.push(std::thread::spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                while let Ok(n) = err.read(&mut buf) {
+                    if n == 0 {
+                        return;
+                    }
+                    let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
+                    t.total += n as u64;
+                    t.tail.extend_from_slice(&buf[..n]);
+                    if t.tail.len() > STDERR_TAIL {
+                        let cut = t.tail.len() - STDERR_TAIL;
+                        t.tail.drain(..cut);
+                    }
+                }
+            }));
+        }
+        Ok(Peer {
+            child: Some(child),
+            to_stdin: Some(tx_in),
+            from_stdout: rx_out,
+            stderr,
+            threads,
+            status: None,
+            killed: false,
+        })
+    }
+
+    /// Queues bytes for the peer's stdin (never blocks). False once stdin is closed.
+    pub fn send(&self, bytes: Vec<u8>) -> bool {
+        self.to_stdin
+            .as_ref()
+            .is_some_and(|tx| tx.send(bytes).is_ok())
+    }
+
+    /// Closes the peer's stdin (after what was queued is written).
+    pub fn close_stdin(&mut self) {
+        self.to_stdin = None;
+    }
+
+    /// Whether the probe closed the peer's stdin.
+    pub fn stdin_closed(&self) -> bool {
+        self.to_stdin.is_none()
+    }
+
+    /// The next chunk of stdout, waiting until `deadline` at most (`None`: nothing came).
+    pub fn recv(&self, deadline: Instant) -> Option<Chunk> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.from_stdout.recv_timeout(wait) {
+            Ok(c) => Some(c),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Chunk::Closed),
+        }
+    }
+
+    /// Whether the child has exited (reaping it if so).
+    pub fn exited(&mut self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        match self.child.as_mut().map(Child::try_wait) {
+            Some(Ok(Some(s))) => {
+                self.status = Some(s);
+                true
+            }
+            Some(Ok(None)) => false,
+            Some(Err(_)) | None => true,
+        }
+    }
+
+    /// Waits for the child to exit until `deadline`, then kills it; always reaps it.
+    pub fn finish(&mut self, deadline: Instant) {
+        while !self.exited() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let running = !self.exited();
+        if let Some(c) = self.child.as_mut() {
+            if let Ok(pid) = i32::try_from(c.id()) {
+                // The whole group: the peer and anything it started that still holds a pipe
+                // (harmless once they are gone).
+                // SAFETY: kill(2) with a negative pid signals that process group; no memory
+                // is touched.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+            if running {
+                let _ = c.kill();
+                self.killed = true;
+                if let Ok(s) = c.wait() {
+                    self.status = Some(s);
+                }
+            }
+        }
+        self.to_stdin = None;
+        // With the child gone its pipes close, so every thread ends.
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+
+    /// Bytes the peer wrote to stderr in all, and the last ones (lossy UTF-8).
+    pub fn stderr(&self) -> (u64, String) {
+        let t = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        (t.total, String::from_utf8_lossy(&t.tail).into_owned())
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        self.finish(Instant::now());
+    }
+}
+
+/// How a peer's session ended.
+#[derive(Clone, Debug)]
+pub struct PeerEnd {
+    /// Its exit status, as text (`exit status: 0`, `signal: 9 (SIGKILL)`).
+    pub status: Option<String>,
+    /// Whether the probe killed it.
+    pub killed: bool,
+    /// Bytes it wrote to stderr.
+    pub stderr_bytes: u64,
+    /// The last of them.
+    pub stderr_tail: String,
+    /// The session's wall-clock time.
+    pub elapsed: Duration,
+    /// The part of it spent waiting for the peer.
+    pub waited: Duration,
+}

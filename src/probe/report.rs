@@ -1,0 +1,401 @@
+//! What a probe run reports: the verdict table, the `--json` document, and probe traces (saved
+//! for every finding, re-judged offline by `cancelcheck replay`).
+
+use super::judge::{Dir, Judgement, Record, judge};
+use super::process::PeerEnd;
+use cancelcheck_model::Dialect;
+use cancelcheck_properties::{InvariantId, Strength};
+use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::{Framing, id_json};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// The format version of probe traces.
+pub const PROBE_TRACE_VERSION: u32 = 1;
+
+/// One scenario's outcome.
+pub struct Outcome {
+    /// The scenario's name.
+    pub name: &'static str,
+    /// The seed its timing was drawn from.
+    pub seed: u64,
+    /// What crossed the wire.
+    pub records: Vec<Record>,
+    /// The judgement.
+    pub judgement: Judgement,
+    /// How the peer ended.
+    pub end: PeerEnd,
+    /// Where its trace was saved, or why it could not be.
+    pub trace: Option<Result<PathBuf, String>>,
+}
+
+impl Outcome {
+    /// Whether there is something to report (a violation or a session error).
+    pub fn has_findings(&self) -> bool {
+        !self.judgement.verdict.violations.is_empty() || !self.judgement.errors.is_empty()
+    }
+
+    /// The probe's own time: the session's time minus the time spent waiting for the peer.
+    pub fn probe_ms(&self) -> f64 {
+        self.end
+            .elapsed
+            .saturating_sub(self.end.waited)
+            .as_secs_f64()
+            * 1000.0
+    }
+}
+
+/// The verdict of several outcomes: the strongest.
+pub fn overall(outcomes: &[Outcome]) -> &'static str {
+    let s: Vec<&str> = outcomes.iter().map(|o| o.judgement.status()).collect();
+    if s.contains(&"fail") {
+        "fail"
+    } else if s.contains(&"warn") {
+        "warn"
+    } else {
+        "pass"
+    }
+}
+
+fn trace_path(o: &Outcome) -> Value {
+    match &o.trace {
+        Some(Ok(p)) => json!(p.display().to_string()),
+        Some(Err(e)) => json!(format!("NOT SAVED: {e}")),
+        None => Value::Null,
+    }
+}
+
+/// The verdict of one judgement as JSON (what a probe trace records and replay compares).
+pub fn judgement_json(dialect: Dialect, j: &Judgement) -> Value {
+    let violations: Vec<Value> = j
+        .verdict
+        .violations
+        .iter()
+        .map(|v| {
+            let clause = v
+                .invariant
+                .info()
+                .application(dialect)
+                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause));
+            json!({"invariant": v.invariant.name(), "strength": v.strength.as_str(),
+                   "event": v.event, "id": v.id.map(id_json), "clause": clause})
+        })
+        .collect();
+    let errors: Vec<Value> = j
+        .errors
+        .iter()
+        .map(|e| json!({"kind": e.kind, "offset": e.offset, "message": e.message}))
+        .collect();
+    json!({
+        "result": j.status(),
+        "violations": violations,
+        "errors": errors,
+        "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
+        "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+        "events": j.verdict.events,
+    })
+}
+
+/// The run as one JSON document.
+pub fn run_json(
+    dialect: Dialect,
+    framing: Framing,
+    command: &[String],
+    outcomes: &[Outcome],
+) -> Value {
+    let scenarios: Vec<Value> = outcomes
+        .iter()
+        .map(|o| {
+            let j = &o.judgement;
+            let violations: Vec<Value> = j
+                .verdict
+                .violations
+                .iter()
+                .map(|v| json!({"invariant": v.invariant.name(), "strength": v.strength.as_str(), "trace": trace_path(o)}))
+                .collect();
+            let errors: Vec<Value> = j
+                .errors
+                .iter()
+                .map(|e| json!({"kind": e.kind, "offset": e.offset, "message": e.message, "trace": trace_path(o)}))
+                .collect();
+            json!({
+                "name": o.name,
+                "seed": o.seed,
+                "trace": trace_path(o),
+                "verdict": j.status(),
+                "violations": violations,
+                "errors": errors,
+                "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
+                "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+                "messages": o.records.iter().filter(|r| r.dir != Dir::Note).count(),
+                "peer_exit": o.end.status,
+                "peer_killed": o.end.killed,
+                "peer_stderr_bytes": o.end.stderr_bytes,
+                "elapsed_ms": round(o.end.elapsed.as_secs_f64() * 1000.0),
+                "probe_ms": round(o.probe_ms()),
+            })
+        })
+        .collect();
+    let (mean, max) = cost(outcomes);
+    json!({
+        "verdict": overall(outcomes),
+        "dialect": dialect.id(),
+        "framing": framing.as_str(),
+        "command": command,
+        "scenarios": scenarios,
+        "probe_ms_per_scenario": {"mean": round(mean), "max": round(max)},
+    })
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Mean and max of the probe's own time per scenario, in ms.
+pub fn cost(outcomes: &[Outcome]) -> (f64, f64) {
+    let n = outcomes.len().max(1) as f64;
+    let sum: f64 = outcomes.iter().map(Outcome::probe_ms).sum();
+    let max = outcomes.iter().map(Outcome::probe_ms).fold(0.0, f64::max);
+    (sum / n, max)
+}
+
+/// The invariants a table has columns for: those of `dialect` that are rules (not races).
+fn columns(dialect: Dialect) -> Vec<InvariantId> {
+    InvariantId::all()
+        .filter(|i| {
+            i.info()
+                .application(dialect)
+                .is_some_and(|a| a.strength != Strength::Coverage)
+        })
+        .collect()
+}
+
+/// The verdict table as text: one row per scenario, one column per invariant of the dialect
+/// (`.` held, `E` a MUST broken, `W` a SHOULD broken, `-` not observable on the wire), then
+/// each finding with its trace, the probe's own cost and the verdict.
+pub fn run_text(
+    dialect: Dialect,
+    framing: Framing,
+    command: &[String],
+    outcomes: &[Outcome],
+) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "probe: {} over stdio ({}): {}",
+        dialect.id(),
+        framing.as_str(),
+        command.join(" ")
+    );
+    let cols = columns(dialect);
+    let width = outcomes
+        .iter()
+        .map(|o| o.name.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let head: String = (1..=cols.len()).map(|n| format!("{:>3}", n)).collect();
+    let _ = writeln!(t, "{:width$}  verdict  {head}  session", "scenario");
+    for o in outcomes {
+        let j = &o.judgement;
+        let cells: String = cols
+            .iter()
+            .map(|i| {
+                let c = if j.not_observable.contains(i) {
+                    '-'
+                } else {
+                    match j.verdict.violations.iter().find(|v| v.invariant == *i) {
+                        Some(v) if v.strength == Strength::Must => 'E',
+                        Some(_) => 'W',
+                        None => '.',
+                    }
+                };
+                format!("{c:>3}")
+            })
+            .collect();
+        let session = if j.errors.is_empty() {
+            "ok".to_string()
+        } else {
+            j.errors
+                .iter()
+                .map(|e| e.kind)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let _ = writeln!(t, "{:width$}  {:7}  {cells}  {session}", o.name, j.status());
+    }
+    let _ = writeln!(
+        t,
+        "columns (. held, E MUST broken, W SHOULD broken, - not observable on the wire, never reported as passed):"
+    );
+    for (n, i) in cols.iter().enumerate() {
+        let strength = i
+            .info()
+            .application(dialect)
+            .map_or("", |a| a.strength.as_str());
+        let hidden = if outcomes
+            .first()
+            .is_some_and(|o| o.judgement.not_observable.contains(i))
+        {
+            ", not observable"
+        } else {
+            ""
+        };
+        let _ = writeln!(t, "  {:>2} {} ({strength}{hidden})", n + 1, i.name());
+    }
+    let with: Vec<&Outcome> = outcomes.iter().filter(|o| o.has_findings()).collect();
+    if !with.is_empty() {
+        let _ = writeln!(t, "findings:");
+    }
+    for o in with {
+        let j = &o.judgement;
+        for v in &j.verdict.violations {
+            let tag = if v.strength == Strength::Must {
+                "error"
+            } else {
+                "warning"
+            };
+            let _ = writeln!(
+                t,
+                "  {} (seed {}): {tag}: {} {}",
+                o.name,
+                o.seed,
+                v.strength.as_str(),
+                v.invariant.name()
+            );
+        }
+        for e in &j.errors {
+            let at = e
+                .offset
+                .map(|a| format!(" at byte {a}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                t,
+                "  {} (seed {}): error: {}{at}: {}",
+                o.name, o.seed, e.kind, e.message
+            );
+        }
+        match &o.trace {
+            Some(Ok(p)) => {
+                let _ = writeln!(t, "    trace: {}", p.display());
+            }
+            Some(Err(e)) => {
+                let _ = writeln!(t, "    trace NOT SAVED: {e}");
+            }
+            None => {}
+        }
+    }
+    let (mean, max) = cost(outcomes);
+    let _ = writeln!(
+        t,
+        "probe's own time per scenario: {mean:.2} ms mean, {max:.2} ms max (beyond waiting for the peer)"
+    );
+    let _ = writeln!(t, "verdict: {}", overall(outcomes));
+    t
+}
+
+/// A probe trace: the wire record of one scenario and its verdict.
+pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
+    let messages: Vec<Value> = o
+        .records
+        .iter()
+        .map(|r| json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text}))
+        .collect();
+    json!({
+        "version": PROBE_TRACE_VERSION,
+        "kind": "probe",
+        "dialect": setup.dialect.id(),
+        "framing": setup.framing.as_str(),
+        "work_method": setup.ctx.work_method,
+        "scenario": o.name,
+        "seed": o.seed,
+        "command": setup.command,
+        "messages": messages,
+        "verdict": judgement_json(setup.dialect, &o.judgement),
+    })
+}
+
+/// Writes a trace under `dir` without replacing a different file of the same name (a `-2`,
+/// `-3`... sibling is made instead); an identical file is left alone.
+pub fn save(dir: &Path, name: &str, doc: &Value) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(doc).map_err(std::io::Error::other)?
+    );
+    for n in 1..1000u32 {
+        let file = if n == 1 {
+            format!("{name}.json")
+        } else {
+            format!("{name}-{n}.json")
+        };
+        let path = dir.join(file);
+        match std::fs::read(&path) {
+            Ok(existing) if existing == text.as_bytes() => return Ok(path),
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text.as_bytes())?;
+        // hard_link refuses to replace a file that appeared meanwhile.
+        let linked = std::fs::hard_link(&tmp, &path);
+        let _ = std::fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("too many traces of this name"))
+}
+
+/// Re-judges a probe trace document. `Ok(None)` if it is not a probe trace.
+pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
+    if doc.get("kind").and_then(Value::as_str) != Some("probe") {
+        return Ok(None);
+    }
+    let version = doc.get("version").and_then(Value::as_u64);
+    if version != Some(u64::from(PROBE_TRACE_VERSION)) {
+        return Err(format!(
+            "field `version`: expected {PROBE_TRACE_VERSION}, found {version:?}"
+        ));
+    }
+    let dialect: Dialect = doc
+        .get("dialect")
+        .and_then(Value::as_str)
+        .ok_or("field `dialect`: expected a dialect id")?
+        .parse()
+        .map_err(|e| format!("field `dialect`: {e}"))?;
+    let mut ctx = Context::new(dialect);
+    if let Some(m) = doc.get("work_method").and_then(Value::as_str) {
+        ctx.work_method = m.to_string();
+    }
+    let msgs = doc
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or("field `messages`: expected an array")?;
+    let mut records = Vec::with_capacity(msgs.len());
+    for (i, m) in msgs.iter().enumerate() {
+        let field = |k: &str| format!("field `messages[{i}].{k}`");
+        let dir = m
+            .get("dir")
+            .and_then(Value::as_str)
+            .and_then(Dir::from_name)
+            .ok_or_else(|| format!("{}: expected sent, received or note", field("dir")))?;
+        let text = m
+            .get("text")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{}: expected a string", field("text")))?;
+        records.push(Record {
+            t_us: m.get("t_us").and_then(Value::as_u64).unwrap_or(0),
+            dir,
+            offset: m.get("offset").and_then(Value::as_u64).unwrap_or(0),
+            text: text.to_string(),
+        });
+    }
+    let fresh = judgement_json(dialect, &judge(&ctx, &records));
+    let same = doc.get("verdict") == Some(&fresh);
+    Ok(Some((fresh, same, records.len())))
+}

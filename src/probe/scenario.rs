@@ -1,0 +1,291 @@
+//! The scenarios: each one a short conversation in a fresh peer process, with its timing drawn
+//! from the seed. Every cancel is followed by a barrier (see [`Session::barrier`]), so what the
+//! peer did after reading it is told apart from what crossed it, without timing.
+
+use super::session::{Session, Step};
+use cancelcheck_model::endpoint::IdPolicy;
+use serde_json::{Value, json};
+
+/// One scenario.
+pub struct Scenario {
+    /// Stable name (for `--scenarios`).
+    pub name: &'static str,
+    /// One sentence.
+    pub summary: &'static str,
+    /// How the probe numbers its requests (the first id goes to `initialize`).
+    pub ids: IdPolicy,
+    /// The steps after the handshake.
+    pub run: fn(&mut Session<'_>) -> Step<()>,
+    /// Whether it exists only in ACP (prompt turns).
+    pub acp_only: bool,
+}
+
+impl Scenario {
+    /// Whether it runs in `dialect`.
+    pub fn applies(&self, dialect: cancelcheck_model::Dialect) -> bool {
+        !self.acp_only
+            || matches!(
+                dialect,
+                cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
+            )
+    }
+}
+
+const fn ints(first: i64) -> IdPolicy {
+    IdPolicy {
+        first,
+        strings: false,
+        reuse_answered: false,
+    }
+}
+
+/// Every scenario, in the order they run.
+pub static SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "cancel-before-work",
+        summary: "cancel right behind the request, before the peer can have started",
+        ids: ints(1),
+        run: cancel_before_work,
+        acp_only: false,
+    },
+    Scenario {
+        name: "cancel-during-work",
+        summary: "cancel once the work reports progress (or after a seeded delay)",
+        ids: ints(1),
+        run: cancel_during_work,
+        acp_only: false,
+    },
+    Scenario {
+        name: "cancel-after-answer",
+        summary: "cancel a request already answered: the peer must ignore it",
+        ids: ints(1),
+        run: cancel_after_answer,
+        acp_only: false,
+    },
+    Scenario {
+        name: "cancel-crossing-answer",
+        summary: "cancel at a seeded moment near the end of the work, so it may cross the answer",
+        ids: ints(1),
+        run: cancel_crossing_answer,
+        acp_only: false,
+    },
+    Scenario {
+        name: "unknown-id",
+        summary: "cancel an id never sent: harmless, the peer goes on answering",
+        ids: ints(1),
+        run: unknown_id,
+        acp_only: false,
+    },
+    Scenario {
+        name: "malformed-cancels",
+        summary: "cancels without params, with a null id, ids of wrong types, array params",
+        ids: ints(1),
+        run: malformed_cancels,
+        acp_only: false,
+    },
+    Scenario {
+        name: "string-vs-number",
+        summary: "request \"7\" (a string) and a cancel naming 7 (a number): it names nothing",
+        ids: IdPolicy {
+            first: 6,
+            strings: true,
+            reuse_answered: false,
+        },
+        run: string_vs_number,
+        acp_only: false,
+    },
+    Scenario {
+        name: "id-zero",
+        summary: "cancel request 0 (a falsy id)",
+        ids: ints(-1),
+        // The steps of cancel-during-work; the ids make the request 0.
+        run: cancel_during_work,
+        acp_only: false,
+    },
+    Scenario {
+        name: "empty-string-id",
+        summary: "a cancel naming \"\" (a falsy id that names nothing), then a real one",
+        ids: IdPolicy {
+            first: 0,
+            strings: true,
+            reuse_answered: false,
+        },
+        run: empty_string_id,
+        acp_only: false,
+    },
+    Scenario {
+        name: "two-concurrent-one-cancelled",
+        summary: "two requests at once, one cancelled: the other is still answered",
+        ids: ints(1),
+        run: two_concurrent,
+        acp_only: false,
+    },
+    Scenario {
+        name: "same-cancel-twice",
+        summary: "the same cancel sent twice",
+        ids: ints(1),
+        run: same_cancel_twice,
+        acp_only: false,
+    },
+    Scenario {
+        name: "progress-after-answer",
+        summary: "a request with progress, answered: no progress may follow the answer",
+        ids: ints(1),
+        run: progress_after_answer,
+        acp_only: false,
+    },
+    Scenario {
+        name: "session-cancel",
+        summary: "ACP: session/cancel of a prompt while the agent waits on its own permission request",
+        ids: ints(1),
+        run: session_cancel,
+        acp_only: true,
+    },
+];
+
+/// Looks a scenario up by name.
+pub fn by_name(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+/// Waits for the work to show it started (progress), at most a seeded 5–40 ms.
+fn until_started(s: &mut Session<'_>, id: cancelcheck_model::RequestId) -> Step<()> {
+    let ms = s.rng.between(5, 40);
+    s.pause(ms, |s| s.progressed(id) || s.resolved(id))
+}
+
+/// After the steps: wait for every request the probe still awaits (the dialect's requester
+/// waits for an answer after a cancel in ACP and LSP).
+fn settle(s: &mut Session<'_>, ids: &[cancelcheck_model::RequestId]) -> Step<()> {
+    for &id in ids {
+        s.wait_resolved(id)?;
+    }
+    Ok(())
+}
+
+fn cancel_before_work(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    s.cancel(id);
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+fn cancel_during_work(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    until_started(s, id)?;
+    s.cancel(id);
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+fn cancel_after_answer(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    s.wait_resolved(id)?;
+    let p = s.cancel_params(s.id_json(id));
+    s.raw_cancel(Some(p));
+    s.barrier()
+}
+
+fn cancel_crossing_answer(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    // Somewhere in the work's span: before, at or after its end.
+    let ms = s.rng.between(0, 400);
+    s.pause(ms, |s| s.resolved(id))?;
+    if s.resolved(id) {
+        let p = s.cancel_params(s.id_json(id));
+        s.raw_cancel(Some(p));
+    } else {
+        s.cancel(id);
+    }
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+fn unknown_id(s: &mut Session<'_>) -> Step<()> {
+    let p = s.cancel_params(json!(424242));
+    s.raw_cancel(Some(p));
+    s.barrier()?;
+    let id = s.send_work()?;
+    s.wait_resolved(id)
+}
+
+fn malformed_cancels(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    let wire = s.id_json(id);
+    let field = s.cancel_params(Value::Null);
+    let key = field
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .unwrap_or_default();
+    s.raw_cancel(None);
+    s.raw_cancel(Some(json!({})));
+    if !matches!(
+        s.dialect(),
+        cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
+    ) {
+        s.raw_cancel(Some(json!({ key.clone(): null })));
+    }
+    s.raw_cancel(Some(json!({ key.clone(): [wire.clone()] })));
+    s.raw_cancel(Some(json!({ key.clone(): {"id": wire.clone()} })));
+    s.raw_cancel(Some(json!({ key: true })));
+    s.raw_cancel(Some(json!([wire])));
+    s.barrier()?;
+    s.wait_resolved(id)
+}
+
+fn string_vs_number(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    // The request is "7"; 7 names nothing.
+    let p = s.cancel_params(json!(7));
+    s.raw_cancel(Some(p));
+    s.barrier()?;
+    s.wait_resolved(id)
+}
+
+fn empty_string_id(s: &mut Session<'_>) -> Step<()> {
+    // The probe's ids are strings ("0" went to `initialize`); "" names nothing.
+    let id = s.send_work()?;
+    let p = s.cancel_params(json!(""));
+    s.raw_cancel(Some(p));
+    s.barrier()?;
+    until_started(s, id)?;
+    s.cancel(id);
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+fn two_concurrent(s: &mut Session<'_>) -> Step<()> {
+    let a = s.send_work()?;
+    let b = s.send_work()?;
+    until_started(s, a)?;
+    s.cancel(a);
+    s.barrier()?;
+    settle(s, &[a, b])
+}
+
+fn same_cancel_twice(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    until_started(s, id)?;
+    s.cancel(id);
+    let p = s.cancel_params(s.id_json(id));
+    s.raw_cancel(Some(p));
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+fn progress_after_answer(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    s.wait_resolved(id)?;
+    s.barrier()
+}
+
+fn session_cancel(s: &mut Session<'_>) -> Step<()> {
+    s.hold_permissions = true;
+    let id = s.send_work()?;
+    // Until the agent asks for permission (held unanswered), at most a seeded 20-80 ms.
+    let ms = s.rng.between(20, 80);
+    s.pause(ms, |s| s.permissions_asked() > 0 || s.resolved(id))?;
+    s.session_cancel();
+    s.barrier()?;
+    settle(s, &[id])
+}

@@ -1,0 +1,554 @@
+//! `cancelcheck-testpeer`: a JSON-RPC server over stdio, for testing `cancelcheck probe`.
+//!
+//! It is the model's own reference [`Endpoint`] in the server's seat, driven by real I/O and
+//! real time: requests of the dialect's work method (ACP: `session/prompt`, in the session it
+//! opens on `session/new`; or `--work-method`) start work that lasts
+//! `ms` milliseconds (from the request's `params.arguments.ms`, `params.arguments[0].ms`,
+//! `params._meta.ms` or `params.ms`, else
+//! `--work-ms`), reporting progress every `--progress-ms` when the request asked for it
+//! (`params._meta.progressToken`). It behaves correctly or as any responder fault of the
+//! catalog (`--behavior`, names as `cancelcheck behaviors` lists them), and can be hostile
+//! (`--hostile`) to test that the probe survives it.
+//!
+//! ```text
+//! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
+//!     [--work-ms 300] [--progress-ms 50] [--work-method M]
+//!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
+//!     [--lazy-cancel] [--ask-permission]
+//! ```
+//!
+//! ACP: `session/new` opens session `sess-1`; a prompt turn cancelled ends with the result
+//! `{"stopReason": "cancelled"}`; `session/cancel` cancels every open prompt turn, after the
+//! agent's own pending requests (`$/cancel_request`). `--ask-permission` makes every prompt
+//! ask `session/request_permission` as its work starts.
+//!
+//! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
+//! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
+//! cancellation token later does; what it then does is provably after it read the cancel.
+//!
+//! `ping` is answered `{}` and any other unknown method -32601, as JSON-RPC requires. At the end
+//! of its input it lets running work finish (so a late answer still shows), then exits 0; a
+//! crash (`crashes-on-unknown-cancel`) exits 3. Bad arguments exit 2.
+
+use cancelcheck_model::behaviour::Role;
+use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::{
+    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply, RequestId,
+};
+use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::{Body, FrameReader, Framing, IdMap, WireMessage, message_text, to_model};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+struct Args {
+    dialect: Dialect,
+    behaviour: Behaviour,
+    framing: Framing,
+    work_ms: u64,
+    progress_ms: u64,
+    work_method: Option<String>,
+    hostile: Option<String>,
+    lazy_cancel: bool,
+    ask_permission: bool,
+}
+
+const HOSTILE: [&str; 7] = [
+    "garbage",
+    "oversized",
+    "bad-framing",
+    "hang",
+    "exit-early",
+    "stderr-flood",
+    "no-read",
+];
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        dialect: Dialect::Mcp20251125,
+        behaviour: Behaviour::Honour,
+        framing: Framing::Ndjson,
+        work_ms: 300,
+        progress_ms: 50,
+        work_method: None,
+        hostile: None,
+        lazy_cancel: false,
+        ask_permission: false,
+    };
+    let mut framing_given = false;
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--dialect" => a.dialect = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--behavior" | "--behaviour" => {
+                a.behaviour = value()?.parse().map_err(|e| format!("{e}"))?
+            }
+            "--framing" => {
+                let v = value()?;
+                a.framing = Framing::from_name(&v).ok_or(format!("unknown framing {v}"))?;
+                framing_given = true;
+            }
+            "--work-ms" => a.work_ms = value()?.parse().map_err(|e| format!("--work-ms: {e}"))?,
+            "--progress-ms" => {
+                a.progress_ms = value()?
+                    .parse()
+                    .map_err(|e| format!("--progress-ms: {e}"))?
+            }
+            "--work-method" => a.work_method = Some(value()?),
+            "--lazy-cancel" => a.lazy_cancel = true,
+            "--ask-permission" => a.ask_permission = true,
+            "--hostile" => {
+                let v = value()?;
+                if !HOSTILE.contains(&v.as_str()) {
+                    return Err(format!("unknown hostile mode {v}; one of {HOSTILE:?}"));
+                }
+                a.hostile = Some(v);
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if !framing_given && a.dialect == Dialect::Lsp {
+        a.framing = Framing::ContentLength;
+    }
+    if !a.dialect.rules().json_rpc {
+        return Err(format!("{} is not JSON-RPC", a.dialect));
+    }
+    if a.behaviour.role() != Role::Responder {
+        return Err(format!("{} is a requester's behaviour", a.behaviour));
+    }
+    if a.progress_ms == 0 {
+        return Err("--progress-ms must be at least 1".into());
+    }
+    Ok(a)
+}
+
+enum In {
+    Frame(Vec<u8>),
+    Bad(String),
+    Eof,
+}
+
+/// Reads stdin on its own thread, so the main loop can wait for input and timers at once.
+fn reader(framing: Framing, tx: mpsc::Sender<In>) {
+    let mut stdin = std::io::stdin().lock();
+    let mut fr = FrameReader::new(framing, 16 << 20);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stdin.read(&mut buf) {
+            Ok(0) | Err(_) => 0,
+            Ok(n) => n,
+        };
+        if n == 0 {
+            if let Some(e) = fr.finish() {
+                let _ = tx.send(In::Bad(e.to_string()));
+            }
+            let _ = tx.send(In::Eof);
+            return;
+        }
+        fr.push(&buf[..n]);
+        while let Some(f) = fr.next_frame() {
+            let msg = match f {
+                Ok(f) => In::Frame(f.body),
+                Err(e) => In::Bad(e.to_string()),
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+struct Job {
+    done_at: Instant,
+    next_progress: Option<Instant>,
+}
+
+struct Peer {
+    args: Args,
+    ctx: Context,
+    ep: Endpoint,
+    ids: IdMap,
+    jobs: BTreeMap<RequestId, Job>,
+    /// Work duration and progress wish of requests received and not yet started.
+    asked_work: BTreeMap<RequestId, (u64, bool)>,
+    out: std::io::Stdout,
+    crashed: bool,
+    /// Cancels read but not acted on yet (`--lazy-cancel`).
+    deferred: Vec<Message>,
+    /// ACP: prompt turns received and not answered yet.
+    open_prompts: std::collections::BTreeSet<RequestId>,
+    /// ACP: the peer's own permission requests awaiting the client's answer.
+    permissions: std::collections::BTreeSet<String>,
+    asked: u32,
+}
+
+impl Peer {
+    fn write(&mut self, text: &str) {
+        let bytes = self.args.framing.frame(text);
+        let mut out = self.out.lock();
+        // A closed stdout ends the conversation; the peer exits at the end of its input.
+        let _ = out.write_all(&bytes).and_then(|()| out.flush());
+    }
+
+    fn respond(&mut self, id: cancelcheck_wire::WireId, body: Body) {
+        let text = WireMessage::Response { id, body }.to_text();
+        self.write(&text);
+    }
+
+    fn feed(&mut self, input: Input) {
+        let mut outs = Vec::new();
+        self.ep.handle(input, &mut outs);
+        let now = Instant::now();
+        for o in outs {
+            match o {
+                Output::Send(m) => {
+                    if let Message::Response { id, reply } = m {
+                        self.open_prompts.remove(&id);
+                        if reply == Reply::Cancelled && self.acp() {
+                            // A prompt turn ends cancelled with a result, never an error.
+                            let wid = self.ids.wire(id);
+                            self.respond(wid, Body::Result(json!({"stopReason": "cancelled"})));
+                            continue;
+                        }
+                    }
+                    let text = message_text(self.args.dialect, &m, &self.ids);
+                    self.write(&text);
+                }
+                Output::StartWork(id) => {
+                    if self.acp() && self.args.ask_permission {
+                        self.asked += 1;
+                        let pid = format!("perm-{}", self.asked);
+                        let text = WireMessage::Request {
+                            id: cancelcheck_wire::WireId::Str(pid.clone()),
+                            method: "session/request_permission".into(),
+                            params: Some(json!({
+                                "sessionId": "sess-1",
+                                "toolCall": {"toolCallId": format!("call-{}", self.asked)},
+                                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+                            })),
+                        }
+                        .to_text();
+                        self.write(&text);
+                        self.permissions.insert(pid);
+                    }
+                    let (ms, progress) = self
+                        .asked_work
+                        .remove(&id)
+                        .unwrap_or((self.args.work_ms, false));
+                    let every = Duration::from_millis(self.args.progress_ms);
+                    self.jobs.insert(
+                        id,
+                        Job {
+                            done_at: now + Duration::from_millis(ms),
+                            next_progress: progress.then(|| now + every),
+                        },
+                    );
+                }
+                Output::AbortWork(id) | Output::Dropped(id) => {
+                    self.jobs.remove(&id);
+                }
+                Output::Crashed => self.crashed = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn acp(&self) -> bool {
+        matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+    }
+
+    /// ACP `session/cancel`: cancel the agent's own pending requests first (the cascade), then
+    /// every open prompt turn.
+    fn session_cancel(&mut self) {
+        let field = self.args.dialect.rules().cancel_id_field;
+        for pid in std::mem::take(&mut self.permissions) {
+            let mut params = serde_json::Map::new();
+            params.insert(field.into(), Value::String(pid));
+            let text = WireMessage::Notification {
+                method: self.args.dialect.rules().cancel_method.into(),
+                params: Some(Value::Object(params)),
+            }
+            .to_text();
+            self.write(&text);
+        }
+        let prompts: Vec<RequestId> = self.open_prompts.iter().copied().collect();
+        for id in prompts {
+            let m = Message::Cancel { id };
+            if self.args.lazy_cancel {
+                self.deferred.push(m);
+            } else {
+                self.feed(Input::Receive(m));
+            }
+        }
+    }
+
+    fn on_frame(&mut self, body: &[u8]) {
+        let msg = match WireMessage::parse(body) {
+            Ok(m) => m,
+            Err(e) => {
+                self.respond(
+                    cancelcheck_wire::WireId::Null,
+                    Body::Error {
+                        code: -32700,
+                        message: format!("Parse error: {e}"),
+                        data: None,
+                    },
+                );
+                return;
+            }
+        };
+        if self.acp() {
+            match &msg {
+                WireMessage::Notification { method, .. } if method == "session/cancel" => {
+                    self.session_cancel();
+                    return;
+                }
+                WireMessage::Response {
+                    id: cancelcheck_wire::WireId::Str(pid),
+                    ..
+                } if self.permissions.remove(pid) => return,
+                _ => {}
+            }
+        }
+        let model = to_model(&self.ctx, &msg, &mut self.ids, |_| None);
+        match (&msg, model) {
+            (
+                WireMessage::Request { id, params, .. },
+                Some(m @ Message::Request { id: mid, .. }),
+            ) => {
+                let p = params.as_ref();
+                let ms = p
+                    .and_then(|p| {
+                        p.pointer("/arguments/ms")
+                            .or_else(|| p.pointer("/arguments/0/ms"))
+                            .or_else(|| p.pointer("/_meta/ms"))
+                            .or_else(|| p.get("ms"))
+                    })
+                    .and_then(Value::as_u64)
+                    .unwrap_or(self.args.work_ms);
+                let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
+                let _ = id;
+                self.asked_work.insert(mid, (ms, progress));
+                if self.acp() {
+                    self.open_prompts.insert(mid);
+                }
+                self.feed(Input::Receive(m));
+            }
+            (WireMessage::Request { id, method, .. }, _) => {
+                let body = if method == "ping" {
+                    Body::Result(json!({}))
+                } else if method == "session/new"
+                    && matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+                {
+                    Body::Result(json!({"sessionId": "sess-1"}))
+                } else {
+                    Body::Error {
+                        code: -32601,
+                        message: "Method not found".into(),
+                        data: None,
+                    }
+                };
+                self.respond(id.clone(), body);
+                self.apply_deferred();
+            }
+            (_, Some(m @ (Message::Cancel { .. } | Message::MalformedCancel))) => {
+                if self.args.lazy_cancel {
+                    self.deferred.push(m);
+                } else {
+                    self.feed(Input::Receive(m));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Acts on the cancels set aside (as a server that cancels through a token its handler
+    /// notices later).
+    fn apply_deferred(&mut self) {
+        for m in std::mem::take(&mut self.deferred) {
+            self.feed(Input::Receive(m));
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.jobs
+            .values()
+            .flat_map(|j| [Some(j.done_at), j.next_progress])
+            .flatten()
+            .min()
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        let due: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.next_progress.is_some_and(|t| t <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some(j) = self.jobs.get_mut(&id) {
+                j.next_progress = j
+                    .next_progress
+                    .map(|t| t + Duration::from_millis(self.args.progress_ms));
+            }
+            self.feed(Input::WorkProgress(id));
+        }
+        let done: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.done_at <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            self.jobs.remove(&id);
+            self.feed(Input::WorkDone(id));
+        }
+    }
+}
+
+fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match mode {
+        "garbage" => {
+            let _ = out
+                .write_all(b"this is not JSON\n")
+                .and_then(|()| out.flush());
+        }
+        "oversized" => {
+            // 20 MiB in one line, larger than any frame a reader should hold.
+            let chunk = vec![b'x'; 1 << 20];
+            for _ in 0..20 {
+                if out.write_all(&chunk).is_err() {
+                    return Some(ExitCode::SUCCESS);
+                }
+            }
+            let _ = out.write_all(b"\n").and_then(|()| out.flush());
+        }
+        "bad-framing" => {
+            let bad: &[u8] = match framing {
+                Framing::ContentLength => b"Content-Length: twelve\r\n\r\n{}",
+                Framing::Ndjson => b"{\"jsonrpc\":\"2.0\",\"id\":\n",
+            };
+            let _ = out.write_all(bad).and_then(|()| out.flush());
+        }
+        "exit-early" => return Some(ExitCode::from(3)),
+        "no-read" | "hang" => {
+            if mode == "hang" {
+                // Read everything, answer nothing.
+                std::thread::spawn(|| {
+                    let mut sink = Vec::new();
+                    let _ = std::io::stdin().lock().read_to_end(&mut sink);
+                });
+            }
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        "stderr-flood" => {
+            std::thread::spawn(|| {
+                let line = vec![b'e'; 4096];
+                let mut err = std::io::stderr().lock();
+                // 64 MiB of diagnostics while it serves.
+                for _ in 0..(16 * 1024) {
+                    if err.write_all(&line).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        _ => {}
+    }
+    None
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cancelcheck-testpeer: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(mode) = args.hostile.clone()
+        && let Some(code) = hostile_start(&mode, args.framing)
+    {
+        return code;
+    }
+    let mut ctx = Context::new(args.dialect);
+    ctx.work_method = match (&args.work_method, args.dialect) {
+        (Some(m), _) => m.clone(),
+        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
+        (None, _) => ctx.work_method,
+    };
+    let cfg = EndpointConfig {
+        party: Party::Server,
+        dialect: args.dialect,
+        behaviour: args.behaviour,
+        workers: 8,
+        cancel_support: true,
+        request_timeouts: false,
+        init_timeout: false,
+        ids: IdPolicy {
+            first: 0,
+            strings: false,
+            reuse_answered: false,
+        },
+        capacity: 16,
+    };
+    let (tx, rx) = mpsc::channel();
+    let framing = args.framing;
+    std::thread::spawn(move || reader(framing, tx));
+    let mut peer = Peer {
+        ctx,
+        ep: Endpoint::new(cfg),
+        ids: IdMap::new(),
+        jobs: BTreeMap::new(),
+        asked_work: BTreeMap::new(),
+        out: std::io::stdout(),
+        crashed: false,
+        deferred: Vec::new(),
+        open_prompts: Default::default(),
+        permissions: Default::default(),
+        asked: 0,
+        args,
+    };
+    let mut eof = false;
+    loop {
+        if peer.crashed {
+            return ExitCode::from(3);
+        }
+        let deadline = peer.next_deadline();
+        if eof && deadline.is_none() {
+            return ExitCode::SUCCESS;
+        }
+        let got = match deadline {
+            _ if eof => {
+                if let Some(d) = deadline {
+                    std::thread::sleep(d.saturating_duration_since(Instant::now()));
+                }
+                None
+            }
+            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                Ok(m) => Some(m),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => Some(In::Eof),
+            },
+            None => Some(rx.recv().unwrap_or(In::Eof)),
+        };
+        match got {
+            Some(In::Frame(body)) => peer.on_frame(&body),
+            Some(In::Bad(e)) => eprintln!("cancelcheck-testpeer: {e}"),
+            Some(In::Eof) => {
+                eof = true;
+                peer.apply_deferred();
+            }
+            None => {}
+        }
+        peer.fire_timers();
+    }
+}

@@ -1,0 +1,525 @@
+//! `cancelcheck probe` against the test peer: the correct peer passes, every faulty behaviour
+//! is flagged with the invariants it declares (or, where the wire cannot decide them, they are
+//! reported as not observable), saved traces re-judge to the same verdict, and hostile peers
+//! never hang, crash or outlive the probe.
+//!
+//! The probe runs in-process through the library (`cancelcheck::probe::run`, which the CLI
+//! prints); the peer is this package's binary. No assertion depends on timing: every time limit
+//! is a safety net far above what the run needs.
+
+use cancelcheck::probe::{ProbeArgs, report, run};
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::InvariantId;
+use cancelcheck_properties::invariant::breaks_in;
+use clap::Parser;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const PEER: &str = env!("CARGO_BIN_EXE_cancelcheck-testpeer");
+
+#[derive(Parser)]
+#[command(args_override_self = true)]
+struct Cli {
+    #[command(flatten)]
+    args: ProbeArgs,
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cancelcheck-probe-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Runs the probe with `flags`, against the test peer with `peer` arguments; returns the JSON
+/// report, the exit code and how long it took.
+fn probe(name: &str, flags: &[&str], peer: &[&str]) -> (Value, u8, Duration) {
+    let save = scratch(name);
+    let mut argv: Vec<String> = vec!["probe".into(), "--json".into(), "--save".into()];
+    argv.push(save.display().to_string());
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    argv.push("--".into());
+    argv.push(PEER.into());
+    argv.extend(peer.iter().map(|s| s.to_string()));
+    let cli = Cli::try_parse_from(&argv).expect("arguments parse");
+    let t0 = Instant::now();
+    let (text, code) = run(cli.args).expect("the probe runs");
+    let took = t0.elapsed();
+    let v: Value = serde_json::from_str(&text).expect("--json prints JSON");
+    (v, code, took)
+}
+
+const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
+
+fn mcp<'a>(flags: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["--dialect", "mcp-2025-11-25", "--params", FAST];
+    v.extend_from_slice(flags);
+    v
+}
+
+fn findings(v: &Value) -> (Vec<String>, Vec<String>) {
+    let mut inv = Vec::new();
+    let mut err = Vec::new();
+    for s in v["scenarios"].as_array().expect("scenarios") {
+        for x in s["violations"].as_array().expect("violations") {
+            inv.push(x["invariant"].as_str().unwrap_or("").to_string());
+        }
+        for x in s["errors"].as_array().expect("errors") {
+            err.push(x["kind"].as_str().unwrap_or("").to_string());
+        }
+    }
+    inv.sort();
+    inv.dedup();
+    err.sort();
+    err.dedup();
+    (inv, err)
+}
+
+#[test]
+fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
+    let (v, code, _) = probe(
+        "correct",
+        &mcp(&["--jobs", "2"]),
+        &["--dialect", "mcp-2025-11-25"],
+    );
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    let scenarios = v["scenarios"].as_array().unwrap();
+    let mcp_scenarios = cancelcheck::probe::scenario::SCENARIOS
+        .iter()
+        .filter(|s| s.applies(Dialect::Mcp20251125))
+        .count();
+    assert_eq!(scenarios.len(), mcp_scenarios);
+    assert!(mcp_scenarios >= 12);
+    let hidden: Vec<String> = InvariantId::all()
+        .filter(|i| {
+            !i.info().observable_on_wire && i.info().application(Dialect::Mcp20251125).is_some()
+        })
+        .map(|i| i.name().to_string())
+        .collect();
+    assert!(hidden.contains(&"no-leak-at-quiescence".to_string()));
+    for s in scenarios {
+        assert!(s["name"].is_string());
+        assert_eq!(s["verdict"], "pass", "{s:#}");
+        assert_eq!(s["violations"], Value::Array(vec![]));
+        let not_obs: Vec<String> = s["not_observable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(not_obs, hidden);
+    }
+}
+
+/// Runs every responder behaviour of `d` against the probe and checks it is flagged with what
+/// it declares (faulty) or passes (correct). `lazy`: the peer acts on a cancel only after
+/// answering the barrier behind it, so that what it does about the cancel is provably after it
+/// read it.
+fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
+    let mut checked = 0;
+    for b in Behaviour::all() {
+        let Some(c) = b.classify(d) else { continue };
+        if b.role() != cancelcheck_model::behaviour::Role::Responder {
+            continue;
+        }
+        let declared: Vec<InvariantId> = breaks_in(b, d);
+        let mut peer = vec!["--dialect", d.id(), "--behavior", b.name()];
+        if lazy {
+            peer.push("--lazy-cancel");
+        }
+        peer.extend_from_slice(extra);
+        let (v, code, _) = probe(
+            &format!("{d}-{b}"),
+            &[
+                "--dialect",
+                d.id(),
+                "--params",
+                params,
+                "--jobs",
+                "4",
+                "--timeout",
+                "1500",
+                "--linger",
+                "1000",
+            ],
+            &peer,
+        );
+        let (inv, errors) = findings(&v);
+        if !c.faulty {
+            assert_eq!(v["verdict"], "pass", "{b} is correct in {d}: {v:#}");
+            assert_eq!(code, 0);
+            continue;
+        }
+        checked += 1;
+        let names: Vec<&str> = declared.iter().map(|i| i.name()).collect();
+        for found in &inv {
+            assert!(
+                names.contains(&found.as_str()),
+                "{b} in {d}: flagged {found}, which it does not declare ({names:?})"
+            );
+        }
+        let observable = declared.iter().any(|i| i.info().observable_on_wire);
+        // What the wire cannot decide shows another way: a request never answered is a
+        // timeout (eventual-resolution), a crash is the peer gone.
+        let hidden_shown = (names.contains(&"eventual-resolution")
+            && errors.contains(&"timeout".to_string()))
+            || errors.contains(&"peer-gone".to_string());
+        if observable || hidden_shown {
+            assert!(
+                !inv.is_empty() || hidden_shown,
+                "{b} in {d}: nothing flagged; declared {names:?}: {v:#}"
+            );
+            assert_ne!(v["verdict"], "pass", "{b} in {d}: {v:#}");
+        } else {
+            // It declares only what the wire cannot see: reported as not observable, never as
+            // passed.
+            for s in v["scenarios"].as_array().unwrap() {
+                let not_obs = s["not_observable"].as_array().unwrap();
+                for i in &declared {
+                    assert!(not_obs.contains(&Value::from(i.name())), "{b}: {v:#}");
+                }
+            }
+        }
+        assert_eq!(code, u8::from(v["verdict"] == "fail"), "{b} in {d}");
+    }
+    assert!(checked >= 5, "only {checked} faults checked in {d}");
+}
+
+#[test]
+fn every_faulty_mcp_2025_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Mcp20251125, FAST, false, &[]);
+}
+
+#[test]
+fn every_faulty_mcp_2026_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Mcp20260728, FAST, true, &[]);
+}
+
+#[test]
+fn every_faulty_lsp_behaviour_is_flagged_with_what_it_declares_over_content_length() {
+    faults_are_flagged(
+        Dialect::Lsp,
+        r#"{"command":"slow","arguments":[{"ms":80}]}"#,
+        true,
+        &[],
+    );
+}
+
+#[test]
+fn saved_traces_rejudge_to_the_recorded_verdict() {
+    let (v, _, _) = probe(
+        "rejudge",
+        &mcp(&["--scenarios", "cancel-during-work,unknown-id"]),
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--behavior",
+            "answers-cancel-notification",
+        ],
+    );
+    let mut traces = 0;
+    for s in v["scenarios"].as_array().unwrap() {
+        for x in s["violations"].as_array().unwrap() {
+            let path = x["trace"].as_str().expect("a trace was saved");
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            assert_eq!(doc["kind"], "probe");
+            let (fresh, same, n) = report::rejudge(&doc).unwrap().expect("a probe trace");
+            assert!(same, "{fresh:#}");
+            assert!(n > 0);
+            // A tampered record is judged differently.
+            let mut t = doc.clone();
+            let msgs = t["messages"].as_array_mut().unwrap();
+            msgs.retain(|m| !m["text"].as_str().unwrap_or("").contains("\"id\":null"));
+            let (_, same, _) = report::rejudge(&t).unwrap().unwrap();
+            assert!(!same, "removing the offending answer changes the verdict");
+            traces += 1;
+        }
+    }
+    assert_eq!(traces, 2);
+}
+
+#[test]
+fn the_correct_peer_passes_twenty_times_over() {
+    let (v, code, _) = probe(
+        "repeat",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--repeat",
+            "20",
+            "--jobs",
+            "2",
+            "--scenarios",
+            "cancel-before-work,cancel-during-work,cancel-crossing-answer,two-concurrent-one-cancelled",
+            "--params",
+            r#"{"name":"slow","arguments":{"ms":30}}"#,
+        ],
+        &["--dialect", "mcp-2025-11-25"],
+    );
+    assert_eq!(v["scenarios"].as_array().unwrap().len(), 80);
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+}
+
+// ---------------------------------------------------------------- hostile peers
+
+fn hostile(mode: &str, flags: &[&str]) -> (Value, u8, Duration) {
+    let mut f = mcp(&[
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "3000",
+        "--linger",
+        "500",
+    ]);
+    f.extend_from_slice(flags);
+    probe(
+        &format!("hostile-{mode}"),
+        &f,
+        &["--dialect", "mcp-2025-11-25", "--hostile", mode],
+    )
+}
+
+fn errors_of(v: &Value) -> Vec<Value> {
+    v["scenarios"][0]["errors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn non_json_output_is_an_error_at_its_offset() {
+    let (v, code, _) = hostile("garbage", &[]);
+    assert_eq!(code, 1);
+    let e = errors_of(&v);
+    assert_eq!(e[0]["kind"], "not-json-rpc", "{v:#}");
+    assert_eq!(e[0]["offset"], 0);
+}
+
+#[test]
+fn an_oversized_line_is_refused_and_the_stream_read_on() {
+    let (v, code, _) = hostile("oversized", &["--max-frame", "65536"]);
+    assert_eq!(code, 1);
+    let e = errors_of(&v);
+    assert_eq!(e[0]["kind"], "framing", "{v:#}");
+    assert_eq!(e[0]["offset"], 0);
+    // The peer went on serving after the line: only the framing error is reported.
+    assert_eq!(e.len(), 1, "{v:#}");
+}
+
+#[test]
+fn broken_json_is_reported_with_its_byte_offset() {
+    let (v, _, _) = hostile("bad-framing", &[]);
+    let e = errors_of(&v);
+    assert_eq!(e[0]["kind"], "not-json-rpc", "{v:#}");
+    // `{"jsonrpc":"2.0","id":` ends at byte 22.
+    assert_eq!(e[0]["offset"], 22, "{v:#}");
+}
+
+#[test]
+fn broken_content_length_framing_is_reported_with_its_byte_offset() {
+    let (v, code, _) = hostile("bad-framing", &["--framing", "content-length"]);
+    assert_eq!(code, 1);
+    let e = errors_of(&v);
+    assert_eq!(e[0]["kind"], "framing", "{v:#}");
+    assert_eq!(e[0]["offset"], 0, "{v:#}");
+}
+
+#[test]
+fn a_hanging_peer_is_timed_out_killed_and_reaped() {
+    let (v, code, took) = hostile("hang", &["--timeout", "800"]);
+    assert_eq!(code, 1);
+    assert_eq!(errors_of(&v)[0]["kind"], "timeout", "{v:#}");
+    assert_eq!(v["scenarios"][0]["peer_killed"], true);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_peer_that_exits_early_is_reported() {
+    let (v, code, _) = hostile("exit-early", &[]);
+    assert_eq!(code, 1);
+    let kinds: Vec<Value> = errors_of(&v).iter().map(|e| e["kind"].clone()).collect();
+    assert!(kinds.contains(&Value::from("peer-gone")), "{v:#}");
+}
+
+#[test]
+fn a_stderr_flood_neither_blocks_the_peer_nor_fills_memory() {
+    let (v, code, _) = hostile("stderr-flood", &[]);
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    assert!(v["scenarios"][0]["peer_stderr_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_peer_that_never_reads_cannot_block_the_probe() {
+    // Params far larger than a pipe's buffer: writing them would block a probe that wrote on
+    // its own thread of control.
+    let big = format!(
+        r#"{{"name":"slow","arguments":{{"ms":10,"pad":"{}"}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    let (v, code, took) = hostile("no-read", &["--timeout", "800", "--params", &big]);
+    assert_eq!(code, 1);
+    assert_eq!(errors_of(&v)[0]["kind"], "timeout", "{v:#}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_missing_program_is_a_finding_not_a_crash() {
+    let save = scratch("missing");
+    let cli = Cli::try_parse_from([
+        "probe",
+        "--json",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--save",
+        save.to_str().unwrap(),
+        "--scenarios",
+        "unknown-id",
+        "--",
+        "/nonexistent/cancelcheck-peer",
+    ])
+    .unwrap();
+    let (text, code) = run(cli.args).unwrap();
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("could not start the peer"), "{text}");
+}
+
+#[test]
+fn bad_usage_is_an_error() {
+    for argv in [
+        vec!["probe", "--dialect", "mcp", "--", PEER],
+        vec!["probe", "--dialect", "abp", "--", PEER],
+        vec!["probe", "--dialect", "lsp"],
+        vec!["probe", "--dialect", "lsp", "--params", "[", "--", PEER],
+        vec![
+            "probe",
+            "--dialect",
+            "lsp",
+            "--scenarios",
+            "nope",
+            "--",
+            PEER,
+        ],
+        vec!["probe", "--dialect", "lsp", "--framing", "xml", "--", PEER],
+    ] {
+        let cli = Cli::try_parse_from(&argv).unwrap();
+        assert!(run(cli.args).is_err(), "{argv:?}");
+    }
+}
+
+#[test]
+fn every_faulty_acp_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::Acp, ACP_PROMPT, true, &["--ask-permission"]);
+}
+
+#[test]
+fn every_faulty_acp_rfd_behaviour_is_flagged_with_what_it_declares() {
+    faults_are_flagged(Dialect::AcpRfd, ACP_PROMPT, true, &["--ask-permission"]);
+}
+
+const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":80}}"#;
+
+/// ACP: `session/cancel` while the agent waits on its own permission request. The probe answers
+/// the request `cancelled` as a client must; the agent cancels it (`$/cancel_request`) and ends
+/// the turn with `stopReason: cancelled`.
+#[test]
+fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
+    let (v, code, _) = probe(
+        "acp-session-cancel",
+        &[
+            "--dialect",
+            "acp",
+            "--params",
+            ACP_PROMPT,
+            "--scenarios",
+            "session-cancel",
+            "--save-all",
+        ],
+        &["--dialect", "acp", "--ask-permission", "--lazy-cancel"],
+    );
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    let path = v["scenarios"][0]["trace"]
+        .as_str()
+        .expect("saved with --save-all");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let texts: Vec<(String, String)> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["dir"].as_str().unwrap().to_string(),
+                m["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |dir: &str, needle: &str| {
+        texts
+            .iter()
+            .position(|(d, t)| d == dir && t.contains(needle))
+            .unwrap_or_else(|| panic!("no {dir} {needle}: {texts:#?}"))
+    };
+    let asked = at("received", "session/request_permission");
+    let cancel = at("sent", "session/cancel");
+    let answered = at("sent", r#"{"outcome":{"outcome":"cancelled"}}"#);
+    let ended = at("received", r#""stopReason":"cancelled""#);
+    assert!(
+        asked < cancel && cancel < answered && answered < ended,
+        "{texts:#?}"
+    );
+    // The same scenario does not exist in other dialects.
+    let cli = Cli::try_parse_from([
+        "probe",
+        "--dialect",
+        "lsp",
+        "--scenarios",
+        "session-cancel",
+        "--",
+        PEER,
+    ])
+    .unwrap();
+    assert!(run(cli.args).is_err());
+}
+
+/// A fault is flagged in every one of twenty repeats of every scenario where it acts: the
+/// barrier, not timing, decides what the peer had read.
+#[test]
+fn a_fault_is_flagged_twenty_times_over() {
+    let (v, code, _) = probe(
+        "repeat-fault",
+        &[
+            "--dialect",
+            "lsp",
+            "--repeat",
+            "20",
+            "--jobs",
+            "2",
+            "--scenarios",
+            "cancel-before-work,cancel-during-work,same-cancel-twice",
+            // Work far longer than any cancel takes to come, so the fault always acts (the
+            // cancel ends it early).
+            "--params",
+            r#"{"command":"slow","arguments":[{"ms":5000}]}"#,
+        ],
+        &[
+            "--dialect",
+            "lsp",
+            "--behavior",
+            "wrong-error-code",
+            "--lazy-cancel",
+        ],
+    );
+    let scenarios = v["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 60);
+    for s in scenarios {
+        assert_eq!(s["verdict"], "fail", "{s:#}");
+        assert_eq!(
+            s["violations"][0]["invariant"], "cancel-error-code",
+            "{s:#}"
+        );
+    }
+    assert_eq!(code, 1);
+}

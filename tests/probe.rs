@@ -1,0 +1,73 @@
+//! `cancelcheck probe` and `cancelcheck replay` of its traces, through the binary, with peers
+//! made of `sh` one-liners (the Rust test peer's tests are in `testpeer/tests/probe.rs`).
+
+mod common;
+use common::{Scratch, cancelcheck, json_out, text};
+
+#[test]
+fn bad_usage_exits_2() {
+    for args in [
+        vec!["probe", "--dialect", "mcp-2025-11-25"],
+        vec!["probe", "--dialect", "nope", "--", "true"],
+        vec!["probe", "--dialect", "lsp", "--timeout", "0", "--", "true"],
+    ] {
+        let o = cancelcheck(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn the_scenarios_are_listed() {
+    let o = cancelcheck(&["probe", "--dialect", "lsp", "--scenarios", "list"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("cancel-during-work"));
+}
+
+#[test]
+fn a_finding_is_saved_as_a_probe_trace_that_replay_rejudges() {
+    let dir = Scratch::new("replay");
+    let save = dir.path().display().to_string();
+    let o = cancelcheck(&[
+        "probe",
+        "--json",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        "unknown-id",
+        "--timeout",
+        "1000",
+        "--save",
+        &save,
+        "--",
+        "sh",
+        "-c",
+        "echo hello; cat >/dev/null",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["verdict"], "fail");
+    let s = &v["scenarios"][0];
+    assert_eq!(s["name"], "unknown-id");
+    assert_eq!(s["errors"][0]["kind"], "not-json-rpc");
+    assert_eq!(s["errors"][0]["offset"], 0);
+    let trace = s["errors"][0]["trace"].as_str().expect("saved").to_string();
+    let r = cancelcheck(&["replay", &trace]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let out = text(&r.stdout);
+    assert!(out.contains("cannot re-run the peer"), "{out}");
+    assert!(out.contains("verdict: fail (as recorded)"), "{out}");
+    let r = cancelcheck(&["replay", "--format", "json", &trace]);
+    let j = json_out(&r);
+    assert_eq!(j["kind"], "probe");
+    assert_eq!(j["reran"], false);
+    assert_eq!(j["verdict_matches"], true);
+    // An edited verdict no longer matches: exit 1.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    doc["verdict"]["result"] = "pass".into();
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    let r = cancelcheck(&["replay", edited.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(text(&r.stdout).contains("DIFFERS"));
+}

@@ -1,0 +1,446 @@
+//! Messages and events as JSON: the only place JSON is built.
+//!
+//! Each dialect's messages are rendered as they would cross the wire: JSON-RPC 2.0 for ACP,
+//! MCP and LSP (method names and parameter keys from the dialect's rule table), ABP's own
+//! `{"type": ...}` objects for app calls. Events add the party, the virtual time and what the
+//! endpoint did, so a trace reads as a timeline.
+
+use cancelcheck_model::io::{Anomaly, Ignored, Refusal, Timer};
+use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
+use cancelcheck_model::{
+    Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
+};
+use cancelcheck_properties::{Event, Verdict};
+use cancelcheck_sim::Timed;
+use serde_json::{Map, Value, json};
+
+/// A request id as JSON: number, string or null, never coerced.
+pub fn id_json(id: RequestId) -> Value {
+    match id {
+        RequestId::Null => Value::Null,
+        RequestId::Int(n) => json!(n),
+        RequestId::Str(s) => json!(s.as_str()),
+    }
+}
+
+fn error_message(code: i64) -> &'static str {
+    match code {
+        -32800 => "Request cancelled",
+        -32601 => "Method not found",
+        -32603 => "Internal error",
+        _ => "Error",
+    }
+}
+
+/// The message as `dialect` puts it on the wire.
+pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
+    let r = dialect.rules();
+    if !r.json_rpc {
+        return abp_json(msg);
+    }
+    let method_name = |m: Method| match m {
+        Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
+        Method::Work => r.work_method,
+        Method::ServerWork => r.server_work_method.unwrap_or(r.work_method),
+    };
+    match *msg {
+        Message::Request { id, method } => {
+            let params = match (method, dialect) {
+                (Method::Initialize { cancel_support }, Dialect::AcpRfd) => {
+                    json!({"protocolVersion": 1, "clientCapabilities": {"cancellation": {"request": cancel_support}}})
+                }
+                (Method::Initialize { .. }, _) => json!({"protocolVersion": 1}),
+                (Method::ServerWork, Dialect::Acp | Dialect::AcpRfd) => {
+                    json!({"sessionId": "s1", "toolCall": {"toolCallId": "t1"}, "options": []})
+                }
+                (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
+                (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
+                (Method::Work, Dialect::Acp | Dialect::AcpRfd) => {
+                    json!({"sessionId": "s1", "command": "make"})
+                }
+                (Method::Work, Dialect::Lsp) => json!({"command": "build"}),
+                (Method::Work, _) => json!({"name": "build", "arguments": {}}),
+            };
+            json!({"jsonrpc": "2.0", "id": id_json(id), "method": method_name(method), "params": params})
+        }
+        Message::Response { id, reply } => {
+            let mut obj = Map::new();
+            obj.insert("jsonrpc".into(), json!("2.0"));
+            obj.insert("id".into(), id_json(id));
+            match reply {
+                Reply::Full => obj.insert("result".into(), json!({"status": "done"})),
+                Reply::Partial => obj.insert("result".into(), json!({"status": "partial"})),
+                Reply::Initialized { cancel_support } => {
+                    let caps = if r.negotiated {
+                        json!({"cancellation": {"request": cancel_support}})
+                    } else {
+                        json!({})
+                    };
+                    obj.insert(
+                        "result".into(),
+                        json!({"protocolVersion": 1, "capabilities": caps}),
+                    )
+                }
+                Reply::Cancelled => {
+                    let code = r.cancel_error_code.unwrap_or(-32800);
+                    obj.insert(
+                        "error".into(),
+                        json!({"code": code, "message": error_message(code)}),
+                    )
+                }
+                Reply::Error(code) => obj.insert(
+                    "error".into(),
+                    json!({"code": code, "message": error_message(code)}),
+                ),
+            };
+            Value::Object(obj)
+        }
+        Message::Cancel { id } => {
+            json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {r.cancel_id_field: id_json(id)}})
+        }
+        Message::MalformedCancel => {
+            json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
+        }
+        Message::CancelAck { id, ack } => {
+            // Only ABP acknowledges; a JSON-RPC rendering keeps the same fields.
+            json!({"jsonrpc": "2.0", "method": r.cancel_ack_method.unwrap_or("cancel-result"),
+                   "params": {"id": id_json(id), "cancelled": ack.cancelled}})
+        }
+        Message::Activity { id } => {
+            let method = r.activity_method.unwrap_or("notifications/progress");
+            json!({"jsonrpc": "2.0", "method": method, "params": {r.activity_id_field: id_json(id), "progress": 1}})
+        }
+    }
+}
+
+fn abp_json(msg: &Message) -> Value {
+    match *msg {
+        Message::Request {
+            id,
+            method: Method::Initialize { .. },
+        } => {
+            json!({"type": "session/initialize", "callId": id_json(id)})
+        }
+        Message::Request {
+            id,
+            method: Method::Work | Method::ServerWork,
+        } => {
+            json!({"type": "capabilities/call", "callId": id_json(id), "capability": "pdf.generate", "params": {}})
+        }
+        Message::Response { id, reply } => match reply {
+            Reply::Initialized { .. } => {
+                json!({"type": "session/initialize-result", "callId": id_json(id), "success": true})
+            }
+            Reply::Full | Reply::Partial => {
+                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": true, "data": {}})
+            }
+            Reply::Cancelled => {
+                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": false, "cancelled": true})
+            }
+            Reply::Error(code) => {
+                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": false,
+                                          "error": {"code": code, "message": error_message(code)}})
+            }
+        },
+        Message::Cancel { id } => json!({"type": "capabilities/cancel", "callId": id_json(id)}),
+        Message::MalformedCancel => json!({"type": "capabilities/cancel"}),
+        Message::CancelAck {
+            id,
+            ack:
+                Ack {
+                    reason: AckReason::NotInitialized,
+                    ..
+                },
+        } => json!({"type": "capabilities/cancel-result", "callId": id_json(id),
+                    "error": {"code": "NOT_INITIALIZED"}}),
+        Message::CancelAck { id, ack } => {
+            let mut v = json!({"type": "capabilities/cancel-result", "callId": id_json(id), "cancelled": ack.cancelled});
+            if let Some(reason) = ack.reason.text() {
+                v["reason"] = json!(reason);
+            }
+            v
+        }
+        Message::Activity { id } => json!({"type": "capabilities/progress", "callId": id_json(id)}),
+    }
+}
+
+fn kebab<T: core::fmt::Debug>(v: &T) -> String {
+    // `LateAnswer(3)` → `late-answer`: the variant name only, in kebab case.
+    let s = format!("{v:?}");
+    let name = s.split(['(', ' ', '{']).next().unwrap_or("");
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, ch) in name.chars().enumerate() {
+        if ch.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn timer_json(obj: &mut Map<String, Value>, t: Timer) {
+    match t {
+        Timer::RequestTimeout(id) => {
+            obj.insert("timer".into(), json!("request-timeout"));
+            obj.insert("id".into(), id_json(id));
+        }
+        Timer::InitTimeout => {
+            obj.insert("timer".into(), json!("init-timeout"));
+        }
+    }
+}
+
+fn command_json(obj: &mut Map<String, Value>, c: Command) {
+    let name = match c {
+        Command::Initialize => "initialize",
+        Command::Send => "send",
+        Command::Cancel(id) => {
+            obj.insert("id".into(), id_json(id));
+            "cancel"
+        }
+        Command::MalformedCancel => "malformed-cancel",
+    };
+    obj.insert("command".into(), json!(name));
+}
+
+fn outcome_json(o: Outcome) -> Value {
+    match o {
+        Outcome::Reply(Reply::Full) => json!("result"),
+        Outcome::Reply(Reply::Partial) => json!("partial-result"),
+        Outcome::Reply(Reply::Initialized { .. }) => json!("initialized"),
+        Outcome::Reply(Reply::Cancelled) => json!("cancelled-by-peer"),
+        Outcome::Reply(Reply::Error(code)) => json!(format!("error {code}")),
+        Outcome::Cancelled(CancelCause::User) => json!("cancelled"),
+        Outcome::Cancelled(CancelCause::Timeout) => json!("timed-out"),
+        Outcome::Disconnected => json!("disconnected"),
+    }
+}
+
+fn ignored_id(i: Ignored) -> Option<RequestId> {
+    match i {
+        Ignored::LateAnswer(id)
+        | Ignored::UnknownCancel(id)
+        | Ignored::CancelAfterAnswer(id)
+        | Ignored::UnsupportedCancel(id)
+        | Ignored::RepeatedCancel(id) => Some(id),
+        Ignored::MalformedCancel | Ignored::StaleTimer => None,
+    }
+}
+
+fn anomaly_id(a: Anomaly) -> RequestId {
+    match a {
+        Anomaly::UnsolicitedResponse(id)
+        | Anomaly::DuplicateResponse(id)
+        | Anomaly::ActivityAfterAnswer(id)
+        | Anomaly::DuplicateRequestId(id)
+        | Anomaly::UnexpectedAck(id)
+        | Anomaly::Illegal(id, _)
+        | Anomaly::UnknownWork(id) => id,
+    }
+}
+
+fn refusal_name(r: Refusal) -> String {
+    kebab(&r)
+}
+
+/// One event as a JSON object: `i` (index), `t` (virtual µs), `kind`, and its details.
+pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
+    let mut o = Map::new();
+    o.insert("i".into(), json!(i));
+    o.insert("t".into(), json!(timed.t));
+    let party = |o: &mut Map<String, Value>, p: Party| {
+        o.insert("party".into(), json!(p.name()));
+    };
+    let kind = match timed.event {
+        Event::Input { party: p, input } => {
+            party(&mut o, p);
+            match input {
+                Input::Receive(msg) => {
+                    o.insert("message".into(), message_json(dialect, &msg));
+                    "receive"
+                }
+                Input::Command(c) => {
+                    command_json(&mut o, c);
+                    "command"
+                }
+                Input::WorkDone(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "work-done"
+                }
+                Input::WorkProgress(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "work-progress"
+                }
+                Input::InternalCancel(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "internal-cancel"
+                }
+                Input::TimerFired(t) => {
+                    timer_json(&mut o, t);
+                    "timer-fired"
+                }
+                Input::Disconnected => "disconnected",
+            }
+        }
+        Event::Output { party: p, output } => {
+            party(&mut o, p);
+            match output {
+                Output::Send(msg) => {
+                    o.insert("message".into(), message_json(dialect, &msg));
+                    "send"
+                }
+                Output::Deliver { id, outcome } => {
+                    o.insert("id".into(), id_json(id));
+                    o.insert("outcome".into(), outcome_json(outcome));
+                    "deliver"
+                }
+                Output::StartWork(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "work-start"
+                }
+                Output::AbortWork(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "work-abort"
+                }
+                Output::Dropped(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "dropped"
+                }
+                Output::ArmTimer(t) => {
+                    timer_json(&mut o, t);
+                    "timer-armed"
+                }
+                Output::DisarmTimer(t) => {
+                    timer_json(&mut o, t);
+                    "timer-disarmed"
+                }
+                Output::Refused(c, r) => {
+                    command_json(&mut o, c);
+                    o.insert("reason".into(), json!(refusal_name(r)));
+                    "refused"
+                }
+                Output::Ignored(what) => {
+                    o.insert("what".into(), json!(kebab(&what)));
+                    if let Some(id) = ignored_id(what) {
+                        o.insert("id".into(), id_json(id));
+                    }
+                    "ignored"
+                }
+                Output::Anomaly(a) => {
+                    o.insert("what".into(), json!(kebab(&a)));
+                    o.insert("id".into(), id_json(anomaly_id(a)));
+                    "anomaly"
+                }
+                Output::Crashed => "crashed",
+            }
+        }
+        Event::Lost { from, msg } => {
+            o.insert("from".into(), json!(from.name()));
+            o.insert("message".into(), message_json(dialect, &msg));
+            "lost"
+        }
+        Event::Duplicated { from, msg } => {
+            o.insert("from".into(), json!(from.name()));
+            o.insert("message".into(), message_json(dialect, &msg));
+            "duplicated"
+        }
+        Event::End {
+            quiescent,
+            open_incoming,
+        } => {
+            o.insert("quiescent".into(), json!(quiescent));
+            o.insert(
+                "open_incoming".into(),
+                json!({"client": open_incoming[0], "server": open_incoming[1]}),
+            );
+            "end"
+        }
+    };
+    o.insert("kind".into(), json!(kind));
+    Value::Object(o)
+}
+
+/// The verdict as JSON: `result` (`pass`/`fail`), `violations` (with clause and statement),
+/// `races_reached`, `events`, `quiescent`.
+pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
+    let violations: Vec<Value> = v
+        .violations
+        .iter()
+        .map(|x| {
+            let info = x.invariant.info();
+            let clause = info
+                .application(dialect)
+                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause));
+            json!({
+                "invariant": x.invariant.name(),
+                "strength": x.strength.as_str(),
+                "event": x.event,
+                "id": x.id.map(id_json),
+                "clause": clause,
+                "statement": info.statement,
+            })
+        })
+        .collect();
+    let reached: Vec<&str> = v.reached.iter().map(|r| r.name()).collect();
+    // One run: `fail` (a MUST broken), `warn` (only SHOULDs) or `pass`; whether the run
+    // exercised what a command claims is judged over all its runs, by the command.
+    let mut out = json!({
+        "result": v.status(true).as_str(),
+        "violations": violations,
+        "races_reached": reached,
+        "events": v.events,
+        "quiescent": v.quiescent,
+    });
+    if !v.excused.is_empty() {
+        let excused: Vec<Value> = v
+            .excused
+            .iter()
+            .map(|e| json!({"requester": e.requester.name(), "id": id_json(e.id), "lost": e.lost.as_str()}))
+            .collect();
+        out["excused"] = json!(excused);
+    }
+    out
+}
+
+/// The message as `dialect` puts it on the wire, as one line of text, with every model id
+/// written back as the wire id it stands for in `ids` (so a surrogate made for a long string
+/// or a number beyond `i64` goes out exactly as it came in).
+///
+/// ABP messages (not JSON-RPC) are written as [`message_json`] gives them.
+pub fn message_text(dialect: Dialect, msg: &Message, ids: &crate::IdMap) -> String {
+    use crate::decode::WireMessage;
+    let v = message_json(dialect, msg);
+    let Some(mid) = msg.request_id() else {
+        return v.to_string();
+    };
+    let wid = ids.wire(mid);
+    if !dialect.rules().json_rpc || wid.plain() == Some(mid) {
+        return v.to_string();
+    }
+    // A surrogate: rebuild the envelope with the exact id.
+    let Ok(mut w) = WireMessage::parse(v.to_string().as_bytes()) else {
+        return v.to_string();
+    };
+    match &mut w {
+        WireMessage::Request { id, .. } | WireMessage::Response { id, .. } => *id = wid,
+        WireMessage::Notification { params, .. } => {
+            let r = dialect.rules();
+            let field = match msg {
+                Message::Activity { .. } => r.activity_id_field,
+                _ => r.cancel_id_field,
+            };
+            if let Some(p) = params.as_mut().and_then(Value::as_object_mut) {
+                // A number beyond what a JSON value holds exactly is written as the closest
+                // one; strings are exact.
+                let exact =
+                    serde_json::from_str::<Value>(&wid.to_json_text()).unwrap_or(Value::Null);
+                p.insert(field.to_string(), exact);
+            }
+        }
+    }
+    w.to_text()
+}

@@ -1,0 +1,24 @@
+//! `cancelcheck-wire`: the one JSON codec of cancelcheck.
+//!
+//! - [`encode`]: model [`Message`](cancelcheck_model::Message)s, events and verdicts as JSON, per
+//!   dialect (the only place a model message becomes JSON).
+//! - [`decode`]: JSON-RPC 2.0 text back to a [`WireMessage`] (errors as values with the byte
+//!   offset and what was expected), and a `WireMessage` to a model message
+//!   ([`decode::to_model`]).
+//! - [`frame`]: newline-delimited JSON and LSP's `Content-Length` framing over a byte stream.
+//! - [`id`]: wire ids of any shape ([`WireId`]: long strings, numbers beyond `i64`, `null`) and
+//!   the lossless [`IdMap`] between them and the model's fixed-size ids.
+//!
+//! No CLI dependency (no clap, no indicatif): trace files, renderings, the probe and any other
+//! Rust project can use it.
+#![warn(missing_docs)]
+
+pub mod decode;
+pub mod encode;
+pub mod frame;
+pub mod id;
+
+pub use decode::{Body, DecodeError, WireMessage, to_model};
+pub use encode::{event_json, id_json, message_json, message_text, verdict_json};
+pub use frame::{Frame, FrameError, FrameReader, Framing};
+pub use id::{IdMap, WireId};
