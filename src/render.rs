@@ -254,3 +254,36 @@ pub fn mermaid(t: &Trace) -> String {
     }
     out
 }
+
+/// One self-contained HTML page: the sequence diagram (its mermaid source, drawn where the
+/// page can load mermaid, and readable as text where it cannot), the timeline and the verdict.
+pub fn html(t: &Trace) -> String {
+    let title = format!(
+        "cancelcheck: {} {} {}",
+        t.scenario.dialect.id(),
+        t.scenario.behavior.name(),
+        origin_text(t)
+    );
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\nbody {{ font-family: sans-serif; margin: 2em; }}\npre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; }}\n.violation {{ color: #b00020; }}\n</style>\n</head>\n<body>\n<h1>{title}</h1>\n<h2>Verdict</h2>\n<pre class=\"verdict\">{verdict}</pre>\n<h2>Sequence diagram</h2>\n<pre class=\"mermaid\">{diagram}</pre>\n<h2>Timeline</h2>\n<pre class=\"timeline\">{timeline}</pre>\n</body>\n</html>\n",
+        title = escape(&title),
+        verdict = escape(&verdict_text(t)),
+        diagram = escape(&mermaid(t)),
+        timeline = escape(&text(t)),
+    )
+}
+
+/// `s` with HTML's special characters escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}

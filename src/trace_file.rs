@@ -200,11 +200,29 @@ fn path_error(
     e: serde_path_to_error::Error<serde_json::Error>,
 ) -> InputError {
     let field = join_path(prefix, &e.path().to_string());
+    let inner = e.into_inner().to_string();
+    let expected = unknown_name(&inner).unwrap_or_else(|| describe(&inner));
     InputError {
         file: file.to_path_buf(),
         field,
-        expected: describe(&e.into_inner().to_string()),
+        expected,
     }
+}
+
+/// A dialect or behavior name that does not exist, told as every command tells it (see
+/// [`crate::names`]); `None` for any other message.
+fn unknown_name(msg: &str) -> Option<String> {
+    let (kind, rest) = ["dialect", "behavior"]
+        .into_iter()
+        .find_map(|k| Some((k, msg.strip_prefix(&format!("unknown {k} "))?)))?;
+    let quoted = rest.split("; expected").next()?;
+    let bad: String = serde_json::from_str(quoted).ok()?;
+    let names = if kind == "dialect" {
+        crate::names::dialect_names()
+    } else {
+        crate::names::behavior_names()
+    };
+    Some(crate::names::unknown(kind, &bad, &names))
 }
 
 /// A field path in the one notation every message uses: keys joined by dots, array indices
