@@ -242,10 +242,4 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
     }
 }
 
-/// The link order as the flags and file names say it: `stdio` for first in, first out.
-pub fn transport_name(order: cancelcheck_sim::link::Order) -> &'static str {
-    match order {
-        cancelcheck_sim::link::Order::Fifo => "stdio",
-        cancelcheck_sim::link::Order::Reordering => "reordering",
-    }
-}
+pub use cancelcheck::trace_file::transport_name;
