@@ -21,7 +21,7 @@ pub struct PropertyRow {
     pub strength: &'static str,
     /// `always`, `eventually` or `sometimes`.
     pub kind: &'static str,
-    /// The first dialect's citation and clause, in one string.
+    /// The first dialect's clause as a user can look it up (see [`cite`]).
     pub clause: String,
     /// What it requires.
     pub statement: &'static str,
@@ -38,14 +38,26 @@ pub struct Application {
     pub dialect: &'static str,
     /// `MUST`, `SHOULD`, or `COVERAGE` for a race.
     pub strength: &'static str,
-    /// Where the clause is stated (the upstream document and section).
+    /// The name of the text the quotation is checked against (the project's copy).
     pub file: &'static str,
+    /// The upstream document's public address, where a user can read the clause.
+    pub url: &'static str,
+    /// The section of that document the clause stands in.
+    pub section: &'static str,
     /// The quotation, word for word.
     pub clause: &'static str,
     /// Why, where the quotation alone does not say.
     pub note: Option<&'static str>,
     /// Whether a judge that sees only the wire can decide it.
     pub observable_on_wire: bool,
+}
+
+/// A clause as a user can look it up: `ADDRESS (SECTION): "QUOTE"`.
+pub fn cite(a: &cancelcheck_properties::invariant::Application) -> String {
+    match a.source() {
+        Some(s) => format!("{} ({}): \"{}\"", s.url, s.section, a.clause.clause),
+        None => format!("{}: \"{}\"", a.clause.file, a.clause.clause),
+    }
 }
 
 /// The invariant catalog (`cancelcheck properties`).
@@ -66,6 +78,8 @@ pub fn properties() -> Properties {
                         dialect: a.dialect.id(),
                         strength: a.strength.as_str(),
                         file: a.clause.file,
+                        url: a.source().map_or("", |s| s.url),
+                        section: a.source().map_or("", |s| s.section),
                         clause: a.clause.clause,
                         note: a.note,
                         observable_on_wire: inv.observable_on_wire,
@@ -77,7 +91,7 @@ pub fn properties() -> Properties {
                     dialects: applies.iter().map(|a| a.dialect).collect(),
                     strength: inv.strength().as_str(),
                     kind: inv.kind.as_str(),
-                    clause: format!("{}: {}", first.clause.file, first.clause.clause),
+                    clause: cite(first),
                     statement: inv.statement,
                     observable_on_wire: inv.observable_on_wire,
                     applies,
@@ -98,8 +112,8 @@ impl fmt::Display for Properties {
             for a in &p.applies {
                 writeln!(
                     f,
-                    "    {:<15} {:<6} {}: {}",
-                    a.dialect, a.strength, a.file, a.clause
+                    "    {:<15} {:<6} \"{}\"\n{:29}{} ({})",
+                    a.dialect, a.strength, a.clause, "", a.url, a.section
                 )?;
             }
         }

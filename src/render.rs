@@ -72,7 +72,11 @@ fn origin_text(t: &Trace) -> String {
     match &t.origin {
         cancelcheck_sim::Origin::Seed(s) => format!("seed {s}"),
         cancelcheck_sim::Origin::Schedule(s) => {
-            format!("explorer schedule of {} steps", s.len().saturating_sub(1))
+            let n = s.len().saturating_sub(1);
+            format!(
+                "explorer schedule of {n} {}",
+                if n == 1 { "step" } else { "steps" }
+            )
         }
     }
 }
@@ -110,7 +114,7 @@ pub fn verdict_text(t: &Trace) -> String {
                 .invariant
                 .info()
                 .application(d)
-                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause))
+                .map(crate::export::cite)
                 .unwrap_or_default();
             let id = x.id.map(|id| format!(" request {id}")).unwrap_or_default();
             let _ = writeln!(
