@@ -185,22 +185,32 @@ fn clip_chars(s: &str, n: usize) -> String {
     }
 }
 
-/// Text made safe for a mermaid message or note: its statement separator, comment and
-/// entity characters written as mermaid entities.
-fn mermaid_text(s: &str) -> String {
+/// `s` with each character of `table` written as its replacement.
+fn replace_chars(s: &str, table: &[(char, &str)]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '#' => out.push_str("#35;"),
-            ';' => out.push_str("#59;"),
-            '"' => out.push_str("#quot;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '%' => out.push_str("#37;"),
-            _ => out.push(c),
+        match table.iter().find(|(k, _)| *k == c) {
+            Some((_, r)) => out.push_str(r),
+            None => out.push(c),
         }
     }
     out
+}
+
+/// Text made safe for a mermaid message or note: its statement separator, comment and
+/// entity characters written as mermaid entities.
+fn mermaid_text(s: &str) -> String {
+    replace_chars(
+        s,
+        &[
+            ('#', "#35;"),
+            (';', "#59;"),
+            ('"', "#quot;"),
+            ('<', "#lt;"),
+            ('>', "#gt;"),
+            ('%', "#37;"),
+        ],
+    )
 }
 
 fn who(p: Party) -> &'static str {
@@ -569,15 +579,13 @@ pub fn html(t: &Trace) -> String {
 
 /// `s` with HTML's special characters escaped.
 fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    replace_chars(
+        s,
+        &[
+            ('&', "&amp;"),
+            ('<', "&lt;"),
+            ('>', "&gt;"),
+            ('"', "&quot;"),
+        ],
+    )
 }

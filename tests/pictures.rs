@@ -177,7 +177,9 @@ fn the_html_page_stands_alone() {
     }
     // Nothing is loaded from elsewhere: no script, no stylesheet, no image, no link; the
     // addresses it shows (the clauses' sources) are text.
-    for loads in ["<script", "<link", "<img", "src=", "href=", "@import", "url(http"] {
+    for loads in [
+        "<script", "<link", "<img", "src=", "href=", "@import", "url(http",
+    ] {
         assert!(!page.contains(loads), "the page loads something: {loads}");
     }
     // The marks of every breaking event are drawn.

@@ -1,8 +1,8 @@
 //! `cancelcheck explore`: every schedule of a small configuration.
 
-use super::names::{BehaviorParser, DialectParser};
+use super::names::{BEHAVIOR, DIALECT};
 use super::run::{apply_names, validate};
-use super::{ExitCode, bad, emit, list_or_none, plural, save_error, transport_name};
+use super::{ExitCode, bad, emit, plural, races_lines, save_error, transport_name};
 use cancelcheck::trace_file::{self, InputError};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::Status;
@@ -30,11 +30,11 @@ pub enum Transport {
 #[derive(clap::Args)]
 pub struct ExploreArgs {
     /// Protocol dialect (default: acp, or the scenario file's).
-    #[arg(long, value_parser = DialectParser)]
+    #[arg(long, value_parser = DIALECT)]
     dialect: Option<Dialect>,
     /// Behavior under test (see `cancelcheck behaviors`; default: honour, or the scenario
     /// file's).
-    #[arg(long, value_parser = BehaviorParser)]
+    #[arg(long, value_parser = BEHAVIOR)]
     behavior: Option<Behaviour>,
     /// Requests the client sends.
     #[arg(long, default_value_t = 2)]
@@ -421,14 +421,12 @@ impl fmt::Display for ExploreReport {
                 self.max_memory_bytes >> 20
             )?;
         }
-        writeln!(f, "races reached: {}", list_or_none(&self.races_reached))?;
-        if !self.races_unreached.is_empty() {
-            writeln!(
-                f,
-                "races NOT reached: {} (no schedule of this configuration reaches them)",
-                self.races_unreached.join(", ")
-            )?;
-        }
+        races_lines(
+            f,
+            &self.races_reached,
+            &self.races_unreached,
+            "no schedule of this configuration reaches them",
+        )?;
         let steps = self.counterexample_steps.unwrap_or(0);
         match &self.counterexample {
             Some(path) => {

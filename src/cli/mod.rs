@@ -233,6 +233,20 @@ pub fn list_or_none(names: &[&str]) -> String {
     }
 }
 
+/// The races reached, and those not reached with why that matters (`why`), as lines.
+pub fn races_lines(
+    f: &mut std::fmt::Formatter<'_>,
+    reached: &[&str],
+    unreached: &[&str],
+    why: &str,
+) -> std::fmt::Result {
+    writeln!(f, "races reached: {}", list_or_none(reached))?;
+    if !unreached.is_empty() {
+        writeln!(f, "races NOT reached: {} ({why})", unreached.join(", "))?;
+    }
+    Ok(())
+}
+
 /// `n thing` or `n things`.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {

@@ -7,58 +7,57 @@ use cancelcheck_model::{Behaviour, Dialect};
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 
-/// Parses `--dialect`.
-#[derive(Clone, Copy, Debug)]
-pub struct DialectParser;
-
-/// Parses `--behavior`.
-#[derive(Clone, Copy, Debug)]
-pub struct BehaviorParser;
-
-/// The error clap prints (and exits 2 with): `--FLAG: unknown KIND ...`.
-fn refuse(arg: Option<&clap::Arg>, msg: String) -> clap::Error {
-    let flag = arg.map_or(String::new(), |a| {
-        format!("--{}: ", a.get_long().unwrap_or_default())
-    });
-    clap::Error::raw(ErrorKind::InvalidValue, format!("{flag}{msg}\n"))
+/// A value parser for a kind of name: how a name is parsed (the message for one that does
+/// not exist included) and every name there is, with a line of help each.
+#[derive(Clone, Copy)]
+pub struct NameParser<T> {
+    parse: fn(&str) -> Result<T, String>,
+    names: fn() -> Vec<(&'static str, &'static str)>,
 }
 
-impl TypedValueParser for DialectParser {
-    type Value = Dialect;
+/// Parses `--dialect`.
+pub const DIALECT: NameParser<Dialect> = NameParser {
+    parse: names::parse_dialect,
+    names: || {
+        Dialect::ALL
+            .iter()
+            .map(|d| (d.id(), d.rules().title))
+            .collect()
+    },
+};
+
+/// Parses `--behavior`.
+pub const BEHAVIOR: NameParser<Behaviour> = NameParser {
+    parse: names::parse_behavior,
+    names: || {
+        Behaviour::all()
+            .map(|b| (b.name(), b.info().summary))
+            .collect()
+    },
+};
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for NameParser<T> {
+    type Value = T;
 
     fn parse_ref(
         &self,
         _cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<Dialect, clap::Error> {
-        names::parse_dialect(&value.to_string_lossy()).map_err(|m| refuse(arg, m))
+    ) -> Result<T, clap::Error> {
+        (self.parse)(&value.to_string_lossy()).map_err(|msg| {
+            let flag = arg.map_or(String::new(), |a| {
+                format!("--{}: ", a.get_long().unwrap_or_default())
+            });
+            clap::Error::raw(ErrorKind::InvalidValue, format!("{flag}{msg}\n"))
+        })
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         Some(Box::new(
-            Dialect::ALL
+            (self.names)()
                 .into_iter()
-                .map(|d| PossibleValue::new(d.id()).help(d.rules().title)),
+                .map(|(name, help)| PossibleValue::new(name).help(help)),
         ))
-    }
-}
-
-impl TypedValueParser for BehaviorParser {
-    type Value = Behaviour;
-
-    fn parse_ref(
-        &self,
-        _cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<Behaviour, clap::Error> {
-        names::parse_behavior(&value.to_string_lossy()).map_err(|m| refuse(arg, m))
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(Behaviour::all().map(|b| {
-            PossibleValue::new(b.name()).help(b.info().summary)
-        })))
     }
 }

@@ -1,8 +1,8 @@
 //! `cancelcheck run`: a scenario over many seeds.
 
-use super::names::{BehaviorParser, DialectParser};
+use super::names::{BEHAVIOR, DIALECT};
 use super::summary::Ran;
-use super::{ExitCode, bad, emit, list_or_none, plural, save_error};
+use super::{ExitCode, bad, emit, plural, races_lines, save_error};
 use cancelcheck::trace_file;
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::{InvariantId, Status, Strength};
@@ -20,11 +20,11 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// Protocol dialect (default: acp, or the scenario file's).
-    #[arg(long, value_parser = DialectParser)]
+    #[arg(long, value_parser = DIALECT)]
     dialect: Option<Dialect>,
     /// Behavior under test (see `cancelcheck behaviors`; default: honour, or the scenario
     /// file's).
-    #[arg(long, value_parser = BehaviorParser)]
+    #[arg(long, value_parser = BEHAVIOR)]
     behavior: Option<Behaviour>,
     /// Seeds to run: `A..B` (B excluded) or a single seed.
     #[arg(long, default_value = "0..10000")]
@@ -390,14 +390,12 @@ impl fmt::Display for RunReport {
                 writeln!(f, "  swarm mix of seed {}: {mix}", s.seed)?;
             }
         }
-        writeln!(f, "races reached: {}", list_or_none(&self.races_reached))?;
-        if !self.races_unreached.is_empty() {
-            writeln!(
-                f,
-                "races NOT reached: {} (a pass that never reached a race proves nothing about it)",
-                self.races_unreached.join(", ")
-            )?;
-        }
+        races_lines(
+            f,
+            &self.races_reached,
+            &self.races_unreached,
+            "a pass that never reached a race proves nothing about it",
+        )?;
         if self.verdict == Status::Vacuous.as_str() {
             for why in &self.vacuous_because {
                 writeln!(f, "vacuous: {why}")?;

@@ -1,7 +1,7 @@
 //! `cancelcheck scenario`: the full scenario `run` would run, as the JSON file `--scenario`
 //! takes, every field filled in.
 
-use super::names::{BehaviorParser, DialectParser};
+use super::names::{BEHAVIOR, DIALECT};
 use super::run::{apply_names, validate};
 use super::{ExitCode, pretty, print_out};
 use cancelcheck_model::{Behaviour, Dialect};
@@ -11,10 +11,10 @@ use cancelcheck_sim::Scenario;
 #[derive(clap::Args)]
 pub struct ScenarioArgs {
     /// Protocol dialect (default: acp).
-    #[arg(long, value_parser = DialectParser)]
+    #[arg(long, value_parser = DIALECT)]
     dialect: Option<Dialect>,
     /// Behavior under test (see `cancelcheck behaviors`; default: honour).
-    #[arg(long, value_parser = BehaviorParser)]
+    #[arg(long, value_parser = BEHAVIOR)]
     behavior: Option<Behaviour>,
 }
 

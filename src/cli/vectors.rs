@@ -1,6 +1,6 @@
 //! `cancelcheck vectors`: the clause vectors, for people, as one JSON document, or as files.
 
-use super::names::DialectParser;
+use super::names::DIALECT;
 use super::{ExitCode, pretty, print_out};
 use cancelcheck::vectors;
 use cancelcheck_model::Dialect;
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct VectorsArgs {
     /// Only this dialect's vectors (default: every dialect).
-    #[arg(long, value_parser = DialectParser)]
+    #[arg(long, value_parser = DIALECT)]
     dialect: Option<Dialect>,
     /// One JSON document on stdout.
     #[arg(long, conflicts_with = "out")]
