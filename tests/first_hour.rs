@@ -189,6 +189,25 @@ fn a_pass_says_what_it_covered_and_a_failure_how_to_look_at_it() {
         "{out}"
     );
     assert!(out.contains("next:"), "{out}");
+    assert!(
+        out.contains("covered: every schedule of 1 request on a stdio link"),
+        "{out}"
+    );
+    // A bounded search says so in what it covered.
+    let o = cancelcheck(&[
+        "explore",
+        "--requests",
+        "2",
+        "--max-depth",
+        "3",
+        "--save",
+        &save,
+    ]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("covered: only the schedules within the depth bound of 2 requests"),
+        "{out}"
+    );
 
     // A counterexample on stdio is saved under a name that says stdio, as the flag does.
     let v = json_out(&cancelcheck(&[

@@ -476,12 +476,16 @@ impl fmt::Display for ExploreReport {
             }
         }
         if self.violations.is_empty() {
+            let what = match self.bounded_by {
+                None => "every schedule".to_string(),
+                Some(by) => format!("only the schedules within the {by} bound"),
+            };
             writeln!(
                 f,
-                "covered: every schedule of {} on a {} link, up to depth {}; nothing beyond these bounds",
+                "covered: {what} of {} on a {} link ({} deep at most); nothing beyond these bounds",
                 plural(u64::from(self.requests), "request", "requests"),
                 self.transport,
-                self.max_depth
+                plural(u64::from(self.max_depth), "step", "steps"),
             )?;
         }
         if !self.next_steps.is_empty() {
