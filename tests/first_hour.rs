@@ -193,6 +193,25 @@ fn a_pass_says_what_it_covered_and_a_failure_how_to_look_at_it() {
         out.contains("covered: every schedule of 1 request on a stdio link"),
         "{out}"
     );
+    // The wider search it suggests keeps every option given, and widens the rest.
+    let v = json_out(&cancelcheck(&[
+        "explore",
+        "--requests",
+        "2",
+        "--reuse-ids",
+        "--json",
+        "--save",
+        &save,
+    ]));
+    let wider = v["next_steps"][0].as_str().expect("a next step");
+    for flag in [
+        "--requests 2",
+        "--reuse-ids",
+        "--transport reordering",
+        "--timeouts",
+    ] {
+        assert!(wider.contains(flag), "lacks {flag}: {wider}");
+    }
     // A bounded search says so in what it covered.
     let o = cancelcheck(&[
         "explore",

@@ -332,25 +332,35 @@ fn explore_next(
         return Vec::new();
     }
     let (d, b) = (s.dialect.id(), s.behavior.name());
-    let mut widen = Vec::new();
-    if s.link.order == cancelcheck_sim::link::Order::Fifo {
-        widen.push("--transport reordering");
-    }
-    if s.workload.timeout.is_none() {
-        widen.push("--timeouts");
-    }
-    if s.workload.init_timeout.is_none() {
-        widen.push("--init-timeout");
-    }
-    if s.workload.progress_permille == 0 {
-        widen.push("--progress");
-    }
+    // The same search with every option it had, plus each one that widens it.
+    let w = &s.workload;
+    let mut flags = vec![
+        format!("--requests {}", w.requests.max(2)),
+        "--transport reordering".to_string(),
+        "--timeouts".to_string(),
+        "--init-timeout".to_string(),
+        "--progress".to_string(),
+    ];
+    let kept = [
+        (args.workers.is_some(), format!("--workers {}", w.workers)),
+        (args.repeat_cancel, "--repeat-cancel".into()),
+        (args.loss, "--loss".into()),
+        (args.duplicate, "--duplicate".into()),
+        (args.reuse_ids, "--reuse-ids".into()),
+        (args.internal_cancel, "--internal-cancel".into()),
+        (args.malformed_cancel, "--malformed-cancel".into()),
+    ];
+    flags.extend(kept.into_iter().filter(|(on, _)| *on).map(|(_, f)| f));
+    let wider = w.requests < 2
+        || s.link.order == cancelcheck_sim::link::Order::Fifo
+        || w.timeout.is_none()
+        || w.init_timeout.is_none()
+        || w.progress_permille == 0;
     let mut steps = Vec::new();
-    if args.scenario.is_none() && (!widen.is_empty() || s.workload.requests < 3) {
+    if args.scenario.is_none() && wider {
         steps.push(format!(
-            "cancelcheck explore --dialect {d} --behavior {b} --requests {} {}   # a wider search",
-            s.workload.requests.clamp(2, 3),
-            widen.join(" ")
+            "cancelcheck explore --dialect {d} --behavior {b} {}   # a wider search",
+            flags.join(" ")
         ));
     }
     steps.push(format!(
