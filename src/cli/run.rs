@@ -240,7 +240,13 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .map_or(0, |f| f.seed),
         })
         .collect();
-    let next_steps = next_steps(&scenario, &seeds, &saved, &races_unreached);
+    let next_steps = next_steps(
+        &scenario,
+        args.scenario.as_deref(),
+        &seeds,
+        &saved,
+        &races_unreached,
+    );
     let report = RunReport {
         dialect: scenario.dialect.id(),
         behavior: scenario.behavior.name(),
@@ -293,6 +299,7 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// schedule).
 fn next_steps(
     s: &Scenario,
+    file: Option<&std::path::Path>,
     seeds: &std::ops::Range<u64>,
     saved: &[SavedTrace],
     unreached: &[&str],
@@ -307,10 +314,11 @@ fn next_steps(
         ];
     }
     let (d, b) = (s.dialect.id(), s.behavior.name());
+    let scenario = file.map_or(String::new(), |f| format!(" --scenario {}", f.display()));
     let mut steps = Vec::new();
     if !s.swarm {
         steps.push(format!(
-            "cancelcheck run --dialect {d} --behavior {b} --swarm --seeds {}..{}   # vary order, loss, duplication, disconnects per seed",
+            "cancelcheck run{scenario} --dialect {d} --behavior {b} --swarm --seeds {}..{}   # vary order, loss, duplication, disconnects per seed",
             seeds.start,
             seeds.end.saturating_mul(10).max(seeds.start + 1)
         ));
