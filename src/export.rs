@@ -1,121 +1,222 @@
-//! The catalog and the behaviour table, exported for people and for other implementations.
+//! The catalog and the behavior table, exported for people and for other implementations.
+//! Each is a list of rows that implements both `Serialize` (the `--json` output) and
+//! `Display` (the text), so the two are made from the same values.
 
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::CATALOG;
-use serde_json::{Value, json};
-use std::fmt::Write;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
 
-/// `properties --json`: one object per property: `id`, `dialects`, `strength` (the strongest),
-/// `kind`, `clause` (of the first dialect), `statement`, `observable_on_wire`, and `applies`:
-/// per dialect its `strength` (`MUST`, `SHOULD`, or `COVERAGE` for a race), `file` (the spec
-/// text), `clause` (the quotation from it, word for word), `note` (why, where the quotation
-/// alone does not say) and `observable_on_wire` (whether a judge that sees only the wire can
-/// decide it).
-pub fn properties_json() -> Value {
-    let rows: Vec<Value> = CATALOG
-        .iter()
-        .map(|inv| {
-            let dialects: Vec<&str> = inv.applies.iter().map(|a| a.dialect.id()).collect();
-            let applies: Vec<Value> = inv
-                .applies
-                .iter()
-                .map(|a| {
-                    json!({
-                        "dialect": a.dialect.id(),
-                        "strength": a.strength.as_str(),
-                        "file": a.clause.file,
-                        "clause": a.clause.clause,
-                        "note": a.note,
-                        "observable_on_wire": inv.observable_on_wire,
+/// One invariant of the catalog (`properties --json`): `id`, `dialects`, `strength` (the
+/// strongest), `kind`, `clause` (of the first dialect), `statement`, `observable_on_wire`,
+/// and `applies`, one [`Application`] per dialect.
+#[derive(Serialize, Debug, Clone)]
+pub struct PropertyRow {
+    /// The stable id.
+    pub id: &'static str,
+    /// The dialects it applies to.
+    pub dialects: Vec<&'static str>,
+    /// The strongest strength among them.
+    pub strength: &'static str,
+    /// `always`, `eventually` or `sometimes`.
+    pub kind: &'static str,
+    /// The first dialect's clause as a user can look it up (see [`cite`]).
+    pub clause: String,
+    /// What it requires.
+    pub statement: &'static str,
+    /// Whether a judge that sees only the wire can decide it.
+    pub observable_on_wire: bool,
+    /// Per dialect.
+    pub applies: Vec<Application>,
+}
+
+/// How an invariant applies in one dialect.
+#[derive(Serialize, Debug, Clone)]
+pub struct Application {
+    /// The dialect.
+    pub dialect: &'static str,
+    /// `MUST`, `SHOULD`, or `COVERAGE` for a race.
+    pub strength: &'static str,
+    /// The name of the text the quotation is checked against (the project's copy).
+    pub file: &'static str,
+    /// The upstream document's public address, where a user can read the clause.
+    pub url: &'static str,
+    /// The section of that document the clause stands in.
+    pub section: &'static str,
+    /// The quotation, word for word.
+    pub clause: &'static str,
+    /// Why, where the quotation alone does not say.
+    pub note: Option<&'static str>,
+    /// Whether a judge that sees only the wire can decide it.
+    pub observable_on_wire: bool,
+}
+
+/// A clause as a user can look it up: `ADDRESS (SECTION): "QUOTE"`.
+pub fn cite(a: &cancelcheck_properties::invariant::Application) -> String {
+    match a.source() {
+        Some(s) => format!("{} ({}): \"{}\"", s.url, s.section, a.clause.clause),
+        None => format!("{}: \"{}\"", a.clause.file, a.clause.clause),
+    }
+}
+
+/// The invariant catalog (`cancelcheck properties`).
+#[derive(Serialize, Debug, Clone)]
+#[serde(transparent)]
+pub struct Properties(pub Vec<PropertyRow>);
+
+/// The catalog's rows, in catalog order.
+pub fn properties() -> Properties {
+    Properties(
+        CATALOG
+            .iter()
+            .map(|inv| {
+                let applies: Vec<Application> = inv
+                    .applies
+                    .iter()
+                    .map(|a| Application {
+                        dialect: a.dialect.id(),
+                        strength: a.strength.as_str(),
+                        file: a.clause.file,
+                        url: a.source().map_or("", |s| s.url),
+                        section: a.source().map_or("", |s| s.section),
+                        clause: a.clause.clause,
+                        note: a.note,
+                        observable_on_wire: inv.observable_on_wire,
                     })
-                })
-                .collect();
-            let first = &inv.applies[0];
-            json!({
-                "id": inv.name,
-                "dialects": dialects,
-                "strength": inv.strength().as_str(),
-                "kind": inv.kind.as_str(),
-                "clause": format!("{}: {}", first.clause.file, first.clause.clause),
-                "statement": inv.statement,
-                "observable_on_wire": inv.observable_on_wire,
-                "applies": applies,
+                    .collect();
+                let first = &inv.applies[0];
+                PropertyRow {
+                    id: inv.name,
+                    dialects: applies.iter().map(|a| a.dialect).collect(),
+                    strength: inv.strength().as_str(),
+                    kind: inv.kind.as_str(),
+                    clause: cite(first),
+                    statement: inv.statement,
+                    observable_on_wire: inv.observable_on_wire,
+                    applies,
+                }
             })
-        })
-        .collect();
-    Value::Array(rows)
+            .collect(),
+    )
+}
+
+impl fmt::Display for Properties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for p in &self.0 {
+            writeln!(
+                f,
+                "{}  [{} {}]\n    {}",
+                p.id, p.strength, p.kind, p.statement
+            )?;
+            for a in &p.applies {
+                writeln!(
+                    f,
+                    "    {:<15} {:<6} \"{}\"\n{:29}{} ({})",
+                    a.dialect, a.strength, a.clause, "", a.url, a.section
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `properties --json`.
+pub fn properties_json() -> Value {
+    serde_json::to_value(properties()).unwrap_or_default()
 }
 
 /// `properties` as text.
 pub fn properties_text() -> String {
-    let mut out = String::new();
-    for inv in CATALOG.iter() {
-        let _ = writeln!(
-            out,
-            "{}  [{} {}]\n    {}",
-            inv.name,
-            inv.strength().as_str(),
-            inv.kind.as_str(),
-            inv.statement
-        );
-        for a in inv.applies {
-            let _ = writeln!(
-                out,
-                "    {:<15} {:<6} {}: {}",
-                a.dialect.id(),
-                a.strength.as_str(),
-                a.clause.file,
-                a.clause.clause
-            );
-        }
-    }
-    out
+    properties().to_string()
 }
 
-/// `behaviors --json`: one object per (dialect, behaviour) that exists there: `dialect`,
-/// `name`, `faulty`, `verdict` (what a run earns once the fault acts: `pass`, `warn` where it
-/// breaks only SHOULDs there, `fail` where it breaks a MUST), `breaks`, `role`, `summary`.
-pub fn behaviors_json() -> Value {
+/// One behavior in one dialect where it exists (`behaviors --json`).
+#[derive(Serialize, Debug, Clone)]
+pub struct BehaviorRow {
+    /// The dialect.
+    pub dialect: &'static str,
+    /// The behavior's name (`--behavior`).
+    pub name: &'static str,
+    /// Whether it is a fault in this dialect.
+    pub faulty: bool,
+    /// What a run earns once the fault acts: `pass`, `warn` where it breaks only SHOULDs
+    /// there, `fail` where it breaks a MUST.
+    pub verdict: &'static str,
+    /// The invariants it breaks here.
+    pub breaks: Vec<&'static str>,
+    /// `requester` or `responder`.
+    pub role: &'static str,
+    /// One sentence.
+    pub summary: &'static str,
+    /// The dialect's title, for the text.
+    #[serde(skip)]
+    title: &'static str,
+}
+
+/// The behavior table (`cancelcheck behaviors`).
+#[derive(Serialize, Debug, Clone)]
+#[serde(transparent)]
+pub struct Behaviors(pub Vec<BehaviorRow>);
+
+/// Every (dialect, behavior) that exists, dialect by dialect.
+pub fn behaviors() -> Behaviors {
     let mut rows = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
-            let verdict =
-                cancelcheck_sim::coverage::expected_status(d, b).map_or("pass", |s| s.as_str());
-            rows.push(json!({
-                "dialect": d.id(),
-                "name": b.name(),
-                "faulty": c.faulty,
-                "verdict": verdict,
-                "breaks": cancelcheck_properties::invariant::breaks_in(b, d).iter().map(|i| i.name()).collect::<Vec<_>>(),
-                "role": match b.role() { cancelcheck_model::behaviour::Role::Requester => "requester", _ => "responder" },
-                "summary": b.info().summary,
-            }));
+            let verdict = cancelcheck_sim::coverage::expected_status(d, b)
+                .map_or(if c.faulty { "fail" } else { "pass" }, |s| s.as_str());
+            rows.push(BehaviorRow {
+                dialect: d.id(),
+                name: b.name(),
+                faulty: c.faulty,
+                verdict,
+                breaks: cancelcheck_properties::invariant::breaks_in(b, d)
+                    .iter()
+                    .map(|i| i.name())
+                    .collect(),
+                role: match b.role() {
+                    cancelcheck_model::behaviour::Role::Requester => "requester",
+                    _ => "responder",
+                },
+                summary: b.info().summary,
+                title: d.rules().title,
+            });
         }
     }
-    Value::Array(rows)
+    Behaviors(rows)
+}
+
+impl fmt::Display for Behaviors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut dialect = "";
+        for r in &self.0 {
+            if r.dialect != dialect {
+                dialect = r.dialect;
+                writeln!(f, "{}  ({})", r.dialect, r.title)?;
+            }
+            let tag = if r.faulty {
+                format!(
+                    "{} breaks {}",
+                    r.verdict.to_uppercase(),
+                    r.breaks.join(", ")
+                )
+            } else {
+                "correct".to_string()
+            };
+            writeln!(f, "    {:<30} {:<44} {}", r.name, tag, r.summary)?;
+        }
+        Ok(())
+    }
+}
+
+/// `behaviors --json`.
+pub fn behaviors_json() -> Value {
+    serde_json::to_value(behaviors()).unwrap_or_default()
 }
 
 /// `behaviors` as text, grouped by dialect.
 pub fn behaviors_text() -> String {
-    let mut out = String::new();
-    for d in Dialect::ALL {
-        let _ = writeln!(out, "{}  ({})", d.id(), d.rules().title);
-        for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            let tag = if c.faulty {
-                let v =
-                    cancelcheck_sim::coverage::expected_status(d, b).map_or("fail", |s| s.as_str());
-                let names: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
-                    .iter()
-                    .map(|i| i.name())
-                    .collect();
-                format!("{} breaks {}", v.to_uppercase(), names.join(", "))
-            } else {
-                "correct".to_string()
-            };
-            let _ = writeln!(out, "    {:<30} {:<44} {}", b.name(), tag, b.info().summary);
-        }
-    }
-    out
+    behaviors().to_string()
 }

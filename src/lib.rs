@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod export;
+pub mod names;
 pub mod probe;
 pub mod render;
 pub mod trace_file;

@@ -1,18 +1,12 @@
-//! Renderings of a trace for people: a text timeline and a mermaid `sequenceDiagram`.
+//! Renderings of a trace for people: a text timeline, a mermaid `sequenceDiagram` and one
+//! HTML page holding both, each marking every event that breaks an invariant.
 
 use crate::wire::{event_json, message_json};
 use cancelcheck_model::{Input, Message, Output, Party};
-use cancelcheck_properties::{Event, Verdict};
+use cancelcheck_properties::{Checker, Event, Violation};
 use cancelcheck_sim::Trace;
 use serde_json::Value;
 use std::fmt::Write;
-
-fn violations_at(
-    v: &Verdict,
-    i: usize,
-) -> impl Iterator<Item = &cancelcheck_properties::Violation> {
-    v.violations.iter().filter(move |x| x.event == i as u64)
-}
 
 /// One line per event (`index  time  party  kind  details`), violations marked where they
 /// occurred, then the verdict.
@@ -34,6 +28,7 @@ pub fn text(t: &Trace) -> String {
         cancelcheck_sim::Origin::Seed(_) => "µs",
         cancelcheck_sim::Origin::Schedule(_) => " step",
     };
+    let violations = every_violation(t);
     for (i, e) in t.events.iter().enumerate() {
         let mut j = event_json(d, i, e);
         let Some(obj) = j.as_object_mut() else {
@@ -59,7 +54,7 @@ pub fn text(t: &Trace) -> String {
             "{i:>5} {:>8}{unit}  {party:<6}  {kind:<14} {details}",
             e.t
         );
-        for v in violations_at(&t.verdict, i) {
+        for v in violations.iter().filter(|v| v.event == i as u64) {
             let _ = writeln!(
                 out,
                 "      ✗ {} ({}): {}",
@@ -77,7 +72,11 @@ fn origin_text(t: &Trace) -> String {
     match &t.origin {
         cancelcheck_sim::Origin::Seed(s) => format!("seed {s}"),
         cancelcheck_sim::Origin::Schedule(s) => {
-            format!("explorer schedule of {} steps", s.len().saturating_sub(1))
+            let n = s.len().saturating_sub(1);
+            format!(
+                "explorer schedule of {n} {}",
+                if n == 1 { "step" } else { "steps" }
+            )
         }
     }
 }
@@ -100,12 +99,22 @@ pub fn verdict_text(t: &Trace) -> String {
         );
     } else {
         let _ = writeln!(out, "verdict: FAIL ({} events)", v.events);
+        let every = every_violation(t).len();
+        let _ = writeln!(
+            out,
+            "  {} an invariant (each marked ✗ where it happens); below, the first of each invariant:",
+            if every == 1 {
+                "1 event breaks".to_string()
+            } else {
+                format!("{every} events break")
+            }
+        );
         for x in &v.violations {
             let clause = x
                 .invariant
                 .info()
                 .application(d)
-                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause))
+                .map(crate::export::cite)
                 .unwrap_or_default();
             let id = x.id.map(|id| format!(" request {id}")).unwrap_or_default();
             let _ = writeln!(
@@ -131,30 +140,77 @@ pub fn verdict_text(t: &Trace) -> String {
     out
 }
 
-fn label(d: cancelcheck_model::Dialect, m: &Message) -> String {
+/// A message in the wire's own words: the method (or ABP's `type`), the id, and the params,
+/// result or error as JSON, cut to a readable length.
+pub fn wire_label(d: cancelcheck_model::Dialect, m: &Message) -> String {
     let j = message_json(d, m);
-    let name = j
-        .get("method")
-        .or_else(|| j.get("type"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let id = m
-        .request_id()
-        .map(|id| format!(" id={id}"))
+    let Some(obj) = j.as_object() else {
+        return j.to_string();
+    };
+    let compact = |v: &Value| clip_chars(&v.to_string(), 60);
+    let id = obj
+        .get("id")
+        .map(|id| format!("id={id} "))
         .unwrap_or_default();
-    match (m, name) {
-        (Message::Response { reply, .. }, None) => {
-            if let Some(e) = j.get("error") {
-                format!("error {}{id}", e["code"])
-            } else {
-                format!("result {:?}{id}", reply).replace('"', "'")
-            }
-        }
-        (_, Some(n)) => format!("{n}{id}"),
-        (_, None) => format!("{}{id}", m.kind()),
+    if let Some(method) = obj.get("method").and_then(Value::as_str) {
+        let params = obj.get("params").map(compact).unwrap_or_default();
+        return format!("{id}{method} {params}").trim_end().to_string();
     }
-    .replace('"', "'")
-    .replace(';', ",")
+    if let Some(e) = obj.get("error") {
+        let code = e.get("code").map(Value::to_string).unwrap_or_default();
+        let msg = e.get("message").map(Value::to_string).unwrap_or_default();
+        return format!("{id}error {code} {msg}").trim_end().to_string();
+    }
+    if let Some(r) = obj.get("result") {
+        return format!("{id}result {}", compact(r));
+    }
+    // ABP: its own objects, named by `type`.
+    let name = obj.get("type").and_then(Value::as_str).unwrap_or("message");
+    let rest: serde_json::Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| *k != "type")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    format!("{name} {}", compact(&Value::Object(rest)))
+}
+
+/// `s` cut to `n` characters, with `…` where it was cut.
+fn clip_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(n).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// `s` with each character of `table` written as its replacement.
+fn replace_chars(s: &str, table: &[(char, &str)]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match table.iter().find(|(k, _)| *k == c) {
+            Some((_, r)) => out.push_str(r),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text made safe for a mermaid message or note: its statement separator, comment and
+/// entity characters written as mermaid entities.
+fn mermaid_text(s: &str) -> String {
+    replace_chars(
+        s,
+        &[
+            ('#', "#35;"),
+            (';', "#59;"),
+            ('"', "#quot;"),
+            ('<', "#lt;"),
+            ('>', "#gt;"),
+            ('%', "#37;"),
+        ],
+    )
 }
 
 fn who(p: Party) -> &'static str {
@@ -164,93 +220,372 @@ fn who(p: Party) -> &'static str {
     }
 }
 
-/// A mermaid `sequenceDiagram`: each message drawn when it is received (lost ones with a
-/// cross), work and outcomes as notes, violations as notes where they occurred.
-pub fn mermaid(t: &Trace) -> String {
+/// An event in the notation of `properties/src/notation.rs`, without its party.
+fn said(e: &Event) -> String {
+    let line = cancelcheck_properties::notation::format(e);
+    line.strip_prefix("client ")
+        .or_else(|| line.strip_prefix("server "))
+        .unwrap_or(&line)
+        .to_string()
+}
+
+/// Every event that breaks an invariant, not only the first of each invariant that the
+/// verdict keeps: the trace's events are fed to a fresh checker, which forgets which
+/// invariants it already reported before each input (its records of the requests are kept,
+/// so what it judges is unchanged). A break inside one input's own outputs is counted once.
+/// The first of each invariant is the verdict's own violation.
+pub fn every_violation(t: &Trace) -> Vec<Violation> {
     let d = t.scenario.dialect;
-    let mut out =
-        String::from("sequenceDiagram\n    participant C as Client\n    participant S as Server\n");
+    let mut checker = Checker::new(d, usize::from(t.scenario.workload.requests));
+    checker.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
+    let mut all: Vec<Violation> = Vec::new();
+    let mut base = 0u64;
+    let mut packed = Vec::new();
+    for (i, e) in t.events.iter().enumerate() {
+        if matches!(e.event, Event::Input { .. }) && checker.violated().0 != 0 {
+            // Before an input nothing of the checker's state is lost by packing it: take the
+            // violations found since the last time, then forget which invariants were
+            // reported (the varint just before the last byte of the packed state).
+            all.extend(checker.verdict().violations.iter().map(|v| Violation {
+                event: v.event + base,
+                ..*v
+            }));
+            packed.clear();
+            checker.pack_state(&mut packed);
+            let mut set = Vec::new();
+            cancelcheck_model::pack::put_varint(&mut set, u64::from(checker.violated().0));
+            let Some(at) = packed.len().checked_sub(1 + set.len()) else {
+                return t.verdict.violations.clone();
+            };
+            if packed[at..packed.len() - 1] != set[..] {
+                return t.verdict.violations.clone();
+            }
+            packed.splice(at..packed.len() - 1, [0u8]);
+            let mut fresh = Checker::new(d, usize::from(t.scenario.workload.requests));
+            fresh.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
+            if fresh
+                .unpack_state(&mut cancelcheck_model::pack::Reader::new(&packed))
+                .is_err()
+                || fresh.violated().0 != 0
+            {
+                return t.verdict.violations.clone();
+            }
+            checker = fresh;
+            base = i as u64;
+        }
+        checker.observe(&e.event);
+    }
+    all.extend(checker.verdict().violations.iter().map(|v| Violation {
+        event: v.event + base,
+        ..*v
+    }));
+    all
+}
+
+/// How a message's arrow ends.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Arrow {
+    /// A request or response, received.
+    Call,
+    /// A notification, received.
+    Notify,
+    /// Lost by the network.
+    Lost,
+    /// Still on its way when the run ended.
+    NeverDelivered,
+}
+
+/// Where a note stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Over {
+    One(Party),
+    Both,
+}
+
+/// One row of a sequence diagram.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Row {
+    /// A message from a party to the other.
+    Message {
+        from: Party,
+        arrow: Arrow,
+        label: String,
+    },
+    /// A note; `violation` for an event that breaks an invariant.
+    Note {
+        over: Over,
+        text: String,
+        violation: bool,
+    },
+}
+
+/// The rows of a trace's sequence diagram, in the wire's own words. Each message is drawn
+/// when it is received; one lost is drawn with a cross where the network lost it, and one
+/// still on its way when the run ended with a cross at the end, labelled as never delivered.
+/// Work, timers and what each party hands its application are notes in the event notation;
+/// every event that breaks an invariant gets a note right after it, naming the invariant,
+/// its strength and the event.
+fn rows(t: &Trace) -> Vec<Row> {
+    let d = t.scenario.dialect;
+    let violations = every_violation(t);
+    let mut rows = Vec::new();
+    let note = |over: Over, text: String| Row::Note {
+        over,
+        text,
+        violation: false,
+    };
+    // Messages sent and not yet received or lost, per sender, in the order sent (a copy made
+    // by the network counts as one more).
+    let mut in_flight: Vec<(Party, Message)> = Vec::new();
+    let take = |in_flight: &mut Vec<(Party, Message)>, from: Party, m: &Message| {
+        if let Some(k) = in_flight.iter().position(|(p, x)| *p == from && x == m) {
+            in_flight.remove(k);
+        }
+    };
     for (i, e) in t.events.iter().enumerate() {
         match e.event {
+            Event::Output {
+                party,
+                output: Output::Send(m),
+            } => in_flight.push((party, m)),
+            Event::Duplicated { from, msg } => {
+                in_flight.push((from, msg));
+                rows.push(note(
+                    Over::Both,
+                    format!("network duplicates {}", wire_label(d, &msg)),
+                ));
+            }
             Event::Input {
                 party,
                 input: Input::Receive(m),
             } => {
+                take(&mut in_flight, party.peer(), &m);
                 let arrow = if matches!(m, Message::Request { .. } | Message::Response { .. }) {
-                    "->>"
+                    Arrow::Call
                 } else {
-                    "-)"
+                    Arrow::Notify
                 };
-                let _ = writeln!(
-                    out,
-                    "    {}{arrow}{}: {} (t={})",
-                    who(party.peer()),
-                    who(party),
-                    label(d, &m),
-                    e.t
-                );
+                rows.push(Row::Message {
+                    from: party.peer(),
+                    arrow,
+                    label: wire_label(d, &m),
+                });
             }
             Event::Lost { from, msg } => {
-                let _ = writeln!(
-                    out,
-                    "    {}-x{}: {} LOST",
-                    who(from),
-                    who(from.peer()),
-                    label(d, &msg)
-                );
+                take(&mut in_flight, from, &msg);
+                rows.push(Row::Message {
+                    from,
+                    arrow: Arrow::Lost,
+                    label: format!("LOST: {}", wire_label(d, &msg)),
+                });
             }
-            Event::Input {
-                party,
-                input: Input::Command(c),
-            } => {
-                let _ = writeln!(
-                    out,
-                    "    Note over {}: app: {}",
-                    who(party),
-                    format!("{c:?}").to_lowercase()
-                );
-            }
-            Event::Input {
-                party,
-                input: Input::TimerFired(timer),
-            } => {
-                let _ = writeln!(out, "    Note over {}: timer fired: {timer:?}", who(party));
+            Event::End { .. } => {
+                for (from, m) in in_flight.drain(..) {
+                    rows.push(Row::Message {
+                        from,
+                        arrow: Arrow::NeverDelivered,
+                        label: format!(
+                            "NEVER DELIVERED (in flight at the end): {}",
+                            wire_label(d, &m)
+                        ),
+                    });
+                }
+                rows.push(note(Over::Both, said(&e.event)));
             }
             Event::Input {
                 input: Input::Disconnected,
                 party: Party::Client,
-            } => {
-                let _ = writeln!(out, "    Note over C,S: disconnected");
-            }
-            Event::Output { party, output } => {
-                let note = match output {
-                    Output::StartWork(id) => Some(format!("work {id} starts")),
-                    Output::AbortWork(id) => Some(format!("work {id} aborted")),
-                    Output::Dropped(id) => Some(format!("drops {id} (no answer)")),
-                    Output::Deliver { id, outcome } => Some(format!("{id} resolved: {outcome:?}")),
-                    Output::Crashed => Some("CRASHED".to_string()),
-                    Output::Anomaly(a) => Some(format!("anomaly: {a:?}")),
-                    _ => None,
-                };
-                if let Some(n) = note {
-                    let _ = writeln!(
-                        out,
-                        "    Note over {}: {}",
-                        who(party),
-                        n.replace('"', "'").replace(';', ",")
-                    );
-                }
-            }
+            } => rows.push(note(Over::Both, "disconnected".into())),
+            Event::Input { party, .. }
+            | Event::Output {
+                party,
+                output:
+                    Output::StartWork(_)
+                    | Output::AbortWork(_)
+                    | Output::Dropped(_)
+                    | Output::Deliver { .. }
+                    | Output::Crashed
+                    | Output::Anomaly(_),
+            } => rows.push(note(Over::One(party), said(&e.event))),
             _ => {}
         }
-        for v in violations_at(&t.verdict, i) {
-            let _ = writeln!(
-                out,
-                "    Note over C,S: ✗ {} ({})",
-                v.invariant.name(),
-                v.strength.as_str()
-            );
+        for v in violations.iter().filter(|v| v.event == i as u64) {
+            rows.push(Row::Note {
+                over: Over::Both,
+                text: format!(
+                    "✗ {} ({}) at event {i}: {}",
+                    v.invariant.name(),
+                    v.strength.as_str(),
+                    cancelcheck_properties::notation::format(&e.event)
+                ),
+                violation: true,
+            });
         }
     }
+    rows
+}
+
+/// A mermaid `sequenceDiagram` of the trace (see [`rows`] for what is drawn and how).
+pub fn mermaid(t: &Trace) -> String {
+    let mut out =
+        String::from("sequenceDiagram\n    participant C as Client\n    participant S as Server\n");
+    for row in rows(t) {
+        let _ = match row {
+            Row::Message { from, arrow, label } => writeln!(
+                out,
+                "    {}{}{}: {}",
+                who(from),
+                match arrow {
+                    Arrow::Call => "->>",
+                    Arrow::Notify => "-)",
+                    Arrow::Lost => "-x",
+                    Arrow::NeverDelivered => "--x",
+                },
+                who(from.peer()),
+                mermaid_text(&label)
+            ),
+            Row::Note { over, text, .. } => writeln!(
+                out,
+                "    Note over {}: {}",
+                match over {
+                    Over::One(p) => who(p),
+                    Over::Both => "C,S",
+                },
+                mermaid_text(&text)
+            ),
+        };
+    }
     out
+}
+
+/// The sequence diagram as an SVG drawing that needs nothing but a browser: the same rows as
+/// [`mermaid`], one a line, the client's lifeline on the left and the server's on the right.
+pub fn svg(t: &Trace) -> String {
+    const ROW: usize = 26;
+    const LEFT: usize = 120;
+    const RIGHT: usize = 760;
+    const WIDTH: usize = 880;
+    let rows = rows(t);
+    let height = 70 + ROW * (rows.len() + 1);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" font-family=\"monospace\" font-size=\"12\">"
+    );
+    out.push_str("<defs><marker id=\"head\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>\n");
+    for (x, name) in [(LEFT, "Client"), (RIGHT, "Server")] {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{}\" y=\"10\" width=\"100\" height=\"28\" fill=\"#eaeaf7\" stroke=\"#333\"/><text x=\"{x}\" y=\"29\" text-anchor=\"middle\">{name}</text><line x1=\"{x}\" y1=\"38\" x2=\"{x}\" y2=\"{}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>",
+            x - 50,
+            height - 10
+        );
+    }
+    for (k, row) in rows.iter().enumerate() {
+        let y = 60 + ROW * k;
+        match row {
+            Row::Message { from, arrow, label } => {
+                let (x1, x2) = match from {
+                    Party::Client => (LEFT, RIGHT),
+                    Party::Server => (RIGHT, LEFT),
+                };
+                let (dash, color) = match arrow {
+                    Arrow::Call => ("", "#000"),
+                    Arrow::Notify => (" stroke-dasharray=\"6 3\"", "#000"),
+                    Arrow::Lost | Arrow::NeverDelivered => (" stroke-dasharray=\"2 3\"", "#b00020"),
+                };
+                // A message that never arrived stops halfway, ending in a cross.
+                let end = match arrow {
+                    Arrow::Lost | Arrow::NeverDelivered => (x1 + x2) / 2,
+                    _ => x2,
+                };
+                let head = if matches!(arrow, Arrow::Call | Arrow::Notify) {
+                    " marker-end=\"url(#head)\""
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{x1}\" y1=\"{y}\" x2=\"{end}\" y2=\"{y}\" stroke=\"{color}\"{dash}{head}/>"
+                );
+                if head.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "<path d=\"M{a},{b} l8,8 M{a},{c} l8,-8\" stroke=\"{color}\" stroke-width=\"2\"/>",
+                        a = end - 4,
+                        b = y - 4,
+                        c = y + 4
+                    );
+                }
+                let _ = writeln!(
+                    out,
+                    "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{color}\">{}</text>",
+                    (LEFT + RIGHT) / 2,
+                    y - 4,
+                    escape(label)
+                );
+            }
+            Row::Note {
+                over,
+                text,
+                violation,
+            } => {
+                let x = match over {
+                    Over::One(Party::Client) => LEFT,
+                    Over::One(Party::Server) => RIGHT,
+                    Over::Both => (LEFT + RIGHT) / 2,
+                };
+                let (fill, color) = if *violation {
+                    ("#fde7ea", "#b00020")
+                } else {
+                    ("#fffbe6", "#333")
+                };
+                let w = (text.chars().count() * 7 + 12).min(WIDTH - 20);
+                let x0 = x.saturating_sub(w / 2).clamp(10, WIDTH - 10 - w);
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{x0}\" y=\"{}\" width=\"{w}\" height=\"20\" fill=\"{fill}\" stroke=\"{color}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{color}\">{}</text>",
+                    y - 14,
+                    x0 + w / 2,
+                    y,
+                    escape(text)
+                );
+            }
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// One self-contained HTML page a person can open: the verdict, the sequence diagram drawn
+/// as inline SVG (nothing is loaded from elsewhere), the timeline, and the diagram's mermaid
+/// source.
+pub fn html(t: &Trace) -> String {
+    let title = format!(
+        "cancelcheck: {} {} {}",
+        t.scenario.dialect.id(),
+        t.scenario.behavior.name(),
+        origin_text(t)
+    );
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\nbody {{ font-family: sans-serif; margin: 2em; }}\npre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; }}\n</style>\n</head>\n<body>\n<h1>{title}</h1>\n<h2>Verdict</h2>\n<pre class=\"verdict\">{verdict}</pre>\n<h2>Sequence diagram</h2>\n{svg}<h2>Timeline</h2>\n<pre class=\"timeline\">{timeline}</pre>\n<h2>Mermaid source</h2>\n<pre class=\"mermaid-source\">{diagram}</pre>\n</body>\n</html>\n",
+        title = escape(&title),
+        verdict = escape(&verdict_text(t)),
+        svg = svg(t),
+        timeline = escape(&text(t)),
+        diagram = escape(&mermaid(t)),
+    )
+}
+
+/// `s` with HTML's special characters escaped.
+fn escape(s: &str) -> String {
+    replace_chars(
+        s,
+        &[
+            ('&', "&amp;"),
+            ('<', "&lt;"),
+            ('>', "&gt;"),
+            ('"', "&quot;"),
+        ],
+    )
 }

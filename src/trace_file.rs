@@ -200,11 +200,33 @@ fn path_error(
     e: serde_path_to_error::Error<serde_json::Error>,
 ) -> InputError {
     let field = join_path(prefix, &e.path().to_string());
+    let inner = e.into_inner().to_string();
+    let expected = unknown_name(&field, &inner).unwrap_or_else(|| describe(&inner));
     InputError {
         file: file.to_path_buf(),
         field,
-        expected: describe(&e.into_inner().to_string()),
+        expected,
     }
+}
+
+/// A dialect or behavior name that does not exist (at a field named `dialect` or `behavior`),
+/// told as every command tells it (see [`crate::names`]); `None` for any other message.
+fn unknown_name(field: &str, msg: &str) -> Option<String> {
+    let kind = ["dialect", "behavior"]
+        .into_iter()
+        .find(|k| field == *k || field.ends_with(&format!(".{k}")))?;
+    let bad: String = if let Some(rest) = msg.strip_prefix(&format!("unknown {kind} ")) {
+        serde_json::from_str(rest.split("; expected").next()?).ok()?
+    } else {
+        let rest = msg.strip_prefix("unknown variant `")?;
+        rest[..rest.find("`, expected")?].to_string()
+    };
+    let names = if kind == "dialect" {
+        crate::names::dialect_names()
+    } else {
+        crate::names::behavior_names()
+    };
+    Some(crate::names::unknown(kind, &bad, &names))
 }
 
 /// A field path in the one notation every message uses: keys joined by dots, array indices
@@ -591,7 +613,8 @@ pub struct Saved {
     pub existed: bool,
 }
 
-/// The default file name of a trace: dialect, behaviour, and the seed or the explored bounds.
+/// The default file name of a trace: dialect, behavior, and the seed or the explored bounds
+/// (requests, transport as `--transport` names it, steps).
 pub fn file_name(t: &Trace) -> String {
     let (d, b) = (t.scenario.dialect.id(), t.scenario.behavior.name());
     match &t.origin {
@@ -599,9 +622,18 @@ pub fn file_name(t: &Trace) -> String {
         Origin::Schedule(s) => format!(
             "{d}--{b}--explore-n{}-{}-{}steps.json",
             t.scenario.workload.requests,
-            t.scenario.link.order.name(),
+            transport_name(t.scenario.link.order),
             s.len().saturating_sub(1)
         ),
+    }
+}
+
+/// The link order as the `--transport` flag names it: `stdio` (first in, first out) or
+/// `reordering`.
+pub fn transport_name(order: cancelcheck_sim::link::Order) -> &'static str {
+    match order {
+        cancelcheck_sim::link::Order::Fifo => "stdio",
+        cancelcheck_sim::link::Order::Reordering => "reordering",
     }
 }
 

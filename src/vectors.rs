@@ -81,7 +81,12 @@ fn vector_json(dialect: Dialect, v: &Vector) -> Value {
         "invariant": info.name,
         "statement": info.statement,
         "strength": v.strength.as_str(),
-        "clause": app.map(|a| json!({"file": a.clause.file, "quote": a.clause.clause})),
+        "clause": app.map(|a| json!({
+            "file": a.clause.file,
+            "quote": a.clause.clause,
+            "url": a.source().map(|s| s.url),
+            "section": a.source().map(|s| s.section),
+        })),
         "note": app.and_then(|a| a.note),
         "expect": v.expect.as_str(),
         "raised_at": v.raised_at,
@@ -145,7 +150,7 @@ pub fn text(files: &[VectorFile]) -> String {
                 v.strength.as_str()
             );
             if let Some(a) = v.application(f.dialect) {
-                let _ = writeln!(out, "    {}: \"{}\"", a.clause.file, a.clause.clause);
+                let _ = writeln!(out, "    {}", crate::export::cite(a));
             }
             let _ = writeln!(out, "    {}", v.description);
             for (i, ev) in v.events.iter().enumerate() {

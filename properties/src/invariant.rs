@@ -169,6 +169,254 @@ pub mod files {
 
 use files::{ABP, ACP, JSONRPC, MCP25, MCP26, README as TABLE, RFD};
 
+/// Where a quoted clause can be read upstream: the public address of the document (with the
+/// section's anchor where the page has one) and the section's heading. The quotation itself
+/// is checked against the texts named in [`files`]; this is what a user opens.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Source {
+    /// The document's public address.
+    pub url: &'static str,
+    /// The section the clause stands in, as the document heads it.
+    pub section: &'static str,
+}
+
+/// The public addresses of the documents the catalog quotes.
+pub mod addresses {
+    /// ACP (stable): the cancellation page of protocol version 1.
+    pub const ACP: &str = "https://agentclientprotocol.com/protocol/v1/cancellation";
+    /// ACP: the prompt turn page (`session/cancel`).
+    pub const ACP_PROMPT_TURN: &str = "https://agentclientprotocol.com/protocol/prompt-turn";
+    /// The ACP request cancellation RFD.
+    pub const RFD: &str = "https://agentclientprotocol.com/rfds/request-cancellation";
+    /// MCP revision 2025-11-25: cancellation.
+    pub const MCP25: &str =
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation";
+    /// MCP revision 2025-11-25: the base protocol (requests).
+    pub const MCP25_BASIC: &str = "https://modelcontextprotocol.io/specification/2025-11-25/basic";
+    /// MCP revision 2025-11-25: the lifecycle (timeouts).
+    pub const MCP25_LIFECYCLE: &str =
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts";
+    /// MCP revision 2025-11-25: progress.
+    pub const MCP25_PROGRESS: &str =
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress";
+    /// MCP revision 2026-07-28: cancellation.
+    pub const MCP26: &str =
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
+    /// MCP revision 2026-07-28: the base protocol (requests).
+    pub const MCP26_BASIC: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic";
+    /// LSP 3.17: cancellation support.
+    pub const LSP_CANCEL: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#cancelRequest";
+    /// LSP 3.17: the initialize request.
+    pub const LSP_INITIALIZE: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#initialize";
+    /// The app-call (Agentic Browser Protocol) cancellation reference.
+    pub const ABP: &str = "https://agenticbrowserprotocol.io/reference/cancellation";
+    /// JSON-RPC 2.0.
+    pub const JSONRPC: &str = "https://www.jsonrpc.org/specification";
+}
+
+/// `(file, start of the clause, address, section)`, first match wins; an empty start is the
+/// file's default.
+const SOURCES: &[(&str, &str, &str, &str)] = {
+    use addresses as a;
+    &[
+        (ACP, "Agent-side examples", a::ACP, "Internal Cancellation"),
+        (
+            ACP,
+            "When internal cancellation",
+            a::ACP,
+            "Internal Cancellation",
+        ),
+        (ACP, "", a::ACP, "$/cancel_request Notification"),
+        (
+            RFD,
+            "uses JSON-RPC 2.0",
+            a::RFD,
+            "What we propose to do about it",
+        ),
+        (RFD, "Individual JSON-RPC request", a::RFD, "Shiny future"),
+        (
+            RFD,
+            "The initialize request CANNOT",
+            a::RFD,
+            "Cancellation Behavior: Prerequisites",
+        ),
+        (
+            RFD,
+            "The calling party",
+            a::RFD,
+            "Cancellation Behavior: Responsibility for Support Checking",
+        ),
+        (
+            RFD,
+            "MUST cancel",
+            a::RFD,
+            "Cancellation Behavior: Cancellation Processing",
+        ),
+        (
+            RFD,
+            "MUST send one of",
+            a::RFD,
+            "Cancellation Behavior: Cancellation Processing",
+        ),
+        (
+            RFD,
+            "Agent-side examples",
+            a::RFD,
+            "Cancellation Behavior: Internal Cancellation",
+        ),
+        (
+            RFD,
+            "When internal cancellation",
+            a::RFD,
+            "Cancellation Behavior: Internal Cancellation",
+        ),
+        (
+            RFD,
+            "Clean up resources",
+            a::RFD,
+            "Frequently asked questions: How should implementations handle cascading cancellation?",
+        ),
+        (
+            RFD,
+            "",
+            a::RFD,
+            "Frequently asked questions: What happens if a request completes before the cancellation is processed?",
+        ),
+        (
+            MCP25,
+            "Both parties MUST",
+            a::MCP25,
+            "Timing Considerations",
+        ),
+        (
+            MCP25,
+            "potentially after",
+            a::MCP25,
+            "Timing Considerations",
+        ),
+        (MCP25, "", a::MCP25, "Behavior Requirements"),
+        (
+            MCP26,
+            "Both parties MUST",
+            a::MCP26,
+            "Timing Considerations",
+        ),
+        (
+            MCP26,
+            "potentially after",
+            a::MCP26,
+            "Timing Considerations",
+        ),
+        (MCP26, "", a::MCP26, "Behavior Requirements"),
+        (
+            ABP,
+            "Every capability call",
+            a::ABP,
+            "Protocol Specification: Call ID",
+        ),
+        (
+            ABP,
+            "the agent-side library",
+            a::ABP,
+            "Protocol Specification: Call ID",
+        ),
+        (ABP, "Cancel arrives", a::ABP, "Timing Considerations"),
+        (ABP, "timeout option", a::ABP, "Relationship to Timeout"),
+        (ABP, "", a::ABP, "Edge Cases"),
+        (
+            JSONRPC,
+            "The Server MUST NOT reply",
+            a::JSONRPC,
+            "4.1 Notification",
+        ),
+        (
+            JSONRPC,
+            "This member is used",
+            a::JSONRPC,
+            "4 Request object (id)",
+        ),
+        (JSONRPC, "", a::JSONRPC, "5 Response object"),
+        (
+            TABLE,
+            "A request that got canceled",
+            a::LSP_CANCEL,
+            "Cancellation Support",
+        ),
+        (
+            TABLE,
+            "MUST still answer",
+            a::LSP_CANCEL,
+            "Cancellation Support",
+        ),
+        (
+            TABLE,
+            "no request of any kind",
+            a::LSP_INITIALIZE,
+            "Initialize Request",
+        ),
+        (
+            TABLE,
+            "If the request completed",
+            a::ACP,
+            "$/cancel_request Notification",
+        ),
+        (
+            TABLE,
+            "the agent MAY still send",
+            a::ACP_PROMPT_TURN,
+            "Cancellation",
+        ),
+        (
+            TABLE,
+            "request ids MUST NOT",
+            a::MCP25_BASIC,
+            "Messages: Requests",
+        ),
+        (TABLE, "On timeout", a::MCP25_LIFECYCLE, "Timeouts"),
+        (
+            TABLE,
+            "Progress notifications",
+            a::MCP25_PROGRESS,
+            "Behavior Requirements",
+        ),
+        (
+            TABLE,
+            "since a cancelled request",
+            a::MCP26_BASIC,
+            "Messages: Requests",
+        ),
+        (TABLE, "stdio:", a::MCP26, "Transport-Specific Cancellation"),
+        (
+            TABLE,
+            "only the client cancels",
+            a::MCP26,
+            "Transport-Specific Cancellation",
+        ),
+        (
+            TABLE,
+            "the server MUST NOT send",
+            a::MCP26,
+            "Transport-Specific Cancellation",
+        ),
+    ]
+};
+
+/// Where `clause`, quoted from `file`, can be read upstream; `None` for a clause no entry
+/// covers (a test requires every clause of the catalog to be covered).
+pub fn source(file: &str, clause: &str) -> Option<Source> {
+    SOURCES
+        .iter()
+        .find(|(f, start, _, _)| *f == file && clause.starts_with(start))
+        .map(|&(_, _, url, section)| Source { url, section })
+}
+
+impl Application {
+    /// Where this application's clause can be read upstream.
+    pub fn source(&self) -> Option<Source> {
+        source(self.clause.file, self.clause.clause)
+    }
+}
+
 const ACP_MUST_ANSWER: &str = "MUST send one of these responses for the original request";
 const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further message for that request";
 const RPC_SAME_ID: &str =

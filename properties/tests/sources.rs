@@ -1,0 +1,95 @@
+//! Every clause the catalog quotes can be opened upstream: it has a public address and a
+//! section, and, where the project's copies of the texts are beside the checkout, that section
+//! is a heading of the text the clause is quoted from.
+
+use cancelcheck_properties::CATALOG;
+use cancelcheck_properties::invariant::files;
+use std::path::{Path, PathBuf};
+
+fn shared_specs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
+}
+
+#[test]
+fn every_clause_has_a_public_address_and_a_section() {
+    let mut missing = Vec::new();
+    for inv in CATALOG.iter() {
+        for a in inv.applies {
+            match a.source() {
+                Some(s) if s.url.starts_with("https://") && !s.section.is_empty() => {
+                    assert!(
+                        !s.url.ends_with(".md"),
+                        "{}: a file name, not an address",
+                        s.url
+                    );
+                }
+                other => missing.push(format!("{} {}: {other:?}", inv.name, a.dialect)),
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "clauses without an address:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn each_section_is_where_the_clause_stands() {
+    if !shared_specs().is_dir() {
+        eprintln!(
+            "skipped: {} is absent (as in a user's clone)",
+            shared_specs().display()
+        );
+        return;
+    }
+    let mut wrong = Vec::new();
+    for inv in CATALOG.iter() {
+        for a in inv.applies {
+            // The facts of the dialect table and the JSON-RPC sentences are not laid out under
+            // the upstream headings; the five texts are.
+            if [files::README, files::JSONRPC].contains(&a.clause.file) {
+                continue;
+            }
+            let s = a.source().expect("covered by the other test");
+            let text = std::fs::read_to_string(shared_specs().join(a.clause.file)).expect("text");
+            let first = a.clause.clause.split(" ... ").next().unwrap_or_default();
+            let norm = |t: &str| {
+                t.replace(['*', '`'], "")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let body = norm(&text);
+            let at = body.find(&norm(first)[..norm(first).len().min(40)]);
+            // Of the headings the catalog names in this text, the nearest before the clause
+            // is its section's (the last part of the section's path).
+            let last = |section: &str| norm(section.rsplit(": ").next().unwrap_or(section));
+            let headings: Vec<String> = CATALOG
+                .iter()
+                .flat_map(|i| i.applies.iter())
+                .filter(|b| b.clause.file == a.clause.file)
+                .filter_map(|b| b.source())
+                .map(|b| last(b.section))
+                .collect();
+            let nearest = at.and_then(|i| {
+                headings
+                    .iter()
+                    .filter_map(|h| body[..i].rfind(h.as_str()).map(|p| (p, h)))
+                    .max()
+                    .map(|(_, h)| h.clone())
+            });
+            if nearest.as_deref() != Some(last(s.section).as_str()) {
+                wrong.push(format!(
+                    "{} {}: {:?}, but the nearest heading before {first:?} is {nearest:?}",
+                    inv.name, a.dialect, s.section
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "sections that do not hold their clause:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -1,0 +1,687 @@
+//! `cancelcheck explore`: every schedule of a small configuration.
+
+use super::names::{BEHAVIOR, DIALECT};
+use super::run::{apply_names, validate};
+use super::{ExitCode, bad, emit, plural, races_lines, save_error, transport_name};
+use cancelcheck::trace_file::{self, InputError};
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::Status;
+use cancelcheck_sim::coverage;
+use cancelcheck_sim::explorer::{SearchOptions, SearchReport, search};
+use cancelcheck_sim::runner::applicable_races;
+use cancelcheck_sim::{Scenario, Trace};
+use clap::ValueEnum;
+use serde::Serialize;
+use std::fmt;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// `--transport`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// FIFO per direction.
+    Stdio,
+    /// Any order.
+    Reordering,
+}
+
+/// `explore`'s flags.
+#[derive(clap::Args)]
+pub struct ExploreArgs {
+    /// Protocol dialect (default: acp, or the scenario file's).
+    #[arg(long, value_parser = DIALECT)]
+    dialect: Option<Dialect>,
+    /// Behavior under test (see `cancelcheck behaviors`; default: honour, or the scenario
+    /// file's).
+    #[arg(long, value_parser = BEHAVIOR)]
+    behavior: Option<Behaviour>,
+    /// Requests the client sends.
+    #[arg(long, default_value_t = 2)]
+    requests: u16,
+    /// Delivery order.
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: Transport,
+    /// Requests may time out (a timeout is a step that may come at any point).
+    #[arg(long)]
+    timeouts: bool,
+    /// `initialize` may hit a connect timeout.
+    #[arg(long)]
+    init_timeout: bool,
+    /// The application may cancel each request twice (always on for acknowledged cancels).
+    #[arg(long)]
+    repeat_cancel: bool,
+    /// Messages may be lost.
+    #[arg(long)]
+    loss: bool,
+    /// Running work may send one progress notification (session/update, $/progress, ...).
+    #[arg(long)]
+    progress: bool,
+    /// The network may deliver one response or notification twice (at any point while it is
+    /// in flight; the copy lands right behind it on stdio).
+    #[arg(long)]
+    duplicate: bool,
+    /// The client reuses the id of its latest answered request (JSON-RPC allows it).
+    #[arg(long)]
+    reuse_ids: bool,
+    /// The server may give up running work on its own (internal cancellation: a timeout, a
+    /// resource limit), in the dialects whose text says how it answers then (ACP, ACP RFD).
+    #[arg(long)]
+    internal_cancel: bool,
+    /// The client may send one malformed cancel (no id), which the server must ignore (and
+    /// the server one, with server requests).
+    #[arg(long)]
+    malformed_cancel: bool,
+    /// Requests the server sends to the client, each of which the server may cancel where the
+    /// dialect lets it (not ABP). With any, the search runs without reductions, and in the
+    /// ACP RFD explores both answers of the client's declared cancellation support.
+    #[arg(long, default_value_t = 0)]
+    server_requests: u16,
+    /// Server workers (default: as many as requests).
+    #[arg(long)]
+    workers: Option<u16>,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Stop expanding at this depth (the result is then bounded, not a proof).
+    #[arg(long)]
+    max_depth: Option<u32>,
+    /// Stop after this many unique states (the result is then bounded). The search holds a
+    /// level's states packed (50 to 100 bytes each) and 15 to 30 bytes per visited state.
+    #[arg(long, default_value_t = 4_000_000)]
+    max_states: u64,
+    /// Stop before the search holds more than this much memory (its levels or stack, the
+    /// visited set, the transition memos), e.g. `512M`, `2G` or bytes; the result is then
+    /// bounded. Default: half the memory available (the least of `MemAvailable`, the cgroup's
+    /// limit and the address-space limit), 2 GiB where none is known.
+    #[arg(long)]
+    max_memory: Option<String>,
+    /// A JSON scenario instead of the flags above (`cancelcheck scenario` prints one; the
+    /// README's "Scenario files" says which fields the explorer reads).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Turn off the partial-order reduction (expanding only one request's steps where steps of
+    /// several commute; applied only where it is sound, as the certificate says).
+    #[arg(long)]
+    no_por: bool,
+    /// Turn off the symmetry reduction (deduplicating states up to a permutation of
+    /// interchangeable requests; applied only where it is sound, as the certificate says).
+    #[arg(long)]
+    no_symmetry: bool,
+    /// Depth-first (memory grows with depth, not width; the counterexample need not be a
+    /// shortest one; single-threaded). Combine with --max-depth to bound it.
+    #[arg(long)]
+    dfs: bool,
+    /// Where to save a counterexample trace.
+    #[arg(long, default_value = "traces/found")]
+    save: PathBuf,
+    /// Machine-readable certificate on stdout.
+    #[arg(long)]
+    json: bool,
+    /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
+    #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
+    max_input_bytes: u64,
+}
+
+/// The explorer's certificate: what it searched, how far, and what it found.
+#[derive(Serialize)]
+struct ExploreReport {
+    dialect: &'static str,
+    behavior: &'static str,
+    requests: u16,
+    server_requests: u16,
+    transport: &'static str,
+    workers: u16,
+    timeouts: bool,
+    loss: bool,
+    duplicate: bool,
+    threads: usize,
+    unique_states: u64,
+    total_states: u64,
+    max_depth: u32,
+    peak_states_held: u64,
+    peak_rss_bytes: Option<u64>,
+    peak_bytes_held: u64,
+    max_memory_bytes: u64,
+    max_memory_from: String,
+    bounded_by: Option<&'static str>,
+    seconds: f64,
+    states_per_sec: u64,
+    exhaustive: bool,
+    search: &'static str,
+    symmetry: bool,
+    partial_order: bool,
+    state_form: &'static str,
+    verdict: &'static str,
+    vacuous_because: Vec<String>,
+    violations: Vec<&'static str>,
+    counterexample: Option<String>,
+    counterexample_steps: Option<usize>,
+    counterexample_shortest: Option<bool>,
+    save_error: Option<String>,
+    races_reached: Vec<&'static str>,
+    /// The races that apply here and no schedule reached.
+    races_unreached: Vec<&'static str>,
+    /// Every option of the search, as flags would set them.
+    options: Options,
+    /// What to do next: replay and draw a counterexample, or widen the search.
+    next_steps: Vec<String>,
+    /// The search hit its memory budget.
+    #[serde(skip)]
+    bounded_by_memory: bool,
+}
+
+/// The explorer's options that decide what it can reach.
+#[derive(Serialize)]
+struct Options {
+    init_timeout: bool,
+    repeat_cancel: bool,
+    progress: bool,
+    reuse_ids: bool,
+    internal_cancel: bool,
+    malformed_cancel: bool,
+    max_depth: Option<u32>,
+    max_states: u64,
+}
+
+/// `explore`.
+pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
+    let scenario = explore_scenario(&args)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(bad("--threads 0: expected at least 1"));
+    }
+    let budget = memory_budget(args.max_memory.as_deref())?;
+    // The depth-first search runs on one thread.
+    let threads = if args.dfs { 1 } else { threads };
+    let opts = SearchOptions {
+        max_depth: args.max_depth,
+        threads,
+        max_states: Some(args.max_states),
+        max_memory: Some(budget.bytes),
+        depth_first: args.dfs,
+        symmetry: !args.no_symmetry,
+        partial_order: !args.no_por,
+    };
+    let tty = std::io::stderr().is_terminal();
+    let progress = |depth: u32, unique: u64, frontier: u64| {
+        if tty {
+            eprint!("\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}");
+        }
+    };
+    let started = Instant::now();
+    let report = search(&scenario, &opts, &progress);
+    let secs = started.elapsed().as_secs_f64();
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    let mut saved = None;
+    let mut save_failed: Option<String> = None;
+    let mut steps = None;
+    let mut broken: Vec<&'static str> = Vec::new();
+    // A MUST broken stops the search; otherwise the first schedule that broke a SHOULD.
+    if let Some((schedule, invs)) = report.counterexample.as_ref().or(report.warning.as_ref()) {
+        steps = Some(schedule.len().saturating_sub(1));
+        broken = invs.iter().map(|i| i.name()).collect();
+        let trace = Trace::from_schedule(&scenario, schedule.clone());
+        match trace_file::save(&args.save, &trace) {
+            Ok(s) => saved = Some(s),
+            Err(e) => save_failed = Some(save_error(&args.save, &e)),
+        }
+    }
+    // Why a search that found nothing proves less than it seems (empty once it found something).
+    let mut vacuous = Vec::new();
+    if report.finding().is_none() && !report.exhaustive {
+        vacuous.push(
+            "the search was bounded (--max-depth, --max-states or --max-memory): not every state was checked"
+                .to_string(),
+        );
+    }
+    let applicable = applicable_races(&scenario);
+    if report.finding().is_none() {
+        vacuous.extend(coverage::vacuity(&scenario, applicable, report.reached));
+    }
+    let status = Status::judged(
+        report.counterexample.is_some(),
+        report.finding().is_some(),
+        vacuous.is_empty(),
+    );
+    let per_sec = if secs > 0.0 {
+        (report.total_states as f64 / secs).round() as u64
+    } else {
+        0
+    };
+    let counterexample = saved.as_ref().map(|s| s.path.display().to_string());
+    let next_steps = explore_next(&args, &scenario, counterexample.as_deref(), &report);
+    let out = ExploreReport {
+        dialect: scenario.dialect.id(),
+        behavior: scenario.behavior.name(),
+        requests: scenario.workload.requests,
+        server_requests: scenario.workload.server_requests,
+        transport: transport_name(scenario.link.order),
+        workers: scenario.workload.workers,
+        timeouts: scenario.workload.timeout.is_some(),
+        loss: scenario.link.loss_permille > 0,
+        duplicate: scenario.link.duplicate_permille > 0,
+        threads,
+        unique_states: report.unique_states,
+        total_states: report.total_states,
+        max_depth: report.max_depth,
+        peak_states_held: report.peak_states_held,
+        peak_rss_bytes: peak_resident_bytes(),
+        peak_bytes_held: report.peak_bytes_held,
+        max_memory_bytes: budget.bytes,
+        max_memory_from: budget.from,
+        bounded_by: bounded_by(&report, args.max_states),
+        seconds: secs,
+        states_per_sec: per_sec,
+        exhaustive: report.exhaustive,
+        search: if args.dfs {
+            "depth-first"
+        } else {
+            "breadth-first"
+        },
+        symmetry: report.symmetry,
+        partial_order: report.partial_order,
+        state_form: if report.flat { "flat" } else { "plain" },
+        verdict: status.as_str(),
+        vacuous_because: vacuous,
+        violations: broken,
+        counterexample,
+        counterexample_steps: steps,
+        counterexample_shortest: saved.is_some().then_some(report.shortest),
+        save_error: save_failed,
+        races_reached: report.reached.iter().map(|r| r.name()).collect(),
+        races_unreached: applicable
+            .iter()
+            .filter(|r| !report.reached.contains(*r))
+            .map(|r| r.name())
+            .collect(),
+        options: Options {
+            init_timeout: scenario.workload.init_timeout.is_some(),
+            repeat_cancel: scenario.workload.repeat_cancel_permille > 0,
+            progress: scenario.workload.progress_permille > 0,
+            reuse_ids: scenario.workload.ids.reuse_answered,
+            internal_cancel: scenario.workload.internal_cancel_permille > 0,
+            malformed_cancel: scenario.workload.malformed_cancel_permille > 0,
+            max_depth: args.max_depth,
+            max_states: args.max_states,
+        },
+        next_steps,
+        bounded_by_memory: report.bounded_by_memory,
+    };
+    emit(&out, args.json);
+    if let Some(why) = &out.save_error {
+        eprintln!("cancelcheck: the counterexample could not be saved: {why} (exit 3)");
+        return Ok(ExitCode(3));
+    }
+    Ok(ExitCode(status.exit_code()))
+}
+
+/// After a counterexample: how to replay and draw it. After a search that found nothing: how
+/// to widen it.
+fn explore_next(
+    args: &ExploreArgs,
+    s: &Scenario,
+    counterexample: Option<&str>,
+    report: &SearchReport,
+) -> Vec<String> {
+    if let Some(f) = counterexample {
+        let html = Path::new(f).with_extension("html");
+        return vec![
+            format!("cancelcheck replay {f}"),
+            format!("cancelcheck replay {f} --format mermaid"),
+            format!("cancelcheck replay {f} --format html > {}", html.display()),
+        ];
+    }
+    if report.finding().is_some() {
+        return Vec::new();
+    }
+    let (d, b) = (s.dialect.id(), s.behavior.name());
+    // The same search with every option it had, plus each one that widens it.
+    let w = &s.workload;
+    let mut flags = vec![
+        format!("--requests {}", w.requests.max(2)),
+        "--transport reordering".to_string(),
+        "--timeouts".to_string(),
+        "--init-timeout".to_string(),
+        "--progress".to_string(),
+    ];
+    let kept = [
+        (args.workers.is_some(), format!("--workers {}", w.workers)),
+        (args.repeat_cancel, "--repeat-cancel".into()),
+        (args.loss, "--loss".into()),
+        (args.duplicate, "--duplicate".into()),
+        (args.reuse_ids, "--reuse-ids".into()),
+        (args.internal_cancel, "--internal-cancel".into()),
+        (args.malformed_cancel, "--malformed-cancel".into()),
+        (
+            args.server_requests > 0,
+            format!("--server-requests {}", args.server_requests),
+        ),
+    ];
+    flags.extend(kept.into_iter().filter(|(on, _)| *on).map(|(_, f)| f));
+    let wider = w.requests < 2
+        || s.link.order == cancelcheck_sim::link::Order::Fifo
+        || w.timeout.is_none()
+        || w.init_timeout.is_none()
+        || w.progress_permille == 0;
+    let mut steps = Vec::new();
+    if args.scenario.is_none() && wider {
+        steps.push(format!(
+            "cancelcheck explore --dialect {d} --behavior {b} {}   # a wider search",
+            flags.join(" ")
+        ));
+    }
+    steps.push(format!(
+        "cancelcheck run --dialect {d} --behavior {b} --swarm   # many more requests, sampled"
+    ));
+    steps
+}
+
+impl fmt::Display for ExploreReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on = |b: bool, name: &str| {
+            if b {
+                name.to_string()
+            } else {
+                format!("no {name}")
+            }
+        };
+        let o = &self.options;
+        writeln!(
+            f,
+            "cancelcheck explore: {}, behavior {}, {}{}, {} transport, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}; {}, {}",
+            self.dialect,
+            self.behavior,
+            plural(u64::from(self.requests), "request", "requests"),
+            match self.server_requests {
+                0 => String::new(),
+                n => format!(" + {n} from the server"),
+            },
+            self.transport,
+            plural(u64::from(self.workers), "worker", "workers"),
+            on(self.timeouts, "timeouts"),
+            on(o.init_timeout, "init timeout"),
+            on(o.progress, "progress"),
+            on(self.loss, "loss"),
+            on(self.duplicate, "duplication"),
+            on(o.repeat_cancel, "repeat cancel"),
+            on(o.reuse_ids, "id reuse"),
+            on(o.internal_cancel, "internal cancel"),
+            on(o.malformed_cancel, "malformed cancel"),
+            self.search,
+            match o.max_depth {
+                Some(d) => format!("depth at most {d}, at most {} states", o.max_states),
+                None => format!("at most {} states", o.max_states),
+            },
+        )?;
+        writeln!(
+            f,
+            "unique states: {}   total states: {}   depth: {}   peak held: {}{}   {:.3} s   {} states/s ({})",
+            self.unique_states,
+            self.total_states,
+            self.max_depth,
+            self.peak_states_held,
+            self.peak_rss_bytes.map_or(String::new(), |b| format!(
+                " ({} MiB resident at most)",
+                b >> 20
+            )),
+            self.seconds,
+            self.states_per_sec,
+            plural(self.threads as u64, "thread", "threads")
+        )?;
+        writeln!(
+            f,
+            "memory: held {} MiB at most, of a budget of {} MiB ({})",
+            self.peak_bytes_held.div_ceil(1 << 20),
+            self.max_memory_bytes >> 20,
+            self.max_memory_from
+        )?;
+        if self.bounded_by_memory {
+            writeln!(
+                f,
+                "bounded by memory: the search stopped before holding more than {} MiB; raise it with --max-memory",
+                self.max_memory_bytes >> 20
+            )?;
+        }
+        races_lines(
+            f,
+            &self.races_reached,
+            &self.races_unreached,
+            "no schedule of this configuration reaches them",
+        )?;
+        let steps = self.counterexample_steps.unwrap_or(0);
+        match &self.counterexample {
+            Some(path) => {
+                // The search looks again for a shortest path where its reductions or
+                // depth-first order may have found a longer one; it says when it found none.
+                let which = if self.counterexample_shortest == Some(true) {
+                    "a shortest counterexample"
+                } else {
+                    "a counterexample (no shorter path to the same invariant was found; --no-por for a shortest one)"
+                };
+                let (word, what) = if self.verdict == Status::Fail.as_str() {
+                    ("FAIL", "a MUST broken")
+                } else {
+                    ("WARN", "only SHOULDs broken")
+                };
+                writeln!(
+                    f,
+                    "verdict: {word} ({what}): {} in {which} of {}",
+                    self.violations.join(", "),
+                    plural(steps as u64, "step", "steps")
+                )?;
+                writeln!(
+                    f,
+                    "counterexample: {path}\nreplay with: cancelcheck replay {path}"
+                )?;
+            }
+            None if !self.violations.is_empty() => writeln!(
+                f,
+                "verdict: {}: {} in a counterexample of {}\ncounterexample NOT SAVED: {}",
+                self.verdict.to_uppercase(),
+                self.violations.join(", "),
+                plural(steps as u64, "step", "steps"),
+                self.save_error.as_deref().unwrap_or("")
+            )?,
+            None if self.verdict == Status::Pass.as_str() => writeln!(
+                f,
+                "verdict: pass, exhaustive: every reachable state of this configuration was checked"
+            )?,
+            None => {
+                writeln!(
+                    f,
+                    "verdict: vacuous: nothing broken, but not everything claimed was checked"
+                )?;
+                for why in &self.vacuous_because {
+                    writeln!(f, "  {why}")?;
+                }
+            }
+        }
+        if self.violations.is_empty() {
+            let what = match self.bounded_by {
+                None => "every schedule".to_string(),
+                Some(by) => format!("only the schedules within the {by} bound"),
+            };
+            writeln!(
+                f,
+                "covered: {what} of {} on a {} link ({} deep at most); nothing beyond these bounds",
+                plural(u64::from(self.requests), "request", "requests"),
+                self.transport,
+                plural(u64::from(self.max_depth), "step", "steps"),
+            )?;
+        }
+        if !self.next_steps.is_empty() {
+            writeln!(f, "next:")?;
+            for step in &self.next_steps {
+                writeln!(f, "  {step}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
+    let mut s = match &args.scenario {
+        Some(file) => explorable_file(file, args.max_input_bytes)?,
+        None => {
+            let mut s = Scenario::default_for(Dialect::Acp);
+            s.workload.timeout = None;
+            s.workload.init_timeout = None;
+            s.workload.progress_permille = 0;
+            s
+        }
+    };
+    apply_names(&mut s, args.dialect, args.behavior);
+    if args.scenario.is_none() {
+        if !(1..=16).contains(&args.requests) {
+            return Err(bad(format!(
+                "--requests {}: expected 1 to 16",
+                args.requests
+            )));
+        }
+        let order = match args.transport {
+            Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
+            Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
+        };
+        let mut spec = cancelcheck_sim::explorer::ExploreSpec::new(
+            s.dialect,
+            s.behavior,
+            args.requests,
+            order,
+        );
+        spec.workers = args.workers.unwrap_or(args.requests);
+        spec.timeouts = args.timeouts;
+        spec.init_timeout = args.init_timeout;
+        spec.repeat_cancel = args.repeat_cancel;
+        spec.loss = args.loss;
+        spec.progress = args.progress;
+        spec.duplicate = args.duplicate;
+        spec.reuse_ids = args.reuse_ids;
+        spec.internal_cancel = args.internal_cancel;
+        spec.malformed_cancel = args.malformed_cancel;
+        spec.server_requests = args.server_requests;
+        s = spec.scenario();
+    }
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Reads an explorer scenario file, refusing what the explorer cannot take whole.
+fn explorable_file(file: &Path, max_bytes: u64) -> anyhow::Result<Scenario> {
+    let s = trace_file::read_scenario_within(file, max_bytes)?;
+    cancelcheck_sim::explorer::explorable(&s).map_err(|e| InputError {
+        file: file.to_path_buf(),
+        field: e.field,
+        expected: format!("expected {}", e.expected),
+    })?;
+    Ok(s)
+}
+
+/// What stopped a bounded search: `memory`, `states` or `depth` (`None` if exhaustive).
+fn bounded_by(report: &SearchReport, max_states: u64) -> Option<&'static str> {
+    if report.exhaustive {
+        None
+    } else if report.bounded_by_memory {
+        Some("memory")
+    } else if report.unique_states >= max_states {
+        Some("states")
+    } else {
+        Some("depth")
+    }
+}
+
+/// A memory budget and where it came from.
+struct Budget {
+    bytes: u64,
+    from: String,
+}
+
+/// `--max-memory`, or the default: half the least of the memory available, the cgroup's
+/// limit and the address-space limit.
+fn memory_budget(flag: Option<&str>) -> anyhow::Result<Budget> {
+    if let Some(s) = flag {
+        let bytes = parse_size(s).ok_or_else(|| {
+            bad(format!(
+                "--max-memory {:?}: expected a size of at least 1M, e.g. 512M, 2G or 1073741824",
+                trace_file::clip(s)
+            ))
+        })?;
+        return Ok(Budget {
+            bytes,
+            from: "--max-memory".into(),
+        });
+    }
+    let mut known: Vec<(u64, &str)> = Vec::new();
+    if let Ok(info) = std::fs::read_to_string("/proc/meminfo") {
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|kib| kib.parse::<u64>().ok())
+                .map(|kib| kib.saturating_mul(1024))
+        };
+        if let Some(b) = field("MemAvailable:") {
+            known.push((b, "half of MemAvailable"));
+        } else if let Some(b) = field("MemTotal:") {
+            known.push((b, "half of MemTotal"));
+        }
+    }
+    if let Ok(max) = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        && let Ok(b) = max.trim().parse::<u64>()
+    {
+        known.push((b, "half of the cgroup's memory.max"));
+    }
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into the struct passed, which lives on this stack.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+        if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+            known.push((lim.rlim_cur, "half of the address-space limit (ulimit -v)"));
+        }
+    }
+    Ok(match known.into_iter().min_by_key(|k| k.0) {
+        Some((b, from)) => Budget {
+            bytes: (b / 2).max(1 << 20),
+            from: from.into(),
+        },
+        None => Budget {
+            bytes: 2 << 30,
+            from: "no memory figure found: 2 GiB".into(),
+        },
+    })
+}
+
+/// A size: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024; `MiB`, `MB` and `m`
+/// read the same); at least 1 MiB.
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    let bytes = n.checked_mul(1u64 << shift)?;
+    (bytes >= 1 << 20).then_some(bytes)
+}
+
+/// The process's peak resident memory so far (Linux `VmHWM`), where the system reports it.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -1,0 +1,510 @@
+//! `cancelcheck run`: a scenario over many seeds.
+
+use super::names::{BEHAVIOR, DIALECT};
+use super::summary::Ran;
+use super::{ExitCode, bad, emit, plural, races_lines, save_error};
+use cancelcheck::trace_file;
+use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::{InvariantId, Status, Strength};
+use cancelcheck_sim::coverage;
+use cancelcheck_sim::runner::applicable_races;
+use cancelcheck_sim::scenario::SwarmMix;
+use cancelcheck_sim::{Scenario, SeedPlan, Trace, run_plan, run_seed};
+use serde::Serialize;
+use std::fmt;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// `run`'s flags.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Protocol dialect (default: acp, or the scenario file's).
+    #[arg(long, value_parser = DIALECT)]
+    dialect: Option<Dialect>,
+    /// Behavior under test (see `cancelcheck behaviors`; default: honour, or the scenario
+    /// file's).
+    #[arg(long, value_parser = BEHAVIOR)]
+    behavior: Option<Behaviour>,
+    /// Seeds to run: `A..B` (B excluded) or a single seed.
+    #[arg(long, default_value = "0..10000")]
+    seeds: String,
+    /// Worker threads (default: available cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only shard I of N (seeds with seed % N == I).
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Where to save traces of violations.
+    #[arg(long, default_value = "traces/found")]
+    save: PathBuf,
+    /// A JSON scenario (the shape of a trace's `config`; `cancelcheck scenario` prints the
+    /// default one, every field filled in).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Swarm mode: each seed draws its own fault mix.
+    #[arg(long)]
+    swarm: bool,
+    /// Stop at the first violating seed.
+    #[arg(long)]
+    stop_first: bool,
+    /// Machine-readable summary on stdout.
+    #[arg(long)]
+    json: bool,
+    /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
+    #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
+    max_input_bytes: u64,
+}
+
+/// A trace saved for an invariant broken.
+#[derive(Serialize)]
+struct SavedTrace {
+    seed: u64,
+    invariant: &'static str,
+    trace: String,
+    swarm: Option<SwarmMix>,
+    /// An identical file was already there.
+    #[serde(skip)]
+    existed: bool,
+}
+
+/// A trace that could not be saved.
+#[derive(Serialize)]
+struct Unsaved {
+    seed: u64,
+    invariant: &'static str,
+    error: String,
+}
+
+/// How many seeds broke one invariant, and the first of them.
+#[derive(Serialize)]
+struct ByInvariant {
+    invariant: &'static str,
+    seeds: u64,
+    first_seed: u64,
+}
+
+/// What a run did and found: printed as JSON with `--json`, as text otherwise.
+#[derive(Serialize)]
+struct RunReport {
+    dialect: &'static str,
+    behavior: &'static str,
+    faulty: bool,
+    seeds: u64,
+    seed_range: String,
+    events: u64,
+    seconds: f64,
+    events_per_sec: u64,
+    violations: Vec<SavedTrace>,
+    failing_seeds: u64,
+    violations_by_invariant: serde_json::Map<String, serde_json::Value>,
+    races_reached: Vec<&'static str>,
+    races_unreached: Vec<&'static str>,
+    truncated_runs: u64,
+    verdict: &'static str,
+    vacuous_because: Vec<String>,
+    unsaved: Vec<Unsaved>,
+    /// The settings that decide what the run could reach.
+    ran: Ran,
+    /// The scenario run, every field filled in (the file `--scenario` takes).
+    scenario: Scenario,
+    title: &'static str,
+    jobs: usize,
+    shard: String,
+    max_events: u64,
+    first_failures: Vec<ByInvariant>,
+    /// What to do next: commands to replay and draw a failure, or to look further after a
+    /// pass.
+    next_steps: Vec<String>,
+}
+
+/// `run`.
+pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let scenario = scenario_from(&args)?;
+    let seeds = parse_seeds(&args.seeds)?;
+    let shard = parse_shard(&args.shard)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        return Err(bad("--jobs: expected at least 1"));
+    }
+    let plan = SeedPlan {
+        seeds: seeds.clone(),
+        shard,
+        jobs,
+    };
+    let total = plan.len();
+    let faulty = scenario
+        .behavior
+        .classify(scenario.dialect)
+        .is_some_and(|c| c.faulty);
+
+    let bar = if std::io::stderr().is_terminal() && !args.json {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos}/{len} seeds [{bar:30}] {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let progress = |n: u64| {
+        if let Some(b) = &bar {
+            b.set_position(n);
+        }
+    };
+    let started = Instant::now();
+    let summary = run_plan(&scenario, &plan, &progress, args.stop_first.then_some(1));
+    let secs = started.elapsed().as_secs_f64();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let events_per_sec = if secs > 0.0 {
+        (summary.events as f64 / secs).round() as u64
+    } else {
+        0
+    };
+
+    // One trace per violated invariant: the first seed that broke it.
+    let mut saved: Vec<SavedTrace> = Vec::new();
+    // Traces that could not be saved: the summary still goes out, and the exit code says so.
+    let mut unsaved: Vec<Unsaved> = Vec::new();
+    let mut seen = Vec::new();
+    let to_save = if args.stop_first {
+        &summary.failures[..summary.failures.len().min(1)]
+    } else {
+        &summary.failures[..]
+    };
+    for f in to_save {
+        for inv in &f.invariants {
+            if seen.contains(inv) {
+                continue;
+            }
+            seen.push(*inv);
+            let run = run_seed(&scenario, f.seed, true);
+            let trace = Trace::from_run(&scenario, run);
+            match trace_file::save(&args.save, &trace) {
+                Ok(s) => saved.push(SavedTrace {
+                    seed: f.seed,
+                    invariant: inv.name(),
+                    trace: s.path.display().to_string(),
+                    swarm: trace.mix,
+                    existed: s.existed,
+                }),
+                Err(e) => unsaved.push(Unsaved {
+                    seed: f.seed,
+                    invariant: inv.name(),
+                    error: save_error(&args.save, &e),
+                }),
+            }
+        }
+    }
+    let applicable = applicable_races(&scenario);
+    let races_unreached: Vec<&'static str> = applicable
+        .iter()
+        .filter(|r| !summary.reached.contains(*r))
+        .map(|r| r.name())
+        .collect();
+    let must = |i: &InvariantId| {
+        i.info()
+            .application(scenario.dialect)
+            .is_some_and(|a| a.strength == Strength::Must)
+    };
+    let vacuous = if summary.failures.is_empty() {
+        coverage::vacuity(&scenario, applicable, summary.reached)
+    } else {
+        Vec::new()
+    };
+    let status = Status::judged(
+        summary
+            .failures
+            .iter()
+            .any(|f| f.invariants.iter().any(must)),
+        !summary.failures.is_empty(),
+        vacuous.is_empty(),
+    );
+    let first_failures: Vec<ByInvariant> = summary
+        .by_invariant
+        .iter()
+        .map(|(inv, n)| ByInvariant {
+            invariant: inv.name(),
+            seeds: *n,
+            first_seed: summary
+                .failures
+                .iter()
+                .find(|f| f.invariants.contains(inv))
+                .map_or(0, |f| f.seed),
+        })
+        .collect();
+    let next_steps = next_steps(
+        &scenario,
+        args.scenario.as_deref(),
+        &seeds,
+        &saved,
+        &races_unreached,
+    );
+    let report = RunReport {
+        dialect: scenario.dialect.id(),
+        behavior: scenario.behavior.name(),
+        faulty,
+        seeds: summary.seeds,
+        seed_range: format!("{}..{}", seeds.start, seeds.end),
+        events: summary.events,
+        seconds: secs,
+        events_per_sec,
+        violations: saved,
+        failing_seeds: summary.failing_seeds,
+        violations_by_invariant: summary
+            .by_invariant
+            .iter()
+            .map(|(i, n)| (i.name().to_string(), serde_json::json!(n)))
+            .collect(),
+        races_reached: summary.reached.iter().map(|r| r.name()).collect(),
+        races_unreached,
+        truncated_runs: summary.truncated,
+        verdict: status.as_str(),
+        vacuous_because: vacuous,
+        unsaved,
+        ran: Ran::of(&scenario),
+        title: scenario.dialect.rules().title,
+        jobs,
+        shard: if shard.1 > 1 {
+            format!("{}/{}", shard.0, shard.1)
+        } else {
+            String::new()
+        },
+        max_events: scenario.max_events,
+        first_failures,
+        next_steps,
+        scenario,
+    };
+    emit(&report, args.json);
+    if !report.unsaved.is_empty() {
+        eprintln!(
+            "cancelcheck: {} could not be saved under {} (exit 3: violations found, evidence not saved)",
+            plural(report.unsaved.len() as u64, "trace", "traces"),
+            args.save.display()
+        );
+        return Ok(ExitCode(3));
+    }
+    Ok(ExitCode(status.exit_code()))
+}
+
+/// After a failure: how to replay and draw the first trace saved. After a run that broke
+/// nothing: how to look further (the races not reached, other orders and faults, every
+/// schedule).
+fn next_steps(
+    s: &Scenario,
+    file: Option<&std::path::Path>,
+    seeds: &std::ops::Range<u64>,
+    saved: &[SavedTrace],
+    unreached: &[&str],
+) -> Vec<String> {
+    if let Some(t) = saved.first() {
+        let f = &t.trace;
+        let html = std::path::Path::new(f).with_extension("html");
+        return vec![
+            format!("cancelcheck replay {f}"),
+            format!("cancelcheck replay {f} --format mermaid"),
+            format!("cancelcheck replay {f} --format html > {}", html.display()),
+        ];
+    }
+    let (d, b) = (s.dialect.id(), s.behavior.name());
+    let scenario = file.map_or(String::new(), |f| format!(" --scenario {}", f.display()));
+    let mut steps = Vec::new();
+    if !s.swarm {
+        steps.push(format!(
+            "cancelcheck run{scenario} --dialect {d} --behavior {b} --swarm --seeds {}..{}   # vary order, loss, duplication, disconnects per seed",
+            seeds.start,
+            seeds.end.saturating_mul(10).max(seeds.start + 1)
+        ));
+    }
+    if !unreached.is_empty() {
+        steps.push(format!(
+            "races not reached ({}): see `vacuous:` above for what reaches each",
+            unreached.join(", ")
+        ));
+    }
+    steps.push(format!(
+        "cancelcheck explore --dialect {d} --behavior {b} --requests 2 --transport reordering --timeouts   # every schedule, not a sample"
+    ));
+    steps
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.faulty { "faulty" } else { "correct" };
+        let shard = if self.shard.is_empty() {
+            String::new()
+        } else {
+            format!(" shard {}", self.shard)
+        };
+        writeln!(
+            f,
+            "cancelcheck run: {} ({}), behavior {} ({kind}), seeds {}{shard}, {}; {} (every field: cancelcheck scenario --dialect {} --behavior {})",
+            self.dialect,
+            self.title,
+            self.behavior,
+            self.seed_range,
+            plural(self.jobs as u64, "job", "jobs"),
+            self.ran,
+            self.dialect,
+            self.behavior,
+        )?;
+        writeln!(
+            f,
+            "seeds run: {}   events: {}   {} events/s   {:.2} s",
+            self.seeds, self.events, self.events_per_sec, self.seconds
+        )?;
+        if self.failing_seeds == 0 {
+            writeln!(f, "violations: none")?;
+        } else {
+            writeln!(
+                f,
+                "violations: {}",
+                plural(self.failing_seeds, "failing seed", "failing seeds")
+            )?;
+            for b in &self.first_failures {
+                writeln!(
+                    f,
+                    "  {:<36} {:>6} (first: seed {})",
+                    b.invariant,
+                    plural(b.seeds, "seed", "seeds"),
+                    b.first_seed
+                )?;
+            }
+            for s in &self.violations {
+                let note = if s.existed { " (already saved)" } else { "" };
+                writeln!(
+                    f,
+                    "  trace for {} (seed {}): {}{note}",
+                    s.invariant, s.seed, s.trace
+                )?;
+            }
+            for u in &self.unsaved {
+                writeln!(
+                    f,
+                    "  trace for {} (seed {}): NOT SAVED: {}",
+                    u.invariant, u.seed, u.error
+                )?;
+            }
+            if let Some(s) = self.violations.first()
+                && let Some(mix) = &s.swarm
+            {
+                writeln!(f, "  swarm mix of seed {}: {mix}", s.seed)?;
+            }
+        }
+        races_lines(
+            f,
+            &self.races_reached,
+            &self.races_unreached,
+            "a pass that never reached a race proves nothing about it",
+        )?;
+        if self.verdict == Status::Vacuous.as_str() {
+            for why in &self.vacuous_because {
+                writeln!(f, "vacuous: {why}")?;
+            }
+        }
+        if self.truncated_runs > 0 {
+            writeln!(
+                f,
+                "{} cut short by max_events ({}): their eventual properties went unchecked",
+                plural(self.truncated_runs, "run was", "runs were"),
+                self.max_events
+            )?;
+        }
+        writeln!(f, "verdict: {}", self.verdict)?;
+        if self.failing_seeds == 0 {
+            writeln!(
+                f,
+                "covered: {} of {} requests each, up to {} events a run; only what these seeds drew was checked, not every schedule",
+                plural(self.seeds, "seed", "seeds"),
+                self.ran.requests,
+                self.max_events
+            )?;
+        }
+        if let Some(s) = self.violations.first() {
+            writeln!(f, "replay with: cancelcheck replay {}", s.trace)?;
+        }
+        if !self.next_steps.is_empty() {
+            writeln!(f, "next:")?;
+            for step in &self.next_steps {
+                writeln!(f, "  {step}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `--dialect` and `--behavior`, over a scenario's own.
+pub fn apply_names(s: &mut Scenario, dialect: Option<Dialect>, behavior: Option<Behaviour>) {
+    if let Some(d) = dialect {
+        s.dialect = d;
+    }
+    if let Some(b) = behavior {
+        s.behavior = b;
+    }
+}
+
+/// A scenario's check, failing as a usage error that names the flag where a flag set it.
+pub fn validate(s: &Scenario) -> anyhow::Result<()> {
+    s.validate().map_err(|e| {
+        let what = match e.field.as_str() {
+            "behavior" => format!(
+                "--behavior {}: not in {}; expected {}",
+                s.behavior, s.dialect, e.expected
+            ),
+            _ => e.to_string(),
+        };
+        bad(what)
+    })
+}
+
+fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
+    let mut s = match &args.scenario {
+        Some(file) => trace_file::read_scenario_within(file, args.max_input_bytes)?,
+        None => Scenario::default_for(Dialect::Acp),
+    };
+    apply_names(&mut s, args.dialect, args.behavior);
+    if args.swarm {
+        s.swarm = true;
+    }
+    validate(&s)?;
+    Ok(s)
+}
+
+fn parse_seeds(s: &str) -> anyhow::Result<std::ops::Range<u64>> {
+    let err = || {
+        bad(format!(
+            "--seeds {s:?}: expected A..B (B > A) or a single seed, e.g. 0..10000"
+        ))
+    };
+    match s.split_once("..") {
+        Some((a, b)) => {
+            let a: u64 = a.trim().parse().map_err(|_| err())?;
+            let b: u64 = b.trim().parse().map_err(|_| err())?;
+            if b <= a {
+                return Err(err());
+            }
+            Ok(a..b)
+        }
+        None => {
+            let a: u64 = s.trim().parse().map_err(|_| err())?;
+            Ok(a..a.checked_add(1).ok_or_else(err)?)
+        }
+    }
+}
+
+fn parse_shard(s: &str) -> anyhow::Result<(u64, u64)> {
+    let err = || bad(format!("--shard {s:?}: expected I/N with I < N, e.g. 0/4"));
+    let (i, n) = s.split_once('/').ok_or_else(err)?;
+    let (i, n): (u64, u64) = (i.parse().map_err(|_| err())?, n.parse().map_err(|_| err())?);
+    if n == 0 || i >= n {
+        return Err(err());
+    }
+    Ok((i, n))
+}
