@@ -235,51 +235,18 @@ fn said(e: &Event) -> String {
 /// so what it judges is unchanged). A break inside one input's own outputs is counted once.
 /// The first of each invariant is the verdict's own violation.
 pub fn every_violation(t: &Trace) -> Vec<Violation> {
-    let d = t.scenario.dialect;
-    let mut checker = Checker::new(d, usize::from(t.scenario.workload.requests));
+    let mut checker = Checker::new(
+        t.scenario.dialect,
+        usize::from(t.scenario.workload.requests),
+    );
     checker.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
-    let mut all: Vec<Violation> = Vec::new();
-    let mut base = 0u64;
-    let mut packed = Vec::new();
-    for (i, e) in t.events.iter().enumerate() {
-        if matches!(e.event, Event::Input { .. }) && checker.violated().0 != 0 {
-            // Before an input nothing of the checker's state is lost by packing it: take the
-            // violations found since the last time, then forget which invariants were
-            // reported (the varint just before the last byte of the packed state).
-            all.extend(checker.verdict().violations.iter().map(|v| Violation {
-                event: v.event + base,
-                ..*v
-            }));
-            packed.clear();
-            checker.pack_state(&mut packed);
-            let mut set = Vec::new();
-            cancelcheck_model::pack::put_varint(&mut set, u64::from(checker.violated().0));
-            let Some(at) = packed.len().checked_sub(1 + set.len()) else {
-                return t.verdict.violations.clone();
-            };
-            if packed[at..packed.len() - 1] != set[..] {
-                return t.verdict.violations.clone();
-            }
-            packed.splice(at..packed.len() - 1, [0u8]);
-            let mut fresh = Checker::new(d, usize::from(t.scenario.workload.requests));
-            fresh.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
-            if fresh
-                .unpack_state(&mut cancelcheck_model::pack::Reader::new(&packed))
-                .is_err()
-                || fresh.violated().0 != 0
-            {
-                return t.verdict.violations.clone();
-            }
-            checker = fresh;
-            base = i as u64;
+    for e in &t.events {
+        if matches!(e.event, Event::Input { .. }) {
+            checker.forget_reported();
         }
         checker.observe(&e.event);
     }
-    all.extend(checker.verdict().violations.iter().map(|v| Violation {
-        event: v.event + base,
-        ..*v
-    }));
-    all
+    checker.take_verdict().violations
 }
 
 /// How a message's arrow ends.

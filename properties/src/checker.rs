@@ -408,6 +408,13 @@ impl Checker {
         self.fifo = fifo;
     }
 
+    /// Forgets which invariants were already reported, so that the next violation of each is
+    /// reported again (the verdict keeps the first of each; a rendering that marks every event
+    /// that breaks an invariant calls this before each input).
+    pub fn forget_reported(&mut self) {
+        self.found = PropertySet::default();
+    }
+
     /// Back to the start, for `dialect`, keeping allocations.
     pub fn reset(&mut self, dialect: Dialect) {
         self.dialect = dialect;

@@ -886,3 +886,98 @@ fn only_an_uncancellable_initialize_may_not_be_cancelled() {
     );
     assert!(run(Dialect::Lsp, &cancel_work).is_empty());
 }
+
+/// Two requests confused by a live reuse say nothing of a third with another id: what goes
+/// wrong with that one is still reported.
+#[test]
+fn a_confused_id_leaves_other_ids_judged() {
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server sends response 1 full",
+            "client command send",
+            "client sends request 1 work",
+            "client command send",
+            "client sends request 2 work",
+            "client delivers 2 reply full",
+            "client delivers 2 reply full",
+        ],
+    );
+    assert_eq!(
+        broken(&c),
+        [InvariantId::NoLiveIdReuse, InvariantId::SingleResolution]
+    );
+}
+
+/// A cancel that arrives after the answer (it crossed it) stopped nothing: a second answer is a
+/// second resolution, not an answer after a cancel (MCP 2025-11-25, where the receiver of a
+/// cancel for a request it still holds should not answer).
+#[test]
+fn a_cancel_that_crossed_the_answer_stopped_nothing() {
+    let c = checker(
+        Dialect::Mcp20251125,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server sends response 1 full",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends response 1 full",
+        ],
+    );
+    assert_eq!(broken(&c), [InvariantId::SingleResolution]);
+}
+
+/// An answer that says "cancelled" to a request nobody cancelled, while the connection is up,
+/// is a cancel that hit the wrong request.
+#[test]
+fn a_cancelled_answer_nobody_asked_for_is_a_misdirected_cancel() {
+    let lines = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server sends response 1 cancelled",
+    ];
+    assert_eq!(
+        broken(&checker(Dialect::Acp, false, &lines)),
+        [InvariantId::ExactIdMatch]
+    );
+}
+
+/// ABP: the acknowledgement is compared with the call's first result only; a second result is a
+/// second resolution, not a disagreement.
+#[test]
+fn an_acknowledgement_is_compared_with_the_first_result() {
+    let c = checker(
+        Dialect::Abp,
+        false,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+            "server sends cancel-ack 1 cancelled true",
+            "server sends response 1 full",
+        ],
+    );
+    // (The full result after the cancel also did not honour it.)
+    assert_eq!(
+        broken(&c),
+        [InvariantId::SingleResolution, InvariantId::CancelHonoured]
+    );
+}

@@ -123,6 +123,16 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         if b.role() != cancelcheck_model::behaviour::Role::Responder {
             continue;
         }
+        // The probe plays the client, and the test peer makes no requests of its own: a fault
+        // that acts on the server's own requests (a cancel routed to them, or the client's
+        // handling of the server's request 0) cannot act here.
+        let mut s = cancelcheck_sim::Scenario::default_for(d);
+        s.behavior = b;
+        if b.party(d) != cancelcheck_model::Party::Server
+            || cancelcheck_sim::coverage::server_requests_to_act(&s) > 0
+        {
+            continue;
+        }
         let declared: Vec<InvariantId> = breaks_in(b, d);
         let mut peer = vec!["--dialect", d.id(), "--behavior", b.name()];
         if lazy {
