@@ -375,21 +375,15 @@ impl Pack for Reply {
     }
 }
 
+/// A request's tag by its method's [`Method::code`] (the other messages take 2 to 6).
+const REQUEST_TAGS: [u8; 4] = [0, 1, 7, 8];
+
 impl Pack for Message {
     #[inline]
     fn pack(&self, out: &mut Vec<u8>) {
         match *self {
             Message::Request { id, method } => {
-                out.push(match method {
-                    Method::Initialize {
-                        cancel_support: true,
-                    } => 0,
-                    Method::Work => 1,
-                    Method::Initialize {
-                        cancel_support: false,
-                    } => 7,
-                    Method::ServerWork => 8,
-                });
+                out.push(REQUEST_TAGS[usize::from(method.code())]);
                 id.pack(out);
             }
             Message::Response { id, reply } => {
@@ -416,26 +410,13 @@ impl Pack for Message {
     #[inline]
     fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
         Ok(match r.u8("message")? {
-            0 => Message::Request {
-                id: RequestId::unpack(r)?,
-                method: Method::Initialize {
-                    cancel_support: true,
-                },
-            },
-            7 => Message::Request {
-                id: RequestId::unpack(r)?,
-                method: Method::Initialize {
-                    cancel_support: false,
-                },
-            },
-            8 => Message::Request {
-                id: RequestId::unpack(r)?,
-                method: Method::ServerWork,
-            },
-            1 => Message::Request {
-                id: RequestId::unpack(r)?,
-                method: Method::Work,
-            },
+            t @ (0 | 1 | 7 | 8) => {
+                let code = REQUEST_TAGS.iter().position(|&x| x == t).unwrap_or(0);
+                Message::Request {
+                    id: RequestId::unpack(r)?,
+                    method: Method::from_code(code as u8).ok_or(PackError::BadTag("method", t))?,
+                }
+            }
             2 => Message::Response {
                 id: RequestId::unpack(r)?,
                 reply: Reply::unpack(r)?,
@@ -501,6 +482,17 @@ mod tests {
         }
         round_trip(RequestId::Null);
         round_trip(RequestId::str(&"x".repeat(MAX_STR_ID)).unwrap());
+        let tags: Vec<u8> = (0..4)
+            .map(|code| {
+                let method = Method::from_code(code).unwrap();
+                round_trip(method);
+                round_trip(Message::Request {
+                    id: RequestId::Int(1),
+                    method,
+                })[0]
+            })
+            .collect();
+        assert_eq!(tags, REQUEST_TAGS);
         for reply in [
             Reply::Full,
             Reply::Partial,

@@ -421,9 +421,13 @@ impl fmt::Display for RunReport {
         if self.failing_seeds == 0 {
             writeln!(
                 f,
-                "covered: {} of {} requests each, up to {} events a run; only what these seeds drew was checked, not every schedule",
+                "covered: {} of {} requests each{}, up to {} events a run; only what these seeds drew was checked, not every schedule",
                 plural(self.seeds, "seed", "seeds"),
                 self.ran.requests,
+                match self.ran.server_requests {
+                    0 => String::new(),
+                    n => format!(" and {n} from the server"),
+                },
                 self.max_events
             )?;
         }

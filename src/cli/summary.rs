@@ -36,6 +36,8 @@ fn chance(p: u16) -> String {
 pub struct Ran {
     /// Requests the client sends.
     pub requests: u16,
+    /// Requests the server sends to the client.
+    pub server_requests: u16,
     /// Server workers.
     pub workers: u16,
     /// `stdio` (first in, first out) or `reordering`.
@@ -68,6 +70,7 @@ impl Ran {
         let l = &s.link;
         let mut parts = vec![
             plural(u64::from(w.requests), "request", "requests"),
+            format!("{} from the server", w.server_requests),
             plural(u64::from(w.workers), "worker", "workers"),
             format!("{} link", transport_name(l.order)),
             format!("cancel {}", chance(w.cancel_permille)),
@@ -113,6 +116,7 @@ impl Ran {
         }
         Ran {
             requests: w.requests,
+            server_requests: w.server_requests,
             workers: w.workers,
             transport: transport_name(l.order),
             cancel_permille: w.cancel_permille,
