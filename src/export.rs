@@ -52,14 +52,6 @@ pub struct Application {
     pub observable_on_wire: bool,
 }
 
-/// A clause as a user can look it up: `ADDRESS (SECTION): "QUOTE"`.
-pub fn cite(a: &cancelcheck_properties::invariant::Application) -> String {
-    match a.source() {
-        Some(s) => format!("{} ({}): \"{}\"", s.url, s.section, a.clause.clause),
-        None => format!("{}: \"{}\"", a.clause.file, a.clause.clause),
-    }
-}
-
 /// The invariant catalog (`cancelcheck properties`).
 #[derive(Serialize, Debug, Clone)]
 #[serde(transparent)]
@@ -91,7 +83,7 @@ pub fn properties() -> Properties {
                     dialects: applies.iter().map(|a| a.dialect).collect(),
                     strength: inv.strength().as_str(),
                     kind: inv.kind.as_str(),
-                    clause: cite(first),
+                    clause: first.cite(),
                     statement: inv.statement,
                     observable_on_wire: inv.observable_on_wire,
                     applies,

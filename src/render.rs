@@ -114,7 +114,7 @@ pub fn verdict_text(t: &Trace) -> String {
                 .invariant
                 .info()
                 .application(d)
-                .map(crate::export::cite)
+                .map(|a| a.cite())
                 .unwrap_or_default();
             let id = x.id.map(|id| format!(" request {id}")).unwrap_or_default();
             let _ = writeln!(

@@ -150,7 +150,7 @@ pub fn text(files: &[VectorFile]) -> String {
                 v.strength.as_str()
             );
             if let Some(a) = v.application(f.dialect) {
-                let _ = writeln!(out, "    {}", crate::export::cite(a));
+                let _ = writeln!(out, "    {}", a.cite());
             }
             let _ = writeln!(out, "    {}", v.description);
             for (i, ev) in v.events.iter().enumerate() {

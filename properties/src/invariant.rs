@@ -415,6 +415,15 @@ impl Application {
     pub fn source(&self) -> Option<Source> {
         source(self.clause.file, self.clause.clause)
     }
+
+    /// The clause as a user can look it up: `ADDRESS (SECTION): "QUOTE"` (or, for a clause no
+    /// address covers, which a test rules out, `FILE: "QUOTE"`).
+    pub fn cite(&self) -> String {
+        match self.source() {
+            Some(s) => format!("{} ({}): \"{}\"", s.url, s.section, self.clause.clause),
+            None => format!("{}: \"{}\"", self.clause.file, self.clause.clause),
+        }
+    }
 }
 
 const ACP_MUST_ANSWER: &str = "MUST send one of these responses for the original request";

@@ -72,11 +72,7 @@ pub fn judgement_json(dialect: Dialect, j: &Judgement) -> Value {
         .violations
         .iter()
         .map(|v| {
-            let clause = v
-                .invariant
-                .info()
-                .application(dialect)
-                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause));
+            let clause = v.invariant.info().application(dialect).map(|a| a.cite());
             json!({"invariant": v.invariant.name(), "strength": v.strength.as_str(),
                    "event": v.event, "id": v.id.map(id_json), "clause": clause})
         })

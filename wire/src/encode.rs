@@ -372,9 +372,7 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
         .iter()
         .map(|x| {
             let info = x.invariant.info();
-            let clause = info
-                .application(dialect)
-                .map(|a| format!("{}: {}", a.clause.file, a.clause.clause));
+            let clause = info.application(dialect).map(|a| a.cite());
             json!({
                 "invariant": x.invariant.name(),
                 "strength": x.strength.as_str(),
