@@ -240,35 +240,25 @@ pub fn partial_order(s: &Scenario) -> bool {
 /// server's), and, where the server sends requests in a dialect that negotiates cancellation,
 /// one per possible `client_cancel_support`.
 pub fn initial_scenarios(s: &Scenario) -> Vec<Scenario> {
-    let servers: &[bool] = match s.workload.cancel_support {
-        Some(_) => &[],
-        None => &[true, false],
+    let w = &s.workload;
+    let both = [Some(true), Some(false)];
+    let servers: &[Option<bool>] = match w.cancel_support {
+        Some(_) => &[w.cancel_support],
+        None => &both,
     };
-    let clients: &[bool] = match s.workload.client_cancel_support {
-        None if bounds(s).server_requests > 0 && s.dialect.rules().negotiated => &[true, false],
-        _ => &[],
+    let clients: &[Option<bool>] = match w.client_cancel_support {
+        None if bounds(s).server_requests > 0 && s.dialect.rules().negotiated => &both,
+        _ => &[w.client_cancel_support],
     };
-    let mut out = vec![s.clone()];
-    for (choices, set) in [
-        (
-            servers,
-            (|w, b| w.cancel_support = Some(b)) as fn(&mut crate::scenario::Workload, bool),
-        ),
-        (clients, |w, b| w.client_cancel_support = Some(b)),
-    ] {
-        if choices.is_empty() {
-            continue;
-        }
-        out = out
-            .iter()
-            .flat_map(|v| {
-                choices.iter().map(move |&b| {
-                    let mut v = v.clone();
-                    set(&mut v.workload, b);
-                    v
-                })
+    servers
+        .iter()
+        .flat_map(|&server| {
+            clients.iter().map(move |&client| {
+                let mut v = s.clone();
+                v.workload.cancel_support = server;
+                v.workload.client_cancel_support = client;
+                v
             })
-            .collect();
-    }
-    out
+        })
+        .collect()
 }

@@ -106,7 +106,7 @@ pub enum Step {
 
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
 /// form holds it (a search with server requests runs on plain states).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct ServerScript {
     sent: u8,
     cancels: SmallVec<[u8; 4]>,
@@ -299,12 +299,10 @@ impl Explorer {
         self.sent = src.sent;
         self.duplicates_left = src.duplicates_left;
         self.malformed_left = src.malformed_left;
-        if src.server.cancels.len() + self.server.cancels.len() > 0 {
-            self.server.sent = src.server.sent;
-            copy_into(&mut self.server.cancels, &src.server.cancels);
-            copy_into(&mut self.server.ids, &src.server.ids);
-            self.server.malformed_left = src.server.malformed_left;
-        }
+        self.server.sent = src.server.sent;
+        copy_into(&mut self.server.cancels, &src.server.cancels);
+        copy_into(&mut self.server.ids, &src.server.ids);
+        self.server.malformed_left = src.server.malformed_left;
         self.steps = src.steps;
         self.dirty = 0;
     }
