@@ -76,6 +76,21 @@ pub enum Behaviour {
     CancelsWithoutCapability,
     /// MCP 2026-07-28: the server cancels its own requests, though only the client may cancel.
     ServerCancels,
+    // ---- faulty handlers of request trees ----
+    /// The client, handling a request of the server's that gets cancelled, does not cancel the
+    /// requests it sent on that request's behalf: the root's grandchildren run on.
+    ForgetsGrandchild,
+    /// Answers a request (cancelled or finished) before the requests it sent on its behalf are
+    /// resolved.
+    AnswersParentFirst,
+    /// On a cancel, cancels the children of every request it handles, not only of the one
+    /// cancelled: a sibling's subtree is hit.
+    CancelsSiblingSubtree,
+    /// Answers a cancel but lets the work run on, and that work keeps sending nested requests.
+    SpawnsAfterCancel,
+    /// The client stops a nested request of the server's that the server cancels (a
+    /// permission request after the prompt's cancel) and never answers it.
+    LeavesChildPending,
 }
 
 /// How a behaviour counts in one dialect.
@@ -143,6 +158,11 @@ table! {
     CancelsInitialize, "cancels-initialize", Requester, true, ["initialize-not-cancelled"], "cancel initialize when the connect timeout fires";
     CancelsWithoutCapability, "cancels-without-capability", Requester, true, ["capability-gated"], "send a cancel the peer did not declare support for";
     ServerCancels, "server-cancels", Requester, true, ["cancel-from-allowed-party"], "the server cancels its own requests where only the client may cancel";
+    ForgetsGrandchild, "forgets-grandchild", Responder, true, ["cascade-complete"], "leave the requests sent for a cancelled request running (the root's grandchildren)";
+    AnswersParentFirst, "answers-parent-first", Responder, true, ["children-before-parent"], "answer a request before the requests sent on its behalf are resolved";
+    CancelsSiblingSubtree, "cancels-sibling-subtree", Responder, true, ["siblings-untouched"], "on a cancel, cancel the children of every request it handles";
+    SpawnsAfterCancel, "spawns-after-cancel", Responder, true, ["no-child-after-cancel"], "answer a cancel but keep working, sending nested requests";
+    LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete"], "never answer a nested request its requester cancelled";
 }
 
 impl Behaviour {
@@ -255,6 +275,14 @@ impl Behaviour {
             Role::Requester if self == Behaviour::ServerCancels => Party::Server,
             Role::Requester => Party::Client,
             Role::Responder
+                if matches!(
+                    self,
+                    Behaviour::ForgetsGrandchild | Behaviour::LeavesChildPending
+                ) =>
+            {
+                Party::Client
+            }
+            Role::Responder
                 if self == Behaviour::IgnoresCancelForIdZero
                     && dialect.rules().initialize_method.is_some() =>
             {
@@ -312,6 +340,23 @@ impl Behaviour {
                 r.cancel_senders == crate::dialect::CancelSenders::ClientOnly
                     && r.server_work_method.is_some()
             }
+            // Where the text asks for the cascade: the receiver cancels "all nested
+            // activities" (ACP RFD) or stops processing (MCP), and, for the client's part, where
+            // the server may cancel what it asked the client.
+            Behaviour::ForgetsGrandchild => {
+                r.server_work_method.is_some()
+                    && r.cancel_senders == crate::dialect::CancelSenders::Either
+                    && (dialect == Dialect::AcpRfd || !must_answer)
+            }
+            Behaviour::SpawnsAfterCancel => {
+                r.server_work_method.is_some() && (dialect == Dialect::AcpRfd || !must_answer)
+            }
+            // ACP's prompt turn: the agent answers after its own requests are resolved.
+            Behaviour::AnswersParentFirst => dialect == Dialect::Acp,
+            // Where a text bounds the cascade by the cancelled request (ACP, ACP RFD).
+            Behaviour::CancelsSiblingSubtree => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
+            // ACP's permission requests, which the client must answer after a cancel.
+            Behaviour::LeavesChildPending => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
         }
     }
 }

@@ -86,6 +86,8 @@ struct OutEntry {
     state: Outgoing,
     timer: bool,
     reused: bool,
+    /// The received request on whose behalf it was sent (its parent in the request tree).
+    parent: Option<RequestId>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -94,6 +96,9 @@ struct InEntry {
     state: Incoming,
     /// A worker runs for it (true also for the faulty "work outlives its answer").
     running: bool,
+    /// The answer decided for it, held back until every request sent on its behalf is
+    /// resolved (a handler answers after its children).
+    owed: Option<Reply>,
 }
 
 /// One party: its requests in both directions and its session.
@@ -184,6 +189,7 @@ impl Endpoint {
     pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId) {
         for e in &mut self.outgoing {
             e.id = f(e.id);
+            e.parent = e.parent.map(&f);
         }
         for e in &mut self.incoming {
             e.id = f(e.id);
@@ -199,10 +205,10 @@ impl Endpoint {
     pub fn hash_request<H: core::hash::Hasher>(&self, id: RequestId, h: &mut H) {
         use core::hash::Hash;
         for e in self.outgoing.iter().filter(|e| e.id == id) {
-            (e.method, e.state, e.timer, e.reused).hash(h);
+            (e.method, e.state, e.timer, e.reused, e.parent).hash(h);
         }
         for e in self.incoming.iter().filter(|e| e.id == id) {
-            (e.state, e.running).hash(h);
+            (e.state, e.running, e.owed).hash(h);
         }
     }
 
@@ -227,13 +233,28 @@ impl Endpoint {
         for e in &self.outgoing {
             e.id.pack(out);
             e.state.pack(out);
-            out.push(e.method.code() | u8::from(e.timer) << 2 | u8::from(e.reused) << 3);
+            out.push(
+                e.method.code()
+                    | u8::from(e.timer) << 2
+                    | u8::from(e.reused) << 3
+                    | u8::from(e.parent.is_some()) << 4,
+            );
+            if let Some(p) = e.parent {
+                p.pack(out);
+            }
         }
         put_varint(out, self.incoming.len() as u64);
         for e in &self.incoming {
             e.id.pack(out);
             e.state.pack(out);
             e.running.pack(out);
+            match e.owed {
+                None => out.push(0),
+                Some(reply) => {
+                    out.push(1);
+                    reply.pack(out);
+                }
+            }
         }
         put_varint(out, u64::from(self.running));
         self.crashed.pack(out);
@@ -258,9 +279,14 @@ impl Endpoint {
             let id = RequestId::unpack(r)?;
             let state = Outgoing::unpack(r)?;
             let flags = r.u8("outgoing flags")?;
-            if flags > 15 {
+            if flags > 31 {
                 return Err(PackError::BadTag("outgoing flags", flags));
             }
+            let parent = if flags & 16 != 0 {
+                Some(RequestId::unpack(r)?)
+            } else {
+                None
+            };
             self.outgoing.push(OutEntry {
                 id,
                 method: Method::from_code(flags & 3)
@@ -268,14 +294,26 @@ impl Endpoint {
                 state,
                 timer: flags & 4 != 0,
                 reused: flags & 8 != 0,
+                parent,
             });
         }
         self.incoming.clear();
         for _ in 0..r.varint("incoming requests")? {
+            let (id, state, running) = (
+                RequestId::unpack(r)?,
+                Incoming::unpack(r)?,
+                bool::unpack(r)?,
+            );
+            let owed = match r.u8("owed answer")? {
+                0 => None,
+                1 => Some(Reply::unpack(r)?),
+                t => return Err(PackError::BadTag("owed answer", t)),
+            };
             self.incoming.push(InEntry {
-                id: RequestId::unpack(r)?,
-                state: Incoming::unpack(r)?,
-                running: bool::unpack(r)?,
+                id,
+                state,
+                running,
+                owed,
             });
         }
         self.running = u16::try_from(r.varint("running")?)
@@ -304,7 +342,8 @@ impl Endpoint {
         }
         match input {
             Input::Command(Command::Initialize) => self.initialize(out),
-            Input::Command(Command::Send) => self.send_work(out),
+            Input::Command(Command::Send) => self.send_work(None, Command::Send, out),
+            Input::Command(cmd @ Command::SendNested(parent)) => self.send_nested(parent, cmd, out),
             Input::Command(cmd @ Command::Cancel(id)) => {
                 self.cancel(id, CancelCause::User, cmd, out)
             }
@@ -355,21 +394,110 @@ impl Endpoint {
             self.running -= 1;
             out.push(Output::AbortWork(id));
         }
-        match state.cancel(true) {
-            Ok(next) => self.incoming[i].state = next,
-            Err(e) => {
-                out.push(Output::Anomaly(Anomaly::Illegal(id, e)));
-                return;
-            }
-        }
         let reply = match self.b() {
             Behaviour::WrongErrorCode => Reply::Error(-32603),
             _ => Reply::Cancelled,
         };
-        self.respond(id, reply, out);
+        self.incoming[i].owed = None;
+        self.cascade(id, out);
+        if !self.defer(i, reply) {
+            match state.cancel(true) {
+                Ok(next) => self.incoming[i].state = next,
+                Err(e) => {
+                    out.push(Output::Anomaly(Anomaly::Illegal(id, e)));
+                    return;
+                }
+            }
+            self.respond(id, reply, out);
+        }
         if running {
             self.start_next(out);
         }
+    }
+
+    // ---------------------------------------------------------------- request trees
+
+    /// Whether a request this endpoint sent on behalf of received request `parent` is still
+    /// unresolved.
+    fn has_open_children(&self, parent: RequestId) -> bool {
+        self.outgoing
+            .iter()
+            .any(|e| e.parent == Some(parent) && e.state.is_open())
+    }
+
+    /// Cancels the requests sent on behalf of received request `parent`, which was just
+    /// cancelled (its cascade). A faulty endpoint forgets them, or cancels its other requests'
+    /// children too.
+    fn cascade(&mut self, parent: RequestId, out: &mut Vec<Output>) {
+        let b = self.b();
+        if b == Behaviour::ForgetsGrandchild {
+            return;
+        }
+        for k in 0..self.outgoing.len() {
+            let e = self.outgoing[k];
+            let hit = e.parent == Some(parent)
+                || (b == Behaviour::CancelsSiblingSubtree && e.parent.is_some());
+            if hit && e.state == Outgoing::Pending {
+                self.cancel(e.id, CancelCause::Parent, Command::Cancel(e.id), out);
+            }
+        }
+    }
+
+    /// Holds back `reply` to received request `i` while requests sent on its behalf are
+    /// unresolved (a handler answers after its children); whether it did. The faulty
+    /// `answers-parent-first` never waits.
+    fn defer(&mut self, i: usize, reply: Reply) -> bool {
+        let e = self.incoming[i];
+        if self.b() == Behaviour::AnswersParentFirst || !self.has_open_children(e.id) {
+            return false;
+        }
+        if e.state == Incoming::Working
+            && !matches!(reply, Reply::Full | Reply::Partial)
+            && let Ok(next) = e.state.note_cancel()
+        {
+            self.incoming[i].state = next;
+        }
+        self.incoming[i].owed = Some(reply);
+        true
+    }
+
+    /// Sends the answer held back for received request `parent` once its last child is
+    /// resolved.
+    fn settle(&mut self, parent: Option<RequestId>, out: &mut Vec<Output>) {
+        let Some(p) = parent else { return };
+        let Some(i) = self.find_in(p) else { return };
+        let Some(reply) = self.incoming[i].owed else {
+            return;
+        };
+        if self.has_open_children(p) {
+            return;
+        }
+        self.incoming[i].owed = None;
+        let state = self.incoming[i].state;
+        let next = match reply {
+            Reply::Full | Reply::Partial => state.complete(),
+            _ => state.cancel(true),
+        };
+        match next {
+            Ok(next) => {
+                self.incoming[i].state = next;
+                self.respond(p, reply, out);
+            }
+            Err(e) => out.push(Output::Anomaly(Anomaly::Illegal(p, e))),
+        }
+    }
+
+    /// A request on behalf of received request `parent`, whose work must be running here and
+    /// not cancelled (the faulty `spawns-after-cancel` keeps working after the cancel).
+    fn send_nested(&mut self, parent: RequestId, cmd: Command, out: &mut Vec<Output>) {
+        let live = self.find_running(parent).is_some_and(|i| {
+            self.incoming[i].state == Incoming::Working || self.b() == Behaviour::SpawnsAfterCancel
+        });
+        if !live {
+            out.push(Output::Refused(cmd, Refusal::NoParent));
+            return;
+        }
+        self.send_work(Some(parent), cmd, out);
     }
 
     // ---------------------------------------------------------------- requester side
@@ -432,6 +560,7 @@ impl Endpoint {
             state: Outgoing::Pending,
             timer: false,
             reused: false,
+            parent: None,
         });
         self.session = Session::Initializing(id);
         out.push(Output::Send(Message::Request {
@@ -445,14 +574,14 @@ impl Endpoint {
         }
     }
 
-    fn send_work(&mut self, out: &mut Vec<Output>) {
+    fn send_work(&mut self, parent: Option<RequestId>, cmd: Command, out: &mut Vec<Output>) {
         if !self.is_ready() {
-            out.push(Output::Refused(Command::Send, Refusal::NoSession));
+            out.push(Output::Refused(cmd, Refusal::NoSession));
             return;
         }
         if self.cfg.party == Party::Server && self.rules().server_work_method.is_none() {
             // ABP: the app answers the agent's calls and makes none of its own.
-            out.push(Output::Refused(Command::Send, Refusal::WrongParty));
+            out.push(Output::Refused(cmd, Refusal::WrongParty));
             return;
         }
         let method = Method::work_of(self.cfg.party);
@@ -464,7 +593,11 @@ impl Endpoint {
             state: Outgoing::Pending,
             timer,
             reused: false,
+            parent,
         });
+        if let Some(parent) = parent {
+            out.push(Output::Nested { parent, child: id });
+        }
         out.push(Output::Send(Message::Request { id, method }));
         if timer {
             out.push(Output::ArmTimer(Timer::RequestTimeout(id)));
@@ -532,6 +665,10 @@ impl Endpoint {
             && self.cfg.party == Party::Server
             && b != Behaviour::ServerCancels
         {
+            if cause == CancelCause::Parent {
+                // It may not ask the peer to stop, so it gives up locally.
+                return self.give_up(i, cause, out);
+            }
             return refuse(out, Refusal::WrongParty);
         }
         let supported = match self.session {
@@ -543,17 +680,12 @@ impl Endpoint {
         let reckless = b == Behaviour::CancelsWithoutCapability
             || (b == Behaviour::CancelsInitialize && entry.method.is_initialize());
         if !supported && !reckless {
-            if cause == CancelCause::Timeout {
+            if cause != CancelCause::User {
                 // It cannot ask the peer to stop, so it gives up locally; the answer is ignored.
-                self.disarm(i, out);
-                self.outgoing[i].state = Outgoing::Abandoned(cause);
                 if entry.method.is_initialize() {
                     self.session = Session::Failed;
                 }
-                out.push(Output::Deliver {
-                    id,
-                    outcome: Outcome::Cancelled(cause),
-                });
+                self.give_up(i, cause, out);
             } else {
                 out.push(Output::Refused(cmd, Refusal::NotNegotiated));
             }
@@ -562,23 +694,31 @@ impl Endpoint {
         out.push(Output::Send(Message::Cancel { id }));
         if rules.requester_waits {
             self.outgoing[i].state = Outgoing::CancelRequested(cause);
-            if cause == CancelCause::User {
-                self.disarm(i, out);
-            } else {
+            if cause == CancelCause::Timeout {
                 self.outgoing[i].timer = false;
+            } else {
+                self.disarm(i, out);
             }
         } else {
-            if cause == CancelCause::User {
-                self.disarm(i, out);
-            } else {
+            if cause == CancelCause::Timeout {
                 self.outgoing[i].timer = false;
             }
-            self.outgoing[i].state = Outgoing::Abandoned(cause);
-            out.push(Output::Deliver {
-                id,
-                outcome: Outcome::Cancelled(cause),
-            });
+            self.give_up(i, cause, out);
         }
+    }
+
+    /// Resolves sent request `i` as cancelled without waiting for an answer (a late one is
+    /// ignored), and answers its parent if that was waiting for it.
+    fn give_up(&mut self, i: usize, cause: CancelCause, out: &mut Vec<Output>) {
+        self.disarm(i, out);
+        let e = &mut self.outgoing[i];
+        e.state = Outgoing::Abandoned(cause);
+        let (id, parent) = (e.id, e.parent);
+        out.push(Output::Deliver {
+            id,
+            outcome: Outcome::Cancelled(cause),
+        });
+        self.settle(parent, out);
     }
 
     fn on_response(&mut self, id: RequestId, reply: Reply, out: &mut Vec<Output>) {
@@ -598,6 +738,7 @@ impl Endpoint {
             }
             Outgoing::Abandoned(_) => {
                 if self.b() == Behaviour::DeliversLateAnswer {
+                    // (Its parent settled when it was given up.)
                     self.outgoing[i].state = Outgoing::Done;
                     out.push(Output::Deliver {
                         id,
@@ -624,6 +765,7 @@ impl Endpoint {
             };
         }
         out.push(Output::Deliver { id, outcome });
+        self.settle(entry.parent, out);
     }
 
     // ---------------------------------------------------------------- responder side
@@ -679,6 +821,7 @@ impl Endpoint {
                     id,
                     state: Incoming::Answered(Completion::Completed),
                     running: false,
+                    owed: None,
                 });
                 if self.session == Session::NotStarted {
                     self.session = Session::Ready {
@@ -698,6 +841,7 @@ impl Endpoint {
                     id,
                     state: Incoming::Queued,
                     running: false,
+                    owed: None,
                 });
                 self.start_next(out);
             }
@@ -712,6 +856,16 @@ impl Endpoint {
         self.incoming[i].running = false;
         self.running -= 1;
         let state = self.incoming[i].state;
+        if !state.is_open() && self.b() == Behaviour::SpawnsAfterCancel {
+            // The faulty handler's work outlived the cancel it answered; it ends quietly.
+            self.start_next(out);
+            return;
+        }
+        if self.incoming[i].owed.is_some() || self.defer(i, Reply::Full) {
+            // The work is done; the answer waits for the requests sent on its behalf.
+            self.start_next(out);
+            return;
+        }
         if self.b() == Behaviour::ProgressAfterCancel && state == Incoming::CancelNoted {
             // The faulty server notices the cancel only now, and drops the work unanswered.
             match state.cancel(false) {
@@ -771,13 +925,7 @@ impl Endpoint {
         {
             // The faulty receiver looks the id up among the requests it sent, and gives up its
             // own request; the peer's request with that id runs on.
-            self.disarm(o, out);
-            self.outgoing[o].state = Outgoing::Abandoned(CancelCause::User);
-            out.push(Output::Deliver {
-                id,
-                outcome: Outcome::Cancelled(CancelCause::User),
-            });
-            return;
+            return self.give_up(o, CancelCause::User, out);
         }
         if b == Behaviour::IgnoresCancelForIdZero && id.is_falsy() {
             out.push(Output::Ignored(Ignored::UnknownCancel(id)));
@@ -864,8 +1012,12 @@ impl Endpoint {
     fn honour(&mut self, i: usize, out: &mut Vec<Output>) {
         let rules = self.rules();
         let b = self.b();
-        let InEntry { id, state, running } = self.incoming[i];
-        if running {
+        let InEntry {
+            id, state, running, ..
+        } = self.incoming[i];
+        // The faulty `spawns-after-cancel` answers but lets the work run on.
+        let stops = running && b != Behaviour::SpawnsAfterCancel;
+        if stops {
             self.incoming[i].running = false;
             self.running -= 1;
             out.push(Output::AbortWork(id));
@@ -884,13 +1036,27 @@ impl Endpoint {
             Behaviour::WrongErrorCode if answers_by_rule => {
                 (state.cancel(true), Some(Reply::Error(-32603)))
             }
-            Behaviour::NeverAnswersCancelled => (state.cancel(false), None),
+            Behaviour::NeverAnswersCancelled | Behaviour::LeavesChildPending => {
+                (state.cancel(false), None)
+            }
             Behaviour::AnswersAfterCancel => (state.cancel(true), Some(Reply::Cancelled)),
             _ => (
                 state.cancel(answers_by_rule),
                 answers_by_rule.then_some(Reply::Cancelled),
             ),
         };
+        // The requests sent on its behalf are cancelled before it is answered; an answer held
+        // back for them is superseded by the cancel's.
+        self.incoming[i].owed = None;
+        self.cascade(id, out);
+        if let Some(reply) = reply
+            && self.defer(i, reply)
+        {
+            if stops {
+                self.start_next(out);
+            }
+            return;
+        }
         match next {
             Ok(next) => self.incoming[i].state = next,
             Err(e) => {
@@ -903,7 +1069,7 @@ impl Endpoint {
             None if b != Behaviour::LeaksCancelled => out.push(Output::Dropped(id)),
             None => {}
         }
-        if running {
+        if stops {
             self.start_next(out);
         }
     }

@@ -34,6 +34,10 @@ pub enum Command {
     Initialize,
     /// Send an ordinary request; the endpoint picks its id and reports it in the `Send` output.
     Send,
+    /// Send an ordinary request on behalf of the received request with this id, whose work is
+    /// running here: a nested request (a child of that request in the request tree). The
+    /// endpoint reports the link as an [`Output::Nested`] right before the request's `Send`.
+    SendNested(RequestId),
     /// Cancel the request with this id.
     Cancel(RequestId),
     /// Send a cancel whose id field is missing or of the wrong type (a buggy or hostile peer;
@@ -65,6 +69,8 @@ pub enum Refusal {
     WrongParty,
     /// The session is not open (no `initialize` answered yet) or already closed.
     NoSession,
+    /// A nested request names a parent whose work is not running here, or that was cancelled.
+    NoParent,
 }
 
 /// Something received that the endpoint set aside, harmlessly, as the spec allows.
@@ -110,6 +116,15 @@ pub enum Anomaly {
 pub enum Output {
     /// Put a message on the wire to the peer.
     Send(Message),
+    /// The request sent next (the following `Send`) is a child of `parent`, a request this
+    /// endpoint received and works on: the edge of the request tree. Not a message: the wire
+    /// does not carry the link.
+    Nested {
+        /// The received request on whose behalf the child is sent.
+        parent: RequestId,
+        /// The child's id.
+        child: RequestId,
+    },
     /// Resolve one of this endpoint's requests to its application (once per request).
     Deliver {
         /// The request.

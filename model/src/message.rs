@@ -227,6 +227,9 @@ pub enum CancelCause {
     User,
     /// Its timeout fired (internal cancellation).
     Timeout,
+    /// The received request on whose behalf it was sent (its parent) was cancelled: the
+    /// cascade of that cancel.
+    Parent,
 }
 
 /// What a requester delivers to its application: the single resolution of one request.

@@ -302,6 +302,8 @@ pack_as_index!(
         Outgoing::Abandoned(CancelCause::User),
         Outgoing::Abandoned(CancelCause::Timeout),
         Outgoing::Done,
+        Outgoing::CancelRequested(CancelCause::Parent),
+        Outgoing::Abandoned(CancelCause::Parent),
     ]
 );
 pack_as_index!(

@@ -224,6 +224,13 @@ struct Req {
     ambiguous: bool,
     /// Its receiver gave it up on its own account (internal cancellation).
     internal: bool,
+    /// The record of the request on whose behalf it was sent (its parent in the request tree).
+    parent: Option<u8>,
+    /// Its parent was cancelled while it was unresolved: its requester owes it the cascade.
+    cascade_owed: bool,
+    /// Its requester resolved it as cancelled (after a cancel, a timeout, or its parent's
+    /// cancel).
+    resolved_cancelled: bool,
 }
 
 impl Req {
@@ -294,7 +301,13 @@ impl Pack for Req {
             self.cancels_lost,
             self.acks_sent,
             self.acks_settled,
+            u8::from(self.cascade_owed)
+                | u8::from(self.resolved_cancelled) << 1
+                | u8::from(self.parent.is_some()) << 2,
         ]);
+        if let Some(p) = self.parent {
+            out.push(p);
+        }
     }
     fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
         let id = RequestId::unpack(r)?;
@@ -306,7 +319,16 @@ impl Pack for Req {
         let bit = |i: u16| flags >> i & 1 == 1;
         let work =
             [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
-        let c = r.take(12, "checker record counters")?;
+        let c = r.take(13, "checker record counters")?;
+        let tree = c[12];
+        if tree > 7 {
+            return Err(PackError::BadTag("checker tree flags", tree));
+        }
+        let parent = if tree & 4 != 0 {
+            Some(r.u8("parent record")?)
+        } else {
+            None
+        };
         Ok(Req {
             requester: if bit(0) { Party::Server } else { Party::Client },
             id,
@@ -333,6 +355,9 @@ impl Pack for Req {
             acks_settled: c[11],
             ambiguous: bit(13),
             internal: bit(14),
+            parent,
+            cascade_owed: tree & 1 != 0,
+            resolved_cancelled: tree & 2 != 0,
         })
     }
 }
@@ -348,6 +373,11 @@ pub struct Checker {
     declared_support: [Option<bool>; 2],
     /// Whether the input being handled by each party is a cancel (to blame a crash on it).
     handling_cancel: [bool; 2],
+    /// Whether the input being handled by each party is its application's command or a timer
+    /// of its own: what may cancel its requests besides a cascade.
+    commanded: [bool; 2],
+    /// The parent each party named in an `Output::Nested`, for the request it sends next.
+    nesting: [Option<RequestId>; 2],
     crashed: [bool; 2],
     disconnected: bool,
     /// Whether the link delivers each direction in order (configuration, not state).
@@ -376,6 +406,8 @@ impl Clone for Checker {
         self.verdict.quiescent = src.verdict.quiescent;
         self.declared_support = src.declared_support;
         self.handling_cancel = src.handling_cancel;
+        self.commanded = src.commanded;
+        self.nesting = src.nesting;
         self.crashed = src.crashed;
         self.disconnected = src.disconnected;
         self.fifo = src.fifo;
@@ -395,6 +427,8 @@ impl Checker {
             },
             declared_support: [None; 2],
             handling_cancel: [false; 2],
+            commanded: [false; 2],
+            nesting: [None; 2],
             crashed: [false; 2],
             disconnected: false,
             fifo: false,
@@ -423,6 +457,8 @@ impl Checker {
         self.clear_verdict();
         self.declared_support = [None; 2];
         self.handling_cancel = [false; 2];
+        self.commanded = [false; 2];
+        self.nesting = [None; 2];
         self.crashed = [false; 2];
         self.disconnected = false;
     }
@@ -484,6 +520,8 @@ impl Checker {
         self.crashed = [bits & 16 != 0, bits & 32 != 0];
         self.disconnected = bits & 64 != 0;
         self.handling_cancel = [false; 2];
+        self.commanded = [false; 2];
+        self.nesting = [None; 2];
         self.clear_verdict();
         Ok(())
     }
@@ -612,6 +650,7 @@ impl Checker {
             input,
             Input::Receive(Message::Cancel { .. } | Message::MalformedCancel)
         );
+        self.commanded[party.index()] = matches!(input, Input::Command(_) | Input::TimerFired(_));
         match input {
             Input::Receive(Message::Response { id, .. }) => {
                 if let Some(i) = self.find(party, id) {
@@ -666,6 +705,9 @@ impl Checker {
                 let r = &mut self.reqs[i];
                 r.cancel_received_open |= open;
                 r.cancel_received = true;
+                if open {
+                    self.owe_cascade(party, i);
+                }
             }
             Input::TimerFired(Timer::RequestTimeout(id)) => {
                 if let Some(i) = self.find(party, id)
@@ -677,6 +719,7 @@ impl Checker {
             Input::InternalCancel(id) => {
                 if let Some(i) = self.find_held(party.peer(), id) {
                     self.reqs[i].internal = true;
+                    self.owe_cascade(party, i);
                 }
             }
             Input::Disconnected => self.disconnected = true,
@@ -694,6 +737,13 @@ impl Checker {
                 let r = &mut self.reqs[i];
                 r.delivered = r.delivered.saturating_add(1);
                 let (delivered, cancel_sent) = (r.delivered, r.cancel_sent);
+                if let Outcome::Cancelled(cause) = outcome {
+                    r.resolved_cancelled = true;
+                    if cause == CancelCause::Parent && !r.cascade_owed {
+                        // Given up for a parent's cancel that did not concern it.
+                        self.violate(InvariantId::SiblingsUntouched, Some(id));
+                    }
+                }
                 if outcome == Outcome::Cancelled(CancelCause::User) && !cancel_sent {
                     // Its application never got to cancel it: a cancel meant for another
                     // request (one received, in the other direction) stopped it.
@@ -709,6 +759,15 @@ impl Checker {
                     self.violate(InvariantId::LateAnswerIgnored, Some(id));
                 } else if delivered > 1 {
                     self.violate(InvariantId::SingleResolution, Some(id));
+                }
+            }
+            Output::Nested { parent, child } => {
+                self.nesting[party.index()] = Some(parent);
+                if let Some(p) = self.find_held(party.peer(), parent) {
+                    let p = self.reqs[p];
+                    if p.cancel_received_open || p.internal {
+                        self.violate(InvariantId::NoChildAfterCancel, Some(child));
+                    }
                 }
             }
             Output::StartWork(id) => {
@@ -783,6 +842,12 @@ impl Checker {
                     acks_settled: 0,
                     ambiguous: false,
                     internal: false,
+                    parent: self.nesting[from.index()]
+                        .take()
+                        .and_then(|p| self.find_held(from.peer(), p))
+                        .and_then(|p| u8::try_from(p).ok()),
+                    cascade_owed: false,
+                    resolved_cancelled: false,
                 });
                 if self
                     .reqs
@@ -811,6 +876,11 @@ impl Checker {
                     // (A cancel of `initialize` is reported once, under the clause that names
                     // it, though no capability was declared yet either.)
                     self.violate(InvariantId::CapabilityGated, Some(id));
+                }
+                if !self.commanded[from.index()] && !self.reqs[i].cascade_owed {
+                    // Neither its application nor its timer asked, and no cancel of the request
+                    // it serves did.
+                    self.violate(InvariantId::SiblingsUntouched, Some(id));
                 }
                 let r = &mut self.reqs[i];
                 r.cancel_sent = true;
@@ -876,6 +946,9 @@ impl Checker {
             self.violate(inv, Some(id));
             return;
         };
+        if self.children(i).any(|c| c.delivered == 0) {
+            self.violate(InvariantId::ChildrenBeforeParent, Some(id));
+        }
         let r = &mut self.reqs[i];
         r.responses_sent = r.responses_sent.saturating_add(1);
         r.responder_done = true;
@@ -911,6 +984,25 @@ impl Checker {
             self.reqs[i].result_cancelled = Some(cancelled);
             if r.ack_cancelled.is_some_and(|a| a != cancelled) {
                 self.violate(InvariantId::AckAgreesWithOutcome, Some(id));
+            }
+        }
+    }
+
+    /// The records of the requests sent on behalf of record `i` (its children).
+    fn children(&self, i: usize) -> impl Iterator<Item = &Req> {
+        let i = u8::try_from(i).ok();
+        self.reqs
+            .iter()
+            .filter(move |r| i.is_some() && r.parent == i)
+    }
+
+    /// Record `i`'s handler (`handler`) took a cancel for it, or gave it up: each request it
+    /// sent on its behalf and still unresolved is owed the cascade.
+    fn owe_cascade(&mut self, handler: Party, i: usize) {
+        let Ok(i) = u8::try_from(i) else { return };
+        for r in &mut self.reqs {
+            if r.parent == Some(i) && r.requester == handler && r.delivered == 0 {
+                r.cascade_owed = true;
             }
         }
     }
@@ -992,6 +1084,16 @@ impl Checker {
         }
         if let Some(id) = hung {
             self.violate(InvariantId::EventualResolution, Some(id));
+        }
+        let uncascaded = self.reqs.iter().find(|r| {
+            let excused = r.request_lost || r.responses_lost > 0;
+            r.cascade_owed
+                && !self.crashed[r.requester.index()]
+                && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
+        });
+        if let Some(r) = uncascaded {
+            let id = r.id;
+            self.violate(InvariantId::CascadeComplete, Some(id));
         }
         // Two requests with one id in a party's table are not the party's doing.
         let confused = self.reqs.iter().any(|r| r.ambiguous);
@@ -1108,6 +1210,9 @@ mod tests {
             acks_settled: 12,
             ambiguous: true,
             internal: true,
+            parent: Some(3),
+            cascade_owed: true,
+            resolved_cancelled: true,
         };
         let mut bytes = Vec::new();
         r.pack(&mut bytes);

@@ -74,6 +74,10 @@ pub enum InvariantId {
     NoLeakAtQuiescence,
     CancelHonoured,
     CancelFromAllowedParty,
+    CascadeComplete,
+    ChildrenBeforeParent,
+    NoChildAfterCancel,
+    SiblingsUntouched,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -373,6 +377,7 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Messages: Requests",
         ),
         (TABLE, "On timeout", a::MCP25_LIFECYCLE, "Timeouts"),
+        (TABLE, "The cascade:", a::ACP_PROMPT_TURN, "Cancellation"),
         (
             TABLE,
             "Progress notifications",
@@ -434,7 +439,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 23] = [
+pub static CATALOG: [Invariant; 27] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -957,6 +962,105 @@ pub static CATALOG: [Invariant; 23] = [
                 "stated without a keyword: the revision defines no cancel from the server, so a server's notifications/cancelled is outside the protocol"
             )
         )],
+    },
+    Invariant {
+        id: InvariantId::CascadeComplete,
+        name: "cascade-complete",
+        kind: Expectation::Eventually,
+        statement: "When a party takes a cancel for a request it handles (or gives it up on its own), it cancels, or gives up, every request it sent on that request's behalf and that is still unresolved; each of those ends resolved. Applied level by level, the cancel reaches every descendant of the cancelled request.",
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "MUST cancel the corresponding request activity and all nested activities"
+            ),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Stop processing the cancelled request",
+                Some(
+                    "the requests a handler sent on the cancelled request's behalf are part of its processing"
+                )
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                MCP26,
+                "Stop processing the cancelled request",
+                Some(
+                    "the requests a handler sent on the cancelled request's behalf are part of its processing; a server, which may not cancel, gives its own up"
+                )
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::ChildrenBeforeParent,
+        name: "children-before-parent",
+        kind: Expectation::Always,
+        statement: "A party answers a request it handles only after every request it sent on that request's behalf is resolved (ACP's prompt turn: the agent's own requests are cancelled and answered before the prompt's answer).",
+        observable_on_wire: false,
+        applies: &[at!(
+            Acp,
+            Should,
+            TABLE,
+            "The cascade: the agent sends `$/cancel_request` for its own nested requests (`terminal/create`, `session/request_permission`) before it answers.",
+            Some(
+                "stated without a keyword; the text's Cascading Cancellation Flow shows the client confirming each nested cancellation before the agent completes the prompt"
+            )
+        )],
+    },
+    Invariant {
+        id: InvariantId::NoChildAfterCancel,
+        name: "no-child-after-cancel",
+        kind: Expectation::Always,
+        statement: "A party sends no new request on behalf of a request it handles once it has taken a cancel for that request (or given it up on its own).",
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "MUST cancel the corresponding request activity and all nested activities"
+            ),
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Stop processing the cancelled request"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                TABLE,
+                "the server MUST NOT send any further message for that request",
+                Some("a request sent on the cancelled request's behalf is such a message")
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::SiblingsUntouched,
+        name: "siblings-untouched",
+        kind: Expectation::Always,
+        statement: "A cancel's cascade reaches only the requests sent on behalf of the cancelled request: a party cancels or gives up a request of its own only when its application asks, its timeout fires, or the request it serves was cancelled.",
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                Acp,
+                Must,
+                ACP,
+                "cancel the corresponding request activity and all nested activities related to that request",
+                Some("what is not related to the cancelled request is not the cancel's to stop")
+            ),
+            at!(
+                AcpRfd,
+                Must,
+                RFD,
+                "Individual JSON-RPC request cancellation without affecting other concurrent requests"
+            ),
+        ],
     },
     Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,

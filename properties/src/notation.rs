@@ -11,7 +11,7 @@
 //!           | PARTY "drops" ID                | PARTY "crashes"
 //!           | PARTY "arms" TIMER              | PARTY "disarms" TIMER
 //!           | PARTY "refuses" COMMAND REFUSAL | PARTY "ignores" IGNORED
-//!           | PARTY "anomaly" ANOMALY
+//!           | PARTY "anomaly" ANOMALY         | PARTY "nests" ID "under" ID
 //!           | "network" "loses" PARTY MSG     | "network" "duplicates" PARTY MSG
 //!           | "end" ("quiescent" | "bounded") "open" COUNT COUNT
 //! PARTY    := "client" | "server"
@@ -21,12 +21,12 @@
 //! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "server-work"
 //! REPLY    := "full" | "partial" | "cancelled" | "error" INTEGER
 //!           | "initialized" "cancel-support" BOOL
-//! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout") | "disconnected"
-//! COMMAND  := "initialize" | "send" | "cancel" ID | "malformed-cancel"
+//! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout" | "parent") | "disconnected"
+//! COMMAND  := "initialize" | "send" | "send-nested" ID | "cancel" ID | "malformed-cancel"
 //! TIMER    := "timeout" ID | "init-timeout"
 //! REASON   := "none" | "not-found" | "already-completed" | "not-initialized"
 //! REFUSAL  := "not-pending" | "already-cancelling" | "initialize-not-cancellable"
-//!           | "not-negotiated" | "wrong-party" | "no-session"
+//!           | "not-negotiated" | "wrong-party" | "no-session" | "no-parent"
 //! IGNORED  := ("late-answer" | "unknown-cancel" | "cancel-after-answer"
 //!             | "unsupported-cancel" | "repeated-cancel") ID
 //!           | "malformed-cancel" | "stale-timer"
@@ -40,7 +40,10 @@
 //! requests. The two `open` counts of `end` are the received requests the client and the
 //! server still held when the run ended. `delivers` is what a requester hands its application
 //! (`reply REPLY`: the peer's answer as received; `cancelled user|timeout`: it gave up at
-//! cancel time). `initialize` declares that the client handles cancels of the server's
+//! cancel time; `cancelled parent`: it gave up because the request it was sent for was
+//! cancelled). `nests CHILD under PARENT` says that the request the party sends next, `CHILD`,
+//! is sent on behalf of `PARENT`, a request it received (the edge of the request tree); the
+//! command `send-nested PARENT` asks for such a request. `initialize` declares that the client handles cancels of the server's
 //! requests, `initialize-no-cancel` that it does not (the ACP RFD reads it); `work` is the
 //! client's ordinary request, `server-work` the server's. The one event the notation cannot express is the anomaly "illegal
 //! transition" (a driver error the checker does not read); [`format`] renders it as
@@ -130,6 +133,9 @@ impl fmt::Display for Notation<'_> {
                             Outcome::Cancelled(CancelCause::Timeout) => {
                                 f.write_str("cancelled timeout")
                             }
+                            Outcome::Cancelled(CancelCause::Parent) => {
+                                f.write_str("cancelled parent")
+                            }
                             Outcome::Disconnected => f.write_str("disconnected"),
                         }
                     }
@@ -151,6 +157,9 @@ impl fmt::Display for Notation<'_> {
                         write!(f, "anomaly {word} {}", Id(id))
                     }
                     Output::Crashed => f.write_str("crashes"),
+                    Output::Nested { parent, child } => {
+                        write!(f, "nests {} under {}", Id(child), Id(parent))
+                    }
                 }
             }
             Event::Lost { from, msg } => write!(f, "network loses {} {}", from.name(), Msg(msg)),
@@ -237,6 +246,7 @@ impl fmt::Display for Cmd {
         match self.0 {
             Command::Initialize => f.write_str("initialize"),
             Command::Send => f.write_str("send"),
+            Command::SendNested(id) => write!(f, "send-nested {}", Id(id)),
             Command::Cancel(id) => write!(f, "cancel {}", Id(id)),
             Command::MalformedCancel => f.write_str("malformed-cancel"),
         }
@@ -268,7 +278,7 @@ fn reason_word(r: AckReason) -> &'static str {
         .map_or("none", |p| p.0)
 }
 
-const REFUSALS: [(&str, Refusal); 6] = [
+const REFUSALS: [(&str, Refusal); 7] = [
     ("not-pending", Refusal::NotPending),
     ("already-cancelling", Refusal::AlreadyCancelling),
     (
@@ -278,6 +288,7 @@ const REFUSALS: [(&str, Refusal); 6] = [
     ("not-negotiated", Refusal::NotNegotiated),
     ("wrong-party", Refusal::WrongParty),
     ("no-session", Refusal::NoSession),
+    ("no-parent", Refusal::NoParent),
 ];
 
 fn refusal_word(r: Refusal) -> &'static str {
@@ -500,11 +511,18 @@ impl<'a> Words<'a> {
 
     fn command(&mut self) -> Result<Command, NotationError> {
         Ok(
-            match self.one_of(&["initialize", "send", "cancel", "malformed-cancel"])? {
+            match self.one_of(&[
+                "initialize",
+                "send",
+                "cancel",
+                "malformed-cancel",
+                "send-nested",
+            ])? {
                 0 => Command::Initialize,
                 1 => Command::Send,
                 2 => Command::Cancel(self.id()?),
-                _ => Command::MalformedCancel,
+                3 => Command::MalformedCancel,
+                _ => Command::SendNested(self.id()?),
             },
         )
     }
@@ -521,7 +539,8 @@ impl<'a> Words<'a> {
             match self.one_of(&["reply", "cancelled", "disconnected"])? {
                 0 => Outcome::Reply(self.reply()?),
                 1 => Outcome::Cancelled(
-                    [CancelCause::User, CancelCause::Timeout][self.one_of(&["user", "timeout"])?],
+                    [CancelCause::User, CancelCause::Timeout, CancelCause::Parent]
+                        [self.one_of(&["user", "timeout", "parent"])?],
                 ),
                 _ => Outcome::Disconnected,
             },
@@ -616,6 +635,7 @@ impl<'a> Words<'a> {
             "anomaly",
             "crashes",
             "internal-cancel",
+            "nests",
         ];
         let input = |input| Event::Input { party, input };
         let output = |output| Event::Output { party, output };
@@ -653,7 +673,15 @@ impl<'a> Words<'a> {
             14 => output(Output::Ignored(self.ignored()?)),
             15 => output(Output::Anomaly(self.anomaly()?)),
             16 => output(Output::Crashed),
-            _ => input(Input::InternalCancel(self.id()?)),
+            17 => input(Input::InternalCancel(self.id()?)),
+            _ => {
+                let child = self.id()?;
+                self.literal("under")?;
+                output(Output::Nested {
+                    parent: self.id()?,
+                    child,
+                })
+            }
         })
     }
 }
@@ -672,6 +700,10 @@ mod tests {
     fn every_form_round_trips() {
         let lines = [
             "client sends request 1 work",
+            "server nests 2 under 1",
+            "client delivers 2 cancelled parent",
+            "server command send-nested 1",
+            "server refuses send-nested 1 no-parent",
             "server receives request 0 initialize",
             "server sends response 0 initialized cancel-support false",
             "server sends response 1 partial",

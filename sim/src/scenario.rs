@@ -93,10 +93,49 @@ pub struct Workload {
     /// requests in the ACP RFD it is drawn from the seed, half and half.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cancel_support: Option<bool>,
+    /// Request trees: while a party works on a received request, it sends requests of its own
+    /// on that request's behalf (nested requests, in the other direction), down to a depth.
+    /// Absent from a file: no nesting.
+    #[serde(default, skip_serializing_if = "Nesting::is_flat")]
+    pub nesting: Nesting,
 }
 
 fn is_zero(n: &u16) -> bool {
     *n == 0
+}
+
+/// The shape of request trees: how deep (a request sent by an application is at depth 1)
+/// and how many requests a handler sends on behalf of each request it works on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nesting {
+    /// The deepest level, from 1 (flat) to [`Nesting::MAX`].
+    pub depth: u8,
+    /// Requests a handler sends on behalf of each request it works on above the deepest
+    /// level, from 0 to [`Nesting::MAX`].
+    pub fanout: u8,
+}
+
+impl Nesting {
+    /// The largest depth and fan-out.
+    pub const MAX: u8 = 3;
+
+    /// No nesting.
+    pub const FLAT: Nesting = Nesting {
+        depth: 1,
+        fanout: 0,
+    };
+
+    /// Whether no request is ever nested.
+    pub fn is_flat(&self) -> bool {
+        self.depth <= 1 || self.fanout == 0
+    }
+}
+
+impl Default for Nesting {
+    fn default() -> Self {
+        Nesting::FLAT
+    }
 }
 
 /// Request numbering (by default from 0, integers, no reuse).
@@ -145,6 +184,7 @@ impl Default for Workload {
             cancel_support: None,
             server_requests: 2,
             client_cancel_support: None,
+            nesting: Nesting::FLAT,
         }
     }
 }
@@ -213,6 +253,21 @@ impl Scenario {
         }
         if w.workers == 0 {
             return err("workload.workers", "an integer of at least 1".into());
+        }
+        if !(1..=Nesting::MAX).contains(&w.nesting.depth) {
+            return err("workload.nesting.depth", "an integer from 1 to 3".into());
+        }
+        if w.nesting.fanout > Nesting::MAX {
+            return err("workload.nesting.fanout", "an integer from 0 to 3".into());
+        }
+        if !w.nesting.is_flat() && self.dialect.rules().server_work_method.is_none() {
+            return err(
+                "workload.nesting",
+                format!(
+                    "{{\"depth\": 1, \"fanout\": 0}}: in {} the server makes no requests, so none nest",
+                    self.dialect
+                ),
+            );
         }
         for (field, p) in [
             ("workload.cancel_permille", w.cancel_permille),

@@ -26,6 +26,8 @@ enum Occ {
     WorkDone(Party, RequestId, u32),
     Progress(Party, RequestId, u32),
     InternalCancel(Party, RequestId, u32),
+    /// The running work for a received request sends a request on its behalf.
+    Spawn(Party, RequestId, u32),
     Fire(Party, Timer, u32),
     Disconnect,
 }
@@ -98,6 +100,11 @@ pub struct Simulator {
     connected: bool,
     /// Per party, whether its workload is scheduled.
     workload_started: [bool; 2],
+    /// The depth in its request tree of each request sent so far: (requester, id, depth), the
+    /// newest last (an application's request is at depth 1).
+    depths: Vec<(Party, RequestId, u8)>,
+    /// The depth of the request the party sends next (set by its `Nested` output).
+    next_depth: [u8; 2],
     scratch: Vec<Output>,
 }
 
@@ -118,8 +125,19 @@ impl Simulator {
             last_delivery: [0; 2],
             connected: true,
             workload_started: [false; 2],
+            depths: Vec::with_capacity(16),
+            next_depth: [1; 2],
             scratch: Vec::with_capacity(16),
         }
+    }
+
+    /// The depth of the newest request `requester` sent with `id` (1 if unknown).
+    fn depth_of(&self, requester: Party, id: RequestId) -> u8 {
+        self.depths
+            .iter()
+            .rev()
+            .find(|d| d.0 == requester && d.1 == id)
+            .map_or(1, |d| d.2)
     }
 
     /// Runs `scenario` with `seed`; `record` keeps every event (for a trace).
@@ -142,6 +160,8 @@ impl Simulator {
         self.last_delivery = [0; 2];
         self.connected = true;
         self.workload_started = [false; 2];
+        self.depths.clear();
+        self.next_depth = [1; 2];
 
         self.schedule(0, Occ::App(Party::Client, AppAct::Init));
         if rng.chance(s.link.disconnect_permille) {
@@ -216,6 +236,12 @@ impl Simulator {
                     {
                         self.start_workload(s, rng, to);
                     }
+                }
+            }
+            Occ::Spawn(party, id, token) => {
+                if self.connected && self.live_work.contains(&(party, id, token)) {
+                    let cmd = Command::SendNested(id);
+                    self.feed(s, rng, party, Input::Command(cmd), None);
                 }
             }
             Occ::WorkDone(party, id, token)
@@ -327,12 +353,28 @@ impl Simulator {
                 {
                     self.ids[party.index()][usize::from(k)] = Some(id);
                 }
+                if let Message::Request { id, .. } = msg
+                    && !s.workload.nesting.is_flat()
+                {
+                    let depth = core::mem::replace(&mut self.next_depth[party.index()], 1);
+                    self.depths.push((party, id, depth));
+                }
                 self.transmit(s, rng, party, msg);
+            }
+            Output::Nested { parent, .. } => {
+                self.next_depth[party.index()] = self.depth_of(party.peer(), parent) + 1;
             }
             Output::StartWork(id) => {
                 let token = self.next_token();
                 self.live_work.push((party, id, token));
                 let dur = s.workload.work.draw(rng);
+                let nesting = s.workload.nesting;
+                if !nesting.is_flat() && self.depth_of(party.peer(), id) < nesting.depth {
+                    for _ in 0..nesting.fanout {
+                        let at = now.saturating_add(rng.between(0, dur));
+                        self.schedule(at, Occ::Spawn(party, id, token));
+                    }
+                }
                 if rng.chance(s.workload.progress_permille) {
                     self.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
                 }

@@ -203,6 +203,10 @@ fn command_json(obj: &mut Map<String, Value>, c: Command) {
             "cancel"
         }
         Command::MalformedCancel => "malformed-cancel",
+        Command::SendNested(parent) => {
+            obj.insert("parent".into(), id_json(parent));
+            "send-nested"
+        }
     };
     obj.insert("command".into(), json!(name));
 }
@@ -216,6 +220,7 @@ fn outcome_json(o: Outcome) -> Value {
         Outcome::Reply(Reply::Error(code)) => json!(format!("error {code}")),
         Outcome::Cancelled(CancelCause::User) => json!("cancelled"),
         Outcome::Cancelled(CancelCause::Timeout) => json!("timed-out"),
+        Outcome::Cancelled(CancelCause::Parent) => json!("parent-cancelled"),
         Outcome::Disconnected => json!("disconnected"),
     }
 }
@@ -297,6 +302,11 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
                     o.insert("id".into(), id_json(id));
                     o.insert("outcome".into(), outcome_json(outcome));
                     "deliver"
+                }
+                Output::Nested { parent, child } => {
+                    o.insert("id".into(), id_json(child));
+                    o.insert("parent".into(), id_json(parent));
+                    "nested"
                 }
                 Output::StartWork(id) => {
                     o.insert("id".into(), id_json(id));
