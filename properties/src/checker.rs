@@ -12,7 +12,9 @@ use cancelcheck_model::dialect::{
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, CancelCause, Method};
 use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, put_varint};
-use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_model::{
+    Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
+};
 use smallvec::SmallVec;
 
 /// One broken invariant.
@@ -373,9 +375,10 @@ pub struct Checker {
     declared_support: [Option<bool>; 2],
     /// Whether the input being handled by each party is a cancel (to blame a crash on it).
     handling_cancel: [bool; 2],
-    /// Whether the input being handled by each party is its application's command or a timer
-    /// of its own: what may cancel its requests besides a cascade.
-    commanded: [bool; 2],
+    /// The request of its own that the input being handled by each party asks to cancel (its
+    /// application's cancel command, or that request's timer): what may cancel a request
+    /// besides a cascade.
+    commanded: [Option<RequestId>; 2],
     /// The parent each party named in an `Output::Nested`, for the request it sends next.
     nesting: [Option<RequestId>; 2],
     crashed: [bool; 2],
@@ -427,7 +430,7 @@ impl Checker {
             },
             declared_support: [None; 2],
             handling_cancel: [false; 2],
-            commanded: [false; 2],
+            commanded: [None; 2],
             nesting: [None; 2],
             crashed: [false; 2],
             disconnected: false,
@@ -457,7 +460,7 @@ impl Checker {
         self.clear_verdict();
         self.declared_support = [None; 2];
         self.handling_cancel = [false; 2];
-        self.commanded = [false; 2];
+        self.commanded = [None; 2];
         self.nesting = [None; 2];
         self.crashed = [false; 2];
         self.disconnected = false;
@@ -520,7 +523,7 @@ impl Checker {
         self.crashed = [bits & 16 != 0, bits & 32 != 0];
         self.disconnected = bits & 64 != 0;
         self.handling_cancel = [false; 2];
-        self.commanded = [false; 2];
+        self.commanded = [None; 2];
         self.nesting = [None; 2];
         self.clear_verdict();
         Ok(())
@@ -650,7 +653,18 @@ impl Checker {
             input,
             Input::Receive(Message::Cancel { .. } | Message::MalformedCancel)
         );
-        self.commanded[party.index()] = matches!(input, Input::Command(_) | Input::TimerFired(_));
+        self.commanded[party.index()] = match input {
+            Input::Command(Command::Cancel(id)) | Input::TimerFired(Timer::RequestTimeout(id)) => {
+                Some(id)
+            }
+            Input::TimerFired(Timer::InitTimeout) => self
+                .reqs
+                .iter()
+                .rev()
+                .find(|r| r.requester == party && r.initialize)
+                .map(|r| r.id),
+            _ => None,
+        };
         match input {
             Input::Receive(Message::Response { id, .. }) => {
                 if let Some(i) = self.find(party, id) {
@@ -877,7 +891,7 @@ impl Checker {
                     // it, though no capability was declared yet either.)
                     self.violate(InvariantId::CapabilityGated, Some(id));
                 }
-                if !self.commanded[from.index()] && !self.reqs[i].cascade_owed {
+                if self.commanded[from.index()] != Some(id) && !self.reqs[i].cascade_owed {
                     // Neither its application nor its timer asked, and no cancel of the request
                     // it serves did.
                     self.violate(InvariantId::SiblingsUntouched, Some(id));
@@ -988,6 +1002,28 @@ impl Checker {
         }
     }
 
+    /// What was lost of an unresolved descendant of record `i` whose loss excuses it, if any.
+    fn descendant_loss(&self, i: usize) -> Option<Lost> {
+        let mut stack: SmallVec<[usize; 8]> = SmallVec::new();
+        stack.push(i);
+        while let Some(k) = stack.pop() {
+            let Ok(k8) = u8::try_from(k) else { continue };
+            for (c, r) in self.reqs.iter().enumerate() {
+                if r.parent != Some(k8) || r.delivered > 0 {
+                    continue;
+                }
+                if r.request_lost {
+                    return Some(Lost::Request);
+                }
+                if r.responses_lost > 0 {
+                    return Some(Lost::Response);
+                }
+                stack.push(c);
+            }
+        }
+        None
+    }
+
     /// The records of the requests sent on behalf of record `i` (its children).
     fn children(&self, i: usize) -> impl Iterator<Item = &Req> {
         let i = u8::try_from(i).ok();
@@ -1060,7 +1096,10 @@ impl Checker {
             return;
         }
         let mut hung = None;
-        for r in &self.reqs {
+        // A handler answers after its children: a request whose unresolved descendant was
+        // excused by a loss waits on that loss too.
+        let mut waits_on_loss = false;
+        for (i, r) in self.reqs.iter().enumerate() {
             if r.delivered > 0 || self.crashed[r.requester.index()] {
                 continue;
             }
@@ -1068,6 +1107,9 @@ impl Checker {
                 Some(Lost::Request)
             } else if r.responses_lost > 0 {
                 Some(Lost::Response)
+            } else if let Some(lost) = self.descendant_loss(i) {
+                waits_on_loss = true;
+                Some(lost)
             } else {
                 None
             };
@@ -1085,18 +1127,24 @@ impl Checker {
         if let Some(id) = hung {
             self.violate(InvariantId::EventualResolution, Some(id));
         }
-        let uncascaded = self.reqs.iter().find(|r| {
-            let excused = r.request_lost || r.responses_lost > 0;
+        let uncascaded = (0..self.reqs.len()).find(|&i| {
+            let r = &self.reqs[i];
+            let excused =
+                r.request_lost || r.responses_lost > 0 || self.descendant_loss(i).is_some();
             r.cascade_owed
                 && !self.crashed[r.requester.index()]
                 && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
         });
-        if let Some(r) = uncascaded {
-            let id = r.id;
+        if let Some(i) = uncascaded {
+            let id = self.reqs[i].id;
             self.violate(InvariantId::CascadeComplete, Some(id));
         }
         // Two requests with one id in a party's table are not the party's doing.
-        let confused = self.reqs.iter().any(|r| r.ambiguous);
+        // A handler still holding a request whose child's answer was lost holds it for that.
+        let waits_on_loss = waits_on_loss
+            || (0..self.reqs.len())
+                .any(|i| !self.reqs[i].responder_done && self.descendant_loss(i).is_some());
+        let confused = self.reqs.iter().any(|r| r.ambiguous) || waits_on_loss;
         for party in [Party::Client, Party::Server] {
             if open_incoming[party.index()] > 0 && !self.crashed[party.index()] && !confused {
                 self.violate(InvariantId::NoLeakAtQuiescence, None);

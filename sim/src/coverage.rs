@@ -5,7 +5,7 @@
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::{InvariantId, Status, Strength};
 
-use crate::scenario::Scenario;
+use crate::scenario::{Nesting, Scenario};
 
 /// The verdict a behaviour earns in `dialect` once its fault acts: `pass` for a correct one,
 /// `fail` where it breaks a MUST there, `warn` where it breaks only SHOULDs. `None` where the
@@ -61,6 +61,26 @@ pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
     }
 }
 
+/// The request trees a behaviour of request trees needs to act: a grandchild for
+/// `forgets-grandchild` (depth 3), nested requests for the others (depth 2, one each); no
+/// nesting for every other behaviour.
+pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
+    match scenario.behavior {
+        Behaviour::ForgetsGrandchild => Nesting {
+            depth: 3,
+            fanout: 1,
+        },
+        Behaviour::AnswersParentFirst
+        | Behaviour::CancelsSiblingSubtree
+        | Behaviour::SpawnsAfterCancel
+        | Behaviour::LeavesChildPending => Nesting {
+            depth: 2,
+            fanout: 1,
+        },
+        _ => Nesting::FLAT,
+    }
+}
+
 /// What would let the fault of `scenario`'s behaviour act, where a run showed no sign of it.
 pub fn fault_hint(scenario: &Scenario) -> &'static str {
     let w = &scenario.workload;
@@ -90,6 +110,20 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
             if w.server_requests < server_requests_to_act(scenario) =>
         {
             "it acts on the client's handling of the server's request 0: --server-requests 1 (workload.server_requests)"
+        }
+        Behaviour::ForgetsGrandchild if w.nesting.depth < 3 || w.nesting.fanout == 0 => {
+            "it acts on the requests sent for the server's nested requests: --nesting 3x1 (workload.nesting)"
+        }
+        Behaviour::AnswersParentFirst
+        | Behaviour::CancelsSiblingSubtree
+        | Behaviour::SpawnsAfterCancel
+        | Behaviour::LeavesChildPending
+            if w.nesting.is_flat() =>
+        {
+            "it acts on nested requests: --nesting 2x1 (workload.nesting)"
+        }
+        Behaviour::CancelsSiblingSubtree if w.requests < 2 => {
+            "it needs two requests with children: --requests 2 (workload.requests)"
         }
         Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => {
             "it acts only when the peer declares no cancellation support (workload.cancel_support)"

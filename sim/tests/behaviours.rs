@@ -45,6 +45,7 @@ fn faulty_behaviours_are_caught() {
             }
             let mut s = Scenario::default_for(d);
             s.behavior = b;
+            s.workload.nesting = cancelcheck_sim::coverage::nesting_to_act(&s);
             let mut sim = Simulator::new(&s);
             let found = (0..FAULT_SEEDS).find(|&seed| {
                 let run = sim.run(&s, seed, false);
@@ -92,6 +93,8 @@ fn declared_breaks_are_observed_breaks() {
                 let mut s = Scenario::default_for(d);
                 s.behavior = b;
                 s.swarm = swarm;
+                // Faults of request trees get trees.
+                s.workload.nesting = cancelcheck_sim::coverage::nesting_to_act(&s);
                 if !timeouts {
                     s.workload.timeout = None;
                     s.workload.init_timeout = None;
@@ -115,6 +118,7 @@ fn declared_breaks_are_observed_breaks() {
                     // Faults that act on the server's own requests get them.
                     spec.server_requests =
                         cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+                    spec.nesting = cancelcheck_sim::coverage::nesting_to_act(&spec.scenario());
                     let opts = SearchOptions {
                         max_depth: None,
                         threads: 2,

@@ -77,6 +77,11 @@ pub struct ExploreArgs {
     /// ACP RFD explores both answers of the client's declared cancellation support.
     #[arg(long, default_value_t = 0)]
     server_requests: u16,
+    /// Request trees, `DEPTHxFANOUT` (e.g. `2x2`): each running request above level DEPTH
+    /// sends FANOUT requests on its behalf, in the other direction (not ABP). With any, the
+    /// search runs without reductions.
+    #[arg(long, value_parser = parse_nesting)]
+    nesting: Option<cancelcheck_sim::scenario::Nesting>,
     /// Server workers (default: as many as requests).
     #[arg(long)]
     workers: Option<u16>,
@@ -130,6 +135,8 @@ struct ExploreReport {
     behavior: &'static str,
     requests: u16,
     server_requests: u16,
+    /// The request trees' shape (`depth` 1 or `fanout` 0: none).
+    nesting: cancelcheck_sim::scenario::Nesting,
     transport: &'static str,
     workers: u16,
     timeouts: bool,
@@ -260,6 +267,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         behavior: scenario.behavior.name(),
         requests: scenario.workload.requests,
         server_requests: scenario.workload.server_requests,
+        nesting: scenario.workload.nesting,
         transport: transport_name(scenario.link.order),
         workers: scenario.workload.workers,
         timeouts: scenario.workload.timeout.is_some(),
@@ -564,6 +572,9 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
         spec.internal_cancel = args.internal_cancel;
         spec.malformed_cancel = args.malformed_cancel;
         spec.server_requests = args.server_requests;
+        if let Some(n) = args.nesting {
+            spec.nesting = n;
+        }
         s = spec.scenario();
     }
     validate(&s)?;
@@ -684,4 +695,21 @@ fn peak_resident_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// Reads `DEPTHxFANOUT` (each from 0 to 3, depth at least 1).
+pub(crate) fn parse_nesting(text: &str) -> Result<cancelcheck_sim::scenario::Nesting, String> {
+    let bad = || {
+        format!(
+            "{text:?}: expected DEPTHxFANOUT, e.g. 2x2 (depth from 1 to 3, fan-out from 0 to 3)"
+        )
+    };
+    let (d, f) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let depth: u8 = d.trim().parse().map_err(|_| bad())?;
+    let fanout: u8 = f.trim().parse().map_err(|_| bad())?;
+    let max = cancelcheck_sim::scenario::Nesting::MAX;
+    if !(1..=max).contains(&depth) || fanout > max {
+        return Err(bad());
+    }
+    Ok(cancelcheck_sim::scenario::Nesting { depth, fanout })
 }

@@ -46,6 +46,19 @@ pub const MAX_REQUESTS: u16 = 32;
 
 /// Whether the explorer can take `s` whole; the error names the field and the limit.
 pub fn explorable(s: &Scenario) -> Result<(), crate::scenario::ScenarioError> {
+    let n = s.workload.nesting;
+    if !n.is_flat() {
+        let per_root: u32 = (0..n.depth).map(|k| u32::from(n.fanout).pow(u32::from(k))).sum();
+        let total = per_root * u32::from(s.workload.requests + s.workload.server_requests);
+        if total > 250 {
+            return Err(crate::scenario::ScenarioError {
+                field: "workload.nesting".into(),
+                expected: format!(
+                    "request trees of at most 250 requests in all for the explorer, found {total}"
+                ),
+            });
+        }
+    }
     if s.workload.requests > MAX_REQUESTS {
         return Err(crate::scenario::ScenarioError {
             field: "workload.requests".into(),
@@ -77,6 +90,10 @@ struct Bounds {
     /// Requests the server sends to the client (each may be cancelled like the client's, and
     /// the server may send one malformed cancel too).
     server_requests: u8,
+    /// Request trees: the deepest level and the requests a handler sends on behalf of each
+    /// request it works on (`fanout` 0: no nesting).
+    depth: u8,
+    fanout: u8,
 }
 
 fn bounds(s: &Scenario) -> Bounds {
@@ -102,6 +119,12 @@ fn bounds(s: &Scenario) -> Bounds {
         server_requests: match s.dialect.rules().server_work_method {
             Some(_) => s.workload.server_requests.min(MAX_REQUESTS) as u8,
             None => 0,
+        },
+        depth: s.workload.nesting.depth,
+        fanout: if s.workload.nesting.is_flat() || s.dialect.rules().server_work_method.is_none() {
+            0
+        } else {
+            s.workload.nesting.fanout
         },
     }
 }
@@ -144,6 +167,10 @@ pub struct ExploreSpec {
     /// Whether the client declares cancellation support (ACP RFD); `None` explores both
     /// answers where the server sends requests in the ACP RFD.
     pub client_cancel_support: Option<bool>,
+    /// Request trees: each running request at a level above `nesting.depth` may send
+    /// `nesting.fanout` requests on its behalf; with any, the search runs without the
+    /// reductions.
+    pub nesting: crate::scenario::Nesting,
 }
 
 impl ExploreSpec {
@@ -172,6 +199,7 @@ impl ExploreSpec {
             malformed_cancel: false,
             server_requests: 0,
             client_cancel_support: None,
+            nesting: crate::scenario::Nesting::FLAT,
         }
     }
 
@@ -196,6 +224,7 @@ impl ExploreSpec {
         w.cancel_support = None;
         w.server_requests = self.server_requests;
         w.client_cancel_support = self.client_cancel_support;
+        w.nesting = self.nesting;
         s.link.order = self.order;
         s.link.loss_permille = u16::from(self.loss);
         s.link.duplicate_permille = u16::from(self.duplicate);
@@ -212,6 +241,7 @@ pub fn symmetric(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
     // The relabelling renames the client's ids only; the server's requests share its id space.
     bounds(s).server_requests == 0
+        && bounds(s).fanout == 0
         && s.workload.workers >= s.workload.requests
         && !s.workload.ids.reuse_answered
         && !matches!(

@@ -102,6 +102,9 @@ pub enum Step {
     ServerCancel(u8),
     /// The server sends a malformed cancel (at most once per run).
     ServerMalformed,
+    /// The running work of the request with this id, received by the party, sends a request
+    /// on its behalf (a nested request).
+    Spawn(Party, RequestId),
 }
 
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
@@ -137,6 +140,9 @@ pub struct Explorer {
     malformed_left: u8,
     /// The server's requests.
     server: ServerScript,
+    /// Request trees: per request sent (requester, id, depth, requests sent on its behalf so
+    /// far), the newest last; empty without nesting.
+    tree: SmallVec<[(Party, RequestId, u8, u8); 8]>,
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
     outs: Vec<Output>,
@@ -183,6 +189,7 @@ impl Clone for Explorer {
             duplicates_left: self.duplicates_left,
             malformed_left: self.malformed_left,
             server: self.server.clone(),
+            tree: self.tree.clone(),
             steps: self.steps,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -233,6 +240,7 @@ impl Explorer {
                 ids: smallvec::smallvec![None; usize::from(b.server_requests)],
                 malformed_left: u8::from(b.malformed && b.server_requests > 0),
             },
+            tree: SmallVec::new(),
             steps: 0,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -303,6 +311,7 @@ impl Explorer {
         copy_into(&mut self.server.cancels, &src.server.cancels);
         copy_into(&mut self.server.ids, &src.server.ids);
         self.server.malformed_left = src.server.malformed_left;
+        copy_into(&mut self.tree, &src.tree);
         self.steps = src.steps;
         self.dirty = 0;
     }
@@ -403,6 +412,28 @@ impl Explorer {
         if server.malformed_left > 0 && server_ready {
             out.push(Step::ServerMalformed);
         }
+        // Nested requests come after everything else, for the same reason.
+        if b.fanout > 0 {
+            for (i, &(p, id)) in self.work.iter().enumerate() {
+                if self.work[..i].contains(&(p, id)) {
+                    continue;
+                }
+                if let Some(&(_, _, depth, spawned)) = self.node(p.peer(), id)
+                    && depth < b.depth
+                    && spawned < b.fanout
+                {
+                    out.push(Step::Spawn(p, id));
+                }
+            }
+        }
+    }
+
+    /// The tree record of the newest request `requester` sent with `id`.
+    fn node(&self, requester: Party, id: RequestId) -> Option<&(Party, RequestId, u8, u8)> {
+        self.tree
+            .iter()
+            .rev()
+            .find(|n| n.0 == requester && n.1 == id)
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
@@ -438,6 +469,7 @@ impl Explorer {
             Step::ServerMalformed => {
                 Stimulus::Feed(Party::Server, Input::Command(Command::MalformedCancel))
             }
+            Step::Spawn(p, id) => Stimulus::Feed(p, Input::Command(Command::SendNested(id))),
         }
     }
 
@@ -495,6 +527,16 @@ impl Explorer {
             Step::ServerSend => self.server.sent += 1,
             Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
             Step::ServerMalformed => self.server.malformed_left -= 1,
+            Step::Spawn(p, id) => {
+                if let Some(n) = self
+                    .tree
+                    .iter_mut()
+                    .rev()
+                    .find(|n| n.0 == p.peer() && n.1 == id)
+                {
+                    n.3 += 1;
+                }
+            }
         }
         match stimulus {
             Stimulus::Feed(party, input) => self.feed(&b, party, input),
@@ -515,6 +557,30 @@ impl Explorer {
         if step == Step::ServerSend {
             let k = usize::from(self.server.sent - 1);
             self.server.ids[k] = chosen(&self.outs, Method::ServerWork);
+        }
+        if b.fanout > 0 {
+            self.grow_tree(stimulus);
+        }
+    }
+
+    /// Records in the tree each ordinary request the last input made its party send, at depth
+    /// 1, or one below its parent when it was sent on a received request's behalf.
+    fn grow_tree(&mut self, stimulus: Stimulus) {
+        let Stimulus::Feed(party, _) = stimulus else {
+            return;
+        };
+        let mut depth = 1;
+        for k in 0..self.outs.len() {
+            match self.outs[k] {
+                Output::Nested { parent, .. } => {
+                    depth = self.node(party.peer(), parent).map_or(1, |n| n.2) + 1;
+                }
+                Output::Send(Message::Request { id, method }) if !method.is_initialize() => {
+                    self.tree.push((party, id, depth, 0));
+                    depth = 1;
+                }
+                _ => {}
+            }
         }
     }
 
@@ -593,6 +659,13 @@ impl Explorer {
             }
             out.push(server.malformed_left);
         }
+        if !self.tree.is_empty() {
+            out.push(self.tree.len() as u8);
+            for &(p, id, depth, spawned) in &self.tree {
+                (p, id).pack(out);
+                out.extend_from_slice(&[depth, spawned]);
+            }
+        }
     }
 
     /// Becomes the state `bytes` packs (written by [`Explorer::pack`] from a state of the same
@@ -645,6 +718,14 @@ impl Explorer {
                 };
             }
             server.malformed_left = r.u8("server malformed cancels left")?;
+        }
+        self.tree.clear();
+        if !r.is_empty() {
+            for _ in 0..r.u8("tree nodes")? {
+                let (p, id) = <(Party, RequestId)>::unpack(&mut r)?;
+                let d = r.take(2, "tree node")?;
+                self.tree.push((p, id, d[0], d[1]));
+            }
         }
         if !r.is_empty() {
             return Err(PackError::BadTag("end of state", 0));
@@ -802,9 +883,11 @@ impl Explorer {
             Step::WorkDone(_, id) | Step::Progress(_, id) | Step::Abort(_, id) => of_id(id),
             // A cancel that names nothing belongs to no request: no ample set holds it. The
             // server's script is never reduced (see `super::partial_order`).
-            Step::Malformed | Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
-                None
-            }
+            Step::Malformed
+            | Step::ServerSend
+            | Step::ServerCancel(_)
+            | Step::ServerMalformed
+            | Step::Spawn(..) => None,
             Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
             Step::Fire(_, Timer::InitTimeout) => Some(0),
         }
