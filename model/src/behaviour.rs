@@ -162,7 +162,7 @@ table! {
     AnswersParentFirst, "answers-parent-first", Responder, true, ["children-before-parent"], "answer a request before the requests sent on its behalf are resolved";
     CancelsSiblingSubtree, "cancels-sibling-subtree", Responder, true, ["siblings-untouched"], "on a cancel, cancel the children of every request it handles";
     SpawnsAfterCancel, "spawns-after-cancel", Responder, true, ["no-child-after-cancel"], "answer a cancel but keep working, sending nested requests";
-    LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete"], "never answer a nested request its requester cancelled";
+    LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete", "no-leak-at-quiescence"], "never answer a nested request its requester cancelled";
 }
 
 impl Behaviour {
@@ -253,6 +253,15 @@ impl Behaviour {
             return Some(Classification {
                 faulty: true,
                 breaks,
+            });
+        }
+        if self == Behaviour::SpawnsAfterCancel && dialect == Dialect::AcpRfd {
+            // The requester waits for the cancelled request's answer, which the handler holds
+            // until its children are resolved: a repeated cancel then finds the child sent
+            // after the first one, which the handler never cancels.
+            return Some(Classification {
+                faulty: true,
+                breaks: &["no-child-after-cancel", "cascade-complete"],
             });
         }
         self.applies_to(dialect).then(|| Classification {
