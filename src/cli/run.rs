@@ -45,6 +45,11 @@ pub struct RunArgs {
     /// Swarm mode: each seed draws its own fault mix.
     #[arg(long)]
     swarm: bool,
+    /// Request trees, `DEPTHxFANOUT` (e.g. `3x2`): each request a party works on above level
+    /// DEPTH makes it send FANOUT requests on its behalf, in the other direction (not ABP);
+    /// sets `workload.nesting`.
+    #[arg(long, value_parser = super::explore::parse_nesting)]
+    nesting: Option<cancelcheck_sim::scenario::Nesting>,
     /// Stop at the first violating seed.
     #[arg(long)]
     stop_first: bool,
@@ -471,11 +476,15 @@ pub fn validate(s: &Scenario) -> anyhow::Result<()> {
 fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
         Some(file) => trace_file::read_scenario_within(file, args.max_input_bytes)?,
-        None => Scenario::default_for(Dialect::Acp),
+        // The built-in default of the dialect asked for (ABP's has no server requests).
+        None => Scenario::default_for(args.dialect.unwrap_or(Dialect::Acp)),
     };
     apply_names(&mut s, args.dialect, args.behavior);
     if args.swarm {
         s.swarm = true;
+    }
+    if let Some(n) = args.nesting {
+        s.workload.nesting = n;
     }
     validate(&s)?;
     Ok(s)

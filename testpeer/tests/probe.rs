@@ -125,11 +125,13 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         }
         // The probe plays the client, and the test peer makes no requests of its own: a fault
         // that acts on the server's own requests (a cancel routed to them, or the client's
-        // handling of the server's request 0) cannot act here.
+        // handling of the server's request 0), or on requests nested under the probe's, cannot
+        // act here.
         let mut s = cancelcheck_sim::Scenario::default_for(d);
         s.behavior = b;
         if b.party(d) != cancelcheck_model::Party::Server
             || cancelcheck_sim::coverage::server_requests_to_act(&s) > 0
+            || !cancelcheck_sim::coverage::nesting_to_act(&s).is_flat()
         {
             continue;
         }

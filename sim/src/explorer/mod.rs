@@ -48,7 +48,9 @@ pub const MAX_REQUESTS: u16 = 32;
 pub fn explorable(s: &Scenario) -> Result<(), crate::scenario::ScenarioError> {
     let n = s.workload.nesting;
     if !n.is_flat() {
-        let per_root: u32 = (0..n.depth).map(|k| u32::from(n.fanout).pow(u32::from(k))).sum();
+        let per_root: u32 = (0..n.depth)
+            .map(|k| u32::from(n.fanout).pow(u32::from(k)))
+            .sum();
         let total = per_root * u32::from(s.workload.requests + s.workload.server_requests);
         if total > 250 {
             return Err(crate::scenario::ScenarioError {
