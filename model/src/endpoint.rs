@@ -667,7 +667,7 @@ impl Endpoint {
         {
             if cause == CancelCause::Parent {
                 // It may not ask the peer to stop, so it gives up locally.
-                return self.give_up(i, cause, out);
+                return self.give_up(i, cause, true, out);
             }
             return refuse(out, Refusal::WrongParty);
         }
@@ -685,7 +685,7 @@ impl Endpoint {
                 if entry.method.is_initialize() {
                     self.session = Session::Failed;
                 }
-                self.give_up(i, cause, out);
+                self.give_up(i, cause, true, out);
             } else {
                 out.push(Output::Refused(cmd, Refusal::NotNegotiated));
             }
@@ -703,14 +703,17 @@ impl Endpoint {
             if cause == CancelCause::Timeout {
                 self.outgoing[i].timer = false;
             }
-            self.give_up(i, cause, out);
+            self.give_up(i, cause, cause != CancelCause::Timeout, out);
         }
     }
 
     /// Resolves sent request `i` as cancelled without waiting for an answer (a late one is
     /// ignored), and answers its parent if that was waiting for it.
-    fn give_up(&mut self, i: usize, cause: CancelCause, out: &mut Vec<Output>) {
-        self.disarm(i, out);
+    /// With `disarm`, its timers are disarmed (not when the one that fired gave it up).
+    fn give_up(&mut self, i: usize, cause: CancelCause, disarm: bool, out: &mut Vec<Output>) {
+        if disarm {
+            self.disarm(i, out);
+        }
         let e = &mut self.outgoing[i];
         e.state = Outgoing::Abandoned(cause);
         let (id, parent) = (e.id, e.parent);
@@ -925,7 +928,7 @@ impl Endpoint {
         {
             // The faulty receiver looks the id up among the requests it sent, and gives up its
             // own request; the peer's request with that id runs on.
-            return self.give_up(o, CancelCause::User, out);
+            return self.give_up(o, CancelCause::User, true, out);
         }
         if b == Behaviour::IgnoresCancelForIdZero && id.is_falsy() {
             out.push(Output::Ignored(Ignored::UnknownCancel(id)));
