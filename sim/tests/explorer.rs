@@ -117,6 +117,17 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "leaks-cancelled", 1, 9, 776), // no-leak-at-quiescence
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
+    // Request trees (with `coverage::nesting_to_act`).
+    ("acp", "answers-parent-first", 1, 6, 1782),
+    ("acp", "cancels-sibling-subtree", 2, 9, 1436),
+    ("acp", "leaves-child-pending", 1, 9, 554),
+    ("acp-rfd", "forgets-grandchild", 1, 15, 1376),
+    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 719),
+    ("acp-rfd", "spawns-after-cancel", 1, 7, 51),
+    ("acp-rfd", "leaves-child-pending", 1, 9, 152),
+    ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
+    ("mcp-2025-11-25", "spawns-after-cancel", 1, 7, 424),
+    ("mcp-2026-07-28", "spawns-after-cancel", 1, 5, 50),
     ("abp", "reuses-live-id", 2, 5, 40), // no-live-id-reuse
 ];
 
@@ -230,6 +241,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             // These on requests of the server's own.
             spec.server_requests =
                 cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+            // These on nested requests.
+            spec.nesting = cancelcheck_sim::coverage::nesting_to_act(&spec.scenario());
             let s = spec.scenario();
             let r = search(&s, &opts(), &|_, _, _| {});
             let (schedule, broken) = r
@@ -489,6 +502,13 @@ fn partial_order_keeps_every_verdict() {
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(class) = b.classify(d) else { continue };
+            // Faults of request trees act only on nested requests, whose searches run on plain
+            // states (no reduction applies to them).
+            let mut probe = ExploreSpec::new(d, b, 2, Order::Reordering).scenario();
+            probe.behavior = b;
+            if !cancelcheck_sim::coverage::nesting_to_act(&probe).is_flat() {
+                continue;
+            }
             let mut spec = ExploreSpec::new(d, b, 2, Order::Reordering);
             spec.timeouts = true;
             spec.init_timeout = true;
