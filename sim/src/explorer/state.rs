@@ -143,6 +143,8 @@ pub struct Explorer {
     /// Request trees: per request sent (requester, id, depth, requests sent on its behalf so
     /// far), the newest last; empty without nesting.
     tree: SmallVec<[(Party, RequestId, u8, u8); 8]>,
+    /// Whether requests nest (the tree is then part of the packed state).
+    nested: bool,
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
     outs: Vec<Output>,
@@ -190,6 +192,7 @@ impl Clone for Explorer {
             malformed_left: self.malformed_left,
             server: self.server.clone(),
             tree: self.tree.clone(),
+            nested: self.nested,
             steps: self.steps,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -241,6 +244,7 @@ impl Explorer {
                 malformed_left: u8::from(b.malformed && b.server_requests > 0),
             },
             tree: SmallVec::new(),
+            nested: b.fanout > 0,
             steps: 0,
             outs: Vec::new(),
             dirty: Dirty::ALL,
@@ -312,6 +316,7 @@ impl Explorer {
         copy_into(&mut self.server.ids, &src.server.ids);
         self.server.malformed_left = src.server.malformed_left;
         copy_into(&mut self.tree, &src.tree);
+        self.nested = src.nested;
         self.steps = src.steps;
         self.dirty = 0;
     }
@@ -659,7 +664,7 @@ impl Explorer {
             }
             out.push(server.malformed_left);
         }
-        if !self.tree.is_empty() {
+        if self.nested {
             out.push(self.tree.len() as u8);
             for &(p, id, depth, spawned) in &self.tree {
                 (p, id).pack(out);
@@ -720,7 +725,7 @@ impl Explorer {
             server.malformed_left = r.u8("server malformed cancels left")?;
         }
         self.tree.clear();
-        if !r.is_empty() {
+        if self.nested {
             for _ in 0..r.u8("tree nodes")? {
                 let (p, id) = <(Party, RequestId)>::unpack(&mut r)?;
                 let d = r.take(2, "tree node")?;
