@@ -477,7 +477,8 @@ fn the_sequence_diagram_names_each_nested_request_s_parent_and_each_cascade() {
 }
 
 /// The tree's own judgement of `cascade-complete` (from its edges) agrees with the online
-/// checker's (from its flat records), over simulated runs of every behaviour with request
+/// checker's (from its flat records), and so does its finding of a child sent after its
+/// parent's cancel with the checker's `no-child-after-cancel`, over simulated runs of every behaviour with request
 /// trees, with losses and copies, reordering and reused ids, and disconnects. Runs where the
 /// checker found an id reused while live are left out: from then on it stops reporting what
 /// the confusion of two requests leads to, by design.
@@ -496,7 +497,7 @@ fn the_tree_and_the_checker_agree_on_cascade_complete_in_simulated_runs() {
         json!({"requests": 2}),
         json!({"ids": {"first": 0, "strings": false, "reuse_answered": true}}),
     ];
-    let (mut runs, mut gaps) = (0, 0);
+    let (mut runs, mut gaps, mut spawns) = (0, 0, 0);
     for dialect in [Dialect::AcpRfd, Dialect::Mcp20251125, Dialect::Mcp20260728] {
         for b in behaviours {
             for (k, v) in variants.iter().enumerate() {
@@ -528,6 +529,14 @@ fn the_tree_and_the_checker_agree_on_cascade_complete_in_simulated_runs() {
                         tree.cascade_gaps(),
                         t.verdict.violations
                     );
+                    let spawned = tree.nodes().any(|(n, _)| tree.sent_after_parent_cancel(n));
+                    assert_eq!(
+                        spawned,
+                        violated.contains(InvariantId::NoChildAfterCancel),
+                        "{} {b} variant {k} seed {seed}: no-child-after-cancel",
+                        dialect.id(),
+                    );
+                    spawns += usize::from(spawned);
                     runs += 1;
                     gaps += usize::from(!tree.cascade_complete());
                 }
@@ -538,6 +547,10 @@ fn the_tree_and_the_checker_agree_on_cascade_complete_in_simulated_runs() {
     assert!(
         gaps > 100,
         "only {gaps} runs with a gap: the comparison proves little"
+    );
+    assert!(
+        spawns > 20,
+        "only {spawns} runs spawned a child after a cancel"
     );
 }
 

@@ -375,6 +375,15 @@ impl RequestTree {
             .find(|&at| x.sent < at && x.outcome.is_none_or(|(e, _)| e > at))
     }
 
+    /// Whether `n` was sent after its parent's handler (`n`'s requester) had taken a cancel
+    /// for the parent or given it up ([`Node::cascade_from`]): a child spawned after the
+    /// cancel.
+    pub fn sent_after_parent_cancel(&self, n: NodeIndex) -> bool {
+        self.parent(n)
+            .and_then(|p| self.graph[p].cascade_from())
+            .is_some_and(|at| at < self.graph[n].sent)
+    }
+
     /// The requests owed a cascade that did not get it in full, in the order sent: each has a
     /// parent whose handler owed the cascade while it was unresolved ([`Self::owed_cascade`]),
     /// and its requester (not crashed) either never gave it up, or never resolved it though
@@ -797,6 +806,7 @@ mod tests {
         // 3 was still running when the server answered 1.
         assert!(t.node(n(S, 3)).orphaned.is_some());
         assert!(t.node(n(S, 2)).orphaned.is_none());
+        assert!(!t.sent_after_parent_cancel(n(S, 2)));
         let cancels = t.cancels();
         assert_eq!(cancels.len(), 2, "{cancels:?}");
         let p = &cancels[0];
@@ -824,6 +834,10 @@ mod tests {
             "client command send",
             "client sends request 7 work",
             "client sends cancel 4",
+            // The server sends one more request for 1 after giving it up.
+            "server command send-nested 1",
+            "server nests 8 under 1",
+            "server sends request 8 server-work",
         ]);
         let t = tree(&lines);
         let n = |p, id| t.find(p, i(id)).expect("node");
@@ -837,6 +851,8 @@ mod tests {
             Some(CancelReason::Unprompted)
         );
         assert_eq!(ids(&t, &[cancels[1].origin]), [(C, i(4))]);
+        assert!(t.sent_after_parent_cancel(n(S, 8)));
+        assert!(!t.sent_after_parent_cancel(n(S, 3)));
         // Not ended: nothing is judged yet.
         assert!(t.cascade_gaps().is_empty());
     }

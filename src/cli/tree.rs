@@ -98,6 +98,8 @@ struct NodeReport {
     given_up: Option<u64>,
     /// When its parent was answered or dropped while it was unresolved.
     orphaned: Option<u64>,
+    /// Sent after its parent's handler took a cancel for the parent or gave it up.
+    sent_after_parent_cancel: bool,
     request_lost: bool,
     cancel_path: OnPath,
 }
@@ -344,6 +346,9 @@ impl<'a> Drawing<'a> {
         if self.node(n).orphaned.is_some() {
             m.push("⚠ orphaned");
         }
+        if self.tree.sent_after_parent_cancel(n) {
+            m.push("↯ sent after its parent's cancel");
+        }
         m
     }
 
@@ -478,6 +483,7 @@ impl<'a> Drawing<'a> {
         }
         out.push_str(
             "\x20       ⚠ orphaned: its parent was answered or dropped while it was unresolved\n\
+             \x20       ↯ sent after its parent's handler took a cancel for the parent (or gave it up)\n\
              \x20       ◆ and ┣━ on a cancel's path: the cancelled request and the descendants its cascade reached\n\
              \x20       ! and ├┄ owed its parent's cascade and missed by it (never cancelled, or cancelled and never resolved)\n",
         );
@@ -685,6 +691,7 @@ impl<'a> Drawing<'a> {
                 }),
                 given_up: x.given_up,
                 orphaned: x.orphaned,
+                sent_after_parent_cancel: self.tree.sent_after_parent_cancel(n),
                 request_lost: x.request_lost,
                 cancel_path: self.on_path[n.index()],
             })
