@@ -3,7 +3,8 @@
 
 use crate::wire::{event_json, message_json};
 use cancelcheck_model::{Input, Message, Output, Party};
-use cancelcheck_properties::{Checker, Event, Violation};
+use cancelcheck_properties::tree::CancelReason;
+use cancelcheck_properties::{Checker, Event, RequestTree, Violation};
 use cancelcheck_sim::Trace;
 use serde_json::Value;
 use std::fmt::Write;
@@ -68,7 +69,8 @@ pub fn text(t: &Trace) -> String {
     out
 }
 
-fn origin_text(t: &Trace) -> String {
+/// How a trace came about, in words: `seed N` or `explorer schedule of N steps`.
+pub fn origin_text(t: &Trace) -> String {
     match &t.origin {
         cancelcheck_sim::Origin::Seed(s) => format!("seed {s}"),
         cancelcheck_sim::Origin::Schedule(s) => {
@@ -197,9 +199,9 @@ fn replace_chars(s: &str, table: &[(char, &str)]) -> String {
     out
 }
 
-/// Text made safe for a mermaid message or note: its statement separator, comment and
-/// entity characters written as mermaid entities.
-fn mermaid_text(s: &str) -> String {
+/// Text made safe for a mermaid message, note or quoted label: its statement separator,
+/// comment and entity characters written as mermaid entities.
+pub fn mermaid_text(s: &str) -> String {
     replace_chars(
         s,
         &[
@@ -291,10 +293,12 @@ enum Row {
 /// still on its way when the run ended with a cross at the end, labelled as never delivered.
 /// Work, timers and what each party hands its application are notes in the event notation;
 /// every event that breaks an invariant gets a note right after it, naming the invariant,
-/// its strength and the event.
+/// its strength and the event. A nested request's arrow names the request it was sent for, and
+/// a cancel sent in a cascade the request whose cancel it carries on (see [`nesting_notes`]).
 fn rows(t: &Trace) -> Vec<Row> {
     let d = t.scenario.dialect;
     let violations = every_violation(t);
+    let nesting = nesting_notes(t);
     let mut rows = Vec::new();
     let note = |over: Over, text: String| Row::Note {
         over,
@@ -302,31 +306,34 @@ fn rows(t: &Trace) -> Vec<Row> {
         violation: false,
     };
     // Messages sent and not yet received or lost, per sender, in the order sent (a copy made
-    // by the network counts as one more).
-    let mut in_flight: Vec<(Party, Message)> = Vec::new();
-    let take = |in_flight: &mut Vec<(Party, Message)>, from: Party, m: &Message| {
-        if let Some(k) = in_flight.iter().position(|(p, x)| *p == from && x == m) {
-            in_flight.remove(k);
-        }
+    // by the network counts as one more), each with what its arrow says of the request tree.
+    let mut in_flight: Vec<(Party, Message, Option<&str>)> = Vec::new();
+    let label = |m: &Message, tree: Option<&str>| match tree {
+        Some(s) => format!("{} {s}", wire_label(d, m)),
+        None => wire_label(d, m),
     };
     for (i, e) in t.events.iter().enumerate() {
         match e.event {
             Event::Output {
                 party,
                 output: Output::Send(m),
-            } => in_flight.push((party, m)),
+            } => in_flight.push((party, m, nesting.get(&i).map(String::as_str))),
             Event::Duplicated { from, msg } => {
-                in_flight.push((from, msg));
+                let tree = in_flight
+                    .iter()
+                    .find(|(p, x, _)| *p == from && *x == msg)
+                    .and_then(|e| e.2);
+                in_flight.push((from, msg, tree));
                 rows.push(note(
                     Over::Both,
-                    format!("network duplicates {}", wire_label(d, &msg)),
+                    format!("network duplicates {}", label(&msg, tree)),
                 ));
             }
             Event::Input {
                 party,
                 input: Input::Receive(m),
             } => {
-                take(&mut in_flight, party.peer(), &m);
+                let tree = take_in_flight(&mut in_flight, party.peer(), &m);
                 let arrow = if matches!(m, Message::Request { .. } | Message::Response { .. }) {
                     Arrow::Call
                 } else {
@@ -335,25 +342,25 @@ fn rows(t: &Trace) -> Vec<Row> {
                 rows.push(Row::Message {
                     from: party.peer(),
                     arrow,
-                    label: wire_label(d, &m),
+                    label: label(&m, tree),
                 });
             }
             Event::Lost { from, msg } => {
-                take(&mut in_flight, from, &msg);
+                let tree = take_in_flight(&mut in_flight, from, &msg);
                 rows.push(Row::Message {
                     from,
                     arrow: Arrow::Lost,
-                    label: format!("LOST: {}", wire_label(d, &msg)),
+                    label: format!("LOST: {}", label(&msg, tree)),
                 });
             }
             Event::End { .. } => {
-                for (from, m) in in_flight.drain(..) {
+                for (from, m, tree) in in_flight.drain(..) {
                     rows.push(Row::Message {
                         from,
                         arrow: Arrow::NeverDelivered,
                         label: format!(
                             "NEVER DELIVERED (in flight at the end): {}",
-                            wire_label(d, &m)
+                            label(&m, tree)
                         ),
                     });
                 }
@@ -390,6 +397,47 @@ fn rows(t: &Trace) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// Takes the first message `from` sent equal to `m` off the wire, giving back what its arrow
+/// says of the request tree.
+fn take_in_flight<'a>(
+    in_flight: &mut Vec<(Party, Message, Option<&'a str>)>,
+    from: Party,
+    m: &Message,
+) -> Option<&'a str> {
+    let k = in_flight
+        .iter()
+        .position(|(p, x, _)| *p == from && x == m)?;
+    in_flight.remove(k).2
+}
+
+/// What the arrows of a trace's request tree say, by the index of the event that sent the
+/// message: a nested request `(for client id=P)`, naming the request it was sent on behalf of,
+/// and a cancel sent in the cascade of a parent's cancel `(cascade of client id=P)`, as the ACP
+/// text's own
+/// diagram of a cascading cancel labels them. Empty for a trace without nesting.
+fn nesting_notes(t: &Trace) -> std::collections::BTreeMap<usize, String> {
+    let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+    let mut notes = std::collections::BTreeMap::new();
+    for (n, x) in tree.nodes() {
+        let Some(p) = tree.parent(n) else { continue };
+        let parent = format!("{} id={}", tree.node(p).requester.name(), tree.node(p).id);
+        notes.insert(x.sent as usize, format!("(for {parent})"));
+        if let Some(c) = x.cancel
+            && c.reason == CancelReason::Cascade
+            && matches!(
+                t.events.get(c.event as usize).map(|e| e.event),
+                Some(Event::Output {
+                    output: Output::Send(Message::Cancel { .. }),
+                    ..
+                })
+            )
+        {
+            notes.insert(c.event as usize, format!("(cascade of {parent})"));
+        }
+    }
+    notes
 }
 
 /// A mermaid `sequenceDiagram` of the trace (see [`rows`] for what is drawn and how).

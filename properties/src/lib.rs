@@ -8,9 +8,11 @@ pub mod checker;
 pub mod event;
 pub mod invariant;
 pub mod notation;
+pub mod tree;
 pub mod vector;
 
 pub use checker::{Checker, Excuse, Lost, PropertySet, Status, Verdict, Violation};
 pub use event::Event;
 pub use invariant::{CATALOG, Expectation, Invariant, InvariantId, Strength};
+pub use tree::RequestTree;
 pub use vector::{Expect, Link, Vector, VectorFile};

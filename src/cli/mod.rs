@@ -32,6 +32,7 @@ mod replay;
 mod run;
 mod scenario;
 mod summary;
+mod tree;
 mod vectors;
 
 use clap::{Parser, Subcommand};
@@ -133,6 +134,9 @@ enum Cmd {
     Replay(replay::ReplayArgs),
     /// Probe a real implementation over stdio and judge what crosses the wire.
     Probe(cancelcheck::probe::ProbeArgs),
+    /// Draw a trace's request tree: each request answered, cancelled, still running or
+    /// orphaned, and every cancel's path highlighted.
+    Tree(tree::TreeArgs),
     /// Print the full scenario `run` would run (the JSON file `--scenario` takes).
     Scenario(scenario::ScenarioArgs),
     /// Print the invariant catalog.
@@ -157,6 +161,7 @@ pub fn main() -> std::process::ExitCode {
             print_out(text);
             ExitCode(code)
         }),
+        Cmd::Tree(args) => tree::cmd(args),
         Cmd::Scenario(args) => scenario::cmd(args),
         Cmd::Properties(args) => catalog::properties(args),
         Cmd::Behaviors(args) => catalog::behaviors(args),

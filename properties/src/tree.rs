@@ -1,0 +1,881 @@
+//! Request trees: which request was sent on behalf of which, and what became of each, as a
+//! petgraph graph built from a stream of [`Event`]s.
+//!
+//! A node is one request instance: its requester, its wire id and its generation (the n-th
+//! request that party sent with that id), so a reused id makes a new node instead of merging
+//! two requests. An edge goes from a request to each request its handler sent on its behalf
+//! (an [`Output::Nested`] followed by the request's `Send`). Nodes are numbered in the order
+//! their requests were sent, and no node or edge is ever removed, so a [`NodeIndex`] stays
+//! valid and nodes sort by index in sending order.
+//!
+//! The tree judges one thing on its own, from its edges: whether every request owed the
+//! cascade of a cancelled ancestor got it ([`RequestTree::cascade_gaps`]). The online
+//! [`crate::Checker`] judges the same clause (`cascade-complete`) from its flat records; a test
+//! holds the two to agreement.
+
+use crate::event::Event;
+use cancelcheck_model::io::{Ignored, Timer};
+use cancelcheck_model::message::{CancelCause, Method};
+use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use petgraph::Direction;
+use petgraph::graph::DiGraph;
+/// The graph's node and edge handles, re-exported so that users need not name petgraph.
+pub use petgraph::graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::{Bfs, Dfs, EdgeRef, NodeFiltered, Walker};
+
+/// Why a requester gave up a request: it sent the dialect's cancel for it, or resolved it as
+/// cancelled to its application.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum CancelReason {
+    /// Its application asked (the requester was handling the command to cancel it).
+    Application,
+    /// Its timeout fired (internal cancellation by the requester; the connect timeout for
+    /// `initialize`).
+    Timeout,
+    /// The cascade of its parent's cancel: its requester, the parent's handler, had read a
+    /// cancel for the parent while holding it open, or had given the parent up on its own.
+    Cascade,
+    /// None of the above: nothing its requester was asked or owed called for it (a cancel
+    /// meant for another subtree, for instance).
+    Unprompted,
+}
+
+impl CancelReason {
+    /// A short name: `application`, `timeout`, `parent's cascade` or `unprompted`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::Application => "application",
+            CancelReason::Timeout => "timeout",
+            CancelReason::Cascade => "parent's cascade",
+            CancelReason::Unprompted => "unprompted",
+        }
+    }
+}
+
+/// When and why a requester gave up one of its requests.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Cancel {
+    /// Index (from 0) of the event at which it first did: its cancel put on the wire, or its
+    /// resolution as cancelled, whichever came first.
+    pub event: u64,
+    /// Why.
+    pub reason: CancelReason,
+}
+
+/// What became of a request, as its requester saw it at the end of the events read.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum State {
+    /// The requester delivered this answer to its application (for a request it had not
+    /// given up: an answer to a cancelled request is [`State::Cancelled`]).
+    Answered(Reply),
+    /// The requester gave it up (see [`Node::cancel`]) and resolved it: as cancelled at once,
+    /// or with whatever answer came back.
+    Cancelled(CancelReason),
+    /// The connection closed before it was resolved.
+    Disconnected,
+    /// Not resolved when the events ended (a cancel may have been sent: see [`Node::cancel`]).
+    Running,
+}
+
+/// One request instance: who sent it, with which id, and what happened to it. Event indices
+/// count every event read, from 0.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Node {
+    /// The party that sent it.
+    pub requester: Party,
+    /// Its wire id.
+    pub id: RequestId,
+    /// 1 for the first request `requester` sent with `id`, 2 for the second, ...
+    pub generation: u32,
+    /// What it asks for (`initialize` included: it is always a root, never nested).
+    pub method: Method,
+    /// The event that put it on the wire.
+    pub sent: u64,
+    /// The parent id its requester named in [`Output::Nested`], whether or not a request with
+    /// that id was found (when none was, the node is a root with this set).
+    pub parent_id: Option<RequestId>,
+    /// When its handler received it, if it did.
+    pub received: Option<u64>,
+    /// The network lost the request (its handler never saw it).
+    pub request_lost: bool,
+    /// When and why its requester gave it up, if it did.
+    pub cancel: Option<Cancel>,
+    /// When its handler read a cancel for it while still holding it open (neither answered
+    /// nor dropped): from then on the handler owes its unresolved children the cascade.
+    pub cancel_taken: Option<u64>,
+    /// When its handler first gave it up on its own account (internal cancellation): also
+    /// owes the cascade.
+    pub given_up: Option<u64>,
+    /// Every event at which its handler owed its unresolved children the cascade: each cancel
+    /// read while holding it open, and each time it gave it up, in order.
+    pub cascades: Vec<u64>,
+    /// The first answer its handler put on the wire, and when.
+    pub answer: Option<(u64, Reply)>,
+    /// When its handler was done with it without answering.
+    pub dropped: Option<u64>,
+    /// The network lost an answer to it.
+    pub answer_lost: bool,
+    /// The first outcome its requester delivered to its application, and when.
+    pub outcome: Option<(u64, Outcome)>,
+    /// When its parent was answered or dropped by its handler (this node's requester) while
+    /// this node was still unresolved: the node was orphaned.
+    pub orphaned: Option<u64>,
+}
+
+impl Node {
+    /// Whether its requester resolved it (delivered an outcome) by the end.
+    pub fn resolved(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// The first event at which its handler owed its children the cascade (a cancel read
+    /// while holding it open, or giving it up), if any.
+    pub fn cascade_from(&self) -> Option<u64> {
+        self.cascades.first().copied()
+    }
+
+    /// What became of it. Guarantees: `Running` exactly when no outcome was delivered;
+    /// `Cancelled` exactly when one was and the requester had given the request up
+    /// ([`Node::cancel`] is set).
+    pub fn state(&self) -> State {
+        match (self.outcome, self.cancel) {
+            (None, _) => State::Running,
+            (Some((_, Outcome::Disconnected)), None) => State::Disconnected,
+            (Some(_), Some(c)) => State::Cancelled(c.reason),
+            (Some((_, Outcome::Reply(r))), None) => State::Answered(r),
+            // A cancelled outcome always records a cancel; kept total all the same.
+            (Some((_, Outcome::Cancelled(cause))), None) => State::Cancelled(match cause {
+                CancelCause::User => CancelReason::Application,
+                CancelCause::Timeout => CancelReason::Timeout,
+                CancelCause::Parent => CancelReason::Cascade,
+            }),
+        }
+    }
+}
+
+/// One cancel and how far its cascade went: the request given up (by its requester for a
+/// reason other than a parent's cascade, or by its handler on its own account), the
+/// descendants its cascade reached, and those it owed and missed.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct CancelPath {
+    /// The request first given up.
+    pub origin: NodeIndex,
+    /// When.
+    pub event: u64,
+    /// Why its requester gave it up; `None` when its handler gave it up on its own
+    /// (internal cancellation) and its requester did not cancel it first.
+    pub reason: Option<CancelReason>,
+    /// The descendants whose requesters gave them up in the cascade ([`CancelReason::Cascade`]),
+    /// each through a chain of such requests from `origin`, in the order sent (a request is
+    /// always sent after its parent, so a parent comes before its children).
+    pub reached: Vec<NodeIndex>,
+    /// Children of `origin` or of a reached request that were owed the cascade and did not
+    /// get it in full: never given up, or given up and never resolved (see
+    /// [`RequestTree::cascade_gaps`] for the exact rule).
+    pub missed: Vec<NodeIndex>,
+    /// The edges from `origin` down to every reached or missed request.
+    pub edges: Vec<EdgeIndex>,
+}
+
+impl CancelPath {
+    /// Whether `n` is the origin or a reached descendant.
+    pub fn contains(&self, n: NodeIndex) -> bool {
+        n == self.origin || self.reached.contains(&n)
+    }
+}
+
+/// A trace's request tree (a forest: every request without a parent is a root).
+///
+/// Built online by [`RequestTree::observe`] or at once by [`RequestTree::from_events`]; either
+/// way the result depends only on the events and their order.
+#[derive(Clone, Debug, Default)]
+pub struct RequestTree {
+    graph: DiGraph<Node, ()>,
+    /// Events read so far (the index of the next one).
+    events: u64,
+    /// The input each party is handling (what its outputs answer).
+    input: [Option<Input>; 2],
+    /// The parent each party named in an `Output::Nested`, for the request it sends next.
+    nesting: [Option<RequestId>; 2],
+    /// The node whose cancel each party took while handling its current input.
+    taken: [Option<NodeIndex>; 2],
+    crashed: [bool; 2],
+    disconnected: bool,
+    /// `Some(quiescent)` once the run ended.
+    end: Option<bool>,
+}
+
+impl RequestTree {
+    /// An empty tree.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The tree of a whole event stream, read in order.
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Self {
+        let mut t = Self::new();
+        for e in events {
+            t.observe(e);
+        }
+        t
+    }
+
+    /// The graph itself: node weights are [`Node`]s, an edge goes from a parent to a child.
+    pub fn graph(&self) -> &DiGraph<Node, ()> {
+        &self.graph
+    }
+
+    /// The node at `n`. Panics if `n` is not a node of this tree (indices come from it).
+    pub fn node(&self, n: NodeIndex) -> &Node {
+        &self.graph[n]
+    }
+
+    /// Every node, in the order its request was sent.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeIndex, &Node)> {
+        self.graph.node_indices().map(move |n| (n, &self.graph[n]))
+    }
+
+    /// Every edge (parent, child), in the order the children were sent.
+    pub fn edges(&self) -> impl Iterator<Item = (EdgeIndex, NodeIndex, NodeIndex)> + '_ {
+        self.graph
+            .edge_references()
+            .map(|e| (e.id(), e.source(), e.target()))
+    }
+
+    /// The edge from `child`'s parent to `child`, if it has a parent.
+    pub fn edge_to(&self, child: NodeIndex) -> Option<EdgeIndex> {
+        self.graph
+            .edges_directed(child, Direction::Incoming)
+            .next()
+            .map(|e| e.id())
+    }
+
+    /// How many requests were sent on behalf of another (the number of edges).
+    pub fn nested(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// How many requests were sent.
+    pub fn len(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    /// Whether no request was sent.
+    pub fn is_empty(&self) -> bool {
+        self.graph.node_count() == 0
+    }
+
+    /// Whether any request was sent on behalf of another (the tree has an edge).
+    pub fn has_nesting(&self) -> bool {
+        self.graph.edge_count() > 0
+    }
+
+    /// Events read so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// `Some(quiescent)` once an [`Event::End`] was read.
+    pub fn ended(&self) -> Option<bool> {
+        self.end
+    }
+
+    /// The requests sent on nobody's behalf, in the order sent.
+    pub fn roots(&self) -> Vec<NodeIndex> {
+        self.graph
+            .node_indices()
+            .filter(|&n| self.parent(n).is_none())
+            .collect()
+    }
+
+    /// The request `n` was sent on behalf of, if any.
+    pub fn parent(&self, n: NodeIndex) -> Option<NodeIndex> {
+        self.graph.neighbors_directed(n, Direction::Incoming).next()
+    }
+
+    /// The requests sent on behalf of `n`, in the order sent.
+    pub fn children(&self, n: NodeIndex) -> Vec<NodeIndex> {
+        let mut c: Vec<NodeIndex> = self.graph.neighbors(n).collect();
+        c.sort_unstable();
+        c
+    }
+
+    /// Every request below `n` (not `n` itself), depth first, each subtree in the order its
+    /// requests were sent.
+    pub fn descendants(&self, n: NodeIndex) -> Vec<NodeIndex> {
+        // `neighbors` yields the newest edge first and `Dfs` pops the last pushed: children
+        // come out oldest first.
+        Dfs::new(&self.graph, n)
+            .iter(&self.graph)
+            .filter(|&d| d != n)
+            .collect()
+    }
+
+    /// How deep `n` sits: 1 for a root.
+    pub fn depth(&self, n: NodeIndex) -> usize {
+        let mut d = 1;
+        let mut at = n;
+        while let Some(p) = self.parent(at) {
+            d += 1;
+            at = p;
+        }
+        d
+    }
+
+    /// The newest request `requester` sent with `id` (what the requester means by the id).
+    pub fn find(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
+        self.graph
+            .node_indices()
+            .rev()
+            .find(|&n| self.graph[n].requester == requester && self.graph[n].id == id)
+    }
+
+    /// The request with `id` its handler means: the newest one it has received, or else the
+    /// newest sent.
+    fn find_held(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
+        self.graph
+            .node_indices()
+            .rev()
+            .find(|&n| {
+                let x = &self.graph[n];
+                x.requester == requester && x.id == id && x.received.is_some()
+            })
+            .or_else(|| self.find(requester, id))
+    }
+
+    /// The request a requester resolves when it delivers an outcome for `id`: the newest not
+    /// yet resolved, or else the newest.
+    fn find_resolving(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
+        self.graph
+            .node_indices()
+            .rev()
+            .find(|&n| {
+                let x = &self.graph[n];
+                x.requester == requester && x.id == id && x.outcome.is_none()
+            })
+            .or_else(|| self.find(requester, id))
+    }
+
+    /// Whether `n` was owed the cascade of its parent's cancel: its parent's handler (`n`'s
+    /// requester) owed the cascade ([`Node::cascades`]) at some event after `n` was sent and
+    /// before `n` was resolved.
+    pub fn owed_cascade(&self, n: NodeIndex) -> bool {
+        self.owed_at(n).is_some()
+    }
+
+    /// The first event at which `n` was owed its parent's cascade (see
+    /// [`Self::owed_cascade`]).
+    pub fn owed_at(&self, n: NodeIndex) -> Option<u64> {
+        let p = self.parent(n)?;
+        let x = &self.graph[n];
+        self.graph[p]
+            .cascades
+            .iter()
+            .copied()
+            .find(|&at| x.sent < at && x.outcome.is_none_or(|(e, _)| e > at))
+    }
+
+    /// Whether `n` was sent after its parent's handler (`n`'s requester) had taken a cancel
+    /// for the parent or given it up ([`Node::cascade_from`]): a child spawned after the
+    /// cancel.
+    pub fn sent_after_parent_cancel(&self, n: NodeIndex) -> bool {
+        self.parent(n)
+            .and_then(|p| self.graph[p].cascade_from())
+            .is_some_and(|at| at < self.graph[n].sent)
+    }
+
+    /// The requests owed a cascade that did not get it in full, in the order sent: each has a
+    /// parent whose handler owed the cascade while it was unresolved ([`Self::owed_cascade`]),
+    /// and its requester (not crashed) either never gave it up, or never resolved it though
+    /// neither the request nor an answer to it was lost. Judged only once the events ended
+    /// quiescent without a disconnect (before that, a cascade may still be under way):
+    /// otherwise empty.
+    pub fn cascade_gaps(&self) -> Vec<NodeIndex> {
+        if self.end != Some(true) || self.disconnected {
+            return Vec::new();
+        }
+        let mut gaps: Vec<NodeIndex> = self
+            .graph
+            .node_indices()
+            .filter(|&p| self.graph[p].cascade_from().is_some())
+            .flat_map(|p| self.children(p))
+            .filter(|&c| self.gap(c))
+            .collect();
+        gaps.sort_unstable();
+        gaps
+    }
+
+    /// Whether the tree finds every cascade complete: [`Self::cascade_gaps`] is empty.
+    pub fn cascade_complete(&self) -> bool {
+        self.cascade_gaps().is_empty()
+    }
+
+    fn gap(&self, c: NodeIndex) -> bool {
+        let x = &self.graph[c];
+        let excused = x.request_lost || x.answer_lost;
+        self.owed_cascade(c)
+            && !self.crashed[x.requester.index()]
+            && (x.cancel.is_none() || (x.outcome.is_none() && !excused))
+    }
+
+    /// The path of the cancel that gave up `n`: `n`, the descendants its cascade reached and
+    /// those it missed. `None` when `n` was neither given up by its requester nor by its
+    /// handler.
+    pub fn cancel_path(&self, n: NodeIndex) -> Option<CancelPath> {
+        let x = &self.graph[n];
+        let (event, reason) = match (x.cancel, x.given_up) {
+            (Some(c), Some(g)) if g < c.event => (g, None),
+            (Some(c), _) => (c.event, Some(c.reason)),
+            (None, Some(g)) => (g, None),
+            (None, None) => return None,
+        };
+        // The cascade runs through requests given up for their parent's cancel.
+        let through = NodeFiltered::from_fn(&self.graph, |m| {
+            m == n || self.graph[m].cancel.map(|c| c.reason) == Some(CancelReason::Cascade)
+        });
+        let mut reached: Vec<NodeIndex> = Bfs::new(&through, n)
+            .iter(&through)
+            .filter(|&m| m != n)
+            .collect();
+        reached.sort_unstable();
+        let mut missed = Vec::new();
+        let mut edges = Vec::new();
+        for &from in std::iter::once(&n).chain(&reached) {
+            for e in self.graph.edges(from) {
+                let to = e.target();
+                if reached.contains(&to) {
+                    edges.push(e.id());
+                } else if self.owed_cascade(to) && self.missed(to) {
+                    missed.push(to);
+                    edges.push(e.id());
+                }
+            }
+        }
+        missed.sort_unstable();
+        edges.sort_unstable();
+        Some(CancelPath {
+            origin: n,
+            event,
+            reason,
+            reached,
+            missed,
+            edges,
+        })
+    }
+
+    /// A request owed the cascade that its requester did not give up, or gave up and never
+    /// resolved: what [`Self::cascade_gaps`] reports, drawn whether or not the run ended.
+    fn missed(&self, c: NodeIndex) -> bool {
+        let x = &self.graph[c];
+        x.cancel.is_none() || (x.outcome.is_none() && !(x.request_lost || x.answer_lost))
+    }
+
+    /// Every cancel that did not come from a parent's cascade, in the order of the requests
+    /// given up, each with its path: the requests whose cancel started a cascade (or could
+    /// have, had they children).
+    pub fn cancels(&self) -> Vec<CancelPath> {
+        self.graph
+            .node_indices()
+            .filter(|&n| {
+                let x = &self.graph[n];
+                x.given_up.is_some() || x.cancel.is_some_and(|c| c.reason != CancelReason::Cascade)
+            })
+            .filter_map(|n| self.cancel_path(n))
+            .collect()
+    }
+
+    /// Reads one event. Guarantees: never panics, whatever the order of events (one that
+    /// names an unknown request changes nothing).
+    pub fn observe(&mut self, ev: &Event) {
+        let at = self.events;
+        self.events += 1;
+        match *ev {
+            Event::Input { party, input } => {
+                self.input[party.index()] = Some(input);
+                self.taken[party.index()] = None;
+                self.on_input(party, input, at);
+            }
+            Event::Output { party, output } => self.on_output(party, output, at),
+            Event::Lost { from, msg } => match msg {
+                Message::Request { id, .. } => {
+                    if let Some(n) = self.find(from, id) {
+                        self.graph[n].request_lost = true;
+                    }
+                }
+                Message::Response { id, .. } => {
+                    if let Some(n) = self.find_held(from.peer(), id) {
+                        self.graph[n].answer_lost = true;
+                    }
+                }
+                _ => {}
+            },
+            Event::Duplicated { .. } => {}
+            Event::End { quiescent, .. } => self.end = Some(quiescent),
+        }
+    }
+
+    fn on_input(&mut self, party: Party, input: Input, at: u64) {
+        match input {
+            Input::Receive(Message::Request { id, .. }) => {
+                if let Some(n) = self.find(party.peer(), id)
+                    && self.graph[n].received.is_none()
+                {
+                    self.graph[n].received = Some(at);
+                }
+            }
+            Input::Receive(Message::Cancel { id }) => {
+                let Some(n) = self.find_held(party.peer(), id) else {
+                    return;
+                };
+                let x = &mut self.graph[n];
+                // A cancel that overtook its request names nothing to its receiver.
+                if x.received.is_some() && x.answer.is_none() && x.dropped.is_none() {
+                    x.cancel_taken.get_or_insert(at);
+                    x.cascades.push(at);
+                    self.taken[party.index()] = Some(n);
+                }
+            }
+            Input::InternalCancel(id) => {
+                if let Some(n) = self.find_held(party.peer(), id) {
+                    let x = &mut self.graph[n];
+                    x.given_up.get_or_insert(at);
+                    x.cascades.push(at);
+                }
+            }
+            Input::Disconnected => self.disconnected = true,
+            _ => {}
+        }
+    }
+
+    fn on_output(&mut self, party: Party, output: Output, at: u64) {
+        match output {
+            Output::Nested { parent, .. } => self.nesting[party.index()] = Some(parent),
+            Output::Send(Message::Request { id, method }) => self.on_request(party, id, method, at),
+            Output::Send(Message::Cancel { id }) => {
+                if let Some(n) = self.find(party, id) {
+                    self.give_up(party, n, None, at);
+                }
+            }
+            Output::Send(Message::Response { id, reply }) => {
+                if let Some(n) = self.find_held(party.peer(), id) {
+                    self.graph[n].answer.get_or_insert((at, reply));
+                    self.orphan_children(n, at);
+                }
+            }
+            Output::Dropped(id) => {
+                if let Some(n) = self.find_held(party.peer(), id) {
+                    self.graph[n].dropped.get_or_insert(at);
+                    self.orphan_children(n, at);
+                }
+            }
+            Output::Deliver { id, outcome } => {
+                let Some(n) = self.find_resolving(party, id) else {
+                    return;
+                };
+                if self.graph[n].outcome.is_none() {
+                    self.graph[n].outcome = Some((at, outcome));
+                }
+                if let Outcome::Cancelled(cause) = outcome {
+                    self.give_up(party, n, Some(cause), at);
+                }
+            }
+            // The cancel was one the handler declared no support for: it owes nothing.
+            Output::Ignored(Ignored::UnsupportedCancel(_)) => {
+                if let Some(n) = self.taken[party.index()].take() {
+                    let x = &mut self.graph[n];
+                    let at = x.cascades.pop();
+                    if x.cancel_taken == at {
+                        x.cancel_taken = None;
+                    }
+                }
+            }
+            Output::Crashed => self.crashed[party.index()] = true,
+            _ => {}
+        }
+    }
+
+    fn on_request(&mut self, party: Party, id: RequestId, method: Method, at: u64) {
+        let parent_id = self.nesting[party.index()].take();
+        let generation = 1 + self
+            .graph
+            .node_weights()
+            .filter(|x| x.requester == party && x.id == id)
+            .count() as u32;
+        let parent = parent_id.and_then(|p| self.find_held(party.peer(), p));
+        let n = self.graph.add_node(Node {
+            requester: party,
+            id,
+            generation,
+            method,
+            sent: at,
+            parent_id,
+            received: None,
+            request_lost: false,
+            cancel: None,
+            cancel_taken: None,
+            given_up: None,
+            cascades: Vec::new(),
+            answer: None,
+            dropped: None,
+            answer_lost: false,
+            outcome: None,
+            orphaned: None,
+        });
+        if let Some(p) = parent {
+            self.graph.add_edge(p, n, ());
+        }
+    }
+
+    /// `party` gave up its request `n` (a cancel sent, or, with `cause`, resolved as
+    /// cancelled): records the first time, and why, from what the party was handling.
+    fn give_up(&mut self, party: Party, n: NodeIndex, cause: Option<CancelCause>, at: u64) {
+        if self.graph[n].cancel.is_some() {
+            return;
+        }
+        let id = self.graph[n].id;
+        let cascade = self.owed_at(n).is_some_and(|owed| owed <= at);
+        let reason = match (self.input[party.index()], cause) {
+            (Some(Input::Command(Command::Cancel(c))), _) if c == id => CancelReason::Application,
+            (Some(Input::TimerFired(Timer::RequestTimeout(t))), _) if t == id => {
+                CancelReason::Timeout
+            }
+            (Some(Input::TimerFired(Timer::InitTimeout)), _) => CancelReason::Timeout,
+            (_, Some(CancelCause::User)) => CancelReason::Application,
+            (_, Some(CancelCause::Timeout)) => CancelReason::Timeout,
+            _ if cascade => CancelReason::Cascade,
+            _ => CancelReason::Unprompted,
+        };
+        self.graph[n].cancel = Some(Cancel { event: at, reason });
+    }
+
+    /// `n`'s handler answered or dropped it: its unresolved children are orphaned.
+    fn orphan_children(&mut self, n: NodeIndex, at: u64) {
+        for c in self.children(n) {
+            let x = &mut self.graph[c];
+            if x.outcome.is_none() && x.orphaned.is_none() {
+                x.orphaned = Some(at);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(lines: &[&str]) -> RequestTree {
+        let events: Vec<Event> = lines
+            .iter()
+            .map(|l| crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+            .collect();
+        RequestTree::from_events(&events)
+    }
+
+    /// The client's request 1; the server sends 2 and 3 on its behalf, and the client sends
+    /// 4 on behalf of 2: a tree of depth 3.
+    const TREE: [&str; 21] = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server command send-nested 1",
+        "server nests 2 under 1",
+        "server sends request 2 server-work",
+        "server command send-nested 1",
+        "server nests 3 under 1",
+        "server sends request 3 server-work",
+        "client receives request 2 server-work",
+        "client starts work 2",
+        "client command send-nested 2",
+        "client nests 4 under 2",
+        "client sends request 4 work",
+        "client receives request 3 server-work",
+        "client starts work 3",
+        "server receives request 4 work",
+        "server starts work 4",
+        // Unrelated: a flat request of the server.
+        "server command send",
+        "server sends request 9 server-work",
+    ];
+
+    fn ids(t: &RequestTree, ns: &[NodeIndex]) -> Vec<(Party, RequestId)> {
+        ns.iter()
+            .map(|&n| (t.node(n).requester, t.node(n).id))
+            .collect()
+    }
+
+    const C: Party = Party::Client;
+    const S: Party = Party::Server;
+    const fn i(n: i64) -> RequestId {
+        RequestId::Int(n)
+    }
+
+    #[test]
+    fn nested_requests_become_edges_and_the_rest_roots() {
+        let t = tree(&TREE);
+        assert_eq!(t.len(), 5);
+        assert!(t.has_nesting());
+        assert_eq!(ids(&t, &t.roots()), [(C, i(1)), (S, i(9))]);
+        let root = t.find(C, i(1)).expect("root");
+        assert_eq!(ids(&t, &t.children(root)), [(S, i(2)), (S, i(3))]);
+        assert_eq!(
+            ids(&t, &t.descendants(root)),
+            [(S, i(2)), (C, i(4)), (S, i(3))],
+            "depth first, oldest child first"
+        );
+        let four = t.find(C, i(4)).expect("grandchild");
+        assert_eq!(t.depth(four), 3);
+        assert_eq!(t.node(four).parent_id, Some(i(2)));
+        assert_eq!(t.parent(four), t.find(S, i(2)));
+        assert!(t.nodes().all(|(_, x)| x.state() == State::Running));
+        assert!(t.cancels().is_empty());
+    }
+
+    #[test]
+    fn a_reused_id_makes_a_second_node() {
+        let t = tree(&[
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server sends response 1 full",
+            "client receives response 1 full",
+            "client delivers 1 reply full",
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server command send-nested 1",
+            "server nests 5 under 1",
+            "server sends request 5 server-work",
+        ]);
+        assert_eq!(t.len(), 3);
+        let ones: Vec<&Node> = t
+            .nodes()
+            .map(|(_, x)| x)
+            .filter(|x| x.requester == C && x.id == i(1))
+            .collect();
+        assert_eq!(ones.len(), 2);
+        assert_eq!((ones[0].generation, ones[1].generation), (1, 2));
+        assert_eq!(ones[0].state(), State::Answered(Reply::Full));
+        assert_eq!(ones[1].state(), State::Running);
+        // The child hangs under the second request, the one its handler holds.
+        let five = t.find(S, i(5)).expect("child");
+        let parent = t.parent(five).expect("linked");
+        assert_eq!(t.node(parent).generation, 2);
+        assert_eq!(t.roots().len(), 2);
+    }
+
+    /// The cascade of a cancel, with every reason a request is given up for.
+    #[test]
+    fn a_cancel_s_path_reaches_the_descendants_it_cancelled_and_names_those_it_missed() {
+        let mut lines = TREE.to_vec();
+        lines.extend([
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            // The server cascades to 2 but forgets 3.
+            "server sends cancel 2",
+            "client receives cancel 2",
+            // The client cascades to 4.
+            "client sends cancel 4",
+            "client delivers 4 cancelled parent",
+            "client sends response 2 cancelled",
+            "server receives response 2 cancelled",
+            "server delivers 2 reply cancelled",
+            "server sends response 1 cancelled",
+            "client receives response 1 cancelled",
+            "client delivers 1 reply cancelled",
+            // The server's own request times out.
+            "server timer-fired timeout 9",
+            "server sends cancel 9",
+            "server delivers 9 cancelled timeout",
+            "end quiescent open 0 0",
+        ]);
+        let t = tree(&lines);
+        let n = |p, id| t.find(p, i(id)).expect("node");
+        let reason = |p, id| t.node(n(p, id)).cancel.map(|c| c.reason);
+        assert_eq!(reason(C, 1), Some(CancelReason::Application));
+        assert_eq!(reason(S, 2), Some(CancelReason::Cascade));
+        assert_eq!(reason(C, 4), Some(CancelReason::Cascade));
+        assert_eq!(reason(S, 3), None);
+        assert_eq!(reason(S, 9), Some(CancelReason::Timeout));
+        assert_eq!(
+            t.node(n(C, 1)).state(),
+            State::Cancelled(CancelReason::Application)
+        );
+        assert_eq!(t.node(n(S, 3)).state(), State::Running);
+        // 3 was still running when the server answered 1.
+        assert!(t.node(n(S, 3)).orphaned.is_some());
+        assert!(t.node(n(S, 2)).orphaned.is_none());
+        assert!(!t.sent_after_parent_cancel(n(S, 2)));
+        let cancels = t.cancels();
+        assert_eq!(cancels.len(), 2, "{cancels:?}");
+        let p = &cancels[0];
+        assert_eq!(p.origin, n(C, 1));
+        assert_eq!(p.reason, Some(CancelReason::Application));
+        assert_eq!(ids(&t, &p.reached), [(S, i(2)), (C, i(4))]);
+        assert_eq!(ids(&t, &p.missed), [(S, i(3))]);
+        assert_eq!(p.edges.len(), 3);
+        assert!(p.contains(n(C, 4)) && !p.contains(n(S, 3)));
+        assert_eq!(cancels[1].origin, n(S, 9));
+        assert!(cancels[1].reached.is_empty() && cancels[1].missed.is_empty());
+        assert_eq!(ids(&t, &t.cascade_gaps()), [(S, i(3))]);
+        assert!(!t.cascade_complete());
+    }
+
+    #[test]
+    fn a_handler_giving_up_starts_a_cascade_and_a_stray_cancel_is_unprompted() {
+        let mut lines = TREE.to_vec();
+        lines.extend([
+            "server internal-cancel 1",
+            "server sends cancel 2",
+            "server sends cancel 3",
+            "server delivers 3 cancelled parent",
+            // A cancel for the client's grandchild the client was not asked for.
+            "client command send",
+            "client sends request 7 work",
+            "client sends cancel 4",
+            // The server sends one more request for 1 after giving it up.
+            "server command send-nested 1",
+            "server nests 8 under 1",
+            "server sends request 8 server-work",
+        ]);
+        let t = tree(&lines);
+        let n = |p, id| t.find(p, i(id)).expect("node");
+        let cancels = t.cancels();
+        assert_eq!(ids(&t, &[cancels[0].origin]), [(C, i(1))]);
+        assert_eq!(cancels[0].reason, None);
+        assert_eq!(ids(&t, &cancels[0].reached), [(S, i(2)), (S, i(3))]);
+        // 2's cancel was never read: 4 was not owed anything, so its cancel is unprompted.
+        assert_eq!(
+            t.node(n(C, 4)).cancel.map(|c| c.reason),
+            Some(CancelReason::Unprompted)
+        );
+        assert_eq!(ids(&t, &[cancels[1].origin]), [(C, i(4))]);
+        assert!(t.sent_after_parent_cancel(n(S, 8)));
+        assert!(!t.sent_after_parent_cancel(n(S, 3)));
+        // Not ended: nothing is judged yet.
+        assert!(t.cascade_gaps().is_empty());
+    }
+
+    #[test]
+    fn initialize_is_a_root_of_its_own() {
+        let t = tree(&[
+            "client command initialize",
+            "client sends request 0 initialize",
+            "server receives request 0 initialize",
+            "server sends response 0 initialized cancel-support true",
+            "client receives response 0 initialized cancel-support true",
+            "client delivers 0 reply initialized cancel-support true",
+        ]);
+        assert_eq!(t.roots().len(), 1);
+        let x = t.node(t.roots()[0]);
+        assert!(x.method.is_initialize());
+        assert!(!t.has_nesting());
+        assert_eq!(
+            x.state(),
+            State::Answered(Reply::Initialized {
+                cancel_support: true
+            })
+        );
+    }
+}
