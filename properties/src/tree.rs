@@ -412,7 +412,7 @@ impl RequestTree {
 
     fn gap(&self, c: NodeIndex) -> bool {
         let x = &self.graph[c];
-        let excused = x.request_lost || x.answer_lost;
+        let excused = x.request_lost || x.answer_lost || self.waits_on_loss(c);
         self.owed_cascade(c)
             && !self.crashed[x.requester.index()]
             && (x.cancel.is_none() || (x.outcome.is_none() && !excused))
@@ -467,7 +467,21 @@ impl RequestTree {
     /// resolved: what [`Self::cascade_gaps`] reports, drawn whether or not the run ended.
     fn missed(&self, c: NodeIndex) -> bool {
         let x = &self.graph[c];
-        x.cancel.is_none() || (x.outcome.is_none() && !(x.request_lost || x.answer_lost))
+        x.cancel.is_none()
+            || (x.outcome.is_none() && !(x.request_lost || x.answer_lost || self.waits_on_loss(c)))
+    }
+
+    /// Whether an unresolved descendant of `n` lost its request or an answer: a handler holds
+    /// its answer until its children are resolved, so `n` waits on that loss too.
+    pub fn waits_on_loss(&self, n: NodeIndex) -> bool {
+        let mut dfs = petgraph::visit::Dfs::new(&self.graph, n);
+        while let Some(m) = dfs.next(&self.graph) {
+            let y = &self.graph[m];
+            if m != n && y.outcome.is_none() && (y.request_lost || y.answer_lost) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Every cancel that did not come from a parent's cascade, in the order of the requests
