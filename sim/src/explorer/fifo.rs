@@ -138,7 +138,11 @@ impl FifoAmple {
                 {
                     return false;
                 }
-                // No step here reads what the peer's steps of the same request write.
+                // Of the two checker reads across sides (see `partial_order`), the ones whose
+                // reader would be moved before the writer: a request's timeout while the peer
+                // may still answer it, and an answer's receipt or loss while its cancel is on
+                // the way to the peer. (A cancel received before the answer's receipt or loss
+                // reaches every race the other order does: no check.)
                 let peer_has = |r: u32| {
                     steps.iter().any(|g| g.side != p && g.request == Some(r))
                         || theirs.iter().any(|m| m.0 == Some(r))
