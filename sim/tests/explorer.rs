@@ -669,3 +669,339 @@ fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
         changed.join("\n")
     );
 }
+
+/// What a search concluded, for comparing searches: whether a MUST broke, whether anything
+/// broke, the invariants the reported finding breaks, and (where the search went to the end:
+/// no MUST broken) the races it reached.
+fn conclusion(
+    r: &cancelcheck_sim::explorer::SearchReport,
+) -> (
+    bool,
+    bool,
+    Option<Vec<cancelcheck_properties::InvariantId>>,
+    Option<cancelcheck_properties::PropertySet>,
+) {
+    let mut broken = r.finding().map(|f| f.1.clone());
+    if let Some(b) = &mut broken {
+        b.sort_by_key(|i| i.name());
+    }
+    (
+        r.counterexample.is_some(),
+        r.finding().is_some(),
+        broken,
+        r.counterexample.is_none().then_some(r.reached),
+    )
+}
+
+/// The partial-order reduction on a FIFO link (stdio) keeps every verdict, for one dialect:
+/// for every behaviour it applies to, at 1 to 3 requests (2 with timeouts in ABP and with
+/// progress notifications), without and with timeouts
+/// (request and connect timeouts), the search with the reduction alone (flat rows) and with
+/// both reductions (plain states) agree with the search without reductions on whether a MUST
+/// or anything broke, on the invariants the reported finding breaks, and (when no MUST broke,
+/// so every search ran to the end) on the races reached, which decide a vacuous verdict. A
+/// reduced finding replays to the same violation. Returns in how many of the reduced searches
+/// the reduction applied and visited fewer states, and how many there were.
+fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> (usize, usize) {
+    let por = SearchOptions {
+        partial_order: true,
+        ..opts()
+    };
+    let both = SearchOptions {
+        symmetry: true,
+        ..por
+    };
+    let (mut applied, mut considered) = (0, 0);
+    for b in Behaviour::all() {
+        let Some(class) = b.classify(d) else { continue };
+        for timeouts in [false, true] {
+            // ABP's repeated cancels and MCP's progress make 3 requests with timeouts large.
+            let heavy = d == Dialect::Abp || b == Behaviour::ProgressAfterCancel;
+            let most = if heavy && timeouts { 2 } else { 3 };
+            for n in 1..=most {
+                let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
+                spec.timeouts = timeouts;
+                spec.init_timeout = timeouts;
+                spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.server_requests =
+                    cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+                let s = spec.scenario();
+                if !cancelcheck_sim::explorer::partial_order(&s) {
+                    // Not applied: the searches with it are the search without it.
+                    continue;
+                }
+                let full = search(&s, &opts(), &|_, _, _| {});
+                assert!(!full.partial_order);
+                let want = conclusion(&full);
+                for (reduced, how) in [
+                    (search(&s, &por, &|_, _, _| {}), "por"),
+                    (search(&s, &both, &|_, _, _| {}), "por+symmetry"),
+                ] {
+                    let at = format!("{d} {b} N={n} timeouts={timeouts} {how}");
+                    considered += 1;
+                    assert_eq!(conclusion(&reduced), want, "{at}");
+                    assert!(
+                        reduced.exhaustive || reduced.counterexample.is_some(),
+                        "{at}"
+                    );
+                    if reduced.partial_order && reduced.unique_states < full.unique_states {
+                        applied += 1;
+                    }
+                    let Some((schedule, broken)) = reduced.finding() else {
+                        continue;
+                    };
+                    assert!(
+                        broken.iter().any(|i| class.breaks.contains(&i.name())),
+                        "{at}: {broken:?}"
+                    );
+                    let replayed = replay(&s, schedule);
+                    assert_eq!(replayed.applied, schedule.len(), "{at}");
+                    let again: Vec<_> = replayed
+                        .verdict
+                        .violations
+                        .iter()
+                        .map(|v| v.invariant)
+                        .collect();
+                    assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
+                }
+            }
+        }
+    }
+    (applied, considered)
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_acp() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::Acp);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_acp_rfd() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::AcpRfd);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_mcp_2025() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::Mcp20251125);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_mcp_2026() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::Mcp20260728);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_lsp() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::Lsp);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+#[test]
+fn stdio_partial_order_keeps_every_verdict_abp() {
+    let (applied, of) = stdio_partial_order_keeps_every_verdict(Dialect::Abp);
+    assert!(
+        applied * 3 >= of * 2,
+        "the reduction applied in only {applied} of {of} searches"
+    );
+}
+
+/// The state after applying `steps` in order to the state `bytes` packs, and what those steps
+/// did (the invariants they broke, the races they reached, by name); `None` if a step is not
+/// enabled when its turn comes.
+fn after_steps(
+    template: &mut cancelcheck_sim::explorer::Explorer,
+    s: &cancelcheck_sim::Scenario,
+    bytes: &[u8],
+    steps: &[cancelcheck_sim::explorer::Step],
+) -> Option<(Vec<u8>, std::collections::BTreeSet<&'static str>)> {
+    template.unpack(bytes).expect("a packed state unpacks");
+    let mut enabled = Vec::new();
+    for &step in steps {
+        template.enabled(s, &mut enabled);
+        if !enabled.contains(&step) {
+            return None;
+        }
+        template.apply(s, step);
+    }
+    let did = template
+        .world()
+        .checker()
+        .broken()
+        .iter()
+        .chain(template.reached().iter().collect::<Vec<_>>().iter())
+        .map(|i| i.name())
+        .collect();
+    let mut packed = Vec::new();
+    template.pack(&mut packed);
+    Some((packed, did))
+}
+
+/// Checks the reduction's claim on a FIFO link directly, state by state: from every reachable
+/// state (of `spec`) where it expands fewer steps than are enabled, along every path of steps
+/// outside its set, each step of the set stays enabled, and every step `b` taken there
+/// commutes with every step `a` of the set: `a` then `b` and `b` then `a` are both possible,
+/// reach the same state, and `a` first breaks and reaches everything `b` first does (the
+/// reduction may move `a` before `b`). Returns the states where a set was checked.
+fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
+    const OUTSIDE_DEPTH: usize = 3;
+    use cancelcheck_sim::explorer::{Explorer, initial_scenarios};
+    use std::collections::HashSet;
+    let s = spec.scenario();
+    assert!(cancelcheck_sim::explorer::partial_order(&s), "{spec:?}");
+    let mut checked = 0;
+    let (mut all, mut ample, mut enabled) = (Vec::new(), Vec::new(), Vec::new());
+    for (root, init) in initial_scenarios(&s).iter().enumerate() {
+        let mut e = Explorer::new(init, root as u8, false);
+        let mut t = Explorer::new(init, root as u8, false);
+        let mut bytes = Vec::new();
+        e.pack(&mut bytes);
+        let mut seen = HashSet::from([bytes.clone()]);
+        let mut stack = vec![bytes];
+        while let Some(state) = stack.pop() {
+            e.unpack(&state).expect("unpacks");
+            e.to_expand(init, true, &mut all, &mut ample);
+            let set: Vec<_> = ample.iter().map(|p| p.1).collect();
+            for &step in &all {
+                t.unpack(&state).expect("unpacks");
+                t.apply(init, step);
+                let mut next = Vec::new();
+                t.pack(&mut next);
+                if !t.violated() && seen.insert(next.clone()) {
+                    stack.push(next);
+                }
+            }
+            if set.len() == all.len() {
+                continue;
+            }
+            checked += 1;
+            // Every state reachable from here by steps outside the set.
+            let mut outside = HashSet::from([state.clone()]);
+            let mut todo = vec![(state.clone(), 0)];
+            while let Some((u, depth)) = todo.pop() {
+                e.unpack(&u).expect("unpacks");
+                e.enabled(init, &mut enabled);
+                for a in &set {
+                    assert!(enabled.contains(a), "{spec:?}: {a:?} disabled by {all:?}");
+                }
+                for &b in enabled.iter().filter(|b| !set.contains(b)) {
+                    for &a in &set {
+                        let ab = after_steps(&mut t, init, &u, &[a, b]);
+                        let ba = after_steps(&mut t, init, &u, &[b, a]);
+                        let (Some(ab), Some(ba)) = (ab, ba) else {
+                            panic!(
+                                "{spec:?}: {a:?} and {b:?} do not commute (one disables the other)"
+                            );
+                        };
+                        assert_eq!(ab.0, ba.0, "{spec:?}: {a:?} and {b:?} do not commute");
+                        assert!(
+                            ab.1.is_superset(&ba.1),
+                            "{spec:?}: {a:?} moved before {b:?} loses {:?}",
+                            ba.1.difference(&ab.1).collect::<Vec<_>>()
+                        );
+                    }
+                    if depth == OUTSIDE_DEPTH {
+                        continue;
+                    }
+                    e.unpack(&u).expect("unpacks");
+                    e.apply(init, b);
+                    if !e.violated() {
+                        let mut next = Vec::new();
+                        e.pack(&mut next);
+                        if outside.insert(next.clone()) {
+                            todo.push((next, depth + 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    checked
+}
+
+/// The ample sets on stdio are persistent (see `ample_sets_are_persistent`) in every dialect,
+/// for every behaviour the reduction applies to, at 2 requests with timeouts, a connect
+/// timeout and progress, and with loss, internal cancellation and a malformed cancel.
+#[test]
+fn stdio_ample_sets_are_persistent() {
+    let mut checked = 0;
+    for d in Dialect::ALL {
+        for b in Behaviour::all().filter(|b| b.classify(d).is_some()) {
+            // ABP's repeated acknowledged cancels make 2 requests large.
+            let n = if d == Dialect::Abp { 1 } else { 2 };
+            let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
+            spec.timeouts = true;
+            spec.init_timeout = true;
+            spec.progress = b == Behaviour::ProgressAfterCancel;
+            if !cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
+                continue;
+            }
+            checked += ample_sets_are_persistent(&spec);
+        }
+        let n = if d == Dialect::Abp { 1 } else { 2 };
+        let mut spec = ExploreSpec::new(d, Behaviour::Honour, n, Order::Fifo);
+        spec.loss = true;
+        spec.internal_cancel = true;
+        spec.malformed_cancel = true;
+        checked += ample_sets_are_persistent(&spec);
+    }
+    assert!(checked > 50_000, "only {checked} states checked");
+}
+
+/// Unique and total states on stdio with the partial-order reduction, pinned like the other
+/// counts: (dialect, behaviour, requests, timeouts, with symmetry too, unique, total). Every
+/// one passes or is vacuous, as without the reduction.
+const STDIO_REDUCED: &[(&str, &str, u16, bool, bool, u64, u64)] = &[
+    ("acp", "honour", 3, true, false, 35082, 67176),
+    ("acp", "honour", 3, true, true, 6874, 13160),
+    ("acp", "honour", 6, false, true, 48372, 83488),
+    ("mcp-2025-11-25", "honour", 3, true, true, 2442, 4660),
+    ("abp", "honour", 3, false, true, 21536, 31250),
+];
+
+#[test]
+fn stdio_reduced_counts_are_pinned() {
+    let mut changed = Vec::new();
+    for &(d, b, n, timeouts, symmetry, unique, total) in STDIO_REDUCED {
+        let mut spec = ExploreSpec::new(d.parse().unwrap(), b.parse().unwrap(), n, Order::Fifo);
+        spec.timeouts = timeouts;
+        spec.init_timeout = timeouts;
+        let with = SearchOptions {
+            symmetry,
+            partial_order: true,
+            ..opts()
+        };
+        let r = search(&spec.scenario(), &with, &|_, _, _| {});
+        assert!(r.partial_order && r.symmetry == symmetry, "{d} {b} N={n}");
+        assert!(r.exhaustive && r.finding().is_none(), "{d} {b} N={n}");
+        if (r.unique_states, r.total_states) != (unique, total) {
+            changed.push(format!(
+                "(\"{d}\", \"{b}\", {n}, {timeouts}, {symmetry}, {}, {}), // was {unique}, {total}",
+                r.unique_states, r.total_states
+            ));
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "counts changed:\n{}",
+        changed.join("\n")
+    );
+}

@@ -105,8 +105,9 @@ pub struct ExploreArgs {
     /// README's "Scenario files" says which fields the explorer reads).
     #[arg(long)]
     scenario: Option<PathBuf>,
-    /// Turn off the partial-order reduction (expanding only one request's steps where steps of
-    /// several commute; applied only where it is sound, as the certificate says).
+    /// Turn off the partial-order reduction (expanding only some steps where the rest commute
+    /// with them: one request's on a reordering transport, one delivery or one party's on
+    /// stdio; applied only where it is sound, as the certificate says).
     #[arg(long)]
     no_por: bool,
     /// Turn off the symmetry reduction (deduplicating states up to a permutation of

@@ -27,6 +27,7 @@
 //! disconnects are not explored. An unset `cancel_support` explores both answers (two
 //! initial states).
 
+mod fifo;
 mod flat;
 mod hash;
 mod search;
@@ -252,18 +253,93 @@ pub fn symmetric(s: &Scenario) -> bool {
         )
 }
 
-/// Whether the partial-order reduction is sound for `s`: steps of different requests commute
-/// and never enable or disable one another. That needs a reordering transport (on a FIFO link a
-/// message waits behind another request's), no id reuse, no request waiting for a worker, and a
-/// behaviour that keeps requests apart (not a crash that stops every request, not one cancel
-/// stopping all, not coerced ids), and no duplication (its budget is shared by every request, so
-/// one request's duplication disables another's). The checker's verdict about a request
-/// depends only on that request's own steps and `initialize`'s, so every violation and every
-/// quiescent state of the full graph stays reachable in the reduced one.
+/// Whether the partial-order reduction is sound for `s`. With it, the search expands from a
+/// state only an *ample* set of its enabled steps (see [`Explorer::to_expand`]), and still
+/// reaches every step that breaks an invariant, every step that reaches a race, and every
+/// quiescent state (with its verdict) of the full state graph, though not always by a
+/// shortest path.
+///
+/// It needs, on either transport, requests that are interchangeable ([`symmetric`]: no id
+/// reuse, no server requests, no request waiting for a worker, so no step of one request
+/// starts another's work, and no behaviour that singles out an id, coerces ids or stops every
+/// request with one cancel), no duplication (its budget is shared by every request, so one
+/// request's duplication disables another's), and no crash (`crashes-on-unknown-cancel` stops
+/// every request of the party at once).
+///
+/// The set chosen meets the classic conditions, read for reachability:
+/// - C0: it is empty only where no step is enabled.
+/// - C1: along every path from the state made of steps outside the set, each step commutes
+///   with every step of the set: neither disables the other, both orders reach the same state,
+///   and the order with the set's step first breaks and reaches at least what the other order
+///   does. A path can then be reordered to begin with a step of the set (or have one put in
+///   front) without losing a broken invariant, a race reached or its final state, which by
+///   induction over the (finite, acyclic) graph keeps everything the search reports.
+/// - C2 (invisibility) serves temporal properties of paths; what is checked here is what single
+///   steps break or reach and what quiescent states hold, and C1's "at least what the other
+///   order does" keeps those.
+/// - C3 (the cycle proviso) holds trivially: the state graph is acyclic. Every step uses up
+///   something never given back: the application's script and the network's budgets only
+///   count down, a message delivered or lost is counted in the checker's record of its request
+///   (a malformed cancel comes out of a budget), a timer is armed once per request sent, work
+///   starts once per request received and ends once, progress is reported once per work.
+///
+/// Under the symmetry reduction a state stands for its relabellings; the argument holds from
+/// whichever of them is expanded, and a relabelling breaks and reaches the same.
+///
+/// **Reordering link.** The set is every enabled step of one request (the one with the
+/// fewest, then the earliest), where every enabled step belongs to a request and steps of two
+/// or more are enabled. There, steps of different requests commute and never enable or
+/// disable one another (messages are delivered in any order), and what the checker says about
+/// a request depends only on that request's steps and `initialize`'s.
+///
+/// **FIFO link (stdio).** Steps of different requests do not all commute there: two messages
+/// put on one queue arrive in the order they were sent, and delivering the head of a queue is
+/// what makes the next message (perhaps another request's) deliverable. Each step is on one
+/// party's *side*: the party it feeds (an application command, a delivery, work, a timer), or
+/// for a loss the lost message's recipient. Each party is the only writer of the queue towards
+/// its peer and the only reader of the queue towards itself. So:
+/// - Steps on different sides commute on the queues (one appends to a tail, the other takes the
+///   head of the other queue, or of the same queue while it is not empty) and on the endpoints
+///   (separate). On the checker they commute but for two reads, each of the other side's doing
+///   about the same request, and each deciding only whether a race is reached: a request's
+///   timeout reads whether its answer is on the wire (sent by the responder, received or lost by
+///   the requester), and a cancel received reads whether the answer was received or lost. In
+///   both, the responder's step first reaches the race whenever the other order does. (The
+///   answer to `initialize` declares the capability a cancel sent is judged against; no set is
+///   chosen while `initialize` is in flight.)
+/// - Steps on the same side of different requests commute when at most one of them may send:
+///   the party's handling of one request does not touch its others, and a *quiet* delivery (a
+///   response, progress, a cancel acknowledgement, a work request: its receipt never makes a
+///   party send, which a debug assertion checks at every such delivery) appends nothing, while
+///   two steps that may send put their messages on the same queue in either order.
+/// - A party's own steps (application commands, work, timers) are enabled only by its own
+///   steps; a delivery only by the taking of the head before it, or, on an empty queue, by the
+///   peer's sending.
+///
+/// The set is the smallest of these that holds and leaves some step out (ties: a head before a
+/// side, the client before the server), or every enabled step:
+/// - *The head of the queue towards party P* (its delivery, and its loss where messages may be
+///   lost), when the message is quiet, its request has no other step enabled on P's side, and,
+///   if it is an answer, no cancel of its request is on its way to the other party. C1: nothing
+///   else takes that head; another request's step on P's side commutes with it (it sends
+///   nothing); a step on the other side commutes with it unless it is the receipt of that
+///   cancel; the request's other steps on P's side can only be enabled by its own steps there,
+///   and none is, and its messages behind the head wait for it.
+/// - *Every step on party P's side*, when the queue towards P is not empty, `initialize` is
+///   not in flight, and, on the client's side, no request timeout in the set is of a request
+///   the server may still answer (its work running, or a message of it on the way to the
+///   server), and no answer at the head is of a request whose cancel is on the way to the
+///   server. C1: every step outside the set is on the other side; none can hand P a new step
+///   before one of the set is taken (the head towards P is the set's, and P's own steps are
+///   enabled only by P's); each commutes with the set's steps but for the two reads above, which
+///   these conditions rule out on the client's side and which favour the set on the server's.
+///
+/// `sim/tests/explorer.rs` checks that the verdicts (what breaks, the races reached) are the
+/// same with and without the reduction for every behaviour on both transports, and, on stdio,
+/// checks C1 itself, step pair by step pair, in every state of small searches.
 pub fn partial_order(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
-    s.link.order == Order::Reordering
-        && s.link.duplicate_permille == 0
+    s.link.duplicate_permille == 0
         && symmetric(s)
         && !matches!(s.behavior, B::CrashesOnUnknownCancel)
 }

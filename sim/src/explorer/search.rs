@@ -41,7 +41,8 @@ pub struct SearchOptions {
     /// Deduplicate states up to a permutation of interchangeable requests (applied only where
     /// [`symmetric`](super::symmetric) holds; see [`SearchReport::symmetry`]).
     pub symmetry: bool,
-    /// Expand, from each state, only the steps of one request when steps of several are enabled
+    /// Expand, from each state, only an ample set of its steps (one request's on a reordering
+    /// link; a queue's head or one party's steps on a FIFO link), where that leaves steps out
     /// (applied only where [`partial_order`](super::partial_order) holds; see [`SearchReport::partial_order`]).
     pub partial_order: bool,
 }

@@ -17,6 +17,7 @@ use cancelcheck_properties::{Event, PropertySet, Verdict};
 use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
+use super::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
 use super::hash::StableHasher;
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
@@ -548,6 +549,12 @@ impl Explorer {
             Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
+        debug_assert!(
+            !matches!(stimulus, Stimulus::Feed(_, Input::Receive(m)) if MsgClass::of(&m).quiet())
+                || !self.outs.iter().any(|o| matches!(o, Output::Send(_))),
+            "a quiet message made its receiver send: {stimulus:?} -> {:?}",
+            self.outs
+        );
         // The id the party chose, read from what it sent (a reused id need not be the largest
         // in flight).
         let chosen = |outs: &[Output], m: Method| {
@@ -839,10 +846,11 @@ impl Explorer {
     }
 
     /// The steps to expand from this state, each with its index among all enabled steps (what
-    /// a schedule records); `all` is scratch space. With `reduce`, when the enabled steps
-    /// belong to several requests, only those of one request are kept (the one with the
-    /// fewest, then the earliest): an ample set. See [`super::partial_order`] for when that is
-    /// sound.
+    /// a schedule records); `all` is scratch space. With `reduce`, only an ample set is kept
+    /// where one helps: on a reordering link, when the enabled steps belong to several
+    /// requests, those of one request (the one with the fewest, then the earliest); on a FIFO
+    /// link, the delivery of a queue's head or every step of one party, as
+    /// [`super::partial_order`] describes, with when that is sound.
     pub fn to_expand(
         &self,
         scenario: &Scenario,
@@ -852,6 +860,18 @@ impl Explorer {
     ) {
         self.enabled(scenario, all);
         out.clear();
+        if reduce && bounds(scenario).fifo {
+            let prints: SmallVec<[Footprint; 16]> =
+                all.iter().map(|&step| self.footprint(step)).collect();
+            let queues = [self.queued(Party::Client), self.queued(Party::Server)];
+            let chosen = fifo_ample(&prints, [&queues[0], &queues[1]]);
+            for (i, (&step, f)) in all.iter().zip(&prints).enumerate() {
+                if chosen.is_none_or(|a| a.keeps(f)) {
+                    out.push((i as u32, step));
+                }
+            }
+            return;
+        }
         let chosen = if reduce {
             self.ample_request(all)
         } else {
@@ -861,6 +881,55 @@ impl Explorer {
             if chosen.is_none() || self.step_request(step) == chosen {
                 out.push((i as u32, step));
             }
+        }
+    }
+
+    /// The request a message is about, numbered as [`Explorer::step_request`] numbers them.
+    fn message_request(&self, m: &Message) -> Option<u32> {
+        let id = m.request_id()?;
+        let sent = usize::from(self.sent);
+        Some(
+            self.ids[..sent]
+                .iter()
+                .position(|x| *x == Some(id))
+                .map_or(0, |k| k as u32 + 1),
+        )
+    }
+
+    /// The queue towards `to`, head first, as the reduction on a FIFO link sees it.
+    fn queued(&self, to: Party) -> SmallVec<[Queued; 16]> {
+        self.net[to.index()]
+            .iter()
+            .map(|m| (self.message_request(m), MsgClass::of(m)))
+            .collect()
+    }
+
+    /// What `step` (one of `enabled`, on a FIFO link) touches.
+    fn footprint(&self, step: Step) -> Footprint {
+        let (side, kind) = match step {
+            Step::Send | Step::Cancel(_) | Step::Malformed => (Party::Client, Kind::Local),
+            Step::Deliver { to, index } | Step::Lose { to, index } => {
+                let kind = match self.net[to.index()].get(usize::from(index)) {
+                    Some(m) if index == 0 => Kind::Head {
+                        deliver: matches!(step, Step::Deliver { .. }),
+                        class: MsgClass::of(m),
+                    },
+                    _ => Kind::Other,
+                };
+                (to, kind)
+            }
+            Step::WorkDone(p, _) | Step::Progress(p, _) | Step::Abort(p, _) => (p, Kind::Local),
+            Step::Fire(p, Timer::RequestTimeout(_)) => (p, Kind::Timeout),
+            Step::Fire(p, Timer::InitTimeout) => (p, Kind::Local),
+            Step::Duplicate { to, .. } => (to, Kind::Other),
+            Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
+                (Party::Server, Kind::Other)
+            }
+        };
+        Footprint {
+            request: self.step_request(step),
+            side,
+            kind,
         }
     }
 

@@ -6,8 +6,11 @@ use cancelcheck_properties::{PropertySet, Verdict};
 
 use super::memo::{Fed, FlatMemo, Op, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
+use crate::explorer::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
 use crate::explorer::state::{Explorer, ample};
+use cancelcheck_model::io::Timer;
+use smallvec::SmallVec;
 
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
 /// the parties and that transition's memo key, worked out once when the steps are listed (they
@@ -324,6 +327,23 @@ impl Flat {
     ) {
         self.enabled(memo, all);
         out.clear();
+        if reduce && self.layout.b.fifo {
+            let prints: SmallVec<[Footprint; 16]> = all
+                .iter()
+                .map(|step| self.footprint(step.choice, memo))
+                .collect();
+            let queues = [
+                self.queued(Party::Client, memo),
+                self.queued(Party::Server, memo),
+            ];
+            let chosen = fifo_ample(&prints, [&queues[0], &queues[1]]);
+            for (i, (&step, f)) in all.iter().zip(&prints).enumerate() {
+                if chosen.is_none_or(|a| a.keeps(f)) {
+                    out.push((i as u32, step));
+                }
+            }
+            return;
+        }
         let chosen = if reduce {
             self.ample_request(all, memo)
         } else {
@@ -365,6 +385,61 @@ impl Flat {
                     c => of_id(c),
                 }
             }
+        }
+    }
+
+    /// The request of the message coded `m`, as `Explorer::message_request` tells.
+    fn message_request(&self, m: u8, memo: &FlatMemo) -> Option<u32> {
+        let l = &self.layout;
+        let sent = usize::from(self.row[SENT]);
+        let ids = &self.row[usize::from(l.ids)..usize::from(l.ids) + sent];
+        match memo.decoded.msg_ids[usize::from(m)] {
+            0 => None,
+            c => Some(ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1)),
+        }
+    }
+
+    /// The queue towards `to`, as `Explorer::queued` tells.
+    fn queued(&self, to: Party, memo: &FlatMemo) -> SmallVec<[Queued; 16]> {
+        self.table(self.layout.net[to.index()])
+            .iter()
+            .map(|&m| {
+                let class = MsgClass::of(&memo.decoded.msgs[usize::from(m)]);
+                (self.message_request(m, memo), class)
+            })
+            .collect()
+    }
+
+    /// What `step` touches, as `Explorer::footprint` tells.
+    fn footprint(&self, step: Choice, memo: &FlatMemo) -> Footprint {
+        let l = &self.layout;
+        let d = &memo.decoded;
+        let work_side = |i: u8| d.works[usize::from(self.table(l.work)[usize::from(i)])].0;
+        let (side, kind) = match step {
+            Choice::Send | Choice::Cancel(_) | Choice::Malformed => (Party::Client, Kind::Local),
+            Choice::Deliver(to, i) | Choice::Lose(to, i) => {
+                let kind = match self.table(l.net[to.index()]).get(usize::from(i)) {
+                    Some(&m) if i == 0 => Kind::Head {
+                        deliver: matches!(step, Choice::Deliver(..)),
+                        class: MsgClass::of(&d.msgs[usize::from(m)]),
+                    },
+                    _ => Kind::Other,
+                };
+                (to, kind)
+            }
+            Choice::WorkDone(i) | Choice::Progress(i) | Choice::Abort(i) => {
+                (work_side(i), Kind::Local)
+            }
+            Choice::Fire(i) => match d.timers[usize::from(self.table(l.timers)[usize::from(i)])] {
+                (p, Timer::RequestTimeout(_)) => (p, Kind::Timeout),
+                (p, Timer::InitTimeout) => (p, Kind::Local),
+            },
+            Choice::Duplicate(to, _) => (to, Kind::Other),
+        };
+        Footprint {
+            request: self.step_request(step, memo),
+            side,
+            kind,
         }
     }
 
@@ -508,9 +583,16 @@ impl Flat {
             }
             memo.last_broken = (e.broken, e.n_broken);
         }
-        let Stim::Feed(party, _) = stim else {
+        let Stim::Feed(party, fed) = stim else {
             return;
         };
+        debug_assert!(
+            !matches!(fed, Fed::Receive(m) if MsgClass::of(&memo.decoded.msgs[usize::from(m)]).quiet())
+                || !memo.ops[e.ops as usize..][..usize::from(e.n_ops)]
+                    .iter()
+                    .any(|op| matches!(op, Op::Send(_))),
+            "a quiet message made its receiver send"
+        );
         self.set_u32(ENDPOINTS[party.index()], e.endpoint);
         if party == Party::Client {
             self.row[READY] = u8::from(e.ready);
