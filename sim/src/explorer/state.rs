@@ -925,6 +925,8 @@ impl Explorer {
             Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
                 (Party::Server, Kind::Other)
             }
+            // (With nesting the reduction is off; `symmetric` excludes it.)
+            Step::Spawn(p, _) => (p, Kind::Other),
         };
         Footprint {
             request: self.step_request(step),
