@@ -549,8 +549,11 @@ impl Explorer {
             Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
+        // (With nesting an answer may release a parent's held answer: the reduction, which
+        // relies on this, is then off.)
         debug_assert!(
-            !matches!(stimulus, Stimulus::Feed(_, Input::Receive(m)) if MsgClass::of(&m).quiet())
+            b.fanout > 0
+                || !matches!(stimulus, Stimulus::Feed(_, Input::Receive(m)) if MsgClass::of(&m).quiet())
                 || !self.outs.iter().any(|o| matches!(o, Output::Send(_))),
             "a quiet message made its receiver send: {stimulus:?} -> {:?}",
             self.outs
