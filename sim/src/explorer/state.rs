@@ -889,14 +889,17 @@ impl Explorer {
 
     /// The request a message is about, numbered as [`Explorer::step_request`] numbers them.
     fn message_request(&self, m: &Message) -> Option<u32> {
-        let id = m.request_id()?;
+        Some(self.id_request(m.request_id()?))
+    }
+
+    /// The number of the request with `id`: `k + 1` for the client's `k`-th request, 0 for
+    /// any other id (`initialize`, the server's requests).
+    fn id_request(&self, id: RequestId) -> u32 {
         let sent = usize::from(self.sent);
-        Some(
-            self.ids[..sent]
-                .iter()
-                .position(|x| *x == Some(id))
-                .map_or(0, |k| k as u32 + 1),
-        )
+        self.ids[..sent]
+            .iter()
+            .position(|x| *x == Some(id))
+            .map_or(0, |k| k as u32 + 1)
     }
 
     /// The queue towards `to`, head first, as the reduction on a FIFO link sees it.
@@ -941,15 +944,7 @@ impl Explorer {
     /// The request a step belongs to: 0 for `initialize` and messages naming no work request,
     /// `k + 1` for the client's `k`-th request.
     fn step_request(&self, step: Step) -> Option<u32> {
-        let of_id = |id: RequestId| {
-            let sent = usize::from(self.sent);
-            Some(
-                self.ids[..sent]
-                    .iter()
-                    .position(|x| *x == Some(id))
-                    .map_or(0, |k| k as u32 + 1),
-            )
-        };
+        let of_id = |id: RequestId| Some(self.id_request(id));
         match step {
             Step::Send => Some(u32::from(self.sent) + 1),
             Step::Cancel(k) => Some(u32::from(k) + 1),
