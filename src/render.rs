@@ -144,8 +144,8 @@ pub fn verdict_text(t: &Trace) -> String {
 
 /// A message in the wire's own words: the method (or ABP's `type`), the id, and the params,
 /// result or error as JSON, cut to a readable length.
-pub fn wire_label(d: cancelcheck_model::Dialect, m: &Message) -> String {
-    let j = message_json(d, m);
+pub fn wire_label(d: cancelcheck_model::Dialect, from: Party, m: &Message) -> String {
+    let j = message_json(d, from, m);
     let Some(obj) = j.as_object() else {
         return j.to_string();
     };
@@ -308,9 +308,9 @@ fn rows(t: &Trace) -> Vec<Row> {
     // Messages sent and not yet received or lost, per sender, in the order sent (a copy made
     // by the network counts as one more), each with what its arrow says of the request tree.
     let mut in_flight: Vec<(Party, Message, Option<&str>)> = Vec::new();
-    let label = |m: &Message, tree: Option<&str>| match tree {
-        Some(s) => format!("{} {s}", wire_label(d, m)),
-        None => wire_label(d, m),
+    let label = |from: Party, m: &Message, tree: Option<&str>| match tree {
+        Some(s) => format!("{} {s}", wire_label(d, from, m)),
+        None => wire_label(d, from, m),
     };
     for (i, e) in t.events.iter().enumerate() {
         match e.event {
@@ -326,7 +326,7 @@ fn rows(t: &Trace) -> Vec<Row> {
                 in_flight.push((from, msg, tree));
                 rows.push(note(
                     Over::Both,
-                    format!("network duplicates {}", label(&msg, tree)),
+                    format!("network duplicates {}", label(from, &msg, tree)),
                 ));
             }
             Event::Input {
@@ -342,7 +342,7 @@ fn rows(t: &Trace) -> Vec<Row> {
                 rows.push(Row::Message {
                     from: party.peer(),
                     arrow,
-                    label: label(&m, tree),
+                    label: label(party.peer(), &m, tree),
                 });
             }
             Event::Lost { from, msg } => {
@@ -350,7 +350,7 @@ fn rows(t: &Trace) -> Vec<Row> {
                 rows.push(Row::Message {
                     from,
                     arrow: Arrow::Lost,
-                    label: format!("LOST: {}", label(&msg, tree)),
+                    label: format!("LOST: {}", label(from, &msg, tree)),
                 });
             }
             Event::End { .. } => {
@@ -360,7 +360,7 @@ fn rows(t: &Trace) -> Vec<Row> {
                         arrow: Arrow::NeverDelivered,
                         label: format!(
                             "NEVER DELIVERED (in flight at the end): {}",
-                            label(&m, tree)
+                            label(from, &m, tree)
                         ),
                     });
                 }

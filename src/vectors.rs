@@ -19,7 +19,7 @@
 //! received, lost, duplicated): the message as the dialect puts it on the wire.
 
 use crate::wire::message_json;
-use cancelcheck_model::{Dialect, Input, Message, Output};
+use cancelcheck_model::{Dialect, Input, Message, Output, Party};
 use cancelcheck_properties::vector::{VectorError, VectorFile};
 use cancelcheck_properties::{Event, Vector};
 use serde_json::{Value, json};
@@ -40,18 +40,24 @@ pub fn load(dialect: Option<Dialect>) -> Result<Vec<VectorFile>, VectorError> {
     Ok(files)
 }
 
-fn message_of(ev: &Event) -> Option<Message> {
+fn message_of(ev: &Event) -> Option<(Party, Message)> {
     match *ev {
         Event::Input {
+            party,
             input: Input::Receive(m),
-            ..
-        }
-        | Event::Output {
+        } => Some((party.peer(), m)),
+        Event::Output {
+            party,
             output: Output::Send(m),
-            ..
         }
-        | Event::Lost { msg: m, .. }
-        | Event::Duplicated { msg: m, .. } => Some(m),
+        | Event::Lost {
+            from: party,
+            msg: m,
+        }
+        | Event::Duplicated {
+            from: party,
+            msg: m,
+        } => Some((party, m)),
         _ => None,
     }
 }
@@ -69,8 +75,8 @@ fn vector_json(dialect: Dialect, v: &Vector) -> Value {
                 cancelcheck_properties::notation::parse(line).ok(),
                 Some(*ev)
             );
-            if let Some(m) = message_of(ev) {
-                o["message"] = message_json(dialect, &m);
+            if let Some((from, m)) = message_of(ev) {
+                o["message"] = message_json(dialect, from, &m);
             }
             o
         })

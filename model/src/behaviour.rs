@@ -91,6 +91,10 @@ pub enum Behaviour {
     /// The client stops a nested request of the server's that the server cancels (a
     /// permission request after the prompt's cancel) and never answers it.
     LeavesChildPending,
+    /// The agent answers a prompt turn its client cancelled (`session/cancel`) with error
+    /// -32800, the generic cancel's answer, instead of the result `{"stopReason":"cancelled"}`
+    /// that ends a cancelled prompt turn.
+    CancelledPromptAsError,
 }
 
 /// How a behaviour counts in one dialect.
@@ -163,6 +167,7 @@ table! {
     CancelsSiblingSubtree, "cancels-sibling-subtree", Responder, true, ["siblings-untouched"], "on a cancel, cancel the children of every request it handles";
     SpawnsAfterCancel, "spawns-after-cancel", Responder, true, ["no-child-after-cancel"], "answer a cancel but keep working, sending nested requests";
     LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete", "no-leak-at-quiescence"], "never answer a nested request its requester cancelled";
+    CancelledPromptAsError, "cancelled-prompt-as-error", Responder, true, ["prompt-cancelled-stop-reason"], "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
 }
 
 impl Behaviour {
@@ -189,7 +194,8 @@ impl Behaviour {
 
     /// How the behaviour counts in `dialect`: `None` where it does not apply; otherwise whether
     /// it is faulty there and the invariants it breaks. Finishing first is allowed where the
-    /// receiver MAY cancel (ACP, LSP), and a fault where it MUST (ACP RFD breaks
+    /// receiver MAY cancel (LSP), a fault where a cancelled prompt turn must end with the
+    /// cancelled stop reason (ACP), and where it MUST cancel (ACP RFD breaks
     /// `cancel-honoured`; MCP 2026-07-28, where nothing may follow a cancel, breaks
     /// `no-answer-after-cancel` and `no-activity-after-cancel`) or SHOULD stop and not answer
     /// (MCP 2025-11-25: the same two, as warnings; it MAY ignore a cancel only for a request
@@ -202,6 +208,30 @@ impl Behaviour {
             return Some(Classification {
                 faulty: true,
                 breaks: &["exact-id-match", "eventual-resolution"],
+            });
+        }
+        if self == Behaviour::FinishFirst && r.cancelled_result {
+            // A prompt turn whose cancel arrived ends cancelled, not with its ordinary end.
+            return Some(Classification {
+                faulty: true,
+                breaks: &["prompt-cancelled-stop-reason"],
+            });
+        }
+        if self == Behaviour::WrongErrorCode && r.cancelled_result {
+            return Some(Classification {
+                faulty: true,
+                breaks: &[
+                    "cancel-error-code",
+                    "internal-cancel-code",
+                    "prompt-cancelled-stop-reason",
+                ],
+            });
+        }
+        if self == Behaviour::AnswersTwice && r.cancelled_result {
+            // The second answer, the finished work's, ends the cancelled prompt turn normally.
+            return Some(Classification {
+                faulty: true,
+                breaks: &["single-resolution", "prompt-cancelled-stop-reason"],
             });
         }
         if self == Behaviour::FinishFirst && r.receiver_duty != ReceiverDuty::MustAnswer {
@@ -326,8 +356,11 @@ impl Behaviour {
                 owed && ordinary
             }
             Behaviour::CancelCancelsAll => true,
-            // Only where the server makes requests of its own, whose ids can match the client's.
-            Behaviour::CancelHitsOwnRequest => r.server_work_method.is_some(),
+            // Only where the server makes requests of its own, whose ids can match the client's,
+            // and the client's cancels name ids (ACP's `session/cancel` names a session).
+            Behaviour::CancelHitsOwnRequest => {
+                r.server_work_method.is_some() && r.session_cancel_method.is_none()
+            }
             Behaviour::AnswersCancelNotification => r.json_rpc,
             // Where a text says progress stops at the answer (ACP's session/update, MCP
             // 2025-11-25's progress); the other texts say nothing of it.
@@ -366,6 +399,8 @@ impl Behaviour {
             Behaviour::CancelsSiblingSubtree => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
             // ACP's permission requests, which the client must answer after a cancel.
             Behaviour::LeavesChildPending => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
+            // Where a cancelled request's answer is a result (ACP's prompt turn).
+            Behaviour::CancelledPromptAsError => r.cancelled_result,
         }
     }
 }
@@ -447,9 +482,17 @@ mod tests {
                 .unwrap()
                 .faulty
         );
+        // ACP: a prompt turn whose cancel arrived must end with the cancelled stop reason;
+        // LSP lets a receiver finish.
+        assert!(
+            Behaviour::FinishFirst
+                .classify(Dialect::Acp)
+                .unwrap()
+                .faulty
+        );
         assert!(
             !Behaviour::FinishFirst
-                .classify(Dialect::Acp)
+                .classify(Dialect::Lsp)
                 .unwrap()
                 .faulty
         );

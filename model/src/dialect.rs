@@ -144,6 +144,20 @@ pub struct DialectRules {
     pub activity_id_field: &'static str,
     /// Whether request ids are strings on the wire (ABP `callId`) rather than integers.
     pub string_ids: bool,
+    /// The feature-specific cancel of the client's work, which names the work's session
+    /// rather than the request, if the dialect has one (ACP: `session/cancel {sessionId}` ends
+    /// a prompt turn). The requester's other requests are cancelled by `cancel_method`.
+    pub session_cancel_method: Option<&'static str>,
+    /// Whether a cancelled request of either party's ordinary work is answered with a result
+    /// that says so rather than an error (ACP's prompt turn: the agent answers
+    /// `session/prompt` with `{"stopReason":"cancelled"}`, "a result, never an error"; the
+    /// client answers a pending `session/request_permission` with
+    /// `{"outcome":{"outcome":"cancelled"}}`). `initialize` is still answered with the error.
+    pub cancelled_result: bool,
+    /// Whether the client sends activity notifications for the work it does for the server
+    /// (MCP's and LSP's progress go either way; ACP's `session/update` comes from the agent
+    /// only).
+    pub client_activity: bool,
     /// Whether the text says how a receiver answers a request it cancels on its own (ACP and
     /// the ACP RFD: "SHOULD ... Send the same -32800 (Cancelled) error response").
     pub internal_cancellation: bool,
@@ -163,18 +177,21 @@ static ACP: DialectRules = DialectRules {
     cancel_senders: CancelSenders::Either,
     receiver_duty: ReceiverDuty::MustAnswer,
     honouring: Honouring::May,
-    partial_results: true,
+    partial_results: false,
     requester_waits: true,
     cancel_error_code: RPC_CANCELLED,
     negotiated: false,
     initialize_method: Some("initialize"),
     initialize_cancellable: true,
     id_reuse: IdReuse::WhenDead,
-    work_method: "terminal/create",
+    work_method: "session/prompt",
     server_work_method: Some("session/request_permission"),
     activity_method: Some("session/update"),
-    activity_id_field: "requestId",
+    activity_id_field: "sessionId",
     string_ids: false,
+    session_cancel_method: Some("session/cancel"),
+    cancelled_result: true,
+    client_activity: false,
     internal_cancellation: true,
 };
 
@@ -197,11 +214,14 @@ static ACP_RFD: DialectRules = DialectRules {
     initialize_method: Some("initialize"),
     initialize_cancellable: false,
     id_reuse: IdReuse::WhenDead,
-    work_method: "terminal/create",
+    work_method: "session/load",
     server_work_method: Some("session/request_permission"),
     activity_method: None,
-    activity_id_field: "requestId",
+    activity_id_field: "sessionId",
     string_ids: false,
+    session_cancel_method: None,
+    cancelled_result: false,
+    client_activity: false,
     internal_cancellation: true,
 };
 
@@ -229,6 +249,9 @@ static MCP_2025: DialectRules = DialectRules {
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
+    session_cancel_method: None,
+    cancelled_result: false,
+    client_activity: true,
     internal_cancellation: false,
 };
 
@@ -256,6 +279,9 @@ static MCP_2026: DialectRules = DialectRules {
     activity_method: Some("notifications/progress"),
     activity_id_field: "progressToken",
     string_ids: false,
+    session_cancel_method: None,
+    cancelled_result: false,
+    client_activity: true,
     internal_cancellation: false,
 };
 
@@ -283,6 +309,9 @@ static LSP: DialectRules = DialectRules {
     activity_method: Some("$/progress"),
     activity_id_field: "token",
     string_ids: false,
+    session_cancel_method: None,
+    cancelled_result: false,
+    client_activity: true,
     internal_cancellation: false,
 };
 
@@ -312,6 +341,9 @@ static ABP: DialectRules = DialectRules {
     activity_method: None,
     activity_id_field: "callId",
     string_ids: true,
+    session_cancel_method: None,
+    cancelled_result: false,
+    client_activity: false,
     internal_cancellation: false,
 };
 

@@ -327,6 +327,13 @@ impl Endpoint {
         matches!(self.session, Session::Ready { .. })
     }
 
+    /// Whether this party sends activity notifications for the work it does (the dialect has
+    /// them, and lets this party send them).
+    fn sends_activity(&self) -> bool {
+        let r = self.rules();
+        r.activity_method.is_some() && (self.cfg.party == Party::Server || r.client_activity)
+    }
+
     fn rules(&self) -> &'static DialectRules {
         self.cfg.dialect.rules()
     }
@@ -368,7 +375,7 @@ impl Endpoint {
                         Incoming::Working | Incoming::CancelNoted
                     )
                 });
-                if live && self.rules().activity_method.is_some() {
+                if live && self.sends_activity() {
                     out.push(Output::Send(Message::Activity { id }));
                 }
             }
@@ -647,7 +654,7 @@ impl Endpoint {
                 if rules.cancel_shape == CancelShape::AcknowledgedRequest
                     && cause == CancelCause::User
                 {
-                    out.push(Output::Send(Message::Cancel { id }));
+                    out.push(Output::Send(Message::Cancel { id, session: false }));
                 } else {
                     refuse(out, Refusal::AlreadyCancelling);
                 }
@@ -691,7 +698,10 @@ impl Endpoint {
             }
             return;
         }
-        out.push(Output::Send(Message::Cancel { id }));
+        // The client's work has a cancel of its own where the dialect has one (ACP's
+        // `session/cancel` of a prompt turn).
+        let session = entry.method == Method::Work && rules.session_cancel_method.is_some();
+        out.push(Output::Send(Message::Cancel { id, session }));
         if rules.requester_waits {
             self.outgoing[i].state = Outgoing::CancelRequested(cause);
             if cause == CancelCause::Timeout {
@@ -788,7 +798,7 @@ impl Endpoint {
             id
         };
         out.push(Output::Send(Message::Response { id: wire_id, reply }));
-        if self.b() == Behaviour::ActivityAfterAnswer && self.rules().activity_method.is_some() {
+        if self.b() == Behaviour::ActivityAfterAnswer && self.sends_activity() {
             out.push(Output::Send(Message::Activity { id }));
         }
     }
@@ -902,7 +912,7 @@ impl Endpoint {
         out.push(Output::Crashed);
     }
 
-    fn on_cancel(&mut self, id: RequestId, out: &mut Vec<Output>) {
+    fn on_cancel(&mut self, id: RequestId, session: bool, out: &mut Vec<Output>) {
         let rules = self.rules();
         let b = self.b();
         let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
@@ -921,7 +931,9 @@ impl Endpoint {
             self.ack(id, Ack::NOT_INITIALIZED, out);
             return;
         }
+        // (A cancel that names a session cannot be mistaken for one of its own requests.)
         if b == Behaviour::CancelHitsOwnRequest
+            && !session
             && let Some(o) = self
                 .find_out(id)
                 .filter(|&o| self.outgoing[o].state.is_open())
@@ -1039,6 +1051,10 @@ impl Endpoint {
             Behaviour::WrongErrorCode if answers_by_rule => {
                 (state.cancel(true), Some(Reply::Error(-32603)))
             }
+            Behaviour::CancelledPromptAsError if answers_by_rule => (
+                state.cancel(true),
+                Some(Reply::Error(rules.cancel_error_code.unwrap_or(-32800))),
+            ),
             Behaviour::NeverAnswersCancelled | Behaviour::LeavesChildPending => {
                 (state.cancel(false), None)
             }
@@ -1083,7 +1099,7 @@ impl Endpoint {
         match msg {
             Message::Request { id, method } => self.on_request(id, method, out),
             Message::Response { id, reply } => self.on_response(id, reply, out),
-            Message::Cancel { id } => self.on_cancel(id, out),
+            Message::Cancel { id, session } => self.on_cancel(id, session, out),
             Message::MalformedCancel => {
                 if self.b() == Behaviour::CrashesOnUnknownCancel {
                     self.crash(out);

@@ -165,6 +165,12 @@ pub enum Message {
     Cancel {
         /// The id of the request to cancel.
         id: RequestId,
+        /// Whether the cancel names the request's session rather than the request: the
+        /// dialect's feature-specific cancel of the client's work
+        /// ([`crate::DialectRules::session_cancel_method`], ACP's `session/cancel {sessionId}`
+        /// for a prompt turn; each prompt turn has a session of its own, named after the
+        /// prompt's id). The receiver treats both forms alike.
+        session: bool,
     },
     /// A cancel whose id field is missing or of the wrong type.
     MalformedCancel,
@@ -188,7 +194,7 @@ impl Message {
         match *self {
             Message::Request { id, .. }
             | Message::Response { id, .. }
-            | Message::Cancel { id }
+            | Message::Cancel { id, .. }
             | Message::CancelAck { id, .. }
             | Message::Activity { id } => Some(id),
             Message::MalformedCancel => None,
@@ -200,7 +206,7 @@ impl Message {
         match self {
             Message::Request { method, .. } => Message::Request { id: new, method },
             Message::Response { reply, .. } => Message::Response { id: new, reply },
-            Message::Cancel { .. } => Message::Cancel { id: new },
+            Message::Cancel { session, .. } => Message::Cancel { id: new, session },
             Message::CancelAck { ack, .. } => Message::CancelAck { id: new, ack },
             Message::Activity { .. } => Message::Activity { id: new },
             Message::MalformedCancel => self,

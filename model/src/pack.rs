@@ -377,7 +377,8 @@ impl Pack for Reply {
     }
 }
 
-/// A request's tag by its method's [`Method::code`] (the other messages take 2 to 6).
+/// A request's tag by its method's [`Method::code`] (the other messages take 2 to 6, and 9
+/// for a cancel that names a session).
 const REQUEST_TAGS: [u8; 4] = [0, 1, 7, 8];
 
 impl Pack for Message {
@@ -393,8 +394,8 @@ impl Pack for Message {
                 id.pack(out);
                 reply.pack(out);
             }
-            Message::Cancel { id } => {
-                out.push(3);
+            Message::Cancel { id, session } => {
+                out.push(if session { 9 } else { 3 });
                 id.pack(out);
             }
             Message::MalformedCancel => out.push(4),
@@ -423,8 +424,9 @@ impl Pack for Message {
                 id: RequestId::unpack(r)?,
                 reply: Reply::unpack(r)?,
             },
-            3 => Message::Cancel {
+            t @ (3 | 9) => Message::Cancel {
                 id: RequestId::unpack(r)?,
+                session: t == 9,
             },
             4 => Message::MalformedCancel,
             5 => Message::CancelAck {
@@ -507,6 +509,12 @@ mod tests {
             round_trip(Message::Response {
                 id: RequestId::Int(1),
                 reply,
+            });
+        }
+        for session in [false, true] {
+            round_trip(Message::Cancel {
+                id: RequestId::Int(0),
+                session,
             });
         }
         round_trip(Message::CancelAck {

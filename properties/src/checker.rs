@@ -198,6 +198,8 @@ struct Req {
     cancel_received: bool,
     /// The cancel reached the responder while it still held the request open.
     cancel_received_open: bool,
+    /// A cancel received named the request's session (ACP `session/cancel` of a prompt turn).
+    session_cancel: bool,
     responses_sent: u8,
     /// Extra copies of answers the network duplicated.
     response_copies: u8,
@@ -288,7 +290,8 @@ impl Pack for Req {
             | u16::from(tri(self.result_cancelled)) << 9
             | (self.work as u16) << 11
             | u16::from(self.ambiguous) << 13
-            | u16::from(self.internal) << 14;
+            | u16::from(self.internal) << 14
+            | u16::from(self.session_cancel) << 15;
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&[
             self.responses_sent,
@@ -315,9 +318,6 @@ impl Pack for Req {
         let id = RequestId::unpack(r)?;
         let f = r.take(2, "checker record flags")?;
         let flags = u16::from_le_bytes([f[0], f[1]]);
-        if flags >> 15 != 0 {
-            return Err(PackError::BadTag("checker record flags", f[1]));
-        }
         let bit = |i: u16| flags >> i & 1 == 1;
         let work =
             [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
@@ -339,6 +339,7 @@ impl Pack for Req {
             cancel_sent: bit(2),
             cancel_received: bit(3),
             cancel_received_open: bit(4),
+            session_cancel: bit(15),
             responses_sent: c[0],
             response_copies: c[1],
             responses_received: c[2],
@@ -694,12 +695,13 @@ impl Checker {
                     self.reqs[i].work = Work::Queued;
                 }
             }
-            Input::Receive(Message::Cancel { id }) => {
+            Input::Receive(Message::Cancel { id, session }) => {
                 let Some(i) = self.find_held(party.peer(), id) else {
                     return;
                 };
                 let r = &mut self.reqs[i];
                 r.cancels_received = r.cancels_received.saturating_add(1);
+                r.session_cancel |= session;
                 if self.rules().negotiated && self.declared_support[party.index()] != Some(true) {
                     // A party that declared no support owes the cancel nothing (ACP RFD).
                     return;
@@ -838,6 +840,7 @@ impl Checker {
                     cancel_sent: false,
                     cancel_received: false,
                     cancel_received_open: false,
+                    session_cancel: false,
                     responses_sent: 0,
                     response_copies: 0,
                     responses_received: 0,
@@ -876,7 +879,7 @@ impl Checker {
                 }
             }
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
-            Message::Cancel { id } => {
+            Message::Cancel { id, .. } => {
                 if rules.cancel_senders == CancelSenders::ClientOnly && from == Party::Server {
                     self.violate(InvariantId::CancelFromAllowedParty, Some(id));
                 }
@@ -982,6 +985,15 @@ impl Checker {
             if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full
             {
                 self.violate(InvariantId::CancelHonoured, Some(id));
+            }
+            // A prompt turn cancelled by its session's cancel ends with the cancelled stop
+            // reason, a result (ACP's prompt turn).
+            if rules.cancelled_result
+                && r.session_cancel
+                && r.cancel_received_open
+                && !reply.is_cancelled()
+            {
+                self.violate(InvariantId::PromptCancelledStopReason, Some(id));
             }
         } else if r.internal {
             if let Reply::Error(code) = reply
@@ -1240,6 +1252,7 @@ mod tests {
             cancel_sent: true,
             cancel_received: true,
             cancel_received_open: true,
+            session_cancel: true,
             responses_sent: 1,
             response_copies: 2,
             responses_received: 3,

@@ -78,6 +78,7 @@ pub enum InvariantId {
     ChildrenBeforeParent,
     NoChildAfterCancel,
     SiblingsUntouched,
+    PromptCancelledStopReason,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -380,6 +381,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         (TABLE, "The cascade:", a::ACP_PROMPT_TURN, "Cancellation"),
         (
             TABLE,
+            "it MUST answer `session/prompt`",
+            a::ACP_PROMPT_TURN,
+            "Cancellation",
+        ),
+        (
+            TABLE,
             "Progress notifications",
             a::MCP25_PROGRESS,
             "Behavior Requirements",
@@ -439,7 +446,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 27] = [
+pub static CATALOG: [Invariant; 28] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1061,6 +1068,19 @@ pub static CATALOG: [Invariant; 27] = [
                 "Individual JSON-RPC request cancellation without affecting other concurrent requests"
             ),
         ],
+    },
+    Invariant {
+        id: InvariantId::PromptCancelledStopReason,
+        name: "prompt-cancelled-stop-reason",
+        kind: Expectation::Always,
+        statement: "A prompt turn whose cancel (`session/cancel`) reached the agent before it answered is answered with the result `{\"stopReason\":\"cancelled\"}`: not an error, not the turn's ordinary end.",
+        observable_on_wire: true,
+        applies: &[at!(
+            Acp,
+            Must,
+            TABLE,
+            "it MUST answer `session/prompt` with `{\"stopReason\":\"cancelled\"}` (a result, never an error)"
+        )],
     },
     Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,

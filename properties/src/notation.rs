@@ -209,7 +209,10 @@ impl fmt::Display for Msg {
                 METHODS[usize::from(method.code())]
             ),
             Message::Response { id, reply } => write!(f, "response {} {}", Id(id), Rep(reply)),
-            Message::Cancel { id } => write!(f, "cancel {}", Id(id)),
+            Message::Cancel { id, session } => {
+                let kind = if session { "session-cancel" } else { "cancel" };
+                write!(f, "{kind} {}", Id(id))
+            }
             Message::MalformedCancel => f.write_str("malformed-cancel"),
             Message::CancelAck { id, ack } => {
                 write!(f, "cancel-ack {} cancelled {}", Id(id), ack.cancelled)?;
@@ -458,6 +461,7 @@ impl<'a> Words<'a> {
             "malformed-cancel",
             "cancel-ack",
             "activity",
+            "session-cancel",
         ];
         Ok(match self.one_of(&kinds)? {
             0 => {
@@ -470,7 +474,10 @@ impl<'a> Words<'a> {
                 id: self.id()?,
                 reply: self.reply()?,
             },
-            2 => Message::Cancel { id: self.id()? },
+            t @ (2 | 6) => Message::Cancel {
+                id: self.id()?,
+                session: t == 6,
+            },
             3 => Message::MalformedCancel,
             4 => {
                 let id = self.id()?;
@@ -753,13 +760,15 @@ mod tests {
         let num = round_trip("client sends cancel 7");
         let text = round_trip("client sends cancel \"7\"");
         assert_ne!(num, text);
+        assert_ne!(num, round_trip("client sends session-cancel 7"));
         let spaced = round_trip("client sends cancel \"a b\"");
         assert_eq!(
             spaced,
             Event::Output {
                 party: Party::Client,
                 output: Output::Send(Message::Cancel {
-                    id: RequestId::str("a b").unwrap()
+                    id: RequestId::str("a b").unwrap(),
+                    session: false,
                 })
             }
         );
@@ -768,7 +777,8 @@ mod tests {
             Event::Output {
                 party: Party::Client,
                 output: Output::Send(Message::Cancel {
-                    id: RequestId::Null
+                    id: RequestId::Null,
+                    session: false,
                 })
             }
         );

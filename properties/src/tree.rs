@@ -537,7 +537,7 @@ impl RequestTree {
                     self.graph[n].received = Some(at);
                 }
             }
-            Input::Receive(Message::Cancel { id }) => {
+            Input::Receive(Message::Cancel { id, .. }) => {
                 let Some(n) = self.find_held(party.peer(), id) else {
                     return;
                 };
@@ -565,7 +565,7 @@ impl RequestTree {
         match output {
             Output::Nested { parent, .. } => self.nesting[party.index()] = Some(parent),
             Output::Send(Message::Request { id, method }) => self.on_request(party, id, method, at),
-            Output::Send(Message::Cancel { id }) => {
+            Output::Send(Message::Cancel { id, .. }) => {
                 if let Some(n) = self.find(party, id) {
                     self.give_up(party, n, None, at);
                 }

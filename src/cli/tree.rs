@@ -742,8 +742,10 @@ fn reason_text(p: &CancelPath) -> &'static str {
 
 /// The method a request of `method` carries on the wire in `dialect` (ABP: its `type`).
 fn method_name(dialect: Dialect, method: Method) -> String {
+    // (A request reads alike whoever sends it.)
     let j = message_json(
         dialect,
+        cancelcheck_model::Party::Client,
         &Message::Request {
             id: cancelcheck_model::RequestId::Int(0),
             method,

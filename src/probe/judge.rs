@@ -248,7 +248,10 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     methods
                         .iter()
                         .filter(|(id, m)| **m == Method::Work && !resolved.contains(id))
-                        .map(|(id, _)| Message::Cancel { id: *id })
+                        .map(|(id, _)| Message::Cancel {
+                            id: *id,
+                            session: true,
+                        })
                         .collect()
                 } else if matches!(msg, WireMessage::Response { .. }) {
                     // The probe's answers to the peer's own requests (ACP permission requests,
@@ -270,7 +273,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                         },
                         &mut events,
                     );
-                    if let Message::Cancel { id } = m
+                    if let Message::Cancel { id, .. } = m
                         && !rules.requester_waits
                         && methods.contains_key(&id)
                         && resolved.insert(id)
@@ -322,9 +325,11 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                                 })
                             );
                     if cancelled
-                        && let Some(k) = sent
-                            .iter()
-                            .position(|s| s.models.contains(&Message::Cancel { id: mid }))
+                        && let Some(k) = sent.iter().position(|s| {
+                            s.models
+                                .iter()
+                                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
+                        })
                     {
                         read_upto(k, &mut sent, &mut events, &mut emit);
                     }

@@ -256,7 +256,7 @@ impl<'a> Session<'a> {
                     sent = Some(id);
                 }
                 Output::Send(m) => {
-                    let text = message_text(self.setup.dialect, &m, &self.ids);
+                    let text = message_text(self.setup.dialect, Party::Client, &m, &self.ids);
                     self.send_text(text);
                 }
                 Output::Deliver { id, outcome } => match outcome {

@@ -215,7 +215,7 @@ impl Peer {
                             continue;
                         }
                     }
-                    let text = message_text(self.args.dialect, &m, &self.ids);
+                    let text = message_text(self.args.dialect, Party::Server, &m, &self.ids);
                     self.write(&text);
                 }
                 Output::StartWork(id) => {
@@ -277,7 +277,7 @@ impl Peer {
         }
         let prompts: Vec<RequestId> = self.open_prompts.iter().copied().collect();
         for id in prompts {
-            let m = Message::Cancel { id };
+            let m = Message::Cancel { id, session: true };
             if self.args.lazy_cancel {
                 self.deferred.push(m);
             } else {

@@ -313,10 +313,20 @@ impl Context {
     }
 }
 
-/// A value that names a request in a cancel or a progress notification: `None` unless it is an
-/// id this dialect admits there (MCP: a string or an integer, never null).
-fn named_id(ctx: &Context, v: Option<&Value>, ids: &mut IdMap) -> Option<RequestId> {
+/// The request whose session `session` names, as [`crate::encode::session_id`] writes it
+/// (`sess-7` names request 7, `sess-"a"` request `"a"`); `None` for any other text.
+pub fn session_request(session: &str) -> Option<WireId> {
+    WireId::from_json_text(session.strip_prefix("sess-")?)
+}
+
+/// A value that names a request in a cancel or a progress notification's `field`: `None` unless
+/// it is an id this dialect admits there (MCP: a string or an integer, never null), or, in a
+/// `sessionId`, a session named after a request.
+fn named_id(ctx: &Context, field: &str, v: Option<&Value>, ids: &mut IdMap) -> Option<RequestId> {
     let v = v?;
+    if field == "sessionId" {
+        return Some(ids.model(&session_request(v.as_str()?)?));
+    }
     let text = v.to_string();
     let w = WireId::from_json_text(&text)?;
     let null_ok = matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd | Dialect::Lsp);
@@ -366,29 +376,37 @@ pub fn to_model(
             })
         }
         WireMessage::Notification { method, params } => {
-            if method == r.cancel_method {
+            let session = Some(method.as_str()) == r.session_cancel_method;
+            if method == r.cancel_method || session {
+                let field = if session {
+                    "sessionId"
+                } else {
+                    r.cancel_id_field
+                };
                 let named = params
                     .as_ref()
                     .and_then(Value::as_object)
-                    .and_then(|p| named_id(ctx, p.get(r.cancel_id_field), ids));
+                    .and_then(|p| named_id(ctx, field, p.get(field), ids));
                 return Some(match named {
-                    Some(id) => Message::Cancel { id },
+                    Some(id) => Message::Cancel { id, session },
                     None => Message::MalformedCancel,
                 });
             }
             if Some(method.as_str()) == r.activity_method {
+                let field = r.activity_id_field;
                 let id = params
                     .as_ref()
                     .and_then(Value::as_object)
-                    .and_then(|p| named_id(ctx, p.get(r.activity_id_field), ids))?;
+                    .and_then(|p| named_id(ctx, field, p.get(field), ids))?;
                 return Some(Message::Activity { id });
             }
             None
         }
         WireMessage::Response { id, body } => {
             let mid = ids.model(id);
+            let answered = answers(mid);
             let reply = match body {
-                Body::Result(v) => match answers(mid) {
+                Body::Result(v) => match answered {
                     Some(Method::Initialize { .. }) => Reply::Initialized {
                         cancel_support: v
                             .pointer("/capabilities/cancellation/request")
@@ -398,15 +416,25 @@ pub fn to_model(
                     _ if v.get("status").and_then(Value::as_str) == Some("partial") => {
                         Reply::Partial
                     }
-                    // An ACP prompt turn ends cancelled with a result, never an error.
-                    _ if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd)
-                        && v.get("stopReason").and_then(Value::as_str) == Some("cancelled") =>
+                    // An ACP prompt turn ends cancelled with a result, never an error; a
+                    // permission request is answered with the outcome `cancelled`.
+                    _ if r.cancelled_result
+                        && (v.get("stopReason").and_then(Value::as_str) == Some("cancelled")
+                            || v.pointer("/outcome/outcome").and_then(Value::as_str)
+                                == Some("cancelled")) =>
                     {
                         Reply::Cancelled
                     }
                     _ => Reply::Full,
                 },
-                Body::Error { code: -32800, .. } => Reply::Cancelled,
+                // Where a cancelled request's answer is a result, error -32800 answering one is
+                // an error like any other.
+                Body::Error { code: -32800, .. }
+                    if !(r.cancelled_result
+                        && matches!(answered, Some(Method::Work | Method::ServerWork))) =>
+                {
+                    Reply::Cancelled
+                }
                 Body::Error { code, .. } => Reply::Error(*code),
             };
             Some(Message::Response { id: mid, reply })

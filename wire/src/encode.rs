@@ -32,8 +32,26 @@ fn error_message(code: i64) -> &'static str {
     }
 }
 
-/// The message as `dialect` puts it on the wire.
-pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
+/// The session a request of the client's runs in, where the dialect names work by its
+/// session (ACP): each request has a session of its own, named `sess-` and the id as JSON
+/// (`sess-7`, `sess-"a"`), so that the id can be read back ([`crate::decode::session_request`]).
+pub fn session_id(id: RequestId) -> String {
+    format!("sess-{}", id_json(id))
+}
+
+/// How `dialect` names request `id` in a notification's `field`: the id itself, or its session
+/// where the field is `sessionId`.
+fn named(field: &str, id: RequestId) -> Value {
+    if field == "sessionId" {
+        json!(session_id(id))
+    } else {
+        id_json(id)
+    }
+}
+
+/// The message as `dialect` puts it on the wire, sent by `from` (an ACP answer reads as what
+/// it answers: the agent's a prompt turn's `stopReason`, the client's a permission `outcome`).
+pub fn message_json(dialect: Dialect, from: Party, msg: &Message) -> Value {
     let r = dialect.rules();
     if !r.json_rpc {
         return abp_json(msg);
@@ -55,8 +73,11 @@ pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
                 }
                 (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
                 (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
-                (Method::Work, Dialect::Acp | Dialect::AcpRfd) => {
-                    json!({"sessionId": "s1", "command": "make"})
+                (Method::Work, Dialect::Acp) => {
+                    json!({"sessionId": session_id(id), "prompt": [{"type": "text", "text": "build"}]})
+                }
+                (Method::Work, Dialect::AcpRfd) => {
+                    json!({"sessionId": session_id(id), "cwd": "/work", "mcpServers": []})
                 }
                 (Method::Work, Dialect::Lsp) => json!({"command": "build"}),
                 (Method::Work, _) => json!({"name": "build", "arguments": {}}),
@@ -67,7 +88,22 @@ pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
             let mut obj = Map::new();
             obj.insert("jsonrpc".into(), json!("2.0"));
             obj.insert("id".into(), id_json(id));
+            // ACP's prompt turn and permission request answer with results of their own.
+            let prompt_turn = r.cancelled_result;
             match reply {
+                Reply::Full | Reply::Cancelled if prompt_turn => {
+                    let cancelled = reply.is_cancelled();
+                    let result = match from {
+                        Party::Server => {
+                            json!({"stopReason": if cancelled { "cancelled" } else { "end_turn" }})
+                        }
+                        Party::Client if cancelled => json!({"outcome": {"outcome": "cancelled"}}),
+                        Party::Client => {
+                            json!({"outcome": {"outcome": "selected", "optionId": "allow"}})
+                        }
+                    };
+                    obj.insert("result".into(), result)
+                }
                 Reply::Full => obj.insert("result".into(), json!({"status": "done"})),
                 Reply::Partial => obj.insert("result".into(), json!({"status": "partial"})),
                 Reply::Initialized { cancel_support } => {
@@ -95,9 +131,14 @@ pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
             };
             Value::Object(obj)
         }
-        Message::Cancel { id } => {
-            json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {r.cancel_id_field: id_json(id)}})
-        }
+        Message::Cancel { id, session } => match r.session_cancel_method {
+            Some(method) if session => {
+                json!({"jsonrpc": "2.0", "method": method, "params": {"sessionId": session_id(id)}})
+            }
+            _ => {
+                json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {r.cancel_id_field: id_json(id)}})
+            }
+        },
         Message::MalformedCancel => {
             json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
         }
@@ -108,7 +149,14 @@ pub fn message_json(dialect: Dialect, msg: &Message) -> Value {
         }
         Message::Activity { id } => {
             let method = r.activity_method.unwrap_or("notifications/progress");
-            json!({"jsonrpc": "2.0", "method": method, "params": {r.activity_id_field: id_json(id), "progress": 1}})
+            let field = r.activity_id_field;
+            let params = if field == "sessionId" {
+                json!({field: named(field, id), "update": {"sessionUpdate": "agent_message_chunk",
+                       "content": {"type": "text", "text": "working"}}})
+            } else {
+                json!({field: named(field, id), "progress": 1})
+            };
+            json!({"jsonrpc": "2.0", "method": method, "params": params})
         }
     }
 }
@@ -142,7 +190,9 @@ fn abp_json(msg: &Message) -> Value {
                                           "error": {"code": code, "message": error_message(code)}})
             }
         },
-        Message::Cancel { id } => json!({"type": "capabilities/cancel", "callId": id_json(id)}),
+        Message::Cancel { id, .. } => {
+            json!({"type": "capabilities/cancel", "callId": id_json(id)})
+        }
         Message::MalformedCancel => json!({"type": "capabilities/cancel"}),
         Message::CancelAck {
             id,
@@ -265,7 +315,7 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
             party(&mut o, p);
             match input {
                 Input::Receive(msg) => {
-                    o.insert("message".into(), message_json(dialect, &msg));
+                    o.insert("message".into(), message_json(dialect, p.peer(), &msg));
                     "receive"
                 }
                 Input::Command(c) => {
@@ -295,7 +345,7 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
             party(&mut o, p);
             match output {
                 Output::Send(msg) => {
-                    o.insert("message".into(), message_json(dialect, &msg));
+                    o.insert("message".into(), message_json(dialect, p, &msg));
                     "send"
                 }
                 Output::Deliver { id, outcome } => {
@@ -350,12 +400,12 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
         }
         Event::Lost { from, msg } => {
             o.insert("from".into(), json!(from.name()));
-            o.insert("message".into(), message_json(dialect, &msg));
+            o.insert("message".into(), message_json(dialect, from, &msg));
             "lost"
         }
         Event::Duplicated { from, msg } => {
             o.insert("from".into(), json!(from.name()));
-            o.insert("message".into(), message_json(dialect, &msg));
+            o.insert("message".into(), message_json(dialect, from, &msg));
             "duplicated"
         }
         Event::End {
@@ -419,9 +469,9 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
 /// or a number beyond `i64` goes out exactly as it came in).
 ///
 /// ABP messages (not JSON-RPC) are written as [`message_json`] gives them.
-pub fn message_text(dialect: Dialect, msg: &Message, ids: &crate::IdMap) -> String {
+pub fn message_text(dialect: Dialect, from: Party, msg: &Message, ids: &crate::IdMap) -> String {
     use crate::decode::WireMessage;
-    let v = message_json(dialect, msg);
+    let v = message_json(dialect, from, msg);
     let Some(mid) = msg.request_id() else {
         return v.to_string();
     };
@@ -439,13 +489,19 @@ pub fn message_text(dialect: Dialect, msg: &Message, ids: &crate::IdMap) -> Stri
             let r = dialect.rules();
             let field = match msg {
                 Message::Activity { .. } => r.activity_id_field,
+                Message::Cancel { session: true, .. } if r.session_cancel_method.is_some() => {
+                    "sessionId"
+                }
                 _ => r.cancel_id_field,
             };
             if let Some(p) = params.as_mut().and_then(Value::as_object_mut) {
                 // A number beyond what a JSON value holds exactly is written as the closest
-                // one; strings are exact.
-                let exact =
-                    serde_json::from_str::<Value>(&wid.to_json_text()).unwrap_or(Value::Null);
+                // one; strings are exact. A session names the exact id in its text.
+                let exact = if field == "sessionId" {
+                    json!(format!("sess-{}", wid.to_json_text()))
+                } else {
+                    serde_json::from_str::<Value>(&wid.to_json_text()).unwrap_or(Value::Null)
+                };
                 p.insert(field.to_string(), exact);
             }
         }

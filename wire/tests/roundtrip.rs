@@ -3,7 +3,7 @@
 //! however the stream is cut.
 
 use cancelcheck_model::message::Method;
-use cancelcheck_model::{Dialect, Message, Reply, RequestId};
+use cancelcheck_model::{Dialect, Message, Party, Reply, RequestId};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{
     Body, FrameReader, Framing, IdMap, WireId, WireMessage, message_json, to_model,
@@ -104,14 +104,19 @@ fn json_rpc_dialect() -> impl Strategy<Value = Dialect> {
 fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
     json_rpc_dialect().prop_flat_map(|d| {
         let id = model_id(d);
+        // Where a cancelled request's answer is a result (ACP), error -32800 is one more error.
+        let result_cancels = d.rules().cancelled_result;
         let work_reply = prop_oneof![
             Just(Reply::Full),
             Just(Reply::Partial),
             Just(Reply::Cancelled),
             any::<i64>()
-                .prop_filter("not the cancel code", |c| *c != -32800)
+                .prop_filter("not the cancel code", move |c| result_cancels
+                    || *c != -32800)
                 .prop_map(Reply::Error),
         ];
+        let has_server_work = d.rules().server_work_method.is_some();
+        let has_session = d.rules().session_cancel_method.is_some();
         let has_activity = d.rules().activity_method.is_some();
         let has_init = d.rules().initialize_method.is_some();
         (
@@ -135,8 +140,14 @@ fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
                         Method::Work
                     )
                 ),
-                (id.clone(), work_reply)
-                    .prop_map(|(id, reply)| (Message::Response { id, reply }, Method::Work)),
+                (id.clone(), work_reply, any::<bool>()).prop_map(move |(id, reply, server)| (
+                    Message::Response { id, reply },
+                    if server && has_server_work {
+                        Method::ServerWork
+                    } else {
+                        Method::Work
+                    }
+                )),
                 (id.clone(), any::<bool>()).prop_map(move |(id, cs)| (
                     Message::Response {
                         id,
@@ -149,8 +160,13 @@ fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
                     }
                 )),
                 // (`id` never draws null where the dialect's cancel may not name it.)
-                id.clone()
-                    .prop_map(|id| (Message::Cancel { id }, Method::Work)),
+                (id.clone(), any::<bool>()).prop_map(move |(id, session)| (
+                    Message::Cancel {
+                        id,
+                        session: session && has_session
+                    },
+                    Method::Work
+                )),
                 Just((Message::MalformedCancel, Method::Work)),
                 id.prop_map(move |id| if has_activity {
                     (Message::Activity { id }, Method::Work)
@@ -192,7 +208,9 @@ proptest! {
 
     #[test]
     fn model_messages_round_trip((dialect, msg, answers) in model_message()) {
-        let text = message_json(dialect, &msg).to_string();
+        // A response comes from the party that handles what it answers.
+        let from = if answers == Method::ServerWork { Party::Client } else { Party::Server };
+        let text = message_json(dialect, from, &msg).to_string();
         let wire = WireMessage::parse(text.as_bytes()).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut ids = IdMap::new();
         let back = to_model(&Context::new(dialect), &wire, &mut ids, |_| Some(answers));
