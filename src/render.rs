@@ -101,15 +101,22 @@ pub fn verdict_text(t: &Trace) -> String {
         );
     } else {
         let _ = writeln!(out, "verdict: FAIL ({} events)", v.events);
-        let every = every_violation(t).len();
+        // Breaches, and the events they happen at (one event may break several invariants).
+        let every = every_violation(t);
+        let mut at: Vec<u64> = every.iter().map(|x| x.event).collect();
+        at.dedup();
+        let events = match at.len() {
+            1 => "1 event breaks".to_string(),
+            n => format!("{n} events break"),
+        };
+        let breaches = if every.len() > at.len() {
+            format!(" ({} breaches)", every.len())
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {} an invariant (each marked ✗ where it happens); below, the first of each invariant:",
-            if every == 1 {
-                "1 event breaks".to_string()
-            } else {
-                format!("{every} events break")
-            }
+            "  {events} an invariant{breaches} (each marked ✗ where it happens); below, the first of each invariant:",
         );
         for x in &v.violations {
             let clause = x

@@ -423,7 +423,9 @@ fn the_catalog_and_behaviours_export_as_json() {
         verdict("mcp-2026-07-28", "finish-first").as_deref(),
         Some("fail")
     );
-    assert_eq!(verdict("acp", "finish-first").as_deref(), Some("pass"));
+    // LSP lets a receiver finish; an ACP prompt turn whose cancel arrived must end cancelled.
+    assert_eq!(verdict("lsp", "finish-first").as_deref(), Some("pass"));
+    assert_eq!(verdict("acp", "finish-first").as_deref(), Some("fail"));
 }
 
 /// A faulty behaviour that cannot act in the configuration, or a race that is never reached,

@@ -47,9 +47,10 @@ fn the_diagram_speaks_the_wire_s_words() {
     let d = render::mermaid(&corpus("acp--answers-twice--seed-2.json"));
     for words in [
         "id=0 initialize",
-        "$/cancel_request {#quot;requestId#quot;:3}",
-        "id=3 error -32800",
-        "id=1 result {#quot;status#quot;:#quot;done#quot;}",
+        // An ACP prompt turn: cancelled by its session, ended by a stop reason.
+        "session/cancel {#quot;sessionId#quot;:#quot;sess-3#quot;}",
+        "id=3 result {#quot;stopReason#quot;:#quot;cancelled#quot;}",
+        "id=1 result {#quot;stopReason#quot;:#quot;end_turn#quot;}",
     ] {
         assert!(d.contains(words), "lacks {words:?}:\n{d}");
     }
@@ -64,13 +65,15 @@ fn every_breaking_event_is_marked_and_the_first_of_each_is_the_verdict_s() {
     // The checker keeps the first violation of each invariant; the pictures find them all.
     let t = corpus("acp--answers-twice--seed-2.json");
     let every = render::every_violation(&t);
-    assert_eq!(t.verdict.violations.len(), 1);
-    assert_eq!(every.len(), 2, "{every:?}");
+    // Each of two late answers breaks two invariants: single-resolution, and (ending a
+    // cancelled prompt turn normally) prompt-cancelled-stop-reason.
+    assert_eq!(t.verdict.violations.len(), 2);
+    assert_eq!(every.len(), 4, "{every:?}");
     let d = render::mermaid(&t);
     assert_eq!(d.matches("✗ single-resolution (MUST)").count(), 2, "{d}");
     let timeline = render::text(&t);
     assert!(
-        timeline.contains("2 events break an invariant"),
+        timeline.contains("2 events break an invariant (4 breaches)"),
         "{timeline}"
     );
     // Over the whole corpus, the first of each invariant is exactly what the verdict holds.
@@ -183,7 +186,8 @@ fn the_html_page_stands_alone() {
         assert!(!page.contains(loads), "the page loads something: {loads}");
     }
     // The marks of every breaking event are drawn.
-    assert_eq!(page.matches("fill=\"#fde7ea\"").count(), 2);
+    // (two events, each breaking two invariants)
+    assert_eq!(page.matches("fill=\"#fde7ea\"").count(), 4);
 }
 
 /// `mmdc` (from the npm package `@mermaid-js/mermaid-cli`): `CANCELCHECK_MMDC`, or on `PATH`.

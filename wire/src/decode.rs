@@ -417,8 +417,9 @@ pub fn to_model(
                         Reply::Partial
                     }
                     // An ACP prompt turn ends cancelled with a result, never an error; a
-                    // permission request is answered with the outcome `cancelled`.
-                    _ if r.cancelled_result
+                    // permission request is answered with the outcome `cancelled` (both ACP
+                    // texts: a result may carry a cancellation marker).
+                    _ if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd)
                         && (v.get("stopReason").and_then(Value::as_str) == Some("cancelled")
                             || v.pointer("/outcome/outcome").and_then(Value::as_str)
                                 == Some("cancelled")) =>
