@@ -38,6 +38,38 @@ fn a_clean_run_exits_0_with_a_summary() {
     assert_eq!(v["verdict"], "pass");
 }
 
+/// `run --dialect abp` starts from ABP's own default scenario (no nesting, no server
+/// requests: its app makes no calls), runs clean, and catches an ABP fault.
+#[test]
+fn abp_runs_from_its_own_default() {
+    let o = cancelcheck(&["run", "--dialect", "abp", "--seeds", "0..200", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["dialect"], "abp");
+    assert_eq!(v["violations"], Value::Array(vec![]));
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    let tmp = Scratch::new("abp-run");
+    let o = cancelcheck(&[
+        "run",
+        "--dialect",
+        "abp",
+        "--behavior",
+        "answers-twice",
+        "--seeds",
+        "0..50",
+        "--save",
+        tmp.path().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["verdict"], "fail");
+    assert!(
+        v["violations_by_invariant"]["single-resolution"].is_number(),
+        "{v:#}"
+    );
+}
+
 #[test]
 fn a_fault_is_saved_and_replays() {
     let tmp = Scratch::new("fault");
