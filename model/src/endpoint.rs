@@ -183,6 +183,11 @@ impl Endpoint {
         self.incoming.iter().filter(|e| e.state.is_open()).count()
     }
 
+    /// The state of the newest request it received with `id`, if it received one.
+    pub fn received(&self, id: RequestId) -> Option<Incoming> {
+        self.find_in(id).map(|i| self.incoming[i].state)
+    }
+
     /// Renames request ids through `f` and sorts both tables by id. Meant for a canonical copy
     /// (the explorer's symmetry reduction): it preserves behaviour only where ids are unique and
     /// table order carries no information (no id reuse; no request ever queued).

@@ -262,6 +262,15 @@ impl Req {
     }
 }
 
+/// The inverse of a permutation of record indices: where each record went.
+fn inverse(order: &[u8]) -> SmallVec<[u8; 16]> {
+    let mut place: SmallVec<[u8; 16]> = smallvec::smallvec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        place[usize::from(old)] = new as u8;
+    }
+    place
+}
+
 /// An option of a bool as two bits: 0 none, 1 false, 2 true.
 fn tri(x: Option<bool>) -> u8 {
     x.map_or(0, |b| 1 + u8::from(b))
@@ -386,6 +395,9 @@ pub struct Checker {
     disconnected: bool,
     /// Whether the link delivers each direction in order (configuration, not state).
     fifo: bool,
+    /// Whether [`Checker::pack_state`] writes the records in canonical order (configuration,
+    /// not state; see [`Checker::set_canonical_order`]).
+    canonical: bool,
 }
 
 /// `clone_from` copies into the records the target already holds: no allocation once they
@@ -415,6 +427,7 @@ impl Clone for Checker {
         self.crashed = src.crashed;
         self.disconnected = src.disconnected;
         self.fifo = src.fifo;
+        self.canonical = src.canonical;
     }
 }
 
@@ -436,6 +449,7 @@ impl Checker {
             crashed: [false; 2],
             disconnected: false,
             fifo: false,
+            canonical: false,
         }
     }
 
@@ -444,6 +458,18 @@ impl Checker {
     /// default, the conservative reading (any order).
     pub fn set_fifo(&mut self, fifo: bool) {
         self.fifo = fifo;
+    }
+
+    /// Makes [`Checker::pack_state`] write the records in canonical order, by requester and
+    /// then id (a requester's records with one id, of a reused id, keep their order), with
+    /// each parent named by its place in that order; off by default (the order the requests
+    /// were sent in). Where both parties send requests (request trees), two checkers that
+    /// differ only in how the two parties' sends were interleaved then pack alike. They judge
+    /// every continuation alike: every lookup of a record is by requester and id (the newest
+    /// of a reused id), and the records' order decides only which request a violation found
+    /// at the end names and the order of the excuses, never which invariants break.
+    pub fn set_canonical_order(&mut self, on: bool) {
+        self.canonical = on;
     }
 
     /// Forgets which invariants were already reported, so that the next violation of each is
@@ -495,8 +521,20 @@ impl Checker {
     /// bytes are equal judge every continuation alike.
     pub fn pack_state(&self, out: &mut Vec<u8>) {
         put_varint(out, self.reqs.len() as u64);
-        for r in &self.reqs {
-            r.pack(out);
+        if let Some(order) = self.canonical_order().filter(|_| self.canonical) {
+            let place = inverse(&order);
+            for &k in &order {
+                let r = &self.reqs[usize::from(k)];
+                Req {
+                    parent: r.parent.map(|p| place[usize::from(p)]),
+                    ..*r
+                }
+                .pack(out);
+            }
+        } else {
+            for r in &self.reqs {
+                r.pack(out);
+            }
         }
         put_varint(out, u64::from(self.found.0));
         out.push(
@@ -554,7 +592,32 @@ impl Checker {
         for r in &mut self.reqs {
             r.id = f(r.id);
         }
-        self.reqs.sort_by_key(|r| (r.requester, r.id));
+        let Some(order) = self.canonical_order() else {
+            // (Beyond 256 records no parent link names a record: a plain sort keeps them.)
+            self.reqs.sort_by_key(|r| (r.requester, r.id));
+            return;
+        };
+        let place = inverse(&order);
+        let old: SmallVec<[Req; 16]> = self.reqs.iter().copied().collect();
+        for (slot, &k) in self.reqs.iter_mut().zip(&order) {
+            let r = old[usize::from(k)];
+            *slot = Req {
+                parent: r.parent.map(|p| place[usize::from(p)]),
+                ..r
+            };
+        }
+    }
+
+    /// The records' indices sorted by requester and id, stably (a reused id's records keep
+    /// the order they were sent in); `None` beyond 256 records, which a `u8` cannot index.
+    fn canonical_order(&self) -> Option<SmallVec<[u8; 16]>> {
+        let n = u8::try_from(self.reqs.len().checked_sub(1)?).ok()?;
+        let mut order: SmallVec<[u8; 16]> = (0..=n).collect();
+        order.sort_by_key(|&k| {
+            let r = &self.reqs[usize::from(k)];
+            (r.requester, r.id)
+        });
+        Some(order)
     }
 
     /// Feeds the checker's records of request `id` to `h`, except the id itself.
@@ -1213,6 +1276,140 @@ mod tests {
         ]);
         let c = read(Dialect::Acp, false, &later);
         assert_eq!((c.reqs[0].responses_lost, c.reqs[1].responses_lost), (0, 1));
+    }
+
+    /// The session's opening, then the client's request 1, on whose behalf the server sends
+    /// its request 0, and the client's request 2, sent before (`root_first`) or after the
+    /// server's: the same records, in two orders.
+    fn interleaved(root_first: bool) -> Vec<&'static str> {
+        let mut lines = vec![
+            "client command initialize",
+            "client sends request 0 initialize",
+            "server receives request 0 initialize",
+            "server sends response 0 initialized cancel-support true",
+            "client receives response 0 initialized cancel-support true",
+            "client delivers 0 reply initialized cancel-support true",
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+        ];
+        let root = ["client command send", "client sends request 2 work"];
+        let nested = [
+            "server command send-nested 1",
+            "server nests 0 under 1",
+            "server sends request 0 server-work",
+        ];
+        if root_first {
+            lines.extend(root.iter().chain(&nested));
+        } else {
+            lines.extend(nested.iter().chain(&root));
+        }
+        lines
+    }
+
+    /// Each record's requester and id, with its parent's.
+    fn links(c: &Checker) -> Vec<((Party, RequestId), Option<(Party, RequestId)>)> {
+        let mut v: Vec<_> = c
+            .reqs
+            .iter()
+            .map(|r| {
+                let parent = r.parent.map(|p| {
+                    let p = &c.reqs[usize::from(p)];
+                    (p.requester, p.id)
+                });
+                ((r.requester, r.id), parent)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Relabelling sorts the records; each parent link still names the same request (the
+    /// server's request 0, recorded before the client's request 2, moves behind it).
+    #[test]
+    fn relabelling_keeps_every_parent_link() {
+        let before = read(Dialect::Mcp20251125, true, &interleaved(false));
+        assert_eq!(before.reqs[2].parent, Some(1));
+        let mut after = before.clone();
+        after.relabel(|id| match id {
+            RequestId::Int(1) => RequestId::Int(2),
+            RequestId::Int(2) => RequestId::Int(1),
+            other => other,
+        });
+        let renamed = |x: (Party, RequestId)| match x.1 {
+            RequestId::Int(1) => (x.0, RequestId::Int(2)),
+            RequestId::Int(2) => (x.0, RequestId::Int(1)),
+            _ => x,
+        };
+        let mut want: Vec<_> = links(&before)
+            .into_iter()
+            .map(|(r, p)| (renamed(r), p.map(renamed)))
+            .collect();
+        want.sort();
+        assert_eq!(links(&after), want);
+        let ids: Vec<_> = after.reqs.iter().map(|r| (r.requester, r.id)).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted);
+        // The server's request is under the client's (renamed) request 2.
+        let server = after.reqs.iter().find(|r| r.requester == Party::Server);
+        let parent = server
+            .and_then(|r| r.parent)
+            .map(|p| after.reqs[usize::from(p)].id);
+        assert_eq!(parent, Some(RequestId::Int(2)));
+    }
+
+    /// With canonical order, two checkers that differ only in how the parties' sends were
+    /// interleaved pack alike (and do not without it), and what each unpacks to judges a
+    /// continuation as the original does.
+    #[test]
+    fn canonical_order_packs_interleavings_alike() {
+        let rest = [
+            "client command cancel 1",
+            "client sends cancel 1",
+            "client delivers 1 cancelled user",
+            "server receives cancel 1",
+            "server aborts work 1",
+            "server drops 1",
+            "client receives request 0 server-work",
+            "client starts work 0",
+            "end quiescent open 1 0",
+        ];
+        let pack = |c: &Checker| {
+            let mut out = Vec::new();
+            c.pack_state(&mut out);
+            out
+        };
+        let (mut a, mut b) = (
+            read(Dialect::Mcp20251125, true, &interleaved(true)),
+            read(Dialect::Mcp20251125, true, &interleaved(false)),
+        );
+        assert_ne!(pack(&a), pack(&b));
+        a.set_canonical_order(true);
+        b.set_canonical_order(true);
+        assert_eq!(pack(&a), pack(&b));
+        let verdict = |mut c: Checker| {
+            for l in rest {
+                c.observe(&crate::notation::parse(l).expect("parses"));
+            }
+            c.take_verdict()
+                .violations
+                .iter()
+                .map(|v| v.invariant)
+                .collect::<Vec<_>>()
+        };
+        let want = verdict(b.clone());
+        assert!(!want.is_empty(), "the continuation breaks something");
+        let mut unpacked = Checker::new(Dialect::Mcp20251125, 4);
+        unpacked.set_fifo(true);
+        unpacked.set_canonical_order(true);
+        unpacked
+            .unpack_state(&mut Reader::new(&pack(&b)))
+            .expect("unpacks");
+        assert_eq!(links(&unpacked), links(&b));
+        assert_eq!(verdict(unpacked), want);
+        assert_eq!(verdict(a), want);
     }
 
     fn v(invariant: InvariantId, strength: Strength) -> Violation {

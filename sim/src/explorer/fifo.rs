@@ -14,9 +14,14 @@ use cancelcheck_model::{Message, Party};
 /// What a message in flight is, as far as the reduction on a FIFO link cares.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum MsgClass {
-    /// A response. Receiving it makes no party send anything; whether it was received or lost
-    /// is read by the checker when a cancel of its request arrives.
+    /// A response to a request sent on no other's behalf (a root). Receiving it makes no
+    /// party send anything; whether it was received or lost is read by the checker when a
+    /// cancel of its request arrives.
     Answer,
+    /// A response to a nested request (one its requester sent on behalf of a request it
+    /// received). Receiving it may release the answer its requester held back for that parent,
+    /// so it may send; otherwise it is read like an [`MsgClass::Answer`].
+    NestedAnswer,
     /// A cancel: its receiver may answer or acknowledge it.
     Cancel,
     /// `initialize`: its receiver answers it, declaring the capability every cancel sent is
@@ -30,7 +35,7 @@ pub(super) enum MsgClass {
 }
 
 impl MsgClass {
-    /// The class of `m`.
+    /// The class of `m`, a response taken for a root's (see [`MsgClass::NestedAnswer`]).
     pub(super) fn of(m: &Message) -> MsgClass {
         match m {
             Message::Request { method, .. } if method.is_initialize() => MsgClass::Initialize,
@@ -47,6 +52,11 @@ impl MsgClass {
     /// debug assertion wherever a step delivers one).
     pub(super) fn quiet(self) -> bool {
         matches!(self, MsgClass::Answer | MsgClass::Quiet)
+    }
+
+    /// Whether it is a response to a request (of a root or a nested one).
+    fn answer(self) -> bool {
+        matches!(self, MsgClass::Answer | MsgClass::NestedAnswer)
     }
 }
 
@@ -79,7 +89,14 @@ pub(super) enum Kind {
     },
     /// A request's own timeout fires: the checker reads whether the request's answer is on the
     /// wire, and the party may send a cancel.
-    Timeout,
+    Timeout {
+        /// Whether the peer holds the request open (received, its answer not sent): it may
+        /// then answer it on a step of another request (a worker freed for it, or, with
+        /// request trees, the last answer of the requests sent on its behalf releasing the
+        /// answer held back). Without trees and queues the peer answers only on the request's
+        /// own steps, and this may be `false`.
+        peer_holds: bool,
+    },
     /// Anything else a party does on its own: an application command, work finishing,
     /// reporting progress or being given up, the connect timeout. It may send to the peer.
     Local,
@@ -149,14 +166,12 @@ impl FifoAmple {
                 };
                 steps.iter().filter(|f| f.side == p).all(|f| {
                     let Some(r) = f.request else { return true };
-                    let timeout_races_answer = f.kind == Kind::Timeout && peer_has(r);
-                    let answer_meets_cancel = matches!(
-                        f.kind,
-                        Kind::Head {
-                            class: MsgClass::Answer,
-                            ..
-                        }
-                    ) && theirs.contains(&(Some(r), MsgClass::Cancel));
+                    let timeout_races_answer = match f.kind {
+                        Kind::Timeout { peer_holds } => peer_holds || peer_has(r),
+                        _ => false,
+                    };
+                    let answer_meets_cancel = matches!(f.kind, Kind::Head { class, .. } if class.answer())
+                        && theirs.contains(&(Some(r), MsgClass::Cancel));
                     !(timeout_races_answer || answer_meets_cancel)
                 })
             }

@@ -339,9 +339,21 @@ pub fn symmetric(s: &Scenario) -> bool {
 /// checks C1 itself, step pair by step pair, in every state of small searches.
 pub fn partial_order(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
-    s.link.duplicate_permille == 0
-        && symmetric(s)
-        && !matches!(s.behavior, B::CrashesOnUnknownCancel)
+    let b = bounds(s);
+    if s.link.duplicate_permille > 0 || matches!(s.behavior, B::CrashesOnUnknownCancel) {
+        return false;
+    }
+    if b.fanout == 0 {
+        return symmetric(s);
+    }
+    b.server_requests == 0
+        && !s.workload.ids.reuse_answered
+        && !matches!(
+            s.behavior,
+            B::ReusesLiveId | B::IgnoresCancelForIdZero | B::IdTypeConfusion | B::CancelCancelsAll
+        )
+        // On a reordering link these act across subtrees.
+        && (b.fifo || !matches!(s.behavior, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
 }
 
 /// The scenarios the initial states stand for: one per possible `cancel_support` (the

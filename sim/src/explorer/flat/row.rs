@@ -431,7 +431,8 @@ impl Flat {
                 (work_side(i), Kind::Local)
             }
             Choice::Fire(i) => match d.timers[usize::from(self.table(l.timers)[usize::from(i)])] {
-                (p, Timer::RequestTimeout(_)) => (p, Kind::Timeout),
+                // (No trees and no queues in a row: the peer answers on the request's steps.)
+                (p, Timer::RequestTimeout(_)) => (p, Kind::Timeout { peer_holds: false }),
                 (p, Timer::InitTimeout) => (p, Kind::Local),
             },
             Choice::Duplicate(to, _) => (to, Kind::Other),

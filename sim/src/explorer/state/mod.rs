@@ -17,7 +17,8 @@ use cancelcheck_properties::{Event, PropertySet, Verdict};
 use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
-use super::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
+mod reduce;
+
 use super::hash::StableHasher;
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
@@ -39,23 +40,7 @@ fn rename(map: &[(RequestId, RequestId)], x: RequestId) -> RequestId {
     map.iter().find(|(from, _)| *from == x).map_or(x, |p| p.1)
 }
 
-/// The request whose steps form the ample set, given the request of each enabled step (`None`
-/// for a step of no request): if every step belongs to a request and steps of two or more are
-/// enabled, the one with the fewest, then the earliest.
-pub(super) fn ample(requests: impl IntoIterator<Item = Option<u32>>) -> Option<u32> {
-    let mut counts: SmallVec<[(u32, u32); 8]> = SmallVec::new();
-    for r in requests {
-        let r = r?;
-        match counts.iter_mut().find(|(k, _)| *k == r) {
-            Some(c) => c.1 += 1,
-            None => counts.push((r, 1)),
-        }
-    }
-    if counts.len() < 2 {
-        return None;
-    }
-    counts.iter().min_by_key(|(k, n)| (*n, *k)).map(|(k, _)| *k)
-}
+pub(super) use reduce::ample;
 
 /// One choice of what happens next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -108,6 +93,21 @@ pub enum Step {
     Spawn(Party, RequestId),
 }
 
+/// A request in the tree table (see [`Explorer::tree`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct TreeNode {
+    /// Who sent it.
+    requester: Party,
+    id: RequestId,
+    /// 1 for a request an application sent, one more than its parent's for a nested one.
+    depth: u8,
+    /// Requests sent on its behalf so far.
+    spawned: u8,
+    /// The request at the root of its tree: `k` for the client's `k`-th request, `128 + k`
+    /// for the server's `k`-th.
+    root: u8,
+}
+
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
 /// form holds it (a search with server requests runs on plain states).
 #[derive(Clone, Debug)]
@@ -141,9 +141,10 @@ pub struct Explorer {
     malformed_left: u8,
     /// The server's requests.
     server: ServerScript,
-    /// Request trees: per request sent (requester, id, depth, requests sent on its behalf so
-    /// far), the newest last; empty without nesting.
-    tree: SmallVec<[(Party, RequestId, u8, u8); 8]>,
+    /// Request trees: a node per request sent, sorted by requester and id (a reused id's nodes
+    /// in sending order), so that the order in which the two parties' sends interleaved leaves
+    /// no trace; empty without nesting.
+    tree: SmallVec<[TreeNode; 8]>,
     /// Whether requests nest (the tree is then part of the packed state).
     nested: bool,
     steps: u64,
@@ -250,6 +251,9 @@ impl Explorer {
             outs: Vec::new(),
             dirty: Dirty::ALL,
         };
+        // With trees both parties send requests: the checker's records, like the tree table,
+        // then pack in an order the interleaving of their sends does not decide.
+        e.world.checker_mut().set_canonical_order(e.nested);
         e.feed(&b, Party::Client, Input::Command(Command::Initialize));
         e
     }
@@ -424,9 +428,9 @@ impl Explorer {
                 if self.work[..i].contains(&(p, id)) {
                     continue;
                 }
-                if let Some(&(_, _, depth, spawned)) = self.node(p.peer(), id)
-                    && depth < b.depth
-                    && spawned < b.fanout
+                if let Some(n) = self.node(p.peer(), id)
+                    && n.depth < b.depth
+                    && n.spawned < b.fanout
                 {
                     out.push(Step::Spawn(p, id));
                 }
@@ -434,12 +438,16 @@ impl Explorer {
         }
     }
 
-    /// The tree record of the newest request `requester` sent with `id`.
-    fn node(&self, requester: Party, id: RequestId) -> Option<&(Party, RequestId, u8, u8)> {
+    /// The place in the tree table of the newest request `requester` sent with `id`.
+    fn node_at(&self, requester: Party, id: RequestId) -> Option<usize> {
         self.tree
             .iter()
-            .rev()
-            .find(|n| n.0 == requester && n.1 == id)
+            .rposition(|n| n.requester == requester && n.id == id)
+    }
+
+    /// The tree record of the newest request `requester` sent with `id`.
+    fn node(&self, requester: Party, id: RequestId) -> Option<&TreeNode> {
+        self.node_at(requester, id).map(|i| &self.tree[i])
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
@@ -486,6 +494,8 @@ impl Explorer {
         self.steps += 1;
         self.world.now = self.steps;
         let stimulus = self.stimulus(step);
+        // Whether the step delivers a message its receiver must not answer by sending.
+        let quiet = cfg!(debug_assertions) && self.delivers_quiet(step);
         match step {
             Step::Send => {
                 self.sent += 1;
@@ -534,13 +544,8 @@ impl Explorer {
             Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
             Step::ServerMalformed => self.server.malformed_left -= 1,
             Step::Spawn(p, id) => {
-                if let Some(n) = self
-                    .tree
-                    .iter_mut()
-                    .rev()
-                    .find(|n| n.0 == p.peer() && n.1 == id)
-                {
-                    n.3 += 1;
+                if let Some(i) = self.node_at(p.peer(), id) {
+                    self.tree[i].spawned += 1;
                 }
             }
         }
@@ -549,12 +554,9 @@ impl Explorer {
             Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
-        // (With nesting an answer may release a parent's held answer: the reduction, which
-        // relies on this, is then off.)
+        // The reduction on a FIFO link relies on this (see `super::partial_order`).
         debug_assert!(
-            b.fanout > 0
-                || !matches!(stimulus, Stimulus::Feed(_, Input::Receive(m)) if MsgClass::of(&m).quiet())
-                || !self.outs.iter().any(|o| matches!(o, Output::Send(_))),
+            !quiet || !self.outs.iter().any(|o| matches!(o, Output::Send(_))),
             "a quiet message made its receiver send: {stimulus:?} -> {:?}",
             self.outs
         );
@@ -584,15 +586,32 @@ impl Explorer {
         let Stimulus::Feed(party, _) = stimulus else {
             return;
         };
-        let mut depth = 1;
+        // An application's request is the root of its own tree.
+        let own_root = match party {
+            Party::Client => self.sent.wrapping_sub(1),
+            Party::Server => 128 + self.server.sent.wrapping_sub(1),
+        };
+        let (mut depth, mut root) = (1, own_root);
         for k in 0..self.outs.len() {
             match self.outs[k] {
                 Output::Nested { parent, .. } => {
-                    depth = self.node(party.peer(), parent).map_or(1, |n| n.2) + 1;
+                    let up = self.node(party.peer(), parent);
+                    depth = up.map_or(1, |n| n.depth) + 1;
+                    root = up.map_or(own_root, |n| n.root);
                 }
                 Output::Send(Message::Request { id, method }) if !method.is_initialize() => {
-                    self.tree.push((party, id, depth, 0));
-                    depth = 1;
+                    let node = TreeNode {
+                        requester: party,
+                        id,
+                        depth,
+                        spawned: 0,
+                        root,
+                    };
+                    let at = self
+                        .tree
+                        .partition_point(|n| (n.requester, n.id) <= (party, id));
+                    self.tree.insert(at, node);
+                    (depth, root) = (1, own_root);
                 }
                 _ => {}
             }
@@ -676,9 +695,9 @@ impl Explorer {
         }
         if self.nested {
             out.push(self.tree.len() as u8);
-            for &(p, id, depth, spawned) in &self.tree {
-                (p, id).pack(out);
-                out.extend_from_slice(&[depth, spawned]);
+            for n in &self.tree {
+                (n.requester, n.id).pack(out);
+                out.extend_from_slice(&[n.depth, n.spawned, n.root]);
             }
         }
     }
@@ -737,9 +756,15 @@ impl Explorer {
         self.tree.clear();
         if self.nested {
             for _ in 0..r.u8("tree nodes")? {
-                let (p, id) = <(Party, RequestId)>::unpack(&mut r)?;
-                let d = r.take(2, "tree node")?;
-                self.tree.push((p, id, d[0], d[1]));
+                let (requester, id) = <(Party, RequestId)>::unpack(&mut r)?;
+                let d = r.take(3, "tree node")?;
+                self.tree.push(TreeNode {
+                    requester,
+                    id,
+                    depth: d[0],
+                    spawned: d[1],
+                    root: d[2],
+                });
             }
         }
         if !r.is_empty() {
@@ -846,131 +871,6 @@ impl Explorer {
             self.ids[k] = id;
             self.cancels[k] = c;
         }
-    }
-
-    /// The steps to expand from this state, each with its index among all enabled steps (what
-    /// a schedule records); `all` is scratch space. With `reduce`, only an ample set is kept
-    /// where one helps: on a reordering link, when the enabled steps belong to several
-    /// requests, those of one request (the one with the fewest, then the earliest); on a FIFO
-    /// link, the delivery of a queue's head or every step of one party, as
-    /// [`super::partial_order`] describes, with when that is sound.
-    pub fn to_expand(
-        &self,
-        scenario: &Scenario,
-        reduce: bool,
-        all: &mut Vec<Step>,
-        out: &mut Vec<(u32, Step)>,
-    ) {
-        self.enabled(scenario, all);
-        out.clear();
-        if reduce && bounds(scenario).fifo {
-            let prints: SmallVec<[Footprint; 16]> =
-                all.iter().map(|&step| self.footprint(step)).collect();
-            let queues = [self.queued(Party::Client), self.queued(Party::Server)];
-            let chosen = fifo_ample(&prints, [&queues[0], &queues[1]]);
-            for (i, (&step, f)) in all.iter().zip(&prints).enumerate() {
-                if chosen.is_none_or(|a| a.keeps(f)) {
-                    out.push((i as u32, step));
-                }
-            }
-            return;
-        }
-        let chosen = if reduce {
-            self.ample_request(all)
-        } else {
-            None
-        };
-        for (i, &step) in all.iter().enumerate() {
-            if chosen.is_none() || self.step_request(step) == chosen {
-                out.push((i as u32, step));
-            }
-        }
-    }
-
-    /// The request a message is about, numbered as [`Explorer::step_request`] numbers them.
-    fn message_request(&self, m: &Message) -> Option<u32> {
-        Some(self.id_request(m.request_id()?))
-    }
-
-    /// The number of the request with `id`: `k + 1` for the client's `k`-th request, 0 for
-    /// any other id (`initialize`, the server's requests).
-    fn id_request(&self, id: RequestId) -> u32 {
-        let sent = usize::from(self.sent);
-        self.ids[..sent]
-            .iter()
-            .position(|x| *x == Some(id))
-            .map_or(0, |k| k as u32 + 1)
-    }
-
-    /// The queue towards `to`, head first, as the reduction on a FIFO link sees it.
-    fn queued(&self, to: Party) -> SmallVec<[Queued; 16]> {
-        self.net[to.index()]
-            .iter()
-            .map(|m| (self.message_request(m), MsgClass::of(m)))
-            .collect()
-    }
-
-    /// What `step` (one of `enabled`, on a FIFO link) touches.
-    fn footprint(&self, step: Step) -> Footprint {
-        let (side, kind) = match step {
-            Step::Send | Step::Cancel(_) | Step::Malformed => (Party::Client, Kind::Local),
-            Step::Deliver { to, index } | Step::Lose { to, index } => {
-                let kind = match self.net[to.index()].get(usize::from(index)) {
-                    Some(m) if index == 0 => Kind::Head {
-                        deliver: matches!(step, Step::Deliver { .. }),
-                        class: MsgClass::of(m),
-                    },
-                    _ => Kind::Other,
-                };
-                (to, kind)
-            }
-            Step::WorkDone(p, _) | Step::Progress(p, _) | Step::Abort(p, _) => (p, Kind::Local),
-            Step::Fire(p, Timer::RequestTimeout(_)) => (p, Kind::Timeout),
-            Step::Fire(p, Timer::InitTimeout) => (p, Kind::Local),
-            Step::Duplicate { to, .. } => (to, Kind::Other),
-            Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
-                (Party::Server, Kind::Other)
-            }
-            // (With nesting the reduction is off; `symmetric` excludes it.)
-            Step::Spawn(p, _) => (p, Kind::Other),
-        };
-        Footprint {
-            request: self.step_request(step),
-            side,
-            kind,
-        }
-    }
-
-    /// The request a step belongs to: 0 for `initialize` and messages naming no work request,
-    /// `k + 1` for the client's `k`-th request.
-    fn step_request(&self, step: Step) -> Option<u32> {
-        let of_id = |id: RequestId| Some(self.id_request(id));
-        match step {
-            Step::Send => Some(u32::from(self.sent) + 1),
-            Step::Cancel(k) => Some(u32::from(k) + 1),
-            Step::Deliver { to, index }
-            | Step::Lose { to, index }
-            | Step::Duplicate { to, index } => self.net[to.index()]
-                .get(usize::from(index))?
-                .request_id()
-                .and_then(of_id),
-            Step::WorkDone(_, id) | Step::Progress(_, id) | Step::Abort(_, id) => of_id(id),
-            // A cancel that names nothing belongs to no request: no ample set holds it. The
-            // server's script is never reduced (see `super::partial_order`).
-            Step::Malformed
-            | Step::ServerSend
-            | Step::ServerCancel(_)
-            | Step::ServerMalformed
-            | Step::Spawn(..) => None,
-            Step::Fire(_, Timer::RequestTimeout(id)) => of_id(id),
-            Step::Fire(_, Timer::InitTimeout) => Some(0),
-        }
-    }
-
-    /// The request whose steps form the ample set, if reducing helps (steps of two or more
-    /// requests are enabled) and every step belongs to a request.
-    fn ample_request(&self, steps: &[Step]) -> Option<u32> {
-        ample(steps.iter().map(|&step| self.step_request(step)))
     }
 
     /// Ends the run here and takes the verdict; the state is spent (unpack another into it).
