@@ -114,10 +114,10 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 1782),
-    ("acp", "cancels-sibling-subtree", 2, 9, 1436),
+    ("acp", "cancels-sibling-subtree", 2, 9, 1340),
     ("acp", "leaves-child-pending", 1, 9, 554),
     ("acp-rfd", "forgets-grandchild", 1, 15, 1376),
-    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 719),
+    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 649),
     ("acp-rfd", "spawns-after-cancel", 1, 7, 51),
     ("acp-rfd", "leaves-child-pending", 1, 9, 152),
     ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
