@@ -1308,8 +1308,11 @@ mod tests {
         lines
     }
 
+    /// A record's requester and id.
+    type Key = (Party, RequestId);
+
     /// Each record's requester and id, with its parent's.
-    fn links(c: &Checker) -> Vec<((Party, RequestId), Option<(Party, RequestId)>)> {
+    fn links(c: &Checker) -> Vec<(Key, Option<Key>)> {
         let mut v: Vec<_> = c
             .reqs
             .iter()
