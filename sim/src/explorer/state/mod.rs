@@ -589,7 +589,8 @@ impl Explorer {
         // An application's request is the root of its own tree.
         let own_root = match party {
             Party::Client => self.sent.wrapping_sub(1),
-            Party::Server => 128 + self.server.sent.wrapping_sub(1),
+            // (Wrapping: with nothing sent yet the number is never read.)
+            Party::Server => 128u8.wrapping_add(self.server.sent.wrapping_sub(1)),
         };
         let (mut depth, mut root) = (1, own_root);
         for k in 0..self.outs.len() {
