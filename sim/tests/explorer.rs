@@ -9,6 +9,7 @@
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, replay, search};
 use cancelcheck_sim::link::Order;
+use cancelcheck_sim::scenario::Nesting;
 
 /// (dialect, behaviour, requests, unique states, total states).
 const CORRECT: &[(&str, &str, u16, u64, u64)] = &[
@@ -119,10 +120,10 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 1782),
-    ("acp", "cancels-sibling-subtree", 2, 9, 1436),
+    ("acp", "cancels-sibling-subtree", 2, 9, 1340),
     ("acp", "leaves-child-pending", 1, 9, 554),
     ("acp-rfd", "forgets-grandchild", 1, 15, 1376),
-    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 719),
+    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 649),
     ("acp-rfd", "spawns-after-cancel", 1, 7, 51),
     ("acp-rfd", "leaves-child-pending", 1, 9, 152),
     ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
@@ -693,16 +694,76 @@ fn conclusion(
     )
 }
 
+/// Request trees `depth` levels deep, with `fanout` requests sent on behalf of each request
+/// above the deepest level.
+fn nest(depth: u8, fanout: u8) -> Nesting {
+    Nesting { depth, fanout }
+}
+
+/// The request trees the verdict-equality tests explore besides flat requests, where the
+/// dialect has nested requests: (roots, shape, with timeouts too). Each is small enough to
+/// search without the reductions.
+const TREES: &[(u16, (u8, u8), bool)] = &[
+    (1, (2, 1), true),
+    (1, (2, 2), true),
+    (1, (3, 1), true),
+    (1, (3, 2), false),
+    (2, (2, 1), false),
+];
+
+/// The configurations `stdio_partial_order_keeps_every_verdict` compares for behaviour `b` of
+/// `d`: flat requests at 1 to 3 (2 with timeouts in ABP and with progress notifications),
+/// without and with timeouts (request and connect timeouts), each with the server requests its
+/// fault needs; then, where `d` nests requests, the [`TREES`], and the trees the fault needs
+/// to act (`coverage::nesting_to_act`) at 1 and 2 roots.
+fn stdio_configurations(d: Dialect, b: Behaviour) -> Vec<ExploreSpec> {
+    let mut specs = Vec::new();
+    let spec = |n: u16, timeouts: bool, nesting: Nesting| {
+        let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
+        spec.timeouts = timeouts;
+        spec.init_timeout = timeouts;
+        spec.progress = b == Behaviour::ProgressAfterCancel;
+        spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+        spec.nesting = nesting;
+        spec
+    };
+    for timeouts in [false, true] {
+        // ABP's repeated cancels and MCP's progress make 3 requests with timeouts large.
+        let heavy = d == Dialect::Abp || b == Behaviour::ProgressAfterCancel;
+        let most = if heavy && timeouts { 2 } else { 3 };
+        for n in 1..=most {
+            specs.push(spec(n, timeouts, Nesting::FLAT));
+        }
+    }
+    if d.rules().server_work_method.is_none() {
+        return specs;
+    }
+    for &(n, (depth, fanout), timeouts) in TREES {
+        specs.push(spec(n, false, nest(depth, fanout)));
+        if timeouts {
+            specs.push(spec(n, true, nest(depth, fanout)));
+        }
+    }
+    let acts = cancelcheck_sim::coverage::nesting_to_act(&spec(1, false, Nesting::FLAT).scenario());
+    if !acts.is_flat() {
+        for n in 1..=2 {
+            specs.push(spec(n, false, acts));
+            specs.push(spec(n, true, acts));
+        }
+    }
+    specs
+}
+
 /// The partial-order reduction on a FIFO link (stdio) keeps every verdict, for one dialect:
-/// for every behaviour it applies to, at 1 to 3 requests (2 with timeouts in ABP and with
-/// progress notifications), without and with timeouts
-/// (request and connect timeouts), the search with the reduction alone (flat rows) and with
-/// both reductions (plain states) agree with the search without reductions on whether a MUST
+/// for every behaviour it applies to, in every configuration of [`stdio_configurations`]
+/// (request trees included), the search with the reduction alone and (where the symmetry
+/// reduction applies too) with both agree with the search without reductions on whether a MUST
 /// or anything broke, on the invariants the reported finding breaks, and (when no MUST broke,
 /// so every search ran to the end) on the races reached, which decide a vacuous verdict. A
 /// reduced finding replays to the same violation. Returns in how many of the reduced searches
-/// the reduction applied and visited fewer states, and how many there were.
-fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> (usize, usize) {
+/// the reduction applied and visited fewer states, and how many there were; and the same for
+/// searches of request trees alone.
+fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> [(usize, usize); 2] {
     let por = SearchOptions {
         partial_order: true,
         ..opts()
@@ -711,72 +772,71 @@ fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> (usize, usize) {
         symmetry: true,
         ..por
     };
-    let (mut applied, mut considered) = (0, 0);
+    let mut counts = [(0, 0); 2];
     for b in Behaviour::all() {
         let Some(class) = b.classify(d) else { continue };
-        for timeouts in [false, true] {
-            // ABP's repeated cancels and MCP's progress make 3 requests with timeouts large.
-            let heavy = d == Dialect::Abp || b == Behaviour::ProgressAfterCancel;
-            let most = if heavy && timeouts { 2 } else { 3 };
-            for n in 1..=most {
-                let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
-                spec.timeouts = timeouts;
-                spec.init_timeout = timeouts;
-                spec.progress = b == Behaviour::ProgressAfterCancel;
-                spec.server_requests =
-                    cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
-                let s = spec.scenario();
-                if !cancelcheck_sim::explorer::partial_order(&s) {
-                    // Not applied: the searches with it are the search without it.
+        for spec in stdio_configurations(d, b) {
+            let s = spec.scenario();
+            if !cancelcheck_sim::explorer::partial_order(&s) {
+                // Not applied: the searches with it are the search without it.
+                continue;
+            }
+            let full = search(&s, &opts(), &|_, _, _| {});
+            assert!(!full.partial_order);
+            let want = conclusion(&full);
+            let mut reduced = vec![(search(&s, &por, &|_, _, _| {}), "por")];
+            if cancelcheck_sim::explorer::symmetric(&s) {
+                reduced.push((search(&s, &both, &|_, _, _| {}), "por+symmetry"));
+            }
+            let tally = &mut counts[usize::from(!spec.nesting.is_flat())];
+            for (reduced, how) in reduced {
+                let at = format!(
+                    "{d} {b} N={} nesting={:?} timeouts={} {how}",
+                    spec.requests, spec.nesting, spec.timeouts
+                );
+                tally.1 += 1;
+                assert_eq!(conclusion(&reduced), want, "{at}");
+                assert!(
+                    reduced.exhaustive || reduced.counterexample.is_some(),
+                    "{at}"
+                );
+                if reduced.partial_order && reduced.unique_states < full.unique_states {
+                    tally.0 += 1;
+                }
+                let Some((schedule, broken)) = reduced.finding() else {
                     continue;
-                }
-                let full = search(&s, &opts(), &|_, _, _| {});
-                assert!(!full.partial_order);
-                let want = conclusion(&full);
-                for (reduced, how) in [
-                    (search(&s, &por, &|_, _, _| {}), "por"),
-                    (search(&s, &both, &|_, _, _| {}), "por+symmetry"),
-                ] {
-                    let at = format!("{d} {b} N={n} timeouts={timeouts} {how}");
-                    considered += 1;
-                    assert_eq!(conclusion(&reduced), want, "{at}");
-                    assert!(
-                        reduced.exhaustive || reduced.counterexample.is_some(),
-                        "{at}"
-                    );
-                    if reduced.partial_order && reduced.unique_states < full.unique_states {
-                        applied += 1;
-                    }
-                    let Some((schedule, broken)) = reduced.finding() else {
-                        continue;
-                    };
-                    assert!(
-                        broken.iter().any(|i| class.breaks.contains(&i.name())),
-                        "{at}: {broken:?}"
-                    );
-                    let replayed = replay(&s, schedule);
-                    assert_eq!(replayed.applied, schedule.len(), "{at}");
-                    let again: Vec<_> = replayed
-                        .verdict
-                        .violations
-                        .iter()
-                        .map(|v| v.invariant)
-                        .collect();
-                    assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
-                }
+                };
+                assert!(
+                    broken.iter().any(|i| class.breaks.contains(&i.name())),
+                    "{at}: {broken:?}"
+                );
+                let replayed = replay(&s, schedule);
+                assert_eq!(replayed.applied, schedule.len(), "{at}");
+                let again: Vec<_> = replayed
+                    .verdict
+                    .violations
+                    .iter()
+                    .map(|v| v.invariant)
+                    .collect();
+                assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
             }
         }
     }
-    (applied, considered)
+    counts
 }
 
 /// [`stdio_partial_order_keeps_every_verdict`] for `d`, which must also have applied the
-/// reduction in at least two thirds of its searches (so the equality is not vacuous).
+/// reduction in at least two thirds of its searches, and of its searches of request trees
+/// (so the equality is not vacuous).
 fn stdio_partial_order_applies_and_keeps_every_verdict(d: Dialect) {
-    let (applied, of) = stdio_partial_order_keeps_every_verdict(d);
+    let [(applied, of), (trees, of_trees)] = stdio_partial_order_keeps_every_verdict(d);
     assert!(
         applied * 3 >= of * 2,
         "{d}: the reduction applied in only {applied} of {of} searches"
+    );
+    assert!(
+        trees * 3 >= of_trees * 2 && (of_trees > 0) == d.rules().server_work_method.is_some(),
+        "{d}: the reduction applied in only {trees} of {of_trees} searches of request trees"
     );
 }
 
@@ -810,6 +870,52 @@ fn stdio_partial_order_keeps_every_verdict_abp() {
     stdio_partial_order_applies_and_keeps_every_verdict(Dialect::Abp);
 }
 
+/// A step named so that it can be found again in another state: a delivery, loss or
+/// duplication also by the message it takes (positions move on a reordering link, whose queues
+/// are kept sorted).
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Named(
+    cancelcheck_sim::explorer::Step,
+    Option<cancelcheck_model::Message>,
+);
+
+impl Named {
+    /// `step`, one of `e`'s enabled steps, named.
+    fn of(e: &cancelcheck_sim::explorer::Explorer, step: cancelcheck_sim::explorer::Step) -> Named {
+        use cancelcheck_sim::explorer::Step as S;
+        let msg = match step {
+            S::Deliver { to, index } | S::Lose { to, index } | S::Duplicate { to, index } => {
+                e.in_flight(to).get(usize::from(index)).copied()
+            }
+            _ => None,
+        };
+        Named(step, msg)
+    }
+
+    /// The same step in `e` (taking the first copy of its message), if its message is there.
+    fn find(
+        self,
+        e: &cancelcheck_sim::explorer::Explorer,
+    ) -> Option<cancelcheck_sim::explorer::Step> {
+        use cancelcheck_sim::explorer::Step as S;
+        let Named(step, Some(m)) = self else {
+            return Some(self.0);
+        };
+        let at = |to: cancelcheck_model::Party| {
+            e.in_flight(to)
+                .iter()
+                .position(|x| *x == m)
+                .map(|i| i as u16)
+        };
+        Some(match step {
+            S::Deliver { to, .. } => S::Deliver { to, index: at(to)? },
+            S::Lose { to, .. } => S::Lose { to, index: at(to)? },
+            S::Duplicate { to, .. } => S::Duplicate { to, index: at(to)? },
+            other => other,
+        })
+    }
+}
+
 /// The state after applying `steps` in order to the state `bytes` packs, and what those steps
 /// did (the invariants they broke, the races they reached, by name); `None` if a step is not
 /// enabled when its turn comes.
@@ -817,12 +923,13 @@ fn after_steps(
     template: &mut cancelcheck_sim::explorer::Explorer,
     s: &cancelcheck_sim::Scenario,
     bytes: &[u8],
-    steps: &[cancelcheck_sim::explorer::Step],
+    steps: &[Named],
 ) -> Option<(Vec<u8>, std::collections::BTreeSet<&'static str>)> {
     template.unpack(bytes).expect("a packed state unpacks");
     let mut enabled = Vec::new();
-    for &step in steps {
+    for &named in steps {
         template.enabled(s, &mut enabled);
+        let step = named.find(template)?;
         if !enabled.contains(&step) {
             return None;
         }
@@ -841,9 +948,9 @@ fn after_steps(
     Some((packed, did))
 }
 
-/// Checks the reduction's claim on a FIFO link directly, state by state: from every reachable
-/// state (of `spec`) where it expands fewer steps than are enabled, along every path of steps
-/// outside its set, each step of the set stays enabled, and every step `b` taken there
+/// Checks the reduction's claim directly (on either transport), state by state: from every
+/// reachable state (of `spec`) where it expands fewer steps than are enabled, along every path
+/// of steps outside its set, each step of the set stays enabled, and every step `b` taken there
 /// commutes with every step `a` of the set: `a` then `b` and `b` then `a` are both possible,
 /// reach the same state, and `a` first breaks and reaches everything `b` first does (the
 /// reduction may move `a` before `b`). Returns the states where a set was checked.
@@ -865,7 +972,7 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
         while let Some(state) = stack.pop() {
             e.unpack(&state).expect("unpacks");
             e.to_expand(init, true, &mut all, &mut ample);
-            let set: Vec<_> = ample.iter().map(|p| p.1).collect();
+            let set: Vec<Named> = ample.iter().map(|p| Named::of(&e, p.1)).collect();
             for &step in &all {
                 t.unpack(&state).expect("unpacks");
                 t.apply(init, step);
@@ -885,10 +992,19 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
             while let Some((u, depth)) = todo.pop() {
                 e.unpack(&u).expect("unpacks");
                 e.enabled(init, &mut enabled);
-                for a in &set {
-                    assert!(enabled.contains(a), "{spec:?}: {a:?} disabled by {all:?}");
-                }
-                for &b in enabled.iter().filter(|b| !set.contains(b)) {
+                let here: Vec<_> = set
+                    .iter()
+                    .map(|a| {
+                        let step = a.find(&e).filter(|step| enabled.contains(step));
+                        step.unwrap_or_else(|| panic!("{spec:?}: {a:?} disabled by {all:?}"))
+                    })
+                    .collect();
+                let others: Vec<Named> = enabled
+                    .iter()
+                    .filter(|b| !here.contains(b))
+                    .map(|&b| Named::of(&e, b))
+                    .collect();
+                for b in others {
                     for &a in &set {
                         let ab = after_steps(&mut t, init, &u, &[a, b]);
                         let ba = after_steps(&mut t, init, &u, &[b, a]);
@@ -908,7 +1024,7 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
                         continue;
                     }
                     e.unpack(&u).expect("unpacks");
-                    e.apply(init, b);
+                    e.apply(init, b.0);
                     if !e.violated() {
                         let mut next = Vec::new();
                         e.pack(&mut next);
@@ -950,6 +1066,65 @@ fn stdio_ample_sets_are_persistent() {
         checked += ample_sets_are_persistent(&spec);
     }
     assert!(checked > 50_000, "only {checked} states checked");
+}
+
+/// The ample sets of request trees are persistent (see `ample_sets_are_persistent`), on stdio
+/// and on a reordering link, in every dialect with nested requests: for every behaviour the
+/// reduction applies to, one root with the trees its fault needs (`coverage::nesting_to_act`;
+/// depth 2, fan-out 1 for the others) and timeouts, a connect timeout and progress; and for
+/// `honour`, one root with a fan-out of 2 (with timeouts, and with progress too) and with a
+/// depth of 3 (timeouts), two roots (depth 2, fan-out 1; timeouts on stdio), and loss,
+/// internal cancellation and a malformed cancel. (Two roots with timeouts on stdio are where
+/// a timeout meets an answer its peer holds back for a nested request.)
+#[test]
+fn ample_sets_of_request_trees_are_persistent() {
+    let mut checked = [0; 2];
+    for d in Dialect::ALL
+        .into_iter()
+        .filter(|d| d.rules().server_work_method.is_some())
+    {
+        for (i, order) in [Order::Fifo, Order::Reordering].into_iter().enumerate() {
+            let spec = |b: Behaviour, n: u16, nesting: Nesting, timeouts: bool| {
+                let mut spec = ExploreSpec::new(d, b, n, order);
+                spec.timeouts = timeouts;
+                spec.init_timeout = timeouts;
+                spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.nesting = nesting;
+                spec
+            };
+            let mut specs: Vec<ExploreSpec> = Behaviour::all()
+                .filter(|b| b.classify(d).is_some())
+                .map(|b| {
+                    let acts = cancelcheck_sim::coverage::nesting_to_act(
+                        &spec(b, 1, nest(2, 1), false).scenario(),
+                    );
+                    let nesting = if acts.is_flat() { nest(2, 1) } else { acts };
+                    spec(b, 1, nesting, true)
+                })
+                .collect();
+            specs.push(spec(Behaviour::Honour, 1, nest(2, 2), true));
+            specs.push(spec(Behaviour::Honour, 1, nest(3, 1), true));
+            // Two roots (with timeouts on stdio only: on a reordering link they are large).
+            specs.push(spec(Behaviour::Honour, 2, nest(2, 1), order == Order::Fifo));
+            let mut progress = spec(Behaviour::Honour, 1, nest(2, 2), true);
+            progress.progress = true;
+            specs.push(progress);
+            let mut lossy = spec(Behaviour::Honour, 1, nest(2, 2), false);
+            lossy.loss = true;
+            lossy.internal_cancel = true;
+            lossy.malformed_cancel = true;
+            specs.push(lossy);
+            for spec in specs {
+                if cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
+                    checked[i] += ample_sets_are_persistent(&spec);
+                }
+            }
+        }
+    }
+    assert!(
+        checked[0] > 5_000 && checked[1] > 100,
+        "only {checked:?} states checked"
+    );
 }
 
 /// Unique and total states on stdio with the partial-order reduction, pinned like the other

@@ -263,6 +263,12 @@ impl Explorer {
         &self.world
     }
 
+    /// The messages in flight towards `to`: in sending order on a FIFO link, sorted on a
+    /// reordering one ([`Step::Deliver`] and its kin name a message by its place here).
+    pub fn in_flight(&self, to: Party) -> &[Message] {
+        &self.net[to.index()]
+    }
+
     /// What the driver holds.
     pub(super) fn driver(&self) -> Driver<'_> {
         Driver {
