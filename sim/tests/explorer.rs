@@ -487,11 +487,13 @@ fn symmetric_counts_are_pinned_and_every_correct_behaviour_passes() {
 }
 
 /// The partial-order reduction (with symmetry on top) keeps every verdict: for every behaviour
-/// of every dialect at 2 requests on a reordering link with timeouts, the reduced search passes
-/// exactly when the full one does; a counterexample it reports replays to the same violation
-/// and breaks what the fault claims to break. (Ample sets keep every violation reachable, but
-/// not always by a shortest path, so lengths are not compared.) It also pins the reduced count
-/// of the README's example.
+/// of every dialect at 2 requests on a reordering link with timeouts, and, where the dialect
+/// nests requests, at 2 roots with trees of depth 2 and fan-out 1 (no timeouts) and with the
+/// trees its fault needs (`coverage::nesting_to_act`, 1 root or the 2 it needs), the reduced
+/// search passes exactly when the full one does; a counterexample it reports replays to the
+/// same violation and breaks what the fault claims to break, and the search for a shortest
+/// path after it finds one as short as the full search's. It also pins the reduced count of
+/// the README's example.
 #[test]
 fn partial_order_keeps_every_verdict() {
     let reduced_opts = SearchOptions {
@@ -499,73 +501,115 @@ fn partial_order_keeps_every_verdict() {
         partial_order: true,
         ..opts()
     };
-    let mut applied = 0;
+    let (mut applied, mut applied_to_trees) = (0, 0);
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(class) = b.classify(d) else { continue };
-            // Faults of request trees act only on nested requests, whose searches run on plain
-            // states (no reduction applies to them).
-            let mut probe = ExploreSpec::new(d, b, 2, Order::Reordering).scenario();
-            probe.behavior = b;
-            if !cancelcheck_sim::coverage::nesting_to_act(&probe).is_flat() {
-                continue;
+            let spec = |n: u16, nesting: Nesting| {
+                let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
+                spec.timeouts = nesting.is_flat();
+                spec.init_timeout = nesting.is_flat();
+                spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.server_requests =
+                    cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+                spec.nesting = nesting;
+                spec
+            };
+            let acts =
+                cancelcheck_sim::coverage::nesting_to_act(&spec(2, Nesting::FLAT).scenario());
+            let mut specs = Vec::new();
+            // Faults of request trees act only on nested requests.
+            if acts.is_flat() {
+                specs.push(spec(2, Nesting::FLAT));
             }
-            let mut spec = ExploreSpec::new(d, b, 2, Order::Reordering);
-            spec.timeouts = true;
-            spec.init_timeout = true;
-            spec.progress = b == Behaviour::ProgressAfterCancel;
-            spec.server_requests =
-                cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
-            let s = spec.scenario();
-            let full = search(&s, &opts(), &|_, _, _| {});
-            let reduced = search(&s, &reduced_opts, &|_, _, _| {});
-            applied += usize::from(reduced.partial_order);
-            assert_eq!(
-                full.counterexample.is_some(),
-                reduced.counterexample.is_some(),
-                "{d} {b}"
-            );
-            assert_eq!(
-                full.finding().is_some(),
-                reduced.finding().is_some(),
-                "{d} {b}"
-            );
-            assert_eq!(full.finding().is_some(), class.faulty, "{d} {b}");
-            // A reduced search looks again for a shortest path; it finds one as long.
-            assert!(
-                reduced.shortest,
-                "{d} {b}: no shortest path after the reduction"
-            );
-            assert_eq!(
-                full.finding().map(|f| f.0.len()),
-                reduced.finding().map(|f| f.0.len()),
-                "{d} {b}: the reduced search's path is not a shortest one"
-            );
-            if let Some((schedule, broken)) = reduced.finding() {
-                let replayed = replay(&s, schedule);
-                assert_eq!(replayed.applied, schedule.len(), "{d} {b}");
-                let again: Vec<_> = replayed
-                    .verdict
-                    .violations
-                    .iter()
-                    .map(|v| v.invariant)
-                    .collect();
-                assert!(broken.iter().all(|i| again.contains(i)), "{d} {b}");
-                assert!(
-                    broken.iter().any(|i| class.breaks.contains(&i.name())),
-                    "{d} {b}: {broken:?}"
+            if d.rules().server_work_method.is_some() {
+                specs.push(spec(2, nest(2, 1)));
+                if !acts.is_flat() {
+                    let roots = if b == Behaviour::CancelsSiblingSubtree {
+                        2
+                    } else {
+                        1
+                    };
+                    specs.push(spec(roots, acts));
+                }
+            }
+            for spec in specs {
+                let at = format!("{d} {b} N={} nesting={:?}", spec.requests, spec.nesting);
+                let s = spec.scenario();
+                if !spec.nesting.is_flat() && !cancelcheck_sim::explorer::partial_order(&s) {
+                    // Not applied: nothing to compare (server requests make these large).
+                    continue;
+                }
+                let full = search(&s, &opts(), &|_, _, _| {});
+                let reduced = search(&s, &reduced_opts, &|_, _, _| {});
+                if spec.nesting.is_flat() {
+                    applied += usize::from(reduced.partial_order);
+                } else {
+                    applied_to_trees +=
+                        usize::from(reduced.partial_order && reduced.reduced_states > 0);
+                }
+                assert_eq!(
+                    full.counterexample.is_some(),
+                    reduced.counterexample.is_some(),
+                    "{at}"
                 );
-            } else if reduced.partial_order {
-                assert!(
-                    reduced.unique_states < full.unique_states,
-                    "{d} {b}: no reduction"
+                assert_eq!(
+                    full.finding().is_some(),
+                    reduced.finding().is_some(),
+                    "{at}"
                 );
+                // Where the configuration is the one the fault acts in. (Without timeouts some
+                // faults have nothing to act on in the two roots' trees, and a reused id may
+                // first break a rule of trees there.)
+                let its_own = spec.nesting.is_flat() || spec.nesting == acts;
+                if its_own {
+                    assert_eq!(full.finding().is_some(), class.faulty, "{at}");
+                }
+                if full.finding().is_none() {
+                    assert_eq!(full.reached, reduced.reached, "{at}: the races reached");
+                }
+                // A reduced search looks again for a shortest path; it finds one as long.
+                assert!(
+                    reduced.shortest,
+                    "{at}: no shortest path after the reduction"
+                );
+                assert_eq!(
+                    full.finding().map(|f| f.0.len()),
+                    reduced.finding().map(|f| f.0.len()),
+                    "{at}: the reduced search's path is not a shortest one"
+                );
+                if let Some((schedule, broken)) = reduced.finding() {
+                    let replayed = replay(&s, schedule);
+                    assert_eq!(replayed.applied, schedule.len(), "{at}");
+                    let again: Vec<_> = replayed
+                        .verdict
+                        .violations
+                        .iter()
+                        .map(|v| v.invariant)
+                        .collect();
+                    assert!(broken.iter().all(|i| again.contains(i)), "{at}");
+                    assert!(
+                        !its_own || broken.iter().any(|i| class.breaks.contains(&i.name())),
+                        "{at}: {broken:?}"
+                    );
+                } else if reduced.partial_order
+                    && (spec.nesting.is_flat() || reduced.reduced_states > 0)
+                {
+                    assert!(
+                        reduced.unique_states < full.unique_states,
+                        "{at}: no reduction"
+                    );
+                }
             }
         }
     }
     assert!(
         applied > 30,
         "the reduction applied to only {applied} configurations"
+    );
+    assert!(
+        applied_to_trees > 10,
+        "the reduction applied to only {applied_to_trees} configurations of request trees"
     );
     let s = correct_spec("acp", "honour", 3).scenario();
     let r = search(&s, &reduced_opts, &|_, _, _| {});
