@@ -416,6 +416,19 @@ pub fn partial_order(s: &Scenario) -> bool {
         && (b.fifo || !matches!(s.behavior, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
 }
 
+/// The kind of ample set the partial-order reduction takes in `s`, where it applies (see
+/// [`partial_order`]): `fifo-head-or-side` on stdio (a queue's head, or every step of one
+/// party), `request` on a reordering link (one request's steps), `root-subtree` there with
+/// request trees (one root's subtree's steps, where they are tame).
+pub fn ample_sets(s: &Scenario) -> Option<&'static str> {
+    let b = bounds(s);
+    partial_order(s).then_some(match (b.fifo, b.fanout > 0) {
+        (true, _) => "fifo-head-or-side",
+        (false, false) => "request",
+        (false, true) => "root-subtree",
+    })
+}
+
 /// The scenarios the initial states stand for: one per possible `cancel_support` (the
 /// server's), and, where the server sends requests in a dialect that negotiates cancellation,
 /// one per possible `client_cancel_support`.
