@@ -1210,3 +1210,166 @@ fn stdio_reduced_counts_are_pinned() {
         changed.join("\n")
     );
 }
+
+/// Request trees of every shape up to depth 2 and fan-out 2, explored exhaustively with the
+/// reductions the command line applies by default, pinned like the other counts: (dialect,
+/// transport, roots, depth, fan-out, unique states). One root of each shape on both
+/// transports; two roots on stdio, and on a reordering link up to fan-out 1 (two roots with a
+/// fan-out of 2 there are millions of states).
+const TREE_SHAPES: &[(&str, Order, u16, u8, u8, u64)] = &[
+    ("acp", Order::Fifo, 1, 1, 1, 28),
+    ("acp", Order::Fifo, 1, 1, 2, 28),
+    ("acp", Order::Fifo, 1, 2, 1, 96),
+    ("acp", Order::Fifo, 1, 2, 2, 274),
+    ("acp", Order::Fifo, 2, 1, 1, 138),
+    ("acp", Order::Fifo, 2, 1, 2, 138),
+    ("acp", Order::Fifo, 2, 2, 1, 4902),
+    ("acp", Order::Fifo, 2, 2, 2, 93756),
+    ("acp", Order::Reordering, 1, 1, 1, 40),
+    ("acp", Order::Reordering, 1, 1, 2, 40),
+    ("acp", Order::Reordering, 1, 2, 1, 168),
+    ("acp", Order::Reordering, 1, 2, 2, 1796),
+    ("acp", Order::Reordering, 2, 1, 1, 158),
+    ("acp", Order::Reordering, 2, 2, 1, 50662),
+    ("acp-rfd", Order::Fifo, 1, 1, 1, 24),
+    ("acp-rfd", Order::Fifo, 1, 1, 2, 24),
+    ("acp-rfd", Order::Fifo, 1, 2, 1, 74),
+    ("acp-rfd", Order::Fifo, 1, 2, 2, 191),
+    ("acp-rfd", Order::Fifo, 2, 1, 1, 102),
+    ("acp-rfd", Order::Fifo, 2, 1, 2, 102),
+    ("acp-rfd", Order::Fifo, 2, 2, 1, 2987),
+    ("acp-rfd", Order::Fifo, 2, 2, 2, 50375),
+    ("acp-rfd", Order::Reordering, 1, 1, 1, 31),
+    ("acp-rfd", Order::Reordering, 1, 1, 2, 31),
+    ("acp-rfd", Order::Reordering, 1, 2, 1, 113),
+    ("acp-rfd", Order::Reordering, 1, 2, 2, 1015),
+    ("acp-rfd", Order::Reordering, 2, 1, 1, 98),
+    ("acp-rfd", Order::Reordering, 2, 2, 1, 27446),
+    ("mcp-2025-11-25", Order::Fifo, 1, 1, 1, 26),
+    ("mcp-2025-11-25", Order::Fifo, 1, 1, 2, 26),
+    ("mcp-2025-11-25", Order::Fifo, 1, 2, 1, 70),
+    ("mcp-2025-11-25", Order::Fifo, 1, 2, 2, 164),
+    ("mcp-2025-11-25", Order::Fifo, 2, 1, 1, 122),
+    ("mcp-2025-11-25", Order::Fifo, 2, 1, 2, 122),
+    ("mcp-2025-11-25", Order::Fifo, 2, 2, 1, 2424),
+    ("mcp-2025-11-25", Order::Fifo, 2, 2, 2, 28154),
+    ("mcp-2025-11-25", Order::Reordering, 1, 1, 1, 38),
+    ("mcp-2025-11-25", Order::Reordering, 1, 1, 2, 38),
+    ("mcp-2025-11-25", Order::Reordering, 1, 2, 1, 122),
+    ("mcp-2025-11-25", Order::Reordering, 1, 2, 2, 818),
+    ("mcp-2025-11-25", Order::Reordering, 2, 1, 1, 148),
+    ("mcp-2025-11-25", Order::Reordering, 2, 2, 1, 24388),
+    ("mcp-2026-07-28", Order::Fifo, 1, 1, 1, 22),
+    ("mcp-2026-07-28", Order::Fifo, 1, 1, 2, 22),
+    ("mcp-2026-07-28", Order::Fifo, 1, 2, 1, 62),
+    ("mcp-2026-07-28", Order::Fifo, 1, 2, 2, 130),
+    ("mcp-2026-07-28", Order::Fifo, 2, 1, 1, 118),
+    ("mcp-2026-07-28", Order::Fifo, 2, 1, 2, 118),
+    ("mcp-2026-07-28", Order::Fifo, 2, 2, 1, 1848),
+    ("mcp-2026-07-28", Order::Fifo, 2, 2, 2, 12278),
+    ("mcp-2026-07-28", Order::Reordering, 1, 1, 1, 34),
+    ("mcp-2026-07-28", Order::Reordering, 1, 1, 2, 34),
+    ("mcp-2026-07-28", Order::Reordering, 1, 2, 1, 104),
+    ("mcp-2026-07-28", Order::Reordering, 1, 2, 2, 450),
+    ("mcp-2026-07-28", Order::Reordering, 2, 1, 1, 144),
+    ("mcp-2026-07-28", Order::Reordering, 2, 2, 1, 17662),
+    ("lsp", Order::Fifo, 1, 1, 1, 28),
+    ("lsp", Order::Fifo, 1, 1, 2, 28),
+    ("lsp", Order::Fifo, 1, 2, 1, 96),
+    ("lsp", Order::Fifo, 1, 2, 2, 274),
+    ("lsp", Order::Fifo, 2, 1, 1, 138),
+    ("lsp", Order::Fifo, 2, 1, 2, 138),
+    ("lsp", Order::Fifo, 2, 2, 1, 4902),
+    ("lsp", Order::Fifo, 2, 2, 2, 93756),
+    ("lsp", Order::Reordering, 1, 1, 1, 40),
+    ("lsp", Order::Reordering, 1, 1, 2, 40),
+    ("lsp", Order::Reordering, 1, 2, 1, 168),
+    ("lsp", Order::Reordering, 1, 2, 2, 1796),
+    ("lsp", Order::Reordering, 2, 1, 1, 158),
+    ("lsp", Order::Reordering, 2, 2, 1, 50662),
+];
+
+/// Every shape of [`TREE_SHAPES`] in every dialect with nested requests: `honour` passes and
+/// the search is exhaustive, with the partial-order reduction applied (it applies to trees on
+/// both transports); and every fault of request trees that acts within these shapes (all but
+/// `forgets-grandchild`, which needs a grandchild) is found, on both transports, in a tree of
+/// depth 2 and fan-out 2 (two roots of fan-out 1 for `cancels-sibling-subtree`), breaking what
+/// it claims to break.
+#[test]
+fn every_tree_shape_up_to_two_by_two_is_explored() {
+    let reduced = SearchOptions {
+        symmetry: true,
+        partial_order: true,
+        ..opts()
+    };
+    let mut changed = Vec::new();
+    let nested = Dialect::ALL
+        .into_iter()
+        .filter(|d| d.rules().server_work_method.is_some());
+    for d in nested.clone() {
+        for order in [Order::Fifo, Order::Reordering] {
+            for roots in 1..=2u16 {
+                for (depth, fanout) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
+                    if order == Order::Reordering && roots == 2 && fanout == 2 {
+                        continue;
+                    }
+                    let mut spec = ExploreSpec::new(d, Behaviour::Honour, roots, order);
+                    spec.nesting = nest(depth, fanout);
+                    let r = search(&spec.scenario(), &reduced, &|_, _, _| {});
+                    let at = format!("{d} {order:?} {roots} roots, {depth}x{fanout}");
+                    assert!(r.exhaustive && r.finding().is_none(), "{at}");
+                    assert!(r.partial_order, "{at}: the reduction did not apply");
+                    if order == Order::Fifo || roots == 2 {
+                        assert!(r.reduced_states > 0, "{at}: no state was reduced");
+                    }
+                    let row = TREE_SHAPES.iter().find(|x| {
+                        (x.0, x.1, x.2, x.3, x.4) == (d.id(), order, roots, depth, fanout)
+                    });
+                    if row.map(|x| x.5) != Some(r.unique_states) {
+                        changed.push(format!(
+                            "(\"{d}\", Order::{order:?}, {roots}, {depth}, {fanout}, {}), // was {:?}",
+                            r.unique_states,
+                            row.map(|x| x.5)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "counts changed:\n{}",
+        changed.join("\n")
+    );
+    let mut found = 0;
+    for d in nested {
+        let faults = Behaviour::all().filter(|b| {
+            b.classify(d).is_some_and(|c| c.faulty) && *b != Behaviour::ForgetsGrandchild
+        });
+        for b in faults {
+            let mut probe = ExploreSpec::new(d, b, 1, Order::Fifo);
+            if cancelcheck_sim::coverage::nesting_to_act(&probe.scenario()).is_flat() {
+                continue;
+            }
+            let sibling = b == Behaviour::CancelsSiblingSubtree;
+            probe.requests = if sibling { 2 } else { 1 };
+            probe.workers = probe.requests;
+            probe.nesting = if sibling { nest(2, 1) } else { nest(2, 2) };
+            for order in [Order::Fifo, Order::Reordering] {
+                let spec = ExploreSpec { order, ..probe };
+                let r = search(&spec.scenario(), &reduced, &|_, _, _| {});
+                let broken = r.finding().map(|f| f.1.clone()).unwrap_or_default();
+                let claims = b.classify(d).map(|c| c.breaks).unwrap_or_default();
+                assert!(
+                    broken.iter().any(|i| claims.contains(&i.name())),
+                    "{d} {b} {order:?}: found {broken:?}, expected one of {claims:?}"
+                );
+                found += 1;
+            }
+        }
+        assert!(
+            found >= 2,
+            "{d}: only {found} searches for faults of request trees"
+        );
+    }
+}

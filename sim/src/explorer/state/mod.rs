@@ -595,7 +595,7 @@ impl Explorer {
         // An application's request is the root of its own tree.
         let own_root = match party {
             Party::Client => self.sent.wrapping_sub(1),
-            Party::Server => 128 + self.server.sent.wrapping_sub(1),
+            Party::Server => self.server.sent.wrapping_sub(1).wrapping_add(128),
         };
         let (mut depth, mut root) = (1, own_root);
         for k in 0..self.outs.len() {
