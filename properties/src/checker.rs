@@ -1296,8 +1296,11 @@ mod tests {
         lines
     }
 
+    /// A record named by requester and id.
+    type Named = (Party, RequestId);
+
     /// Each record's requester and id, with its parent's.
-    fn links(c: &Checker) -> Vec<((Party, RequestId), Option<(Party, RequestId)>)> {
+    fn links(c: &Checker) -> Vec<(Named, Option<Named>)> {
         let mut v: Vec<_> = c
             .reqs
             .iter()
@@ -1325,7 +1328,7 @@ mod tests {
             RequestId::Int(2) => RequestId::Int(1),
             other => other,
         });
-        let renamed = |x: (Party, RequestId)| match x.1 {
+        let renamed = |x: Named| match x.1 {
             RequestId::Int(1) => (x.0, RequestId::Int(2)),
             RequestId::Int(2) => (x.0, RequestId::Int(1)),
             _ => x,
