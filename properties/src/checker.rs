@@ -517,7 +517,8 @@ impl Checker {
     /// checker's future verdicts: its per-request records and what it learnt of the session
     /// (and the invariants already broken), not its counters nor the races reached so far
     /// (those describe the path, not the state). Two checkers of one dialect whose packed
-    /// bytes are equal judge every continuation alike.
+    /// bytes are equal judge every continuation alike (with [`Checker::set_canonical_order`],
+    /// alike in what breaks and what is reached; see there).
     pub fn pack_state(&self, out: &mut Vec<u8>) {
         put_varint(out, self.reqs.len() as u64);
         if let Some(order) = self.canonical_order().filter(|_| self.canonical) {
