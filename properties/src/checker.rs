@@ -1271,18 +1271,13 @@ mod tests {
     /// its request 0, and the client's request 2, sent before (`root_first`) or after the
     /// server's: the same records, in two orders.
     fn interleaved(root_first: bool) -> Vec<&'static str> {
-        let mut lines = vec![
-            "client command initialize",
-            "client sends request 0 initialize",
-            "server receives request 0 initialize",
-            "server sends response 0 initialized cancel-support true",
-            "client receives response 0 initialized cancel-support true",
-            "client delivers 0 reply initialized cancel-support true",
+        let mut lines = crate::notation::OPENING.to_vec();
+        lines.extend([
             "client command send",
             "client sends request 1 work",
             "server receives request 1 work",
             "server starts work 1",
-        ];
+        ]);
         let root = ["client command send", "client sends request 2 work"];
         let nested = [
             "server command send-nested 1",

@@ -579,15 +579,7 @@ fn partial_order_keeps_every_verdict() {
                     "{at}: the reduced search's path is not a shortest one"
                 );
                 if let Some((schedule, broken)) = reduced.finding() {
-                    let replayed = replay(&s, schedule);
-                    assert_eq!(replayed.applied, schedule.len(), "{at}");
-                    let again: Vec<_> = replayed
-                        .verdict
-                        .violations
-                        .iter()
-                        .map(|v| v.invariant)
-                        .collect();
-                    assert!(broken.iter().all(|i| again.contains(i)), "{at}");
+                    assert_replays(&s, schedule, broken, &at);
                     assert!(
                         !its_own || broken.iter().any(|i| class.breaks.contains(&i.name())),
                         "{at}: {broken:?}"
@@ -854,19 +846,29 @@ fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> [(usize, usize); 2] {
                     broken.iter().any(|i| class.breaks.contains(&i.name())),
                     "{at}: {broken:?}"
                 );
-                let replayed = replay(&s, schedule);
-                assert_eq!(replayed.applied, schedule.len(), "{at}");
-                let again: Vec<_> = replayed
-                    .verdict
-                    .violations
-                    .iter()
-                    .map(|v| v.invariant)
-                    .collect();
-                assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
+                assert_replays(&s, schedule, broken, &at);
             }
         }
     }
     counts
+}
+
+/// The schedule a reduced search reported applies whole and breaks again what it broke.
+fn assert_replays(
+    s: &cancelcheck_sim::Scenario,
+    schedule: &[u32],
+    broken: &[cancelcheck_properties::InvariantId],
+    at: &str,
+) {
+    let replayed = replay(s, schedule);
+    assert_eq!(replayed.applied, schedule.len(), "{at}");
+    let again: Vec<_> = replayed
+        .verdict
+        .violations
+        .iter()
+        .map(|v| v.invariant)
+        .collect();
+    assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
 }
 
 /// [`stdio_partial_order_keeps_every_verdict`] for `d`, which must also have applied the
