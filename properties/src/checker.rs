@@ -518,7 +518,8 @@ impl Checker {
     /// checker's future verdicts: its per-request records and what it learnt of the session
     /// (and the invariants already broken), not its counters nor the races reached so far
     /// (those describe the path, not the state). Two checkers of one dialect whose packed
-    /// bytes are equal judge every continuation alike.
+    /// bytes are equal judge every continuation alike (with [`Checker::set_canonical_order`],
+    /// alike in what breaks and what is reached; see there).
     pub fn pack_state(&self, out: &mut Vec<u8>) {
         put_varint(out, self.reqs.len() as u64);
         if let Some(order) = self.canonical_order().filter(|_| self.canonical) {
@@ -1282,18 +1283,13 @@ mod tests {
     /// its request 0, and the client's request 2, sent before (`root_first`) or after the
     /// server's: the same records, in two orders.
     fn interleaved(root_first: bool) -> Vec<&'static str> {
-        let mut lines = vec![
-            "client command initialize",
-            "client sends request 0 initialize",
-            "server receives request 0 initialize",
-            "server sends response 0 initialized cancel-support true",
-            "client receives response 0 initialized cancel-support true",
-            "client delivers 0 reply initialized cancel-support true",
+        let mut lines = crate::notation::OPENING.to_vec();
+        lines.extend([
             "client command send",
             "client sends request 1 work",
             "server receives request 1 work",
             "server starts work 1",
-        ];
+        ]);
         let root = ["client command send", "client sends request 2 work"];
         let nested = [
             "server command send-nested 1",
@@ -1308,11 +1304,11 @@ mod tests {
         lines
     }
 
-    /// A record's requester and id.
-    type Key = (Party, RequestId);
+    /// A record named by requester and id.
+    type Named = (Party, RequestId);
 
     /// Each record's requester and id, with its parent's.
-    fn links(c: &Checker) -> Vec<(Key, Option<Key>)> {
+    fn links(c: &Checker) -> Vec<(Named, Option<Named>)> {
         let mut v: Vec<_> = c
             .reqs
             .iter()
@@ -1340,7 +1336,7 @@ mod tests {
             RequestId::Int(2) => RequestId::Int(1),
             other => other,
         });
-        let renamed = |x: (Party, RequestId)| match x.1 {
+        let renamed = |x: Named| match x.1 {
             RequestId::Int(1) => (x.0, RequestId::Int(2)),
             RequestId::Int(2) => (x.0, RequestId::Int(1)),
             _ => x,

@@ -693,6 +693,18 @@ impl<'a> Words<'a> {
     }
 }
 
+/// The opening of a session in this notation, for tests: the client's `initialize` (id 0),
+/// answered by a server that supports cancellation.
+#[cfg(test)]
+pub(crate) const OPENING: [&str; 6] = [
+    "client command initialize",
+    "client sends request 0 initialize",
+    "server receives request 0 initialize",
+    "server sends response 0 initialized cancel-support true",
+    "client receives response 0 initialized cancel-support true",
+    "client delivers 0 reply initialized cancel-support true",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

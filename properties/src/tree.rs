@@ -873,14 +873,7 @@ mod tests {
 
     #[test]
     fn initialize_is_a_root_of_its_own() {
-        let t = tree(&[
-            "client command initialize",
-            "client sends request 0 initialize",
-            "server receives request 0 initialize",
-            "server sends response 0 initialized cancel-support true",
-            "client receives response 0 initialized cancel-support true",
-            "client delivers 0 reply initialized cancel-support true",
-        ]);
+        let t = tree(&crate::notation::OPENING);
         assert_eq!(t.roots().len(), 1);
         let x = t.node(t.roots()[0]);
         assert!(x.method.is_initialize());

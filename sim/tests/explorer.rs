@@ -9,6 +9,7 @@
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, replay, search};
 use cancelcheck_sim::link::Order;
+use cancelcheck_sim::scenario::Nesting;
 
 /// (dialect, behaviour, requests, unique states, total states).
 const CORRECT: &[(&str, &str, u16, u64, u64)] = &[
@@ -479,11 +480,13 @@ fn symmetric_counts_are_pinned_and_every_correct_behaviour_passes() {
 }
 
 /// The partial-order reduction (with symmetry on top) keeps every verdict: for every behaviour
-/// of every dialect at 2 requests on a reordering link with timeouts, the reduced search passes
-/// exactly when the full one does; a counterexample it reports replays to the same violation
-/// and breaks what the fault claims to break. (Ample sets keep every violation reachable, but
-/// not always by a shortest path, so lengths are not compared.) It also pins the reduced count
-/// of the README's example.
+/// of every dialect at 2 requests on a reordering link with timeouts, and, where the dialect
+/// nests requests, at 2 roots with trees of depth 2 and fan-out 1 (no timeouts) and with the
+/// trees its fault needs (`coverage::nesting_to_act`, 1 root or the 2 it needs), the reduced
+/// search passes exactly when the full one does; a counterexample it reports replays to the
+/// same violation and breaks what the fault claims to break, and the search for a shortest
+/// path after it finds one as short as the full search's. It also pins the reduced count of
+/// the README's example.
 #[test]
 fn partial_order_keeps_every_verdict() {
     let reduced_opts = SearchOptions {
@@ -491,73 +494,107 @@ fn partial_order_keeps_every_verdict() {
         partial_order: true,
         ..opts()
     };
-    let mut applied = 0;
+    let (mut applied, mut applied_to_trees) = (0, 0);
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let Some(class) = b.classify(d) else { continue };
-            // Faults of request trees act only on nested requests, whose searches run on plain
-            // states (no reduction applies to them).
-            let mut probe = ExploreSpec::new(d, b, 2, Order::Reordering).scenario();
-            probe.behavior = b;
-            if !cancelcheck_sim::coverage::nesting_to_act(&probe).is_flat() {
-                continue;
+            let spec = |n: u16, nesting: Nesting| {
+                let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
+                spec.timeouts = nesting.is_flat();
+                spec.init_timeout = nesting.is_flat();
+                spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.server_requests =
+                    cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+                spec.nesting = nesting;
+                spec
+            };
+            let acts =
+                cancelcheck_sim::coverage::nesting_to_act(&spec(2, Nesting::FLAT).scenario());
+            let mut specs = Vec::new();
+            // Faults of request trees act only on nested requests.
+            if acts.is_flat() {
+                specs.push(spec(2, Nesting::FLAT));
             }
-            let mut spec = ExploreSpec::new(d, b, 2, Order::Reordering);
-            spec.timeouts = true;
-            spec.init_timeout = true;
-            spec.progress = b == Behaviour::ProgressAfterCancel;
-            spec.server_requests =
-                cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
-            let s = spec.scenario();
-            let full = search(&s, &opts(), &|_, _, _| {});
-            let reduced = search(&s, &reduced_opts, &|_, _, _| {});
-            applied += usize::from(reduced.partial_order);
-            assert_eq!(
-                full.counterexample.is_some(),
-                reduced.counterexample.is_some(),
-                "{d} {b}"
-            );
-            assert_eq!(
-                full.finding().is_some(),
-                reduced.finding().is_some(),
-                "{d} {b}"
-            );
-            assert_eq!(full.finding().is_some(), class.faulty, "{d} {b}");
-            // A reduced search looks again for a shortest path; it finds one as long.
-            assert!(
-                reduced.shortest,
-                "{d} {b}: no shortest path after the reduction"
-            );
-            assert_eq!(
-                full.finding().map(|f| f.0.len()),
-                reduced.finding().map(|f| f.0.len()),
-                "{d} {b}: the reduced search's path is not a shortest one"
-            );
-            if let Some((schedule, broken)) = reduced.finding() {
-                let replayed = replay(&s, schedule);
-                assert_eq!(replayed.applied, schedule.len(), "{d} {b}");
-                let again: Vec<_> = replayed
-                    .verdict
-                    .violations
-                    .iter()
-                    .map(|v| v.invariant)
-                    .collect();
-                assert!(broken.iter().all(|i| again.contains(i)), "{d} {b}");
-                assert!(
-                    broken.iter().any(|i| class.breaks.contains(&i.name())),
-                    "{d} {b}: {broken:?}"
+            if d.rules().server_work_method.is_some() {
+                specs.push(spec(2, nest(2, 1)));
+                if !acts.is_flat() {
+                    let roots = if b == Behaviour::CancelsSiblingSubtree {
+                        2
+                    } else {
+                        1
+                    };
+                    specs.push(spec(roots, acts));
+                }
+            }
+            for spec in specs {
+                let at = format!("{d} {b} N={} nesting={:?}", spec.requests, spec.nesting);
+                let s = spec.scenario();
+                if !spec.nesting.is_flat() && !cancelcheck_sim::explorer::partial_order(&s) {
+                    // Not applied: nothing to compare (server requests make these large).
+                    continue;
+                }
+                let full = search(&s, &opts(), &|_, _, _| {});
+                let reduced = search(&s, &reduced_opts, &|_, _, _| {});
+                if spec.nesting.is_flat() {
+                    applied += usize::from(reduced.partial_order);
+                } else {
+                    applied_to_trees +=
+                        usize::from(reduced.partial_order && reduced.reduced_states > 0);
+                }
+                assert_eq!(
+                    full.counterexample.is_some(),
+                    reduced.counterexample.is_some(),
+                    "{at}"
                 );
-            } else if reduced.partial_order {
-                assert!(
-                    reduced.unique_states < full.unique_states,
-                    "{d} {b}: no reduction"
+                assert_eq!(
+                    full.finding().is_some(),
+                    reduced.finding().is_some(),
+                    "{at}"
                 );
+                // Where the configuration is the one the fault acts in. (Without timeouts some
+                // faults have nothing to act on in the two roots' trees, and a reused id may
+                // first break a rule of trees there.)
+                let its_own = spec.nesting.is_flat() || spec.nesting == acts;
+                if its_own {
+                    assert_eq!(full.finding().is_some(), class.faulty, "{at}");
+                }
+                if full.finding().is_none() {
+                    assert_eq!(full.reached, reduced.reached, "{at}: the races reached");
+                }
+                // A reduced search looks again for a shortest path; it finds one as long.
+                assert!(
+                    reduced.shortest,
+                    "{at}: no shortest path after the reduction"
+                );
+                assert_eq!(
+                    full.finding().map(|f| f.0.len()),
+                    reduced.finding().map(|f| f.0.len()),
+                    "{at}: the reduced search's path is not a shortest one"
+                );
+                if let Some((schedule, broken)) = reduced.finding() {
+                    assert_replays(&s, schedule, broken, &at);
+                    assert!(
+                        !its_own || broken.iter().any(|i| class.breaks.contains(&i.name())),
+                        "{at}: {broken:?}"
+                    );
+                } else if reduced.partial_order
+                    && (spec.nesting.is_flat() || reduced.reduced_states > 0)
+                {
+                    assert!(
+                        reduced.unique_states < full.unique_states,
+                        "{at}: no reduction"
+                    );
+                }
             }
         }
     }
     assert!(
         applied > 30,
         "the reduction applied to only {applied} configurations"
+    );
+    assert!(
+        applied_to_trees > 10,
+        "the reduction applied to only {applied_to_trees} configurations of request trees"
     );
     let s = correct_spec("acp", "honour", 3).scenario();
     let r = search(&s, &reduced_opts, &|_, _, _| {});
@@ -684,16 +721,76 @@ fn conclusion(
     )
 }
 
+/// Request trees `depth` levels deep, with `fanout` requests sent on behalf of each request
+/// above the deepest level.
+fn nest(depth: u8, fanout: u8) -> Nesting {
+    Nesting { depth, fanout }
+}
+
+/// The request trees the verdict-equality tests explore besides flat requests, where the
+/// dialect has nested requests: (roots, shape, with timeouts too). Each is small enough to
+/// search without the reductions.
+const TREES: &[(u16, (u8, u8), bool)] = &[
+    (1, (2, 1), true),
+    (1, (2, 2), true),
+    (1, (3, 1), true),
+    (1, (3, 2), false),
+    (2, (2, 1), false),
+];
+
+/// The configurations `stdio_partial_order_keeps_every_verdict` compares for behaviour `b` of
+/// `d`: flat requests at 1 to 3 (2 with timeouts in ABP and with progress notifications),
+/// without and with timeouts (request and connect timeouts), each with the server requests its
+/// fault needs; then, where `d` nests requests, the [`TREES`], and the trees the fault needs
+/// to act (`coverage::nesting_to_act`) at 1 and 2 roots.
+fn stdio_configurations(d: Dialect, b: Behaviour) -> Vec<ExploreSpec> {
+    let mut specs = Vec::new();
+    let spec = |n: u16, timeouts: bool, nesting: Nesting| {
+        let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
+        spec.timeouts = timeouts;
+        spec.init_timeout = timeouts;
+        spec.progress = b == Behaviour::ProgressAfterCancel;
+        spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+        spec.nesting = nesting;
+        spec
+    };
+    for timeouts in [false, true] {
+        // ABP's repeated cancels and MCP's progress make 3 requests with timeouts large.
+        let heavy = d == Dialect::Abp || b == Behaviour::ProgressAfterCancel;
+        let most = if heavy && timeouts { 2 } else { 3 };
+        for n in 1..=most {
+            specs.push(spec(n, timeouts, Nesting::FLAT));
+        }
+    }
+    if d.rules().server_work_method.is_none() {
+        return specs;
+    }
+    for &(n, (depth, fanout), timeouts) in TREES {
+        specs.push(spec(n, false, nest(depth, fanout)));
+        if timeouts {
+            specs.push(spec(n, true, nest(depth, fanout)));
+        }
+    }
+    let acts = cancelcheck_sim::coverage::nesting_to_act(&spec(1, false, Nesting::FLAT).scenario());
+    if !acts.is_flat() {
+        for n in 1..=2 {
+            specs.push(spec(n, false, acts));
+            specs.push(spec(n, true, acts));
+        }
+    }
+    specs
+}
+
 /// The partial-order reduction on a FIFO link (stdio) keeps every verdict, for one dialect:
-/// for every behaviour it applies to, at 1 to 3 requests (2 with timeouts in ABP and with
-/// progress notifications), without and with timeouts
-/// (request and connect timeouts), the search with the reduction alone (flat rows) and with
-/// both reductions (plain states) agree with the search without reductions on whether a MUST
+/// for every behaviour it applies to, in every configuration of [`stdio_configurations`]
+/// (request trees included), the search with the reduction alone and (where the symmetry
+/// reduction applies too) with both agree with the search without reductions on whether a MUST
 /// or anything broke, on the invariants the reported finding breaks, and (when no MUST broke,
 /// so every search ran to the end) on the races reached, which decide a vacuous verdict. A
 /// reduced finding replays to the same violation. Returns in how many of the reduced searches
-/// the reduction applied and visited fewer states, and how many there were.
-fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> (usize, usize) {
+/// the reduction applied and visited fewer states, and how many there were; and the same for
+/// searches of request trees alone.
+fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> [(usize, usize); 2] {
     let por = SearchOptions {
         partial_order: true,
         ..opts()
@@ -702,72 +799,81 @@ fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> (usize, usize) {
         symmetry: true,
         ..por
     };
-    let (mut applied, mut considered) = (0, 0);
+    let mut counts = [(0, 0); 2];
     for b in Behaviour::all() {
         let Some(class) = b.classify(d) else { continue };
-        for timeouts in [false, true] {
-            // ABP's repeated cancels and MCP's progress make 3 requests with timeouts large.
-            let heavy = d == Dialect::Abp || b == Behaviour::ProgressAfterCancel;
-            let most = if heavy && timeouts { 2 } else { 3 };
-            for n in 1..=most {
-                let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
-                spec.timeouts = timeouts;
-                spec.init_timeout = timeouts;
-                spec.progress = b == Behaviour::ProgressAfterCancel;
-                spec.server_requests =
-                    cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
-                let s = spec.scenario();
-                if !cancelcheck_sim::explorer::partial_order(&s) {
-                    // Not applied: the searches with it are the search without it.
+        for spec in stdio_configurations(d, b) {
+            let s = spec.scenario();
+            if !cancelcheck_sim::explorer::partial_order(&s) {
+                // Not applied: the searches with it are the search without it.
+                continue;
+            }
+            let full = search(&s, &opts(), &|_, _, _| {});
+            assert!(!full.partial_order);
+            let want = conclusion(&full);
+            let mut reduced = vec![(search(&s, &por, &|_, _, _| {}), "por")];
+            if cancelcheck_sim::explorer::symmetric(&s) {
+                reduced.push((search(&s, &both, &|_, _, _| {}), "por+symmetry"));
+            }
+            let tally = &mut counts[usize::from(!spec.nesting.is_flat())];
+            for (reduced, how) in reduced {
+                let at = format!(
+                    "{d} {b} N={} nesting={:?} timeouts={} {how}",
+                    spec.requests, spec.nesting, spec.timeouts
+                );
+                tally.1 += 1;
+                assert_eq!(conclusion(&reduced), want, "{at}");
+                assert!(
+                    reduced.exhaustive || reduced.counterexample.is_some(),
+                    "{at}"
+                );
+                if reduced.partial_order && reduced.unique_states < full.unique_states {
+                    tally.0 += 1;
+                }
+                let Some((schedule, broken)) = reduced.finding() else {
                     continue;
-                }
-                let full = search(&s, &opts(), &|_, _, _| {});
-                assert!(!full.partial_order);
-                let want = conclusion(&full);
-                for (reduced, how) in [
-                    (search(&s, &por, &|_, _, _| {}), "por"),
-                    (search(&s, &both, &|_, _, _| {}), "por+symmetry"),
-                ] {
-                    let at = format!("{d} {b} N={n} timeouts={timeouts} {how}");
-                    considered += 1;
-                    assert_eq!(conclusion(&reduced), want, "{at}");
-                    assert!(
-                        reduced.exhaustive || reduced.counterexample.is_some(),
-                        "{at}"
-                    );
-                    if reduced.partial_order && reduced.unique_states < full.unique_states {
-                        applied += 1;
-                    }
-                    let Some((schedule, broken)) = reduced.finding() else {
-                        continue;
-                    };
-                    assert!(
-                        broken.iter().any(|i| class.breaks.contains(&i.name())),
-                        "{at}: {broken:?}"
-                    );
-                    let replayed = replay(&s, schedule);
-                    assert_eq!(replayed.applied, schedule.len(), "{at}");
-                    let again: Vec<_> = replayed
-                        .verdict
-                        .violations
-                        .iter()
-                        .map(|v| v.invariant)
-                        .collect();
-                    assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
-                }
+                };
+                assert!(
+                    broken.iter().any(|i| class.breaks.contains(&i.name())),
+                    "{at}: {broken:?}"
+                );
+                assert_replays(&s, schedule, broken, &at);
             }
         }
     }
-    (applied, considered)
+    counts
+}
+
+/// The schedule a reduced search reported applies whole and breaks again what it broke.
+fn assert_replays(
+    s: &cancelcheck_sim::Scenario,
+    schedule: &[u32],
+    broken: &[cancelcheck_properties::InvariantId],
+    at: &str,
+) {
+    let replayed = replay(s, schedule);
+    assert_eq!(replayed.applied, schedule.len(), "{at}");
+    let again: Vec<_> = replayed
+        .verdict
+        .violations
+        .iter()
+        .map(|v| v.invariant)
+        .collect();
+    assert!(broken.iter().all(|i| again.contains(i)), "{at}: {again:?}");
 }
 
 /// [`stdio_partial_order_keeps_every_verdict`] for `d`, which must also have applied the
-/// reduction in at least two thirds of its searches (so the equality is not vacuous).
+/// reduction in at least two thirds of its searches, and of its searches of request trees
+/// (so the equality is not vacuous).
 fn stdio_partial_order_applies_and_keeps_every_verdict(d: Dialect) {
-    let (applied, of) = stdio_partial_order_keeps_every_verdict(d);
+    let [(applied, of), (trees, of_trees)] = stdio_partial_order_keeps_every_verdict(d);
     assert!(
         applied * 3 >= of * 2,
         "{d}: the reduction applied in only {applied} of {of} searches"
+    );
+    assert!(
+        trees * 3 >= of_trees * 2 && (of_trees > 0) == d.rules().server_work_method.is_some(),
+        "{d}: the reduction applied in only {trees} of {of_trees} searches of request trees"
     );
 }
 
@@ -801,6 +907,52 @@ fn stdio_partial_order_keeps_every_verdict_abp() {
     stdio_partial_order_applies_and_keeps_every_verdict(Dialect::Abp);
 }
 
+/// A step named so that it can be found again in another state: a delivery, loss or
+/// duplication also by the message it takes (positions move on a reordering link, whose queues
+/// are kept sorted).
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Named(
+    cancelcheck_sim::explorer::Step,
+    Option<cancelcheck_model::Message>,
+);
+
+impl Named {
+    /// `step`, one of `e`'s enabled steps, named.
+    fn of(e: &cancelcheck_sim::explorer::Explorer, step: cancelcheck_sim::explorer::Step) -> Named {
+        use cancelcheck_sim::explorer::Step as S;
+        let msg = match step {
+            S::Deliver { to, index } | S::Lose { to, index } | S::Duplicate { to, index } => {
+                e.in_flight(to).get(usize::from(index)).copied()
+            }
+            _ => None,
+        };
+        Named(step, msg)
+    }
+
+    /// The same step in `e` (taking the first copy of its message), if its message is there.
+    fn find(
+        self,
+        e: &cancelcheck_sim::explorer::Explorer,
+    ) -> Option<cancelcheck_sim::explorer::Step> {
+        use cancelcheck_sim::explorer::Step as S;
+        let Named(step, Some(m)) = self else {
+            return Some(self.0);
+        };
+        let at = |to: cancelcheck_model::Party| {
+            e.in_flight(to)
+                .iter()
+                .position(|x| *x == m)
+                .map(|i| i as u16)
+        };
+        Some(match step {
+            S::Deliver { to, .. } => S::Deliver { to, index: at(to)? },
+            S::Lose { to, .. } => S::Lose { to, index: at(to)? },
+            S::Duplicate { to, .. } => S::Duplicate { to, index: at(to)? },
+            other => other,
+        })
+    }
+}
+
 /// The state after applying `steps` in order to the state `bytes` packs, and what those steps
 /// did (the invariants they broke, the races they reached, by name); `None` if a step is not
 /// enabled when its turn comes.
@@ -808,12 +960,13 @@ fn after_steps(
     template: &mut cancelcheck_sim::explorer::Explorer,
     s: &cancelcheck_sim::Scenario,
     bytes: &[u8],
-    steps: &[cancelcheck_sim::explorer::Step],
+    steps: &[Named],
 ) -> Option<(Vec<u8>, std::collections::BTreeSet<&'static str>)> {
     template.unpack(bytes).expect("a packed state unpacks");
     let mut enabled = Vec::new();
-    for &step in steps {
+    for &named in steps {
         template.enabled(s, &mut enabled);
+        let step = named.find(template)?;
         if !enabled.contains(&step) {
             return None;
         }
@@ -832,9 +985,9 @@ fn after_steps(
     Some((packed, did))
 }
 
-/// Checks the reduction's claim on a FIFO link directly, state by state: from every reachable
-/// state (of `spec`) where it expands fewer steps than are enabled, along every path of steps
-/// outside its set, each step of the set stays enabled, and every step `b` taken there
+/// Checks the reduction's claim directly (on either transport), state by state: from every
+/// reachable state (of `spec`) where it expands fewer steps than are enabled, along every path
+/// of steps outside its set, each step of the set stays enabled, and every step `b` taken there
 /// commutes with every step `a` of the set: `a` then `b` and `b` then `a` are both possible,
 /// reach the same state, and `a` first breaks and reaches everything `b` first does (the
 /// reduction may move `a` before `b`). Returns the states where a set was checked.
@@ -856,7 +1009,7 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
         while let Some(state) = stack.pop() {
             e.unpack(&state).expect("unpacks");
             e.to_expand(init, true, &mut all, &mut ample);
-            let set: Vec<_> = ample.iter().map(|p| p.1).collect();
+            let set: Vec<Named> = ample.iter().map(|p| Named::of(&e, p.1)).collect();
             for &step in &all {
                 t.unpack(&state).expect("unpacks");
                 t.apply(init, step);
@@ -876,10 +1029,19 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
             while let Some((u, depth)) = todo.pop() {
                 e.unpack(&u).expect("unpacks");
                 e.enabled(init, &mut enabled);
-                for a in &set {
-                    assert!(enabled.contains(a), "{spec:?}: {a:?} disabled by {all:?}");
-                }
-                for &b in enabled.iter().filter(|b| !set.contains(b)) {
+                let here: Vec<_> = set
+                    .iter()
+                    .map(|a| {
+                        let step = a.find(&e).filter(|step| enabled.contains(step));
+                        step.unwrap_or_else(|| panic!("{spec:?}: {a:?} disabled by {all:?}"))
+                    })
+                    .collect();
+                let others: Vec<Named> = enabled
+                    .iter()
+                    .filter(|b| !here.contains(b))
+                    .map(|&b| Named::of(&e, b))
+                    .collect();
+                for b in others {
                     for &a in &set {
                         let ab = after_steps(&mut t, init, &u, &[a, b]);
                         let ba = after_steps(&mut t, init, &u, &[b, a]);
@@ -899,7 +1061,7 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
                         continue;
                     }
                     e.unpack(&u).expect("unpacks");
-                    e.apply(init, b);
+                    e.apply(init, b.0);
                     if !e.violated() {
                         let mut next = Vec::new();
                         e.pack(&mut next);
@@ -943,6 +1105,65 @@ fn stdio_ample_sets_are_persistent() {
     assert!(checked > 50_000, "only {checked} states checked");
 }
 
+/// The ample sets of request trees are persistent (see `ample_sets_are_persistent`), on stdio
+/// and on a reordering link, in every dialect with nested requests: for every behaviour the
+/// reduction applies to, one root with the trees its fault needs (`coverage::nesting_to_act`;
+/// depth 2, fan-out 1 for the others) and timeouts, a connect timeout and progress; and for
+/// `honour`, one root with a fan-out of 2 (with timeouts, and with progress too) and with a
+/// depth of 3 (timeouts), two roots (depth 2, fan-out 1; timeouts on stdio), and loss,
+/// internal cancellation and a malformed cancel. (Two roots with timeouts on stdio are where
+/// a timeout meets an answer its peer holds back for a nested request.)
+#[test]
+fn ample_sets_of_request_trees_are_persistent() {
+    let mut checked = [0; 2];
+    for d in Dialect::ALL
+        .into_iter()
+        .filter(|d| d.rules().server_work_method.is_some())
+    {
+        for (i, order) in [Order::Fifo, Order::Reordering].into_iter().enumerate() {
+            let spec = |b: Behaviour, n: u16, nesting: Nesting, timeouts: bool| {
+                let mut spec = ExploreSpec::new(d, b, n, order);
+                spec.timeouts = timeouts;
+                spec.init_timeout = timeouts;
+                spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.nesting = nesting;
+                spec
+            };
+            let mut specs: Vec<ExploreSpec> = Behaviour::all()
+                .filter(|b| b.classify(d).is_some())
+                .map(|b| {
+                    let acts = cancelcheck_sim::coverage::nesting_to_act(
+                        &spec(b, 1, nest(2, 1), false).scenario(),
+                    );
+                    let nesting = if acts.is_flat() { nest(2, 1) } else { acts };
+                    spec(b, 1, nesting, true)
+                })
+                .collect();
+            specs.push(spec(Behaviour::Honour, 1, nest(2, 2), true));
+            specs.push(spec(Behaviour::Honour, 1, nest(3, 1), true));
+            // Two roots (with timeouts on stdio only: on a reordering link they are large).
+            specs.push(spec(Behaviour::Honour, 2, nest(2, 1), order == Order::Fifo));
+            let mut progress = spec(Behaviour::Honour, 1, nest(2, 2), true);
+            progress.progress = true;
+            specs.push(progress);
+            let mut lossy = spec(Behaviour::Honour, 1, nest(2, 2), false);
+            lossy.loss = true;
+            lossy.internal_cancel = true;
+            lossy.malformed_cancel = true;
+            specs.push(lossy);
+            for spec in specs {
+                if cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
+                    checked[i] += ample_sets_are_persistent(&spec);
+                }
+            }
+        }
+    }
+    assert!(
+        checked[0] > 5_000 && checked[1] > 100,
+        "only {checked:?} states checked"
+    );
+}
+
 /// Unique and total states on stdio with the partial-order reduction, pinned like the other
 /// counts: (dialect, behaviour, requests, timeouts, with symmetry too, unique, total). Every
 /// one passes or is vacuous, as without the reduction.
@@ -981,4 +1202,167 @@ fn stdio_reduced_counts_are_pinned() {
         "counts changed:\n{}",
         changed.join("\n")
     );
+}
+
+/// Request trees of every shape up to depth 2 and fan-out 2, explored exhaustively with the
+/// reductions the command line applies by default, pinned like the other counts: (dialect,
+/// transport, roots, depth, fan-out, unique states). One root of each shape on both
+/// transports; two roots on stdio, and on a reordering link up to fan-out 1 (two roots with a
+/// fan-out of 2 there are millions of states).
+const TREE_SHAPES: &[(&str, Order, u16, u8, u8, u64)] = &[
+    ("acp", Order::Fifo, 1, 1, 1, 28),
+    ("acp", Order::Fifo, 1, 1, 2, 28),
+    ("acp", Order::Fifo, 1, 2, 1, 96),
+    ("acp", Order::Fifo, 1, 2, 2, 274),
+    ("acp", Order::Fifo, 2, 1, 1, 138),
+    ("acp", Order::Fifo, 2, 1, 2, 138),
+    ("acp", Order::Fifo, 2, 2, 1, 4902),
+    ("acp", Order::Fifo, 2, 2, 2, 93756),
+    ("acp", Order::Reordering, 1, 1, 1, 40),
+    ("acp", Order::Reordering, 1, 1, 2, 40),
+    ("acp", Order::Reordering, 1, 2, 1, 168),
+    ("acp", Order::Reordering, 1, 2, 2, 1796),
+    ("acp", Order::Reordering, 2, 1, 1, 158),
+    ("acp", Order::Reordering, 2, 2, 1, 50662),
+    ("acp-rfd", Order::Fifo, 1, 1, 1, 24),
+    ("acp-rfd", Order::Fifo, 1, 1, 2, 24),
+    ("acp-rfd", Order::Fifo, 1, 2, 1, 74),
+    ("acp-rfd", Order::Fifo, 1, 2, 2, 191),
+    ("acp-rfd", Order::Fifo, 2, 1, 1, 102),
+    ("acp-rfd", Order::Fifo, 2, 1, 2, 102),
+    ("acp-rfd", Order::Fifo, 2, 2, 1, 2987),
+    ("acp-rfd", Order::Fifo, 2, 2, 2, 50375),
+    ("acp-rfd", Order::Reordering, 1, 1, 1, 31),
+    ("acp-rfd", Order::Reordering, 1, 1, 2, 31),
+    ("acp-rfd", Order::Reordering, 1, 2, 1, 113),
+    ("acp-rfd", Order::Reordering, 1, 2, 2, 1015),
+    ("acp-rfd", Order::Reordering, 2, 1, 1, 98),
+    ("acp-rfd", Order::Reordering, 2, 2, 1, 27446),
+    ("mcp-2025-11-25", Order::Fifo, 1, 1, 1, 26),
+    ("mcp-2025-11-25", Order::Fifo, 1, 1, 2, 26),
+    ("mcp-2025-11-25", Order::Fifo, 1, 2, 1, 70),
+    ("mcp-2025-11-25", Order::Fifo, 1, 2, 2, 164),
+    ("mcp-2025-11-25", Order::Fifo, 2, 1, 1, 122),
+    ("mcp-2025-11-25", Order::Fifo, 2, 1, 2, 122),
+    ("mcp-2025-11-25", Order::Fifo, 2, 2, 1, 2424),
+    ("mcp-2025-11-25", Order::Fifo, 2, 2, 2, 28154),
+    ("mcp-2025-11-25", Order::Reordering, 1, 1, 1, 38),
+    ("mcp-2025-11-25", Order::Reordering, 1, 1, 2, 38),
+    ("mcp-2025-11-25", Order::Reordering, 1, 2, 1, 122),
+    ("mcp-2025-11-25", Order::Reordering, 1, 2, 2, 818),
+    ("mcp-2025-11-25", Order::Reordering, 2, 1, 1, 148),
+    ("mcp-2025-11-25", Order::Reordering, 2, 2, 1, 24388),
+    ("mcp-2026-07-28", Order::Fifo, 1, 1, 1, 22),
+    ("mcp-2026-07-28", Order::Fifo, 1, 1, 2, 22),
+    ("mcp-2026-07-28", Order::Fifo, 1, 2, 1, 62),
+    ("mcp-2026-07-28", Order::Fifo, 1, 2, 2, 130),
+    ("mcp-2026-07-28", Order::Fifo, 2, 1, 1, 118),
+    ("mcp-2026-07-28", Order::Fifo, 2, 1, 2, 118),
+    ("mcp-2026-07-28", Order::Fifo, 2, 2, 1, 1848),
+    ("mcp-2026-07-28", Order::Fifo, 2, 2, 2, 12278),
+    ("mcp-2026-07-28", Order::Reordering, 1, 1, 1, 34),
+    ("mcp-2026-07-28", Order::Reordering, 1, 1, 2, 34),
+    ("mcp-2026-07-28", Order::Reordering, 1, 2, 1, 104),
+    ("mcp-2026-07-28", Order::Reordering, 1, 2, 2, 450),
+    ("mcp-2026-07-28", Order::Reordering, 2, 1, 1, 144),
+    ("mcp-2026-07-28", Order::Reordering, 2, 2, 1, 17662),
+    ("lsp", Order::Fifo, 1, 1, 1, 28),
+    ("lsp", Order::Fifo, 1, 1, 2, 28),
+    ("lsp", Order::Fifo, 1, 2, 1, 96),
+    ("lsp", Order::Fifo, 1, 2, 2, 274),
+    ("lsp", Order::Fifo, 2, 1, 1, 138),
+    ("lsp", Order::Fifo, 2, 1, 2, 138),
+    ("lsp", Order::Fifo, 2, 2, 1, 4902),
+    ("lsp", Order::Fifo, 2, 2, 2, 93756),
+    ("lsp", Order::Reordering, 1, 1, 1, 40),
+    ("lsp", Order::Reordering, 1, 1, 2, 40),
+    ("lsp", Order::Reordering, 1, 2, 1, 168),
+    ("lsp", Order::Reordering, 1, 2, 2, 1796),
+    ("lsp", Order::Reordering, 2, 1, 1, 158),
+    ("lsp", Order::Reordering, 2, 2, 1, 50662),
+];
+
+/// Every shape of [`TREE_SHAPES`] in every dialect with nested requests: `honour` passes and
+/// the search is exhaustive, with the partial-order reduction applied (it applies to trees on
+/// both transports); and every fault of request trees that acts within these shapes (all but
+/// `forgets-grandchild`, which needs a grandchild) is found, on both transports, in a tree of
+/// depth 2 and fan-out 2 (two roots of fan-out 1 for `cancels-sibling-subtree`), breaking what
+/// it claims to break.
+#[test]
+fn every_tree_shape_up_to_two_by_two_is_explored() {
+    let reduced = SearchOptions {
+        symmetry: true,
+        partial_order: true,
+        ..opts()
+    };
+    let mut changed = Vec::new();
+    let nested = Dialect::ALL
+        .into_iter()
+        .filter(|d| d.rules().server_work_method.is_some());
+    for d in nested.clone() {
+        for order in [Order::Fifo, Order::Reordering] {
+            for roots in 1..=2u16 {
+                for (depth, fanout) in [(1, 1), (1, 2), (2, 1), (2, 2)] {
+                    if order == Order::Reordering && roots == 2 && fanout == 2 {
+                        continue;
+                    }
+                    let mut spec = ExploreSpec::new(d, Behaviour::Honour, roots, order);
+                    spec.nesting = nest(depth, fanout);
+                    let r = search(&spec.scenario(), &reduced, &|_, _, _| {});
+                    let at = format!("{d} {order:?} {roots} roots, {depth}x{fanout}");
+                    assert!(r.exhaustive && r.finding().is_none(), "{at}");
+                    assert!(r.partial_order, "{at}: the reduction did not apply");
+                    if order == Order::Fifo || roots == 2 {
+                        assert!(r.reduced_states > 0, "{at}: no state was reduced");
+                    }
+                    let row = TREE_SHAPES.iter().find(|x| {
+                        (x.0, x.1, x.2, x.3, x.4) == (d.id(), order, roots, depth, fanout)
+                    });
+                    if row.map(|x| x.5) != Some(r.unique_states) {
+                        changed.push(format!(
+                            "(\"{d}\", Order::{order:?}, {roots}, {depth}, {fanout}, {}), // was {:?}",
+                            r.unique_states,
+                            row.map(|x| x.5)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "counts changed:\n{}",
+        changed.join("\n")
+    );
+    let mut found = 0;
+    for d in nested {
+        let faults = Behaviour::all().filter(|b| {
+            b.classify(d).is_some_and(|c| c.faulty) && *b != Behaviour::ForgetsGrandchild
+        });
+        for b in faults {
+            let mut probe = ExploreSpec::new(d, b, 1, Order::Fifo);
+            if cancelcheck_sim::coverage::nesting_to_act(&probe.scenario()).is_flat() {
+                continue;
+            }
+            let sibling = b == Behaviour::CancelsSiblingSubtree;
+            probe.requests = if sibling { 2 } else { 1 };
+            probe.workers = probe.requests;
+            probe.nesting = if sibling { nest(2, 1) } else { nest(2, 2) };
+            for order in [Order::Fifo, Order::Reordering] {
+                let spec = ExploreSpec { order, ..probe };
+                let r = search(&spec.scenario(), &reduced, &|_, _, _| {});
+                let broken = r.finding().map(|f| f.1.clone()).unwrap_or_default();
+                let claims = b.classify(d).map(|c| c.breaks).unwrap_or_default();
+                assert!(
+                    broken.iter().any(|i| claims.contains(&i.name())),
+                    "{d} {b} {order:?}: found {broken:?}, expected one of {claims:?}"
+                );
+                found += 1;
+            }
+        }
+        assert!(
+            found >= 2,
+            "{d}: only {found} searches for faults of request trees"
+        );
+    }
 }

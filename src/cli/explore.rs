@@ -159,6 +159,11 @@ struct ExploreReport {
     search: &'static str,
     symmetry: bool,
     partial_order: bool,
+    /// The kind of ample set the partial-order reduction took (`fifo-head-or-side`,
+    /// `request`, `root-subtree`), where it applied.
+    ample_sets: Option<&'static str>,
+    /// States expanded through an ample set smaller than their enabled steps.
+    reduced_states: u64,
     state_form: &'static str,
     verdict: &'static str,
     vacuous_because: Vec<String>,
@@ -294,6 +299,9 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         },
         symmetry: report.symmetry,
         partial_order: report.partial_order,
+        ample_sets: cancelcheck_sim::explorer::ample_sets(&scenario)
+            .filter(|_| report.partial_order),
+        reduced_states: report.reduced_states,
         state_form: if report.flat { "flat" } else { "plain" },
         verdict: status.as_str(),
         vacuous_because: vacuous,
@@ -448,6 +456,18 @@ impl fmt::Display for ExploreReport {
             self.peak_bytes_held.div_ceil(1 << 20),
             self.max_memory_bytes >> 20,
             self.max_memory_from
+        )?;
+        writeln!(
+            f,
+            "reductions: symmetry {}, partial order {}",
+            if self.symmetry { "on" } else { "off" },
+            match self.ample_sets {
+                Some(sets) => format!(
+                    "on ({sets} sets; {} states expanded through fewer steps than enabled)",
+                    self.reduced_states
+                ),
+                None => "off".to_string(),
+            }
         )?;
         if self.bounded_by_memory {
             writeln!(

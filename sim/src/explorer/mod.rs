@@ -172,7 +172,8 @@ pub struct ExploreSpec {
     pub client_cancel_support: Option<bool>,
     /// Request trees: each running request at a level above `nesting.depth` may send
     /// `nesting.fanout` requests on its behalf; with any, the search runs without the
-    /// reductions.
+    /// symmetry reduction, and the partial-order reduction takes its sets for trees (see
+    /// [`partial_order`]).
     pub nesting: crate::scenario::Nesting,
 }
 
@@ -240,6 +241,16 @@ impl ExploreSpec {
 /// id (id 0, coerced ids, reuse of a given-up id) nor acts on several requests in table order
 /// (one cancel stopping all). Table order then carries no information, and a state and its
 /// relabelling have the same futures up to that relabelling.
+///
+/// Not with request trees, though their roots' subtrees all have one shape. The client runs
+/// every request the server sends with one worker (see [`crate::world::endpoint_configs`]), so the
+/// nested requests of different roots queue there behind one another, in the order of the
+/// client's table, which a relabelling (tables sorted by id) would scramble; and each party
+/// numbers the nested requests it sends from one counter, in the order it sends them across
+/// roots, so renaming a root would have to rename its whole subtree in both parties' id spaces
+/// and the tree table, keeping the queue's order, for a gain the partial-order reduction
+/// already takes on stdio (where, with one root, there is nothing to permute). The checker's
+/// relabelling keeps parent links right all the same (`Checker::relabel`).
 pub fn symmetric(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
     // The relabelling renames the client's ids only; the server's requests share its id space.
@@ -259,12 +270,15 @@ pub fn symmetric(s: &Scenario) -> bool {
 /// quiescent state (with its verdict) of the full state graph, though not always by a
 /// shortest path.
 ///
-/// It needs, on either transport, requests that are interchangeable ([`symmetric`]: no id
-/// reuse, no server requests, no request waiting for a worker, so no step of one request
-/// starts another's work, and no behaviour that singles out an id, coerces ids or stops every
-/// request with one cancel), no duplication (its budget is shared by every request, so one
-/// request's duplication disables another's), and no crash (`crashes-on-unknown-cancel` stops
-/// every request of the party at once).
+/// It needs, on either transport: no duplication (its budget is shared by every request, so
+/// one request's duplication disables another's), no crash (`crashes-on-unknown-cancel` stops
+/// every request of the party at once), no id reuse, no server requests, and no behaviour that
+/// singles out an id, coerces ids or stops every request with one cancel. Without request
+/// trees, requests must also be interchangeable ([`symmetric`]: no request waits for a worker,
+/// so no step of one request starts another's work). With trees, requests do wait (the client
+/// runs every request the server sends with one worker), and the sets are chosen so that this
+/// does no harm (below); on a reordering link the behaviour must also not act across roots'
+/// subtrees (`cancels-sibling-subtree`, `cancel-hits-own-request`).
 ///
 /// The set chosen meets the classic conditions, read for reachability:
 /// - C0: it is empty only where no step is enabled.
@@ -281,23 +295,54 @@ pub fn symmetric(s: &Scenario) -> bool {
 ///   something never given back: the application's script and the network's budgets only
 ///   count down, a message delivered or lost is counted in the checker's record of its request
 ///   (a malformed cancel comes out of a budget), a timer is armed once per request sent, work
-///   starts once per request received and ends once, progress is reported once per work.
+///   starts once per request received and ends once, progress is reported once per work, and
+///   a request sent on another's behalf comes out of that one's fan-out.
 ///
 /// Under the symmetry reduction a state stands for its relabellings; the argument holds from
 /// whichever of them is expanded, and a relabelling breaks and reaches the same.
 ///
-/// **Reordering link.** The set is every enabled step of one request (the one with the
-/// fewest, then the earliest), where every enabled step belongs to a request and steps of two
-/// or more are enabled. There, steps of different requests commute and never enable or
+/// "The same state" is read on the packed form. With trees both parties send requests, and
+/// the checker records each and the explorer's tree table holds a node for each in the order
+/// they were sent; both are packed sorted by requester and id (the checker's records with
+/// their parent links renumbered: `Checker::set_canonical_order`), so that two sends on
+/// different sides leave one state in either order. Nothing judged depends on that order (a
+/// record is always looked up by requester and id; the order only decides which request a
+/// violation found at the end names).
+///
+/// **Reordering link.** Without trees, the set is every enabled step of one request (the one
+/// with the fewest, then the earliest), where every enabled step belongs to a request and steps
+/// of two or more are enabled. There, steps of different requests commute and never enable or
 /// disable one another (messages are delivered in any order), and what the checker says about
 /// a request depends only on that request's steps and `initialize`'s.
+///
+/// With trees, the unit is a root's *subtree* (the request and every request sent on behalf
+/// of one in its tree): what a party does for one subtree does not touch another's requests,
+/// but subtrees share what a party owns for all of them. Its counter of ids: the party's next
+/// request, nested or (the client's) a new root, takes the next id, so two subtrees' sends on
+/// one party swap ids with their order. And its workers: a request received waits for a free
+/// one, work ending starts the first waiting, and a cancel received for a waiting request takes
+/// it out, which does not commute with another's work ending (the request would have started).
+/// So the set is every enabled step of one subtree (the fewest, then the earliest), where every
+/// enabled step belongs to a subtree and those of two or more are enabled, among the subtrees
+/// (not `initialize`'s) whose steps are all *tame* and none of whose requests waits for a
+/// worker. A tame step touches neither a counter nor workers: an answer, progress or a cancel
+/// acknowledgement delivered (an answer may release the answer held back for its parent, in
+/// the same subtree, which starts or ends no work), any message lost, the client's application
+/// cancelling, a timeout (which gives its request up or sends a cancel), running work
+/// reporting progress. C1: a step of another subtree touches this one's state only through
+/// counters and workers, which tame steps leave alone, so each commutes with each step of the
+/// set, disables none, and enables no step of this subtree (that could only be by starting its
+/// waiting work); what the checker says about a request depends only on its subtree's steps
+/// and `initialize`'s.
 ///
 /// **FIFO link (stdio).** Steps of different requests do not all commute there: two messages
 /// put on one queue arrive in the order they were sent, and delivering the head of a queue is
 /// what makes the next message (perhaps another request's) deliverable. Each step is on one
-/// party's *side*: the party it feeds (an application command, a delivery, work, a timer), or
-/// for a loss the lost message's recipient. Each party is the only writer of the queue towards
-/// its peer and the only reader of the queue towards itself. So:
+/// party's *side*: the party it feeds (an application command, a delivery, work, a timer, a
+/// nested request's sending), or for a loss the lost message's recipient. Each party is the
+/// only writer of the queue towards its peer and the only reader of the queue towards itself.
+/// Requests are numbered one by one, nested ones too (by their place in the tree table); the
+/// sending of a nested request belongs to the request it is sent on behalf of. So:
 /// - Steps on different sides commute on the queues (one appends to a tail, the other takes the
 ///   head of the other queue, or of the same queue while it is not empty) and on the endpoints
 ///   (separate). On the checker they commute but for two reads, each of the other side's doing
@@ -306,15 +351,26 @@ pub fn symmetric(s: &Scenario) -> bool {
 ///   the requester), and a cancel received reads whether the answer was received or lost. In
 ///   both, the responder's step first reaches the race whenever the other order does. (The
 ///   answer to `initialize` declares the capability a cancel sent is judged against; no set is
-///   chosen while `initialize` is in flight.)
+///   chosen while `initialize` is in flight.) With trees, everything else the checker reads
+///   about a request's children or parent (a child's resolution when the parent is answered,
+///   the parent's cancel when a child is sent or given up) is written on the same side: the
+///   handler of a request is the requester of its children.
 /// - Steps on the same side of different requests commute when at most one of them may send:
 ///   the party's handling of one request does not touch its others, and a *quiet* delivery (a
-///   response, progress, a cancel acknowledgement, a work request: its receipt never makes a
-///   party send, which a debug assertion checks at every such delivery) appends nothing, while
-///   two steps that may send put their messages on the same queue in either order.
-/// - A party's own steps (application commands, work, timers) are enabled only by its own
-///   steps; a delivery only by the taking of the head before it, or, on an empty queue, by the
-///   peer's sending.
+///   response to a root, progress, a cancel acknowledgement, a work request: its receipt never
+///   makes a party send, which a debug assertion checks at every such delivery) appends
+///   nothing, while two steps that may send put their messages on the same queue in either
+///   order. With trees, a request's handling does touch its parent and children: a response
+///   to a nested request may release the answer held back for its parent (so it is not quiet),
+///   and a cancel received, work given up or a timeout cascade to the children (steps that may
+///   send anyway); a progress note received for a child the cascade gave up changes nothing
+///   but what is ignored. And requests wait for workers: work ending starts the first waiting
+///   request, which commutes with a request's receipt (it joins the end of the line, and the
+///   same request starts in either order).
+/// - A party's own steps (application commands, work, timers, nested requests' sending) are
+///   enabled only by its own steps (a request's work starts on the party's own inputs); a
+///   delivery only by the taking of the head before it, or, on an empty queue, by the peer's
+///   sending.
 ///
 /// The set is the smallest of these that holds and leaves some step out (ties: a head before a
 /// side, the client before the server), or every enabled step:
@@ -324,19 +380,23 @@ pub fn symmetric(s: &Scenario) -> bool {
 ///   else takes that head; another request's step on P's side commutes with it (it sends
 ///   nothing); a step on the other side commutes with it unless it is the receipt of that
 ///   cancel; the request's other steps on P's side can only be enabled by its own steps there,
-///   and none is, and its messages behind the head wait for it.
+///   and none is (a request P has not received yet has no step on P's side, so no worker freed
+///   on P can start it first), and its messages behind the head wait for it.
 /// - *Every step on party P's side*, when the queue towards P is not empty, `initialize` is
-///   not in flight, and, on the client's side, no request timeout in the set is of a request
-///   the server may still answer (its work running, or a message of it on the way to the
-///   server), and no answer at the head is of a request whose cancel is on the way to the
-///   server. C1: every step outside the set is on the other side; none can hand P a new step
-///   before one of the set is taken (the head towards P is the set's, and P's own steps are
-///   enabled only by P's); each commutes with the set's steps but for the two reads above, which
-///   these conditions rule out on the client's side and which favour the set on the server's.
+///   not in flight, and no request timeout in the set is of a request the peer may still
+///   answer (its work running, a message of it on the way to the peer, or, with trees, the
+///   peer holding it open: waiting for a worker, or its answer held back for its children, which
+///   the peer's steps of other requests release), and no answer (to a root or a nested request)
+///   at the head is of a request whose cancel is on the way to the peer. C1: every step outside
+///   the set is on the other side; none can hand P a new step before one of the set is taken
+///   (the head towards P is the set's, and P's own steps are enabled only by P's); each
+///   commutes with the set's steps but for the two reads above, which these conditions rule
+///   out on the requester's side and which favour the set on the responder's.
 ///
 /// `sim/tests/explorer.rs` checks that the verdicts (what breaks, the races reached) are the
-/// same with and without the reduction for every behaviour on both transports, and, on stdio,
-/// checks C1 itself, step pair by step pair, in every state of small searches.
+/// same with and without the reduction for every behaviour on both transports, with and without
+/// request trees, and checks C1 itself, step pair by step pair, in every state of small
+/// searches: on stdio, and for request trees on both transports.
 pub fn partial_order(s: &Scenario) -> bool {
     use cancelcheck_model::Behaviour as B;
     let b = bounds(s);
@@ -354,6 +414,19 @@ pub fn partial_order(s: &Scenario) -> bool {
         )
         // On a reordering link these act across subtrees.
         && (b.fifo || !matches!(s.behavior, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
+}
+
+/// The kind of ample set the partial-order reduction takes in `s`, where it applies (see
+/// [`partial_order`]): `fifo-head-or-side` on stdio (a queue's head, or every step of one
+/// party), `request` on a reordering link (one request's steps), `root-subtree` there with
+/// request trees (one root's subtree's steps, where they are tame).
+pub fn ample_sets(s: &Scenario) -> Option<&'static str> {
+    let b = bounds(s);
+    partial_order(s).then_some(match (b.fifo, b.fanout > 0) {
+        (true, _) => "fifo-head-or-side",
+        (false, false) => "request",
+        (false, true) => "root-subtree",
+    })
 }
 
 /// The scenarios the initial states stand for: one per possible `cancel_support` (the

@@ -67,6 +67,9 @@ pub struct SearchReport {
     pub symmetry: bool,
     /// Whether the partial-order reduction was applied.
     pub partial_order: bool,
+    /// States expanded through an ample set smaller than their enabled steps (0 without the
+    /// partial-order reduction).
+    pub reduced_states: u64,
     /// Whether states were held as [flat](super::Flat) rows (rather than plain worlds).
     pub flat: bool,
     /// Whether the search stopped at [`SearchOptions::max_memory`] (it is then bounded).
@@ -472,6 +475,11 @@ impl<'a, F: Form> Expander<'a, F> {
         root
     }
 
+    /// Whether the state last loaded expands fewer steps than it has enabled.
+    fn reduced(&self) -> bool {
+        self.steps.len() < self.all.len()
+    }
+
     /// Applies `step` to a copy of the base state of `root`, in its scratch state; with
     /// `last`, to the base itself (which is then spent: load another before the next step).
     fn step(&mut self, root: usize, step: F::Step, last: bool) -> &mut F {
@@ -574,6 +582,8 @@ struct Share {
     /// to end.
     bytes: Vec<u8>,
     generated: u64,
+    /// States expanded through an ample set smaller than their enabled steps.
+    reduced: u64,
     reached: PropertySet,
     /// The first quiescent state breaking an eventual property, and the first successor
     /// breaking an invariant, in merge order: a MUST (`bad`) or only SHOULDs (`warn`).
@@ -619,6 +629,7 @@ fn expand_share<F: Form>(
     out.candidates.clear();
     out.bytes.clear();
     out.generated = 0;
+    out.reduced = 0;
     out.reached = PropertySet::default();
     out.quiescent_bad = None;
     out.child_bad = None;
@@ -632,6 +643,7 @@ fn expand_share<F: Form>(
         let state = level.get(i);
         let node = nodes[i];
         let root = x.load(state);
+        out.reduced += u64::from(x.reduced());
         if x.steps.is_empty() {
             // Quiescent: the eventual properties are judged here.
             let v = x.end_base(root);
@@ -896,6 +908,7 @@ fn search_breadth_first<F: Form>(
         let shares: Vec<&Share> = expanders.iter().map(|x| &x.share).collect();
         for s in &shares {
             report.total_states += s.generated;
+            report.reduced_states += s.reduced;
             report.reached = report.reached.union(s.reached);
         }
         // A quiescent state's own violation is shallower than any successor's: report it first.
@@ -1054,6 +1067,7 @@ fn search_depth_first<F: Form>(
                 Some(range) => range,
                 None => {
                     let r = x.load(&bytes[start..end]);
+                    report.reduced_states += u64::from(x.reduced());
                     loaded = Some(t);
                     let range = (steps.len(), steps.len() + x.steps.len());
                     steps.extend_from_slice(&x.steps);

@@ -18,6 +18,7 @@ use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
 mod reduce;
+pub(super) use reduce::ample;
 
 use super::hash::StableHasher;
 use super::{Bounds, bounds};
@@ -39,8 +40,6 @@ enum Stimulus {
 fn rename(map: &[(RequestId, RequestId)], x: RequestId) -> RequestId {
     map.iter().find(|(from, _)| *from == x).map_or(x, |p| p.1)
 }
-
-pub(super) use reduce::ample;
 
 /// One choice of what happens next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -261,6 +260,12 @@ impl Explorer {
     /// The world.
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// The messages in flight towards `to`: in sending order on a FIFO link, sorted on a
+    /// reordering one ([`Step::Deliver`] and its kin name a message by its place here).
+    pub fn in_flight(&self, to: Party) -> &[Message] {
+        &self.net[to.index()]
     }
 
     /// What the driver holds.
