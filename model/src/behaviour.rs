@@ -95,6 +95,11 @@ pub enum Behaviour {
     /// -32800, the generic cancel's answer, instead of the result `{"stopReason":"cancelled"}`
     /// that ends a cancelled prompt turn.
     CancelledPromptAsError,
+    /// Handles a request by sending one of its own on its behalf (as a forwarding proxy
+    /// forwards a request under a new id), and, when the request it handles is cancelled,
+    /// passes the cancel on under the id it received instead of the id it gave its own request:
+    /// the cancel names a request its receiver never got, or a different one.
+    ForwardsCancelUnrewritten,
 }
 
 /// How a behaviour counts in one dialect.
@@ -168,6 +173,7 @@ table! {
     SpawnsAfterCancel, "spawns-after-cancel", Responder, true, ["no-child-after-cancel"], "answer a cancel but keep working, sending nested requests";
     LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete", "no-leak-at-quiescence"], "never answer a nested request its requester cancelled";
     CancelledPromptAsError, "cancelled-prompt-as-error", Responder, true, ["prompt-cancelled-stop-reason"], "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
+    ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, true, ["exact-id-match"], "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
 }
 
 impl Behaviour {
@@ -294,6 +300,29 @@ impl Behaviour {
                 breaks: &["no-child-after-cancel", "cascade-complete"],
             });
         }
+        if self == Behaviour::ForwardsCancelUnrewritten && self.applies_to(dialect) {
+            // The cancel names no request of its sender's, or one of its other nested requests
+            // (with the parent's number), which the receiver then stops: a sibling's subtree is
+            // hit (ACP, ACP RFD); in MCP the sibling is never answered, so its requester and
+            // the request it serves wait for ever, and a requester that named it in a cancel
+            // still takes its answer if one comes. The child meant runs on (ACP RFD: the
+            // cascade is incomplete).
+            let breaks: &'static [&'static str] = match dialect {
+                Dialect::Acp => &["exact-id-match", "siblings-untouched"],
+                Dialect::AcpRfd => &["exact-id-match", "siblings-untouched", "cascade-complete"],
+                Dialect::Mcp20251125 => &[
+                    "exact-id-match",
+                    "eventual-resolution",
+                    "late-answer-ignored",
+                    "no-leak-at-quiescence",
+                ],
+                _ => &["exact-id-match"],
+            };
+            return Some(Classification {
+                faulty: true,
+                breaks,
+            });
+        }
         self.applies_to(dialect).then(|| Classification {
             faulty: self.is_faulty(),
             breaks: self.info().breaks,
@@ -401,6 +430,11 @@ impl Behaviour {
             Behaviour::LeavesChildPending => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
             // Where a cancelled request's answer is a result (ACP's prompt turn).
             Behaviour::CancelledPromptAsError => r.cancelled_result,
+            // Where a handler sends requests on a request's behalf and may cancel them.
+            Behaviour::ForwardsCancelUnrewritten => {
+                r.server_work_method.is_some()
+                    && r.cancel_senders == crate::dialect::CancelSenders::Either
+            }
         }
     }
 }

@@ -706,7 +706,16 @@ impl Endpoint {
         // The client's work has a cancel of its own where the dialect has one (ACP's
         // `session/cancel` of a prompt turn).
         let session = entry.method == Method::Work && rules.session_cancel_method.is_some();
-        out.push(Output::Send(Message::Cancel { id, session }));
+        // The faulty `forwards-cancel-unrewritten` passes a cascade on under the parent's id.
+        let named = match entry.parent {
+            Some(parent)
+                if cause == CancelCause::Parent && b == Behaviour::ForwardsCancelUnrewritten =>
+            {
+                parent
+            }
+            _ => id,
+        };
+        out.push(Output::Send(Message::Cancel { id: named, session }));
         if rules.requester_waits {
             self.outgoing[i].state = Outgoing::CancelRequested(cause);
             if cause == CancelCause::Timeout {

@@ -947,7 +947,12 @@ impl Checker {
                 if rules.cancel_senders == CancelSenders::ClientOnly && from == Party::Server {
                     self.violate(InvariantId::CancelFromAllowedParty, Some(id));
                 }
-                let Some(i) = self.find(from, id) else { return };
+                let Some(i) = self.find(from, id) else {
+                    // It names no request its sender ever sent in this direction (a cancel
+                    // passed on under the id of the request it came from).
+                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                    return;
+                };
                 let initialize = self.reqs[i].initialize && !rules.initialize_cancellable;
                 if initialize {
                     self.violate(InvariantId::InitializeNotCancelled, Some(id));

@@ -73,7 +73,8 @@ pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
         Behaviour::AnswersParentFirst
         | Behaviour::CancelsSiblingSubtree
         | Behaviour::SpawnsAfterCancel
-        | Behaviour::LeavesChildPending => Nesting {
+        | Behaviour::LeavesChildPending
+        | Behaviour::ForwardsCancelUnrewritten => Nesting {
             depth: 2,
             fanout: 1,
         },
@@ -118,6 +119,7 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
         | Behaviour::CancelsSiblingSubtree
         | Behaviour::SpawnsAfterCancel
         | Behaviour::LeavesChildPending
+        | Behaviour::ForwardsCancelUnrewritten
             if w.nesting.is_flat() =>
         {
             "it acts on nested requests: --nesting 2x1 (workload.nesting)"

@@ -124,7 +124,11 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
     ("mcp-2025-11-25", "spawns-after-cancel", 1, 7, 424),
     ("mcp-2026-07-28", "spawns-after-cancel", 1, 5, 50),
-    ("abp", "reuses-live-id", 2, 5, 40), // no-live-id-reuse
+    ("acp", "forwards-cancel-unrewritten", 1, 7, 108), // exact-id-match
+    ("acp-rfd", "forwards-cancel-unrewritten", 1, 7, 51), // exact-id-match
+    ("mcp-2025-11-25", "forwards-cancel-unrewritten", 1, 7, 58), // exact-id-match
+    ("lsp", "forwards-cancel-unrewritten", 1, 7, 58),  // exact-id-match
+    ("abp", "reuses-live-id", 2, 5, 40),               // no-live-id-reuse
 ];
 
 fn search_options(

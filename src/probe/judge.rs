@@ -266,6 +266,14 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
                     if let Message::Request { id, method } = m {
                         methods.insert(id, method);
                     }
+                    if let Message::Cancel { id, .. } = m
+                        && !methods.contains_key(&id)
+                    {
+                        // The probe's own cancel of an id it never sent is a stimulus (the
+                        // unknown-id and malformed scenarios): the peer is judged on it, the
+                        // probe is not.
+                        continue;
+                    }
                     emit(
                         Event::Output {
                             party: Party::Client,

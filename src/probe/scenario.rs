@@ -16,18 +16,22 @@ pub struct Scenario {
     pub ids: IdPolicy,
     /// The steps after the handshake.
     pub run: fn(&mut Session<'_>) -> Step<()>,
-    /// Whether it exists only in ACP (prompt turns).
+    /// Whether it exists only in ACP and the ACP RFD (the agent's permission requests).
     pub acp_only: bool,
+    /// Whether it exists only where the client's request is a prompt turn with a cancel of its
+    /// own (ACP's `session/prompt`).
+    pub prompt_turn: bool,
 }
 
 impl Scenario {
     /// Whether it runs in `dialect`.
     pub fn applies(&self, dialect: cancelcheck_model::Dialect) -> bool {
-        !self.acp_only
-            || matches!(
-                dialect,
-                cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
-            )
+        let acp = matches!(
+            dialect,
+            cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
+        );
+        (!self.acp_only || acp)
+            && (!self.prompt_turn || dialect.rules().session_cancel_method.is_some())
     }
 }
 
@@ -47,6 +51,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: cancel_before_work,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "cancel-during-work",
@@ -54,6 +59,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: cancel_during_work,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "cancel-after-answer",
@@ -61,6 +67,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: cancel_after_answer,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "cancel-crossing-answer",
@@ -68,6 +75,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: cancel_crossing_answer,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "unknown-id",
@@ -75,6 +83,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: unknown_id,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "malformed-cancels",
@@ -82,6 +91,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: malformed_cancels,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "string-vs-number",
@@ -93,6 +103,7 @@ pub static SCENARIOS: &[Scenario] = &[
         },
         run: string_vs_number,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "id-zero",
@@ -101,6 +112,7 @@ pub static SCENARIOS: &[Scenario] = &[
         // The steps of cancel-during-work; the ids make the request 0.
         run: cancel_during_work,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "empty-string-id",
@@ -112,6 +124,7 @@ pub static SCENARIOS: &[Scenario] = &[
         },
         run: empty_string_id,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "two-concurrent-one-cancelled",
@@ -119,6 +132,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: two_concurrent,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "same-cancel-twice",
@@ -126,6 +140,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: same_cancel_twice,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "progress-after-answer",
@@ -133,6 +148,7 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: progress_after_answer,
         acp_only: false,
+        prompt_turn: false,
     },
     Scenario {
         name: "session-cancel",
@@ -140,6 +156,15 @@ pub static SCENARIOS: &[Scenario] = &[
         ids: ints(1),
         run: session_cancel,
         acp_only: true,
+        prompt_turn: false,
+    },
+    Scenario {
+        name: "cancel-request-names-prompt",
+        summary: "ACP: the generic cancel naming the prompt itself (not session/cancel): still one answer",
+        ids: ints(1),
+        run: cancel_request_names_prompt,
+        acp_only: true,
+        prompt_turn: true,
     },
 ];
 
@@ -286,6 +311,18 @@ fn session_cancel(s: &mut Session<'_>) -> Step<()> {
     let ms = s.rng.between(20, 80);
     s.pause(ms, |s| s.permissions_asked() > 0 || s.resolved(id))?;
     s.session_cancel();
+    s.barrier()?;
+    settle(s, &[id])
+}
+
+/// ACP: `$/cancel_request` (the generic cancel) naming the `session/prompt` request, where the
+/// prompt turn's own cancel is `session/cancel`. The generic rules judge the answer: exactly one,
+/// a result or error -32800.
+fn cancel_request_names_prompt(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    until_started(s, id)?;
+    let p = s.cancel_params(s.id_json(id));
+    s.raw_cancel(Some(p));
     s.barrier()?;
     settle(s, &[id])
 }

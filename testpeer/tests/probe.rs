@@ -496,6 +496,36 @@ fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     assert!(run(cli.args).is_err());
 }
 
+/// ACP: the generic `$/cancel_request` naming the prompt itself, not the turn's own
+/// `session/cancel`. A correct agent answers the prompt once (a result or error -32800, as for
+/// any request); one that answers the cancel and then the finished work too is flagged.
+#[test]
+fn a_generic_cancel_of_the_prompt_is_answered_once() {
+    for (peer_behaviour, verdict) in [("honour", "pass"), ("answers-twice", "fail")] {
+        let (v, code, _) = probe(
+            &format!("acp-cancel-request-names-prompt-{peer_behaviour}"),
+            &[
+                "--dialect",
+                "acp",
+                "--params",
+                ACP_PROMPT,
+                "--scenarios",
+                "cancel-request-names-prompt",
+            ],
+            &["--dialect", "acp", "--behavior", peer_behaviour],
+        );
+        assert_eq!(v["verdict"], verdict, "{peer_behaviour}: {v:#}");
+        assert_eq!(v["scenarios"][0]["name"], "cancel-request-names-prompt");
+        if verdict == "fail" {
+            assert_eq!(code, 1);
+            let (inv, _) = findings(&v);
+            assert!(inv.contains(&"single-resolution".to_string()), "{v:#}");
+        } else {
+            assert_eq!(code, 0);
+        }
+    }
+}
+
 /// A fault is flagged in every one of twenty repeats of every scenario where it acts: the
 /// barrier, not timing, decides what the peer had read.
 #[test]

@@ -273,12 +273,12 @@ pub fn symmetric(s: &Scenario) -> bool {
 /// It needs, on either transport: no duplication (its budget is shared by every request, so
 /// one request's duplication disables another's), no crash (`crashes-on-unknown-cancel` stops
 /// every request of the party at once), no id reuse, no server requests, and no behaviour that
-/// singles out an id, coerces ids or stops every request with one cancel. Without request
-/// trees, requests must also be interchangeable ([`symmetric`]: no request waits for a worker,
-/// so no step of one request starts another's work). With trees, requests do wait (the client
-/// runs every request the server sends with one worker), and the sets are chosen so that this
-/// does no harm (below); on a reordering link the behaviour must also not act across roots'
-/// subtrees (`cancels-sibling-subtree`, `cancel-hits-own-request`).
+/// singles out an id, coerces ids, names a request by another's id or stops every request with
+/// one cancel. Without request trees, requests must also be interchangeable ([`symmetric`]: no
+/// request waits for a worker, so no step of one request starts another's work). With trees,
+/// requests do wait (the client runs every request the server sends with one worker), and the
+/// sets are chosen so that this does no harm (below); on a reordering link the behaviour must
+/// also not act across roots' subtrees (`cancels-sibling-subtree`, `cancel-hits-own-request`).
 ///
 /// The set chosen meets the classic conditions, read for reachability:
 /// - C0: it is empty only where no step is enabled.
@@ -410,7 +410,11 @@ pub fn partial_order(s: &Scenario) -> bool {
         && !s.workload.ids.reuse_answered
         && !matches!(
             s.behavior,
-            B::ReusesLiveId | B::IgnoresCancelForIdZero | B::IdTypeConfusion | B::CancelCancelsAll
+            B::ReusesLiveId
+                | B::IgnoresCancelForIdZero
+                | B::IdTypeConfusion
+                | B::CancelCancelsAll
+                | B::ForwardsCancelUnrewritten
         )
         // On a reordering link these act across subtrees.
         && (b.fifo || !matches!(s.behavior, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
