@@ -693,10 +693,9 @@ impl<'a> Words<'a> {
     }
 }
 
-/// The opening of a session in this notation, for tests: the client's `initialize` (id 0),
-/// answered by a server that supports cancellation.
-#[cfg(test)]
-pub(crate) const OPENING: [&str; 6] = [
+/// The opening of a session in this notation, for tests and vectors: the client's
+/// `initialize` (id 0), answered by a server that supports cancellation.
+pub const OPENING: [&str; 6] = [
     "client command initialize",
     "client sends request 0 initialize",
     "server receives request 0 initialize",

@@ -8,15 +8,8 @@ use cancelcheck_model::{Dialect, Party, RequestId};
 use cancelcheck_properties::notation::parse;
 use cancelcheck_properties::{Checker, InvariantId, Lost, PropertySet, Status, Strength};
 
-/// The session every case starts from: ACP-style initialize (id 0), answered with support.
-const OPEN: &[&str] = &[
-    "client command initialize",
-    "client sends request 0 initialize",
-    "server receives request 0 initialize",
-    "server sends response 0 initialized cancel-support true",
-    "client receives response 0 initialized cancel-support true",
-    "client delivers 0 reply initialized cancel-support true",
-];
+/// The session every case starts from: the client's `initialize` (id 0), answered with support.
+const OPEN: [&str; 6] = cancelcheck_properties::notation::OPENING;
 
 fn checker(d: Dialect, fifo: bool, lines: &[&str]) -> Checker {
     let mut c = Checker::new(d, 4);
@@ -876,7 +869,7 @@ fn only_an_uncancellable_initialize_may_not_be_cancelled() {
     );
     assert!(run(Dialect::Acp, &cancel_init).is_empty());
     let cancel_work = then(
-        OPEN,
+        &OPEN,
         &[
             "client command send",
             "client sends request 1 work",

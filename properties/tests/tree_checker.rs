@@ -26,15 +26,8 @@ fn checker_says_incomplete(dialect: Dialect, events: &[Event]) -> bool {
         .any(|v| v.invariant == InvariantId::CascadeComplete)
 }
 
-/// The session opening both parties go through, each declaring cancellation support.
-const OPEN: [&str; 6] = [
-    "client command initialize",
-    "client sends request 0 initialize",
-    "server receives request 0 initialize",
-    "server sends response 0 initialized cancel-support true",
-    "client receives response 0 initialized cancel-support true",
-    "client delivers 0 reply initialized cancel-support true",
-];
+/// The session every case starts from: the client's `initialize` (id 0), answered with support.
+const OPEN: [&str; 6] = cancelcheck_properties::notation::OPENING;
 
 /// The client's request 1; the server sends 0 on its behalf and the client 2 on behalf of
 /// that: a chain of three. The client then cancels 1 (MCP 2025-11-25: resolved at once).
