@@ -206,14 +206,24 @@ impl Endpoint {
         }
     }
 
-    /// Feeds everything this endpoint holds about request `id` to `h`, except the id itself.
+    /// Feeds everything this endpoint holds about request `id` to `h`, except the id itself
+    /// (each entry as its derived `Hash` sees it, with the id blanked: a field added to an
+    /// entry is hashed here without being named).
     pub fn hash_request<H: core::hash::Hasher>(&self, id: RequestId, h: &mut H) {
         use core::hash::Hash;
         for e in self.outgoing.iter().filter(|e| e.id == id) {
-            (e.method, e.state, e.timer, e.reused, e.parent).hash(h);
+            OutEntry {
+                id: RequestId::Null,
+                ..*e
+            }
+            .hash(h);
         }
         for e in self.incoming.iter().filter(|e| e.id == id) {
-            (e.state, e.running, e.owed).hash(h);
+            InEntry {
+                id: RequestId::Null,
+                ..*e
+            }
+            .hash(h);
         }
     }
 

@@ -32,6 +32,7 @@ mod flat;
 mod hash;
 mod search;
 mod state;
+mod steps;
 
 pub use flat::{Flat, FlatMemo, FlatShared, FlatStep};
 pub use hash::{StableHasher, fingerprint};

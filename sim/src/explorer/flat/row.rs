@@ -9,6 +9,7 @@ use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW,
 use crate::explorer::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
 use crate::explorer::state::{Explorer, ample};
+use crate::explorer::steps::{self, Listed, StepView};
 use cancelcheck_model::io::Timer;
 use smallvec::SmallVec;
 
@@ -243,78 +244,27 @@ impl Flat {
         }
     }
 
-    /// Every enabled step, in the order [`Explorer::enabled`] lists the plain state's.
+    /// Every enabled step, in the order [`Explorer::enabled`] lists the plain state's (both
+    /// list them with [`steps::list`]).
     pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
         out.clear();
-        let l = &self.layout;
-        let b = l.b;
-        let sent = self.row[SENT];
-        if sent < b.requests && self.row[READY] != 0 {
-            out.push(self.plan(Choice::Send, memo));
-        }
-        for k in 0..sent {
-            if self.row[usize::from(l.cancels) + usize::from(k)] < b.cancels_each
-                && self.id(k.into()) != 0
-            {
-                out.push(self.plan(Choice::Cancel(k), memo));
-            }
-        }
-        for to in [Party::Client, Party::Server] {
-            let q = self.table(l.net[to.index()]);
-            let candidates = if b.fifo { q.len().min(1) } else { q.len() };
-            for i in 0..candidates {
-                if q[..i].contains(&q[i]) {
-                    continue;
-                }
-                out.push(self.plan(Choice::Deliver(to, i as u8), memo));
-                if b.loss {
-                    out.push(self.plan(Choice::Lose(to, i as u8), memo));
-                }
-            }
-        }
-        let work = self.table(l.work);
-        for i in 0..work.len() {
-            if !work[..i].contains(&work[i]) {
-                out.push(self.plan(Choice::WorkDone(i as u8), memo));
-            }
-        }
-        let timers = self.table(l.timers);
-        for i in 0..timers.len() {
-            if !timers[..i].contains(&timers[i]) {
-                out.push(self.plan(Choice::Fire(i as u8), memo));
-            }
-        }
-        if b.progress {
-            let progressed = self.table(l.progressed);
-            for i in 0..work.len() {
-                if !work[..i].contains(&work[i]) && !progressed.contains(&work[i]) {
-                    out.push(self.plan(Choice::Progress(i as u8), memo));
-                }
-            }
-        }
-        if self.row[DUPLICATES] > 0 {
-            for to in [Party::Client, Party::Server] {
-                let q = self.table(l.net[to.index()]);
-                for (i, &m) in q.iter().enumerate() {
-                    let request =
-                        matches!(memo.decoded.msgs[usize::from(m)], Message::Request { .. });
-                    if request || (!b.fifo && q[..i].contains(&m)) {
-                        continue;
-                    }
-                    out.push(self.plan(Choice::Duplicate(to, i as u8), memo));
-                }
-            }
-        }
-        if b.internal {
-            for i in 0..work.len() {
-                if !work[..i].contains(&work[i]) {
-                    out.push(self.plan(Choice::Abort(i as u8), memo));
-                }
-            }
-        }
-        if self.row[MALFORMED] > 0 && self.row[READY] != 0 {
-            out.push(self.plan(Choice::Malformed, memo));
-        }
+        let view = FlatView { flat: self, memo };
+        steps::list(&view, &self.layout.b, |c| {
+            // (A row's tables hold fewer than 256 entries.)
+            let choice = match c {
+                Listed::Send => Choice::Send,
+                Listed::Cancel(k) => Choice::Cancel(k),
+                Listed::Deliver(to, i) => Choice::Deliver(to, i as u8),
+                Listed::Lose(to, i) => Choice::Lose(to, i as u8),
+                Listed::Duplicate(to, i) => Choice::Duplicate(to, i as u8),
+                Listed::WorkDone(i) => Choice::WorkDone(i as u8),
+                Listed::Fire(i) => Choice::Fire(i as u8),
+                Listed::Progress(i) => Choice::Progress(i as u8),
+                Listed::Abort(i) => Choice::Abort(i as u8),
+                Listed::Malformed => Choice::Malformed,
+            };
+            out.push(self.plan(choice, memo));
+        });
     }
 
     /// The steps to expand, as [`Explorer::to_expand`] picks them.
@@ -649,5 +599,53 @@ impl Flat {
         let w = memo.materialize(self);
         w.end(quiescent);
         w.checker_mut().take_verdict()
+    }
+}
+
+/// A flat state with the memo that decodes it, as [`steps::list`] reads it: tables of codes.
+struct FlatView<'a> {
+    flat: &'a Flat,
+    memo: &'a FlatMemo,
+}
+
+impl StepView for FlatView<'_> {
+    type Msg = u8;
+    type Work = u8;
+    type Timer = u8;
+    fn sent(&self) -> u8 {
+        self.flat.row[SENT]
+    }
+    fn client_ready(&self) -> bool {
+        self.flat.row[READY] != 0
+    }
+    fn cancels(&self, k: u8) -> u8 {
+        self.flat.row[usize::from(self.flat.layout.cancels) + usize::from(k)]
+    }
+    fn has_id(&self, k: u8) -> bool {
+        self.flat.id(k.into()) != 0
+    }
+    fn queue(&self, to: Party) -> &[u8] {
+        self.flat.table(self.flat.layout.net[to.index()])
+    }
+    fn is_request(&self, m: u8) -> bool {
+        matches!(
+            self.memo.decoded.msgs[usize::from(m)],
+            Message::Request { .. }
+        )
+    }
+    fn work(&self) -> &[u8] {
+        self.flat.table(self.flat.layout.work)
+    }
+    fn progressed(&self) -> &[u8] {
+        self.flat.table(self.flat.layout.progressed)
+    }
+    fn timers(&self) -> &[u8] {
+        self.flat.table(self.flat.layout.timers)
+    }
+    fn duplicates_left(&self) -> u8 {
+        self.flat.row[DUPLICATES]
+    }
+    fn malformed_left(&self) -> u8 {
+        self.flat.row[MALFORMED]
     }
 }

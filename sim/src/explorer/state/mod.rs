@@ -21,6 +21,7 @@ mod reduce;
 pub(super) use reduce::ample;
 
 use super::hash::StableHasher;
+use super::steps::{Listed, StepView};
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
 use crate::world::World;
@@ -340,77 +341,7 @@ impl Explorer {
     pub fn enabled(&self, scenario: &Scenario, out: &mut Vec<Step>) {
         out.clear();
         let b = bounds(scenario);
-        if self.sent < b.requests && self.world.endpoint(Party::Client).is_ready() {
-            out.push(Step::Send);
-        }
-        for k in 0..self.sent {
-            if self.cancels[usize::from(k)] < b.cancels_each && self.ids[usize::from(k)].is_some() {
-                out.push(Step::Cancel(k));
-            }
-        }
-        for to in [Party::Client, Party::Server] {
-            let q = &self.net[to.index()];
-            let candidates = if b.fifo { q.len().min(1) } else { q.len() };
-            for i in 0..candidates {
-                // Identical messages lead to identical successors: branch on the first only.
-                if q[..i].contains(&q[i]) {
-                    continue;
-                }
-                out.push(Step::Deliver {
-                    to,
-                    index: i as u16,
-                });
-                if b.loss {
-                    out.push(Step::Lose {
-                        to,
-                        index: i as u16,
-                    });
-                }
-            }
-        }
-        for (i, &(p, id)) in self.work.iter().enumerate() {
-            if !self.work[..i].contains(&(p, id)) {
-                out.push(Step::WorkDone(p, id));
-            }
-        }
-        for (i, &(p, t)) in self.timers.iter().enumerate() {
-            if !self.timers[..i].contains(&(p, t)) {
-                out.push(Step::Fire(p, t));
-            }
-        }
-        if b.progress {
-            for (i, &w) in self.work.iter().enumerate() {
-                if !self.work[..i].contains(&w) && !self.progressed.contains(&w) {
-                    out.push(Step::Progress(w.0, w.1));
-                }
-            }
-        }
-        if self.duplicates_left > 0 {
-            for to in [Party::Client, Party::Server] {
-                let q = &self.net[to.index()];
-                for (i, m) in q.iter().enumerate() {
-                    // A copy lands behind its original, so on a FIFO link equal messages at
-                    // different places have different successors; on a sorted queue they do not.
-                    if matches!(m, Message::Request { .. }) || (!b.fifo && q[..i].contains(m)) {
-                        continue;
-                    }
-                    out.push(Step::Duplicate {
-                        to,
-                        index: i as u16,
-                    });
-                }
-            }
-        }
-        if b.internal {
-            for (i, &(p, id)) in self.work.iter().enumerate() {
-                if !self.work[..i].contains(&(p, id)) {
-                    out.push(Step::Abort(p, id));
-                }
-            }
-        }
-        if self.malformed_left > 0 && self.world.endpoint(Party::Client).is_ready() {
-            out.push(Step::Malformed);
-        }
+        super::steps::list(self, &b, |c| out.push(self.step_of(c)));
         // The server's script comes last, so the steps of a search without it keep their
         // indices.
         let server = &self.server;
@@ -440,6 +371,32 @@ impl Explorer {
                     out.push(Step::Spawn(p, id));
                 }
             }
+        }
+    }
+
+    /// The plain step of a listed choice (by place) in this state.
+    fn step_of(&self, c: Listed) -> Step {
+        let index = |i: usize| i as u16;
+        match c {
+            Listed::Send => Step::Send,
+            Listed::Cancel(k) => Step::Cancel(k),
+            Listed::Deliver(to, i) => Step::Deliver {
+                to,
+                index: index(i),
+            },
+            Listed::Lose(to, i) => Step::Lose {
+                to,
+                index: index(i),
+            },
+            Listed::Duplicate(to, i) => Step::Duplicate {
+                to,
+                index: index(i),
+            },
+            Listed::WorkDone(i) => Step::WorkDone(self.work[i].0, self.work[i].1),
+            Listed::Progress(i) => Step::Progress(self.work[i].0, self.work[i].1),
+            Listed::Abort(i) => Step::Abort(self.work[i].0, self.work[i].1),
+            Listed::Fire(i) => Step::Fire(self.timers[i].0, self.timers[i].1),
+            Listed::Malformed => Step::Malformed,
         }
     }
 
@@ -899,5 +856,44 @@ impl Explorer {
     /// The races reached since the state was made or unpacked.
     pub fn reached(&self) -> PropertySet {
         self.world.checker().verdict().reached
+    }
+}
+
+impl StepView for Explorer {
+    type Msg = Message;
+    type Work = (Party, RequestId);
+    type Timer = (Party, Timer);
+    fn sent(&self) -> u8 {
+        self.sent
+    }
+    fn client_ready(&self) -> bool {
+        self.world.endpoint(Party::Client).is_ready()
+    }
+    fn cancels(&self, k: u8) -> u8 {
+        self.cancels[usize::from(k)]
+    }
+    fn has_id(&self, k: u8) -> bool {
+        self.ids[usize::from(k)].is_some()
+    }
+    fn queue(&self, to: Party) -> &[Message] {
+        &self.net[to.index()]
+    }
+    fn is_request(&self, m: Message) -> bool {
+        matches!(m, Message::Request { .. })
+    }
+    fn work(&self) -> &[(Party, RequestId)] {
+        &self.work
+    }
+    fn progressed(&self) -> &[(Party, RequestId)] {
+        &self.progressed
+    }
+    fn timers(&self) -> &[(Party, Timer)] {
+        &self.timers
+    }
+    fn duplicates_left(&self) -> u8 {
+        self.duplicates_left
+    }
+    fn malformed_left(&self) -> u8 {
+        self.malformed_left
     }
 }
