@@ -13,7 +13,7 @@ use crate::dialect::{CancelSenders, CancelShape, Dialect, DialectRules, Receiver
 use crate::id::{IdStr, Party, RequestId};
 use crate::io::{Anomaly, Command, Ignored, Input, Output, Refusal, Timer};
 use crate::message::{Ack, CancelCause, Message, Method, Outcome, Reply};
-use crate::pack::{Pack, PackError, Reader, copy_into, put_signed, put_varint};
+use crate::pack::{CloneState, Pack, Relabel, State};
 use crate::request::{Completion, Incoming, Outgoing, acknowledged_cancel};
 use smallvec::SmallVec;
 
@@ -56,7 +56,7 @@ pub struct EndpointConfig {
     pub capacity: usize,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
 enum Session {
     NotStarted,
     Initializing(RequestId),
@@ -79,7 +79,7 @@ impl Session {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
 struct OutEntry {
     id: RequestId,
     method: Method,
@@ -90,7 +90,7 @@ struct OutEntry {
     parent: Option<RequestId>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
 struct InEntry {
     id: RequestId,
     state: Incoming,
@@ -102,8 +102,17 @@ struct InEntry {
 }
 
 /// One party: its requests in both directions and its session.
-#[derive(PartialEq, Eq, Hash, Debug)]
+///
+/// Its state is every field but the configuration, declared here once: packed
+/// ([`State`]: two endpoints of one configuration are equal exactly when their packed bytes
+/// are), renamed ([`Relabel`]: request ids renamed, then both tables sorted by id; that
+/// preserves behaviour only where ids are unique and table order carries no information, as
+/// for the explorer's symmetry reduction) and copied (`clone_from` copies into the tables the
+/// target already holds: no allocation once they are large enough) from this one list.
+#[derive(PartialEq, Eq, Hash, Debug, State, Relabel, CloneState)]
+#[state(relabel_then = sort_tables)]
 pub struct Endpoint {
+    #[state(config)]
     cfg: EndpointConfig,
     session: Session,
     next_id: i64,
@@ -111,28 +120,6 @@ pub struct Endpoint {
     incoming: SmallVec<[InEntry; INLINE_REQUESTS]>,
     running: u16,
     crashed: bool,
-}
-
-/// `clone_from` copies into the tables the target already holds: no allocation once they are
-/// large enough (the explorer copies a state this way for every successor).
-impl Clone for Endpoint {
-    fn clone(&self) -> Self {
-        Endpoint {
-            outgoing: self.outgoing.clone(),
-            incoming: self.incoming.clone(),
-            ..*self
-        }
-    }
-
-    fn clone_from(&mut self, src: &Self) {
-        self.cfg = src.cfg;
-        self.session = src.session;
-        self.next_id = src.next_id;
-        copy_into(&mut self.outgoing, &src.outgoing);
-        copy_into(&mut self.incoming, &src.incoming);
-        self.running = src.running;
-        self.crashed = src.crashed;
-    }
 }
 
 impl Endpoint {
@@ -188,22 +175,10 @@ impl Endpoint {
         self.find_in(id).map(|i| self.incoming[i].state)
     }
 
-    /// Renames request ids through `f` and sorts both tables by id. Meant for a canonical copy
-    /// (the explorer's symmetry reduction): it preserves behaviour only where ids are unique and
-    /// table order carries no information (no id reuse; no request ever queued).
-    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId) {
-        for e in &mut self.outgoing {
-            e.id = f(e.id);
-            e.parent = e.parent.map(&f);
-        }
-        for e in &mut self.incoming {
-            e.id = f(e.id);
-        }
+    /// Sorts both tables by id (after a renaming: see [`Relabel`]).
+    fn sort_tables(&mut self) {
         self.outgoing.sort_by_key(|e| e.id);
         self.incoming.sort_by_key(|e| e.id);
-        if let Session::Initializing(id) = &mut self.session {
-            *id = f(*id);
-        }
     }
 
     /// Feeds everything this endpoint holds about request `id` to `h`, except the id itself
@@ -225,116 +200,6 @@ impl Endpoint {
             }
             .hash(h);
         }
-    }
-
-    /// Appends the endpoint's state, everything but its configuration, in the packed form of
-    /// [`crate::pack`]: two endpoints of the same configuration are equal exactly when their
-    /// packed bytes are.
-    pub fn pack_state(&self, out: &mut Vec<u8>) {
-        match self.session {
-            Session::NotStarted => out.push(0),
-            Session::Initializing(id) => {
-                out.push(1);
-                id.pack(out);
-            }
-            Session::Ready {
-                peer_cancel_support,
-            } => out.push(2 + u8::from(peer_cancel_support)),
-            Session::Failed => out.push(4),
-            Session::Closed => out.push(5),
-        }
-        put_signed(out, self.next_id);
-        put_varint(out, self.outgoing.len() as u64);
-        for e in &self.outgoing {
-            e.id.pack(out);
-            e.state.pack(out);
-            out.push(
-                e.method.code()
-                    | u8::from(e.timer) << 2
-                    | u8::from(e.reused) << 3
-                    | u8::from(e.parent.is_some()) << 4,
-            );
-            if let Some(p) = e.parent {
-                p.pack(out);
-            }
-        }
-        put_varint(out, self.incoming.len() as u64);
-        for e in &self.incoming {
-            e.id.pack(out);
-            e.state.pack(out);
-            e.running.pack(out);
-            match e.owed {
-                None => out.push(0),
-                Some(reply) => {
-                    out.push(1);
-                    reply.pack(out);
-                }
-            }
-        }
-        put_varint(out, u64::from(self.running));
-        self.crashed.pack(out);
-    }
-
-    /// Reads what [`Endpoint::pack_state`] wrote, keeping this endpoint's configuration and
-    /// allocations.
-    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
-        self.session = match r.u8("session")? {
-            0 => Session::NotStarted,
-            1 => Session::Initializing(RequestId::unpack(r)?),
-            t @ (2 | 3) => Session::Ready {
-                peer_cancel_support: t == 3,
-            },
-            4 => Session::Failed,
-            5 => Session::Closed,
-            t => return Err(PackError::BadTag("session", t)),
-        };
-        self.next_id = r.signed("next id")?;
-        self.outgoing.clear();
-        for _ in 0..r.varint("outgoing requests")? {
-            let id = RequestId::unpack(r)?;
-            let state = Outgoing::unpack(r)?;
-            let flags = r.u8("outgoing flags")?;
-            if flags > 31 {
-                return Err(PackError::BadTag("outgoing flags", flags));
-            }
-            let parent = if flags & 16 != 0 {
-                Some(RequestId::unpack(r)?)
-            } else {
-                None
-            };
-            self.outgoing.push(OutEntry {
-                id,
-                method: Method::from_code(flags & 3)
-                    .ok_or(PackError::BadTag("outgoing flags", flags))?,
-                state,
-                timer: flags & 4 != 0,
-                reused: flags & 8 != 0,
-                parent,
-            });
-        }
-        self.incoming.clear();
-        for _ in 0..r.varint("incoming requests")? {
-            let (id, state, running) = (
-                RequestId::unpack(r)?,
-                Incoming::unpack(r)?,
-                bool::unpack(r)?,
-            );
-            let owed = match r.u8("owed answer")? {
-                0 => None,
-                1 => Some(Reply::unpack(r)?),
-                t => return Err(PackError::BadTag("owed answer", t)),
-            };
-            self.incoming.push(InEntry {
-                id,
-                state,
-                running,
-                owed,
-            });
-        }
-        self.running = u16::try_from(r.varint("running")?)
-            .map_err(|_| PackError::BadTag("running count", 0xff))?;
-        self.crashed = bool::unpack(r)?;
-        Ok(())
     }
 
     /// Whether the session is open for ordinary requests.

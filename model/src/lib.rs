@@ -5,6 +5,9 @@
 //! exception to "no threads" is [`table::RequestTable`], a concurrent component checked by loom.
 #![warn(missing_docs)]
 
+// The derives of `pack` name their traits by this crate's path, from here too.
+extern crate self as cancelcheck_model;
+
 pub mod behaviour;
 pub mod dialect;
 pub mod endpoint;

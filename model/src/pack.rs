@@ -5,12 +5,22 @@
 //! is decodable (`unpack` after `pack` gives the value back), so two values are equal exactly
 //! when their bytes are: the bytes identify the value. Small integers take one byte. Reading
 //! bytes that were not written by `pack` returns a [`PackError`], never panics.
+//!
+//! One declaration per state type: a type's fields are listed once, in the type, and its
+//! packed form ([`Pack`] for values, [`State`] for structs that also hold configuration or
+//! scratch), its renaming of request ids ([`Relabel`]) and its allocation-keeping copy are
+//! derived from that list (`#[derive(Pack, Relabel, State, CloneState)]`, re-exported here; the
+//! encoding is described in `cancelcheck-derive`). What is written by hand here is the codec
+//! of the leaf values: ids, messages, the small enums.
 
 use crate::id::{IdStr, MAX_STR_ID, Party, RequestId};
 use crate::io::Timer;
 use crate::message::{Ack, AckReason, CancelCause, Message, Method, Reply};
 use crate::request::{Completion, Incoming, Outgoing};
 use core::fmt;
+use smallvec::SmallVec;
+
+pub use cancelcheck_derive::{CloneState, Pack, Relabel, State};
 
 /// Bytes that do not decode: what was being read, and why.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -121,6 +131,213 @@ pub trait Pack: Sized {
     fn pack(&self, out: &mut Vec<u8>);
     /// Reads one value written by `pack`.
     fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError>;
+    /// Reads one value written by `pack` into `self`, keeping its allocations where it has
+    /// any (a table's); on an error `self` holds some value of the type.
+    #[inline]
+    fn unpack_into(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        *self = Self::unpack(r)?;
+        Ok(())
+    }
+}
+
+/// A struct that holds a state beside what is not part of it (configuration, scratch
+/// buffers), derived with `#[derive(State)]`: `pack_state` appends the state's fields only,
+/// and two values of one configuration are equal in state exactly when their bytes are;
+/// `unpack_state` reads them back into the value, keeping its configuration and allocations.
+pub trait State {
+    /// Appends the state's bytes.
+    fn pack_state(&self, out: &mut Vec<u8>);
+    /// Reads what `pack_state` wrote (from a value of the same configuration).
+    fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError>;
+}
+
+/// A value that holds request ids and can rename them all (the symmetry reduction's
+/// canonical copy). Derived: every field renamed in turn, then the type's own
+/// `relabel_then` method, if it names one, restores an order the renaming broke.
+pub trait Relabel {
+    /// Replaces every request id `x` the value holds by `f(x)`.
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F);
+}
+
+/// A field that matters only inside one step (a `#[state(transient)]` field): cleared, keeping
+/// allocations, when a state is unpacked into its value.
+pub trait Transient {
+    /// Back to empty.
+    fn clear(&mut self);
+}
+
+impl Transient for bool {
+    fn clear(&mut self) {
+        *self = false;
+    }
+}
+
+impl<T> Transient for Option<T> {
+    fn clear(&mut self) {
+        *self = None;
+    }
+}
+
+impl<T: Transient, const N: usize> Transient for [T; N] {
+    fn clear(&mut self) {
+        self.iter_mut().for_each(Transient::clear);
+    }
+}
+
+impl<T> Transient for Vec<T> {
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
+/// Request ids: renamed.
+impl Relabel for RequestId {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        *self = f(*self);
+    }
+}
+
+/// A message names at most one request.
+impl Relabel for Message {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        if let Some(id) = self.request_id() {
+            *self = self.with_request_id(f(id));
+        }
+    }
+}
+
+impl Relabel for Timer {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        if let Timer::RequestTimeout(id) = self {
+            id.relabel(f);
+        }
+    }
+}
+
+impl<T: Relabel> Relabel for Option<T> {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        if let Some(x) = self {
+            x.relabel(f);
+        }
+    }
+}
+
+impl<A: Relabel, B: Relabel> Relabel for (A, B) {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        self.0.relabel(f);
+        self.1.relabel(f);
+    }
+}
+
+impl<T: Relabel, const N: usize> Relabel for [T; N] {
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        self.iter_mut().for_each(|x| x.relabel(f));
+    }
+}
+
+impl<A: smallvec::Array> Relabel for SmallVec<A>
+where
+    A::Item: Relabel,
+{
+    #[inline]
+    fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F) {
+        self.iter_mut().for_each(|x| x.relabel(f));
+    }
+}
+
+/// Values that hold no request id: renaming leaves them as they are.
+macro_rules! no_ids {
+    ($($t:ty),* $(,)?) => {
+        $(impl Relabel for $t {
+            #[inline]
+            fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, _: &F) {}
+        })*
+    };
+}
+
+no_ids!(
+    u8, u16, u32, u64, i64, bool, Party, Method, Reply, Ack, Outgoing, Incoming
+);
+
+impl<T: State, const N: usize> State for [T; N] {
+    fn pack_state(&self, out: &mut Vec<u8>) {
+        self.iter().for_each(|x| x.pack_state(out));
+    }
+    fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.iter_mut().try_for_each(|x| x.unpack_state(r))
+    }
+}
+
+/// A length, then each item; unpacked into a table, its allocation is kept.
+impl<A: smallvec::Array> Pack for SmallVec<A>
+where
+    A::Item: Pack,
+{
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        pack_seq(self, out);
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        let mut v = SmallVec::new();
+        unpack_seq(r, &mut v)?;
+        Ok(v)
+    }
+    #[inline]
+    fn unpack_into(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        unpack_seq(r, self)
+    }
+}
+
+/// Each element in turn.
+impl<T: Pack + Default, const N: usize> Pack for [T; N] {
+    fn pack(&self, out: &mut Vec<u8>) {
+        self.iter().for_each(|x| x.pack(out));
+    }
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        let mut a: [T; N] = core::array::from_fn(|_| T::default());
+        a.unpack_into(r)?;
+        Ok(a)
+    }
+    fn unpack_into(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        self.iter_mut().try_for_each(|x| x.unpack_into(r))
+    }
+}
+
+/// Unsigned integers wider than a byte: a varint.
+macro_rules! pack_unsigned {
+    ($($t:ty),*) => {
+        $(impl Pack for $t {
+            #[inline]
+            fn pack(&self, out: &mut Vec<u8>) {
+                put_varint(out, u64::from(*self));
+            }
+            #[inline]
+            fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+                <$t>::try_from(r.varint(stringify!($t))?)
+                    .map_err(|_| PackError::BadTag(stringify!($t), 0xff))
+            }
+        })*
+    };
+}
+
+pack_unsigned!(u16, u32, u64);
+
+/// Zigzag, then a varint.
+impl Pack for i64 {
+    #[inline]
+    fn pack(&self, out: &mut Vec<u8>) {
+        put_signed(out, *self);
+    }
+    #[inline]
+    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
+        r.signed("i64")
+    }
 }
 
 /// Appends a length, then each item.

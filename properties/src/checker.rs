@@ -11,7 +11,10 @@ use cancelcheck_model::dialect::{
 };
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, CancelCause, Method};
-use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, put_varint};
+use cancelcheck_model::pack::{
+    CloneState, Pack, PackError, Reader, Relabel, State, Transient, pack_seq, put_varint,
+    unpack_seq,
+};
 use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
@@ -31,7 +34,7 @@ pub struct Violation {
 }
 
 /// A set of properties as bits of a `u32` (see [`InvariantId::bit`]).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Pack, Relabel)]
 pub struct PropertySet(pub u32);
 
 impl PropertySet {
@@ -137,8 +140,8 @@ impl Status {
     }
 }
 
-/// What the checker concluded about one run.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+/// What the checker concluded about one run. `clone_from` keeps the target's allocations.
+#[derive(CloneState, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Verdict {
     /// Violations, in the order found (first of each invariant only).
     pub violations: Vec<Violation>,
@@ -178,7 +181,7 @@ impl Verdict {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
 enum Work {
     Unseen,
     Queued,
@@ -187,7 +190,7 @@ enum Work {
 }
 
 /// The checker's record of one request instance.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
 struct Req {
     requester: Party,
     id: RequestId,
@@ -271,163 +274,59 @@ fn inverse(order: &[u8]) -> SmallVec<[u8; 16]> {
     place
 }
 
-/// An option of a bool as two bits: 0 none, 1 false, 2 true.
-fn tri(x: Option<bool>) -> u8 {
-    x.map_or(0, |b| 1 + u8::from(b))
-}
-
-fn untri(bits: u8) -> Result<Option<bool>, PackError> {
-    match bits & 3 {
-        0 => Ok(None),
-        1 => Ok(Some(false)),
-        2 => Ok(Some(true)),
-        _ => Err(PackError::BadTag("checker record flags", bits)),
-    }
-}
-
-impl Pack for Req {
-    fn pack(&self, out: &mut Vec<u8>) {
-        self.id.pack(out);
-        let flags: u16 = u16::from(self.requester == Party::Server)
-            | u16::from(!self.initialize) << 1
-            | u16::from(self.cancel_sent) << 2
-            | u16::from(self.cancel_received) << 3
-            | u16::from(self.cancel_received_open) << 4
-            | u16::from(self.responder_done) << 5
-            | u16::from(self.request_lost) << 6
-            | u16::from(tri(self.ack_cancelled)) << 7
-            | u16::from(tri(self.result_cancelled)) << 9
-            | (self.work as u16) << 11
-            | u16::from(self.ambiguous) << 13
-            | u16::from(self.internal) << 14
-            | u16::from(self.session_cancel) << 15;
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&[
-            self.responses_sent,
-            self.response_copies,
-            self.responses_received,
-            self.responses_lost,
-            self.delivered,
-            self.activity_sent,
-            self.activity_settled,
-            self.cancels_sent,
-            self.cancels_received,
-            self.cancels_lost,
-            self.acks_sent,
-            self.acks_settled,
-            u8::from(self.cascade_owed)
-                | u8::from(self.resolved_cancelled) << 1
-                | u8::from(self.parent.is_some()) << 2,
-        ]);
-        if let Some(p) = self.parent {
-            out.push(p);
-        }
-    }
-    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
-        let id = RequestId::unpack(r)?;
-        let f = r.take(2, "checker record flags")?;
-        let flags = u16::from_le_bytes([f[0], f[1]]);
-        let bit = |i: u16| flags >> i & 1 == 1;
-        let work =
-            [Work::Unseen, Work::Queued, Work::Running, Work::Ended][usize::from(flags >> 11 & 3)];
-        let c = r.take(13, "checker record counters")?;
-        let tree = c[12];
-        if tree > 7 {
-            return Err(PackError::BadTag("checker tree flags", tree));
-        }
-        let parent = if tree & 4 != 0 {
-            Some(r.u8("parent record")?)
-        } else {
-            None
-        };
-        Ok(Req {
-            requester: if bit(0) { Party::Server } else { Party::Client },
-            id,
-            initialize: !bit(1),
-            work,
-            cancel_sent: bit(2),
-            cancel_received: bit(3),
-            cancel_received_open: bit(4),
-            session_cancel: bit(15),
-            responses_sent: c[0],
-            response_copies: c[1],
-            responses_received: c[2],
-            responses_lost: c[3],
-            responder_done: bit(5),
-            delivered: c[4],
-            request_lost: bit(6),
-            ack_cancelled: untri((flags >> 7) as u8)?,
-            result_cancelled: untri((flags >> 9) as u8)?,
-            activity_sent: c[5],
-            activity_settled: c[6],
-            cancels_sent: c[7],
-            cancels_received: c[8],
-            cancels_lost: c[9],
-            acks_sent: c[10],
-            acks_settled: c[11],
-            ambiguous: bit(13),
-            internal: bit(14),
-            parent,
-            cascade_owed: tree & 1 != 0,
-            resolved_cancelled: tree & 2 != 0,
-        })
-    }
-}
-
 /// The online checker for one dialect.
-#[derive(PartialEq, Eq, Hash, Debug)]
+///
+/// Its state is declared here once: the fields without a role are packed ([`State`]:
+/// everything that affects the checker's future verdicts, its per-request records and what it
+/// learnt of the session, and the invariants already broken; not the verdict so far nor what
+/// the party being fed is doing within one step), renamed ([`Relabel`]: ids renamed, then the
+/// records put back in [canonical order](Checker::set_canonical_order) with their parent links
+/// renumbered) and copied (`clone_from` keeps the target's allocations). Two checkers of one
+/// dialect whose packed bytes are equal judge every continuation alike (with
+/// [`Checker::set_canonical_order`], alike in what breaks and what is reached; see there).
+/// Unpacking starts a fresh verdict: the races reached and the violations found from there on.
+#[derive(PartialEq, Eq, Hash, Debug, State, Relabel, CloneState)]
+#[state(relabel_then = sort_records)]
 pub struct Checker {
+    #[state(config)]
     dialect: Dialect,
+    /// Packed by `pack_reqs` (in canonical order where that is set).
+    #[state(custom)]
     reqs: SmallVec<[Req; 6]>,
     found: PropertySet,
+    #[state(transient)]
     verdict: Verdict,
     /// Cancellation support each party declared in its initialize answer.
     declared_support: [Option<bool>; 2],
     /// Whether the input being handled by each party is a cancel (to blame a crash on it).
+    #[state(transient)]
     handling_cancel: [bool; 2],
     /// The request of its own that the input being handled by each party asks to cancel (its
     /// application's cancel command, or that request's timer): what may cancel a request
     /// besides a cascade.
+    #[state(transient)]
     commanded: [Option<RequestId>; 2],
     /// The parent each party named in an `Output::Nested`, for the request it sends next.
+    #[state(transient)]
     nesting: [Option<RequestId>; 2],
     crashed: [bool; 2],
     disconnected: bool,
-    /// Whether the link delivers each direction in order (configuration, not state).
+    /// Whether the link delivers each direction in order.
+    #[state(config)]
     fifo: bool,
-    /// Whether [`Checker::pack_state`] writes the records in canonical order (configuration,
-    /// not state; see [`Checker::set_canonical_order`]).
+    /// Whether the records pack in canonical order (see [`Checker::set_canonical_order`]).
+    #[state(config)]
     canonical: bool,
 }
 
-/// `clone_from` copies into the records the target already holds: no allocation once they
-/// are large enough.
-impl Clone for Checker {
-    fn clone(&self) -> Self {
-        Checker {
-            reqs: self.reqs.clone(),
-            verdict: self.verdict.clone(),
-            ..*self
-        }
-    }
-
-    fn clone_from(&mut self, src: &Self) {
-        self.dialect = src.dialect;
-        copy_into(&mut self.reqs, &src.reqs);
-        self.found = src.found;
-        self.verdict.violations.clone_from(&src.verdict.violations);
-        self.verdict.excused.clone_from(&src.verdict.excused);
-        self.verdict.reached = src.verdict.reached;
-        self.verdict.events = src.verdict.events;
-        self.verdict.quiescent = src.verdict.quiescent;
-        self.declared_support = src.declared_support;
-        self.handling_cancel = src.handling_cancel;
-        self.commanded = src.commanded;
-        self.nesting = src.nesting;
-        self.crashed = src.crashed;
-        self.disconnected = src.disconnected;
-        self.fifo = src.fifo;
-        self.canonical = src.canonical;
+/// A verdict is cleared keeping its allocations.
+impl Transient for Verdict {
+    fn clear(&mut self) {
+        self.violations.clear();
+        self.excused.clear();
+        self.reached = PropertySet::default();
+        self.events = 0;
+        self.quiescent = false;
     }
 }
 
@@ -460,7 +359,7 @@ impl Checker {
         self.fifo = fifo;
     }
 
-    /// Makes [`Checker::pack_state`] write the records in canonical order, by requester and
+    /// Makes [`State::pack_state`] write the records in canonical order, by requester and
     /// then id (a requester's records with one id, of a reused id, keep their order), with
     /// each parent named by its place in that order; off by default (the order the requests
     /// were sent in). Where both parties send requests (request trees), two checkers that
@@ -514,68 +413,33 @@ impl Checker {
         core::mem::take(&mut self.verdict)
     }
 
-    /// Appends, in the packed form of `cancelcheck_model::pack`, everything that affects the
-    /// checker's future verdicts: its per-request records and what it learnt of the session
-    /// (and the invariants already broken), not its counters nor the races reached so far
-    /// (those describe the path, not the state). Two checkers of one dialect whose packed
-    /// bytes are equal judge every continuation alike (with [`Checker::set_canonical_order`],
-    /// alike in what breaks and what is reached; see there).
-    pub fn pack_state(&self, out: &mut Vec<u8>) {
-        put_varint(out, self.reqs.len() as u64);
-        if let Some(order) = self.canonical_order().filter(|_| self.canonical) {
-            let place = inverse(&order);
-            for &k in &order {
-                let r = &self.reqs[usize::from(k)];
-                Req {
-                    parent: r.parent.map(|p| place[usize::from(p)]),
-                    ..*r
+    /// Appends the records, in canonical order where that is set (see [`State`]).
+    fn pack_reqs(&self, out: &mut Vec<u8>) {
+        match self.canonical_order().filter(|_| self.canonical) {
+            Some(order) => {
+                let place = inverse(&order);
+                put_varint(out, self.reqs.len() as u64);
+                for &k in &order {
+                    let r = &self.reqs[usize::from(k)];
+                    Req {
+                        parent: r.parent.map(|p| place[usize::from(p)]),
+                        ..*r
+                    }
+                    .pack(out);
                 }
-                .pack(out);
             }
-        } else {
-            for r in &self.reqs {
-                r.pack(out);
-            }
+            None => pack_seq(&self.reqs, out),
         }
-        put_varint(out, u64::from(self.found.0));
-        out.push(
-            tri(self.declared_support[0])
-                | tri(self.declared_support[1]) << 2
-                | u8::from(self.crashed[0]) << 4
-                | u8::from(self.crashed[1]) << 5
-                | u8::from(self.disconnected) << 6,
-        );
     }
 
-    /// Reads what [`Checker::pack_state`] wrote, keeping the dialect and allocations, and
-    /// starts a fresh verdict: the races reached and the violations found from here on.
-    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
-        self.reqs.clear();
-        for _ in 0..r.varint("checker records")? {
-            self.reqs.push(Req::unpack(r)?);
-        }
-        self.found = PropertySet(
-            u32::try_from(r.varint("violated set")?)
-                .map_err(|_| PackError::BadTag("violated set", 0xff))?,
-        );
-        let bits = r.u8("checker session")?;
-        self.declared_support = [untri(bits)?, untri(bits >> 2)?];
-        self.crashed = [bits & 16 != 0, bits & 32 != 0];
-        self.disconnected = bits & 64 != 0;
-        self.handling_cancel = [false; 2];
-        self.commanded = [None; 2];
-        self.nesting = [None; 2];
-        self.clear_verdict();
-        Ok(())
+    /// Reads what [`Checker::pack_reqs`] wrote.
+    fn unpack_reqs(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
+        unpack_seq(r, &mut self.reqs)
     }
 
     /// Starts an empty verdict, keeping the violations' allocation.
     fn clear_verdict(&mut self) {
-        self.verdict.violations.clear();
-        self.verdict.excused.clear();
-        self.verdict.reached = PropertySet::default();
-        self.verdict.events = 0;
-        self.verdict.quiescent = false;
+        self.verdict.clear();
     }
 
     /// The invariants broken so far, first found first.
@@ -587,12 +451,9 @@ impl Checker {
             .collect()
     }
 
-    /// Renames request ids through `f` and sorts the records (for a canonical copy; see
-    /// `Endpoint::relabel` for when that preserves behaviour).
-    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId) {
-        for r in &mut self.reqs {
-            r.id = f(r.id);
-        }
+    /// Puts the records in canonical order, their parent links renumbered (after a renaming:
+    /// see [`Relabel`]).
+    fn sort_records(&mut self) {
         let Some(order) = self.canonical_order() else {
             // (Beyond 256 records no parent link names a record: a plain sort keeps them.)
             self.reqs.sort_by_key(|r| (r.requester, r.id));
@@ -1336,7 +1197,7 @@ mod tests {
         let before = read(Dialect::Mcp20251125, true, &interleaved(false));
         assert_eq!(before.reqs[2].parent, Some(1));
         let mut after = before.clone();
-        after.relabel(|id| match id {
+        after.relabel(&|id| match id {
             RequestId::Int(1) => RequestId::Int(2),
             RequestId::Int(2) => RequestId::Int(1),
             other => other,

@@ -3,7 +3,7 @@
 //! event is about, and the checker's packed state (what the explorer stores of it). Events are
 //! written in the vector notation (`cancelcheck_properties::notation`).
 
-use cancelcheck_model::pack::Reader;
+use cancelcheck_model::pack::{Reader, Relabel, State};
 use cancelcheck_model::{Dialect, Party, RequestId};
 use cancelcheck_properties::notation::parse;
 use cancelcheck_properties::{Checker, InvariantId, Lost, PropertySet, Status, Strength};
@@ -481,7 +481,7 @@ fn the_packed_state_holds_everything_that_judges_the_future() {
     // A relabelled checker tells the same of each request under its new id.
     let c = checker(Dialect::Acp, false, ANSWERED);
     let mut r = c.clone();
-    r.relabel(|id| {
+    r.relabel(&|id| {
         if id == RequestId::Int(1) {
             RequestId::Int(5)
         } else {

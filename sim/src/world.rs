@@ -5,7 +5,7 @@
 //! the checker the input and every output, and records them when a trace is wanted.
 
 use cancelcheck_model::endpoint::{EndpointConfig, IdPolicy};
-use cancelcheck_model::pack::{PackError, Reader};
+use cancelcheck_model::pack::{CloneState, PackError, Reader, Relabel, State};
 use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
 
@@ -22,13 +22,24 @@ pub struct Timed {
 }
 
 /// Both parties, the checker and the log.
-#[derive(Debug)]
+///
+/// Its state ([`State`], [`Relabel`]) is both endpoints' and the checker's, in that order:
+/// equal bytes, equal futures, for one pair of configurations; unpacking keeps
+/// configurations and allocations, and the checker starts a fresh verdict. `clone_from`
+/// copies into what the target already holds; the output buffer is scratch and is not
+/// copied.
+#[derive(Debug, State, Relabel, CloneState)]
 pub struct World {
+    #[state(nested)]
     endpoints: [Endpoint; 2],
+    #[state(nested)]
     checker: Checker,
+    #[state(config)]
     log: Option<Vec<Timed>>,
+    #[state(scratch)]
     outs: Vec<Output>,
     /// Virtual time of the event being applied.
+    #[state(config)]
     pub now: u64,
 }
 
@@ -65,28 +76,6 @@ pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
         ..client
     };
     [client, server]
-}
-
-/// `clone_from` copies into what the target already holds; the output buffer is scratch and
-/// is not copied.
-impl Clone for World {
-    fn clone(&self) -> Self {
-        World {
-            endpoints: self.endpoints.clone(),
-            checker: self.checker.clone(),
-            log: self.log.clone(),
-            outs: Vec::with_capacity(16),
-            now: self.now,
-        }
-    }
-
-    fn clone_from(&mut self, src: &Self) {
-        self.endpoints[0].clone_from(&src.endpoints[0]);
-        self.endpoints[1].clone_from(&src.endpoints[1]);
-        self.checker.clone_from(&src.checker);
-        self.log.clone_from(&src.log);
-        self.now = src.now;
-    }
 }
 
 impl World {
@@ -173,23 +162,7 @@ impl World {
         });
     }
 
-    /// Appends both endpoints' and the checker's packed state (see
-    /// `cancelcheck_model::pack`): equal bytes, equal futures, for one pair of configurations.
-    pub fn pack_state(&self, out: &mut Vec<u8>) {
-        self.endpoints[0].pack_state(out);
-        self.endpoints[1].pack_state(out);
-        self.checker.pack_state(out);
-    }
-
-    /// Reads what [`World::pack_state`] wrote, keeping configurations and allocations; the
-    /// checker starts a fresh verdict.
-    pub fn unpack_state(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
-        self.endpoints[0].unpack_state(r)?;
-        self.endpoints[1].unpack_state(r)?;
-        self.checker.unpack_state(r)
-    }
-
-    /// Appends one party's packed endpoint state (see `Endpoint::pack_state`).
+    /// Appends one party's packed endpoint state (see [`Endpoint`]).
     pub fn pack_endpoint(&self, party: Party, out: &mut Vec<u8>) {
         self.endpoints[party.index()].pack_state(out);
     }
@@ -200,7 +173,7 @@ impl World {
         self.endpoints[party.index()].unpack_state(r)
     }
 
-    /// Appends the checker's packed state (see `Checker::pack_state`).
+    /// Appends the checker's packed state (see [`Checker`]).
     pub fn pack_checker(&self, out: &mut Vec<u8>) {
         self.checker.pack_state(out);
     }
@@ -209,13 +182,6 @@ impl World {
     /// fresh verdict.
     pub fn unpack_checker(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
         self.checker.unpack_state(r)
-    }
-
-    /// Renames request ids in both endpoints and the checker (see `Endpoint::relabel`).
-    pub fn relabel(&mut self, f: impl Fn(RequestId) -> RequestId + Copy) {
-        self.endpoints[0].relabel(f);
-        self.endpoints[1].relabel(f);
-        self.checker.relabel(f);
     }
 
     /// Feeds everything both endpoints and the checker hold about request `id` to `h`.

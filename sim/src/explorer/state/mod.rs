@@ -11,7 +11,7 @@
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::Method;
-use cancelcheck_model::pack::{Pack, PackError, Reader, copy_into, pack_seq, unpack_seq};
+use cancelcheck_model::pack::{Pack, PackError, Reader, Relabel, State, copy_into};
 use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Event, PropertySet, Verdict};
 use core::hash::{Hash, Hasher};
@@ -94,7 +94,7 @@ pub enum Step {
 }
 
 /// A request in the tree table (see [`Explorer::tree`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Pack, Relabel)]
 struct TreeNode {
     /// Who sent it.
     requester: Party,
@@ -110,7 +110,7 @@ struct TreeNode {
 
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
 /// form holds it (a search with server requests runs on plain states).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Pack, Relabel)]
 struct ServerScript {
     sent: u8,
     cancels: SmallVec<[u8; 4]>,
@@ -119,10 +119,17 @@ struct ServerScript {
 }
 
 /// One explored state: the world plus everything a driver holds.
-#[derive(Debug)]
+///
+/// Its state is declared here once: the fields without a role are packed ([`State`]:
+/// everything that affects the future, nothing about the path that led here: step count,
+/// races reached, the event log) and renamed ([`Relabel`], for the symmetry reduction; see
+/// [`Explorer::canonicalize`]). Queues on a reordering link, work and timers are kept sorted,
+/// so equal states pack to equal bytes.
+#[derive(Debug, State, Relabel)]
 pub struct Explorer {
     /// Which initial scenario (of `initial_scenarios`) the state descends from.
     root: u8,
+    #[state(nested)]
     world: World,
     /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
     /// reordering one (where order carries no information), so equal states look equal.
@@ -145,13 +152,17 @@ pub struct Explorer {
     /// in sending order), so that the order in which the two parties' sends interleaved leaves
     /// no trace; empty without nesting.
     tree: SmallVec<[TreeNode; 8]>,
-    /// Whether requests nest (the tree is then part of the packed state).
+    /// Whether requests nest (the tree then holds a node per request).
+    #[state(config)]
     nested: bool,
+    #[state(config)]
     steps: u64,
     /// The last fed input's outputs (kept to reuse its allocation; not copied).
+    #[state(scratch)]
     outs: Vec<Output>,
     /// Which of the tables above were changed since the state was a copy of another (bits of
     /// [`Dirty`]): [`Explorer::restore_from`] copies back only those.
+    #[state(config)]
     dirty: u8,
 }
 
@@ -624,45 +635,10 @@ impl Explorer {
         }
     }
 
-    /// Appends the packed state: everything that affects the future (both endpoints, the
-    /// checker's records, in-flight messages, running work, armed timers, the application's
-    /// script position and the network's duplication budget), nothing about the path that led
-    /// here (step count, races reached, the event log). Queues on a reordering link, work and
-    /// timers are kept sorted, so equal states pack to equal bytes.
+    /// Appends the packed state (see [`Explorer`]), replacing what `out` held.
     pub fn pack(&self, out: &mut Vec<u8>) {
         out.clear();
-        out.push(self.root);
-        self.world.pack_state(out);
-        pack_seq(&self.net[0], out);
-        pack_seq(&self.net[1], out);
-        pack_seq(&self.work, out);
-        pack_seq(&self.progressed, out);
-        pack_seq(&self.timers, out);
-        let sent = usize::from(self.sent);
-        out.push(self.sent);
-        out.extend_from_slice(&self.cancels[..sent]);
-        for id in &self.ids[..sent] {
-            id.pack(out);
-        }
-        out.push(self.duplicates_left);
-        out.push(self.malformed_left);
-        let server = &self.server;
-        if !server.cancels.is_empty() {
-            let sent = usize::from(server.sent);
-            out.push(server.sent);
-            out.extend_from_slice(&server.cancels[..sent]);
-            for id in &server.ids[..sent] {
-                id.pack(out);
-            }
-            out.push(server.malformed_left);
-        }
-        if self.nested {
-            out.push(self.tree.len() as u8);
-            for n in &self.tree {
-                (n.requester, n.id).pack(out);
-                out.extend_from_slice(&[n.depth, n.spawned, n.root]);
-            }
-        }
+        self.pack_state(out);
     }
 
     /// Becomes the state `bytes` packs (written by [`Explorer::pack`] from a state of the same
@@ -671,64 +647,13 @@ impl Explorer {
     /// since.
     pub fn unpack(&mut self, bytes: &[u8]) -> Result<(), PackError> {
         self.dirty = Dirty::ALL;
+        let root = self.root;
         let mut r = Reader::new(bytes);
-        let root = r.u8("root")?;
-        if root != self.root {
-            return Err(PackError::BadTag("state of this initial scenario", root));
-        }
-        self.world.unpack_state(&mut r)?;
-        unpack_seq(&mut r, &mut self.net[0])?;
-        unpack_seq(&mut r, &mut self.net[1])?;
-        unpack_seq(&mut r, &mut self.work)?;
-        unpack_seq(&mut r, &mut self.progressed)?;
-        unpack_seq(&mut r, &mut self.timers)?;
-        self.sent = r.u8("requests sent")?;
-        let sent = usize::from(self.sent);
-        if sent > self.cancels.len() {
-            return Err(PackError::BadTag("requests sent", self.sent));
-        }
-        self.cancels[..sent].copy_from_slice(r.take(sent, "cancels")?);
-        self.cancels[sent..].fill(0);
-        for k in 0..self.ids.len() {
-            self.ids[k] = if k < sent {
-                Option::<RequestId>::unpack(&mut r)?
-            } else {
-                None
-            };
-        }
-        self.duplicates_left = r.u8("duplicates left")?;
-        self.malformed_left = r.u8("malformed cancels left")?;
-        let server = &mut self.server;
-        if !server.cancels.is_empty() {
-            server.sent = r.u8("server requests sent")?;
-            let sent = usize::from(server.sent);
-            if sent > server.cancels.len() {
-                return Err(PackError::BadTag("server requests sent", server.sent));
-            }
-            server.cancels[..sent].copy_from_slice(r.take(sent, "server cancels")?);
-            server.cancels[sent..].fill(0);
-            for k in 0..server.ids.len() {
-                server.ids[k] = if k < sent {
-                    Option::<RequestId>::unpack(&mut r)?
-                } else {
-                    None
-                };
-            }
-            server.malformed_left = r.u8("server malformed cancels left")?;
-        }
-        self.tree.clear();
-        if self.nested {
-            for _ in 0..r.u8("tree nodes")? {
-                let (requester, id) = <(Party, RequestId)>::unpack(&mut r)?;
-                let d = r.take(3, "tree node")?;
-                self.tree.push(TreeNode {
-                    requester,
-                    id,
-                    depth: d[0],
-                    spawned: d[1],
-                    root: d[2],
-                });
-            }
+        self.unpack_state(&mut r)?;
+        if self.root != root {
+            let theirs = self.root;
+            self.root = root;
+            return Err(PackError::BadTag("state of this initial scenario", theirs));
         }
         if !r.is_empty() {
             return Err(PackError::BadTag("end of state", 0));
@@ -760,7 +685,7 @@ impl Explorer {
             .zip(&slots)
             .map(|(&(_, from), &to)| (from, to))
             .collect();
-        self.relabel(&map, fifo);
+        self.relabel_by(&map, fifo);
         true
     }
 
@@ -798,37 +723,21 @@ impl Explorer {
         h.finish()
     }
 
-    /// Renames request ids everywhere, keeping sorted what is kept sorted.
-    fn relabel(&mut self, map: &[(RequestId, RequestId)], fifo: bool) {
+    /// Renames request ids everywhere (see [`Relabel`]), then puts back in order what is kept
+    /// sorted: queues on a reordering link, work, timers, and the application's requests by
+    /// their new ids.
+    fn relabel_by(&mut self, map: &[(RequestId, RequestId)], fifo: bool) {
         self.dirty = Dirty::ALL;
-        let f = |x| rename(map, x);
-        self.world.relabel(f);
-        for q in &mut self.net {
-            for m in q.iter_mut() {
-                if let Some(id) = m.request_id() {
-                    *m = m.with_request_id(f(id));
-                }
-            }
-            if !fifo {
-                q.sort_unstable();
-            }
-        }
-        for w in self.work.iter_mut().chain(self.progressed.iter_mut()) {
-            w.1 = f(w.1);
+        self.relabel(&|x| rename(map, x));
+        if !fifo {
+            self.net.iter_mut().for_each(|q| q.sort_unstable());
         }
         self.work.sort_unstable();
         self.progressed.sort_unstable();
-        for t in &mut self.timers {
-            if let Timer::RequestTimeout(id) = t.1 {
-                t.1 = Timer::RequestTimeout(f(id));
-            }
-        }
         self.timers.sort_unstable();
-        // The application's requests, in the order of their new ids.
         let sent = usize::from(self.sent);
-        let mut apps: SmallVec<[(Option<RequestId>, u8); 8]> = (0..sent)
-            .map(|k| (self.ids[k].map(f), self.cancels[k]))
-            .collect();
+        let mut apps: SmallVec<[(Option<RequestId>, u8); 8]> =
+            (0..sent).map(|k| (self.ids[k], self.cancels[k])).collect();
         apps.sort_unstable();
         for (k, (id, c)) in apps.into_iter().enumerate() {
             self.ids[k] = id;

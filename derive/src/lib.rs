@@ -1,0 +1,574 @@
+//! Derives, from a type's one declaration, the forms a state takes in the drivers: its packed
+//! bytes (`Pack`, `State`), the renaming of its request ids (`Relabel`) and its
+//! allocation-keeping copy (`CloneState`). A field added to a state type is then packed,
+//! unpacked, renamed and copied without being named anywhere else.
+//!
+//! The traits live in `cancelcheck_model::pack`; their documentation says what each
+//! guarantees. The generated code names them by absolute path, so the derives work inside
+//! `cancelcheck-model` too (it declares `extern crate self as cancelcheck_model`).
+//!
+//! Encoding, for a struct: the fields of type `bool` (one bit each) and `Option<bool>` (two
+//! bits each: none, false, true) first, as one group of little-endian flag bytes, then every
+//! other field in declaration order. For an enum: the variant's position as one byte, then its
+//! fields in order. Bytes a derived `unpack` did not write are a `PackError`, never a panic:
+//! unused flag bits, a two-bit value 3, a tag past the last variant.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as Tokens};
+use quote::{format_ident, quote};
+use syn::{
+    Attribute, Data, DeriveInput, Fields, GenericArgument, Ident, Index, Member, PathArguments,
+    Type, parse_macro_input,
+};
+
+/// How a `State` or `CloneState` field takes part, from its `#[state(...)]` attribute.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Part of the state (no attribute): packed, renamed, copied.
+    Plain,
+    /// `#[state(nested)]`: a value that is itself a `State` (packed by `pack_state`).
+    Nested,
+    /// `#[state(custom)]`: packed by the type's own `pack_FIELD`/`unpack_FIELD` methods (an
+    /// encoding that depends on other fields); renamed and copied as a plain field.
+    Custom,
+    /// `#[state(config)]`: kept beside the state, not part of it (configuration, or the path's
+    /// bookkeeping): copied, never packed nor renamed.
+    Config,
+    /// `#[state(transient)]`: meaningful only inside one step (empty between steps): copied,
+    /// not packed, cleared (`Transient::clear`) when a state is unpacked into the value.
+    Transient,
+    /// `#[state(scratch)]`: a reused buffer: neither packed, renamed nor copied (a clone
+    /// starts it empty).
+    Scratch,
+}
+
+fn role(attrs: &[Attribute]) -> syn::Result<Role> {
+    let mut role = Role::Plain;
+    for a in attrs.iter().filter(|a| a.path().is_ident("state")) {
+        a.parse_nested_meta(|m| {
+            role = if m.path.is_ident("nested") {
+                Role::Nested
+            } else if m.path.is_ident("custom") {
+                Role::Custom
+            } else if m.path.is_ident("config") {
+                Role::Config
+            } else if m.path.is_ident("transient") {
+                Role::Transient
+            } else if m.path.is_ident("scratch") {
+                Role::Scratch
+            } else {
+                return Err(m.error("expected one of nested, custom, config, transient, scratch"));
+            };
+            Ok(())
+        })?;
+    }
+    Ok(role)
+}
+
+/// The method named by `#[state(relabel_then = METHOD)]` on the type, if any.
+fn relabel_then(attrs: &[Attribute]) -> syn::Result<Option<Ident>> {
+    let mut then = None;
+    for a in attrs.iter().filter(|a| a.path().is_ident("state")) {
+        a.parse_nested_meta(|m| {
+            if m.path.is_ident("relabel_then") {
+                then = Some(m.value()?.parse::<Ident>()?);
+                Ok(())
+            } else {
+                Err(m.error("expected relabel_then = METHOD"))
+            }
+        })?;
+    }
+    Ok(then)
+}
+
+/// How many flag bits a field of this type takes in the flag group (0: not a flag).
+fn flag_width(ty: &Type) -> u32 {
+    let Type::Path(p) = ty else { return 0 };
+    let Some(last) = p.path.segments.last() else {
+        return 0;
+    };
+    if p.path.segments.len() == 1 && last.ident == "bool" && last.arguments.is_empty() {
+        return 1;
+    }
+    if last.ident == "Option"
+        && let PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(GenericArgument::Type(inner)) = args.args.first()
+        && flag_width(inner) == 1
+    {
+        return 2;
+    }
+    0
+}
+
+/// One field: how to reach it, its type and its role.
+struct Field {
+    member: Member,
+    /// A local name for it in generated code.
+    local: Ident,
+    ty: Type,
+    role: Role,
+}
+
+fn fields_of(fields: &Fields, with_roles: bool) -> syn::Result<Vec<Field>> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let member = match &f.ident {
+                Some(id) => Member::Named(id.clone()),
+                None => Member::Unnamed(Index::from(i)),
+            };
+            let local = match &f.ident {
+                Some(id) => format_ident!("f_{}", id),
+                None => format_ident!("f_{}", i),
+            };
+            let role = if with_roles {
+                role(&f.attrs)?
+            } else {
+                Role::Plain
+            };
+            Ok(Field {
+                member,
+                local,
+                ty: f.ty.clone(),
+                role,
+            })
+        })
+        .collect()
+}
+
+fn packed(f: &Field) -> bool {
+    matches!(f.role, Role::Plain | Role::Nested | Role::Custom)
+}
+
+/// Code that appends the flag group of `flags` (each `(value expression, width)`).
+fn pack_flags(flags: &[(Tokens, u32)]) -> Tokens {
+    let bits: u32 = flags.iter().map(|f| f.1).sum();
+    if bits == 0 {
+        return quote! {};
+    }
+    let bytes = bits.div_ceil(8) as usize;
+    let mut shift = 0u32;
+    let parts = flags.iter().map(|(value, width)| {
+        let s = shift;
+        shift += width;
+        if *width == 1 {
+            quote! { __flags |= (::core::primitive::u64::from(#value)) << #s; }
+        } else {
+            quote! {
+                __flags |= (match #value {
+                    ::core::option::Option::None => 0u64,
+                    ::core::option::Option::Some(false) => 1u64,
+                    ::core::option::Option::Some(true) => 2u64,
+                }) << #s;
+            }
+        }
+    });
+    quote! {
+        let mut __flags: u64 = 0;
+        #(#parts)*
+        __out.extend_from_slice(&__flags.to_le_bytes()[..#bytes]);
+    }
+}
+
+/// Code that reads the flag group into `__flags`, refusing bits no field uses.
+fn unpack_flags(flags_bits: u32, what: &str) -> Tokens {
+    if flags_bits == 0 {
+        return quote! {};
+    }
+    let bytes = flags_bits.div_ceil(8) as usize;
+    quote! {
+        let mut __flags: u64 = 0;
+        for (__i, &__b) in __r.take(#bytes, #what)?.iter().enumerate() {
+            __flags |= u64::from(__b) << (8 * __i);
+        }
+        if __flags >> #flags_bits != 0 {
+            return ::core::result::Result::Err(
+                ::cancelcheck_model::pack::PackError::BadTag(#what, (__flags >> #flags_bits) as u8),
+            );
+        }
+    }
+}
+
+/// The value of a flag field of `width` bits at bit `shift` of `__flags`.
+fn flag_value(width: u32, shift: u32, what: &str) -> Tokens {
+    if width == 1 {
+        quote! { (__flags >> #shift) & 1 == 1 }
+    } else {
+        quote! {
+            match (__flags >> #shift) & 3 {
+                0 => ::core::option::Option::None,
+                1 => ::core::option::Option::Some(false),
+                2 => ::core::option::Option::Some(true),
+                _ => return ::core::result::Result::Err(
+                    ::cancelcheck_model::pack::PackError::BadTag(#what, 3),
+                ),
+            }
+        }
+    }
+}
+
+/// `#[derive(Pack)]`: the packed form of a value type (a struct, or an enum of any variants).
+#[proc_macro_derive(Pack)]
+pub fn derive_pack(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand_pack(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn expand_pack(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let what = name.to_string();
+    let (pack, unpack) = match &input.data {
+        Data::Struct(s) => {
+            let fields = fields_of(&s.fields, false)?;
+            let (pack, unpack) = pack_struct_fields(&fields, &what, |m| quote! { self.#m });
+            let build = build(&quote! { Self }, &s.fields, &fields);
+            (pack, quote! { #unpack ::core::result::Result::Ok(#build) })
+        }
+        Data::Enum(e) => {
+            if e.variants.len() > 256 {
+                return Err(syn::Error::new(
+                    Span::call_site(),
+                    "Pack: over 256 variants",
+                ));
+            }
+            let mut packs = Vec::new();
+            let mut unpacks = Vec::new();
+            for (tag, v) in e.variants.iter().enumerate() {
+                let tag = tag as u8;
+                let vname = &v.ident;
+                let fields = fields_of(&v.fields, false)?;
+                let locals: Vec<&Ident> = fields.iter().map(|f| &f.local).collect();
+                let pattern = match &v.fields {
+                    Fields::Named(_) => {
+                        let members = fields.iter().map(|f| &f.member);
+                        quote! { Self::#vname { #(#members: #locals),* } }
+                    }
+                    Fields::Unnamed(_) => quote! { Self::#vname ( #(#locals),* ) },
+                    Fields::Unit => quote! { Self::#vname },
+                };
+                packs.push(quote! {
+                    #pattern => {
+                        __out.push(#tag);
+                        #( ::cancelcheck_model::pack::Pack::pack(#locals, __out); )*
+                    }
+                });
+                let tys = fields.iter().map(|f| &f.ty);
+                let build = build(&quote! { Self::#vname }, &v.fields, &fields);
+                unpacks.push(quote! {
+                    #tag => {
+                        #( let #locals = <#tys as ::cancelcheck_model::pack::Pack>::unpack(__r)?; )*
+                        ::core::result::Result::Ok(#build)
+                    }
+                });
+            }
+            (
+                quote! { match self { #(#packs)* } },
+                quote! {
+                    match __r.u8(#what)? {
+                        #(#unpacks)*
+                        __t => ::core::result::Result::Err(
+                            ::cancelcheck_model::pack::PackError::BadTag(#what, __t),
+                        ),
+                    }
+                },
+            )
+        }
+        Data::Union(_) => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "Pack: unions are not supported",
+            ));
+        }
+    };
+    let (imp, ty, wh) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #imp ::cancelcheck_model::pack::Pack for #name #ty #wh {
+            #[inline]
+            fn pack(&self, __out: &mut ::std::vec::Vec<u8>) {
+                #pack
+            }
+            #[inline]
+            fn unpack(
+                __r: &mut ::cancelcheck_model::pack::Reader<'_>,
+            ) -> ::core::result::Result<Self, ::cancelcheck_model::pack::PackError> {
+                #unpack
+            }
+        }
+    })
+}
+
+/// A struct's fields, packed (flags first) and read into locals.
+fn pack_struct_fields(
+    fields: &[Field],
+    what: &str,
+    access: impl Fn(&Member) -> Tokens,
+) -> (Tokens, Tokens) {
+    let flags: Vec<(Tokens, u32)> = fields
+        .iter()
+        .filter(|f| flag_width(&f.ty) > 0)
+        .map(|f| (access(&f.member), flag_width(&f.ty)))
+        .collect();
+    let bits: u32 = flags.iter().map(|f| f.1).sum();
+    let pack_flags = pack_flags(&flags);
+    let others: Vec<&Field> = fields.iter().filter(|f| flag_width(&f.ty) == 0).collect();
+    let pack_others = others.iter().map(|f| {
+        let a = access(&f.member);
+        quote! { ::cancelcheck_model::pack::Pack::pack(&#a, __out); }
+    });
+    let mut shift = 0;
+    let read_flags = fields.iter().filter(|f| flag_width(&f.ty) > 0).map(|f| {
+        let w = flag_width(&f.ty);
+        let v = flag_value(w, shift, what);
+        shift += w;
+        let local = &f.local;
+        quote! { let #local = #v; }
+    });
+    let read_others = others.iter().map(|f| {
+        let (local, ty) = (&f.local, &f.ty);
+        quote! { let #local = <#ty as ::cancelcheck_model::pack::Pack>::unpack(__r)?; }
+    });
+    let unpack_flags = unpack_flags(bits, what);
+    (
+        quote! { #pack_flags #(#pack_others)* },
+        quote! { #unpack_flags #(#read_flags)* #(#read_others)* },
+    )
+}
+
+/// The expression that builds `path` from the locals of `fields`.
+fn build(path: &Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
+    let locals = fields.iter().map(|f| &f.local);
+    match shape {
+        Fields::Named(_) => {
+            let members = fields.iter().map(|f| &f.member);
+            quote! { #path { #(#members: #locals),* } }
+        }
+        Fields::Unnamed(_) => quote! { #path ( #(#locals),* ) },
+        Fields::Unit => quote! { #path },
+    }
+}
+
+/// `#[derive(Relabel)]`: renames every request id the value holds (each field in turn). On a
+/// type, `#[state(relabel_then = METHOD)]` calls `self.METHOD()` afterwards (to restore an
+/// order the renaming may break).
+#[proc_macro_derive(Relabel, attributes(state))]
+pub fn derive_relabel(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand_relabel(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn expand_relabel(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let then = relabel_then(&input.attrs)?
+        .map(|m| quote! { self.#m(); })
+        .unwrap_or_default();
+    let body = match &input.data {
+        Data::Struct(s) => {
+            let fields = fields_of(&s.fields, true)?;
+            let each = fields
+                .iter()
+                .filter(|f| matches!(f.role, Role::Plain | Role::Nested | Role::Custom))
+                .map(|f| {
+                    let m = &f.member;
+                    quote! { ::cancelcheck_model::pack::Relabel::relabel(&mut self.#m, __f); }
+                });
+            quote! { #(#each)* }
+        }
+        Data::Enum(e) => {
+            let arms = e.variants.iter().map(|v| {
+                let vname = &v.ident;
+                let fields = fields_of(&v.fields, false).unwrap_or_default();
+                let locals: Vec<&Ident> = fields.iter().map(|f| &f.local).collect();
+                let pattern = match &v.fields {
+                    Fields::Named(_) => {
+                        let members = fields.iter().map(|f| &f.member);
+                        quote! { Self::#vname { #(#members: #locals),* } }
+                    }
+                    Fields::Unnamed(_) => quote! { Self::#vname ( #(#locals),* ) },
+                    Fields::Unit => quote! { Self::#vname },
+                };
+                quote! {
+                    #pattern => {
+                        #( ::cancelcheck_model::pack::Relabel::relabel(#locals, __f); )*
+                    }
+                }
+            });
+            quote! { match self { #(#arms)* } }
+        }
+        Data::Union(_) => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "Relabel: unions are not supported",
+            ));
+        }
+    };
+    let (imp, ty, wh) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #imp ::cancelcheck_model::pack::Relabel for #name #ty #wh {
+            #[inline]
+            #[allow(unused_variables)]
+            fn relabel<__F: ::core::ops::Fn(::cancelcheck_model::RequestId) -> ::cancelcheck_model::RequestId>(
+                &mut self,
+                __f: &__F,
+            ) {
+                #body
+                #then
+            }
+        }
+    })
+}
+
+/// `#[derive(State)]`: the packed form of a stateful struct, whose fields may be configuration
+/// or scratch (see the `#[state(...)]` roles): `pack_state` writes the state's fields,
+/// `unpack_state` reads them back into the value, keeping its configuration and allocations.
+#[proc_macro_derive(State, attributes(state))]
+pub fn derive_state(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand_state(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn named_struct<'a>(input: &'a DeriveInput, derive: &str) -> syn::Result<&'a Fields> {
+    match &input.data {
+        Data::Struct(s) if matches!(s.fields, Fields::Named(_)) => Ok(&s.fields),
+        _ => Err(syn::Error::new(
+            input.ident.span(),
+            format!("{derive}: only structs with named fields"),
+        )),
+    }
+}
+
+fn expand_state(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let what = name.to_string();
+    let fields = fields_of(named_struct(input, "State")?, true)?;
+    let flag_fields: Vec<&Field> = fields
+        .iter()
+        .filter(|f| f.role == Role::Plain && flag_width(&f.ty) > 0)
+        .collect();
+    let flags: Vec<(Tokens, u32)> = flag_fields
+        .iter()
+        .map(|f| {
+            let m = &f.member;
+            (quote! { self.#m }, flag_width(&f.ty))
+        })
+        .collect();
+    let bits: u32 = flags.iter().map(|f| f.1).sum();
+    let pack_flags = pack_flags(&flags);
+    let unpack_flags = unpack_flags(bits, &what);
+    let mut shift = 0;
+    let read_flags = flag_fields.iter().map(|f| {
+        let w = flag_width(&f.ty);
+        let v = flag_value(w, shift, &what);
+        shift += w;
+        let m = &f.member;
+        quote! { self.#m = #v; }
+    });
+    let body: Vec<&Field> = fields
+        .iter()
+        .filter(|f| packed(f) && !(f.role == Role::Plain && flag_width(&f.ty) > 0))
+        .collect();
+    let packs = body.iter().map(|f| {
+        let m = &f.member;
+        match f.role {
+            Role::Nested => {
+                quote! { ::cancelcheck_model::pack::State::pack_state(&self.#m, __out); }
+            }
+            Role::Custom => {
+                let method = format_ident!("pack_{}", member_name(m));
+                quote! { self.#method(__out); }
+            }
+            _ => quote! { ::cancelcheck_model::pack::Pack::pack(&self.#m, __out); },
+        }
+    });
+    let unpacks = body.iter().map(|f| {
+        let m = &f.member;
+        match f.role {
+            Role::Nested => {
+                quote! { ::cancelcheck_model::pack::State::unpack_state(&mut self.#m, __r)?; }
+            }
+            Role::Custom => {
+                let method = format_ident!("unpack_{}", member_name(m));
+                quote! { self.#method(__r)?; }
+            }
+            _ => quote! { ::cancelcheck_model::pack::Pack::unpack_into(&mut self.#m, __r)?; },
+        }
+    });
+    let clears = fields
+        .iter()
+        .filter(|f| f.role == Role::Transient)
+        .map(|f| {
+            let m = &f.member;
+            quote! { ::cancelcheck_model::pack::Transient::clear(&mut self.#m); }
+        });
+    let (imp, ty, wh) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #imp ::cancelcheck_model::pack::State for #name #ty #wh {
+            fn pack_state(&self, __out: &mut ::std::vec::Vec<u8>) {
+                #pack_flags
+                #(#packs)*
+            }
+            fn unpack_state(
+                &mut self,
+                __r: &mut ::cancelcheck_model::pack::Reader<'_>,
+            ) -> ::core::result::Result<(), ::cancelcheck_model::pack::PackError> {
+                #unpack_flags
+                #(#read_flags)*
+                #(#unpacks)*
+                #(#clears)*
+                ::core::result::Result::Ok(())
+            }
+        }
+    })
+}
+
+fn member_name(m: &Member) -> String {
+    match m {
+        Member::Named(id) => id.to_string(),
+        Member::Unnamed(i) => i.index.to_string(),
+    }
+}
+
+/// `#[derive(CloneState)]`: `Clone` whose `clone_from` copies field by field into what the
+/// target holds (no allocation once its tables are large enough). A `#[state(scratch)]` field
+/// is not copied (a clone starts it at its `Default`).
+#[proc_macro_derive(CloneState, attributes(state))]
+pub fn derive_clone_state(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand_clone_state(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+fn expand_clone_state(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let fields = fields_of(named_struct(input, "CloneState")?, true)?;
+    let clones = fields.iter().map(|f| {
+        let m = &f.member;
+        if f.role == Role::Scratch {
+            quote! { #m: ::core::default::Default::default() }
+        } else {
+            quote! { #m: ::core::clone::Clone::clone(&self.#m) }
+        }
+    });
+    let copies = fields.iter().filter(|f| f.role != Role::Scratch).map(|f| {
+        let m = &f.member;
+        quote! { ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m); }
+    });
+    let (imp, ty, wh) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #imp ::core::clone::Clone for #name #ty #wh {
+            fn clone(&self) -> Self {
+                #name { #(#clones),* }
+            }
+            fn clone_from(&mut self, __src: &Self) {
+                #(#copies)*
+            }
+        }
+    })
+}
