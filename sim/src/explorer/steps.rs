@@ -1,18 +1,23 @@
-//! The explorer's steps, listed once: which choices a state offers and in what order, for both
-//! forms of a state (the plain [`Explorer`](super::Explorer) and the [flat row](super::Flat)).
+//! The explorer's steps, listed and described once: which choices a state offers and in what
+//! order, and what each touches (its request, its side, what it does there), for both forms of
+//! a state (the plain [`Explorer`](super::Explorer) and the [flat row](super::Flat)).
 //!
 //! Each form shows its tables through [`StepView`] (the plain form holds values, the flat form
 //! one-byte codes of them) and turns each [`Listed`] choice, which names work, timers and
 //! messages by their place in their table, into its own step. Both forms list the same choices
-//! in the same order because both list them here; a new step is added here once (the lockstep
+//! in the same order because both list them here, and both reductions read the same
+//! [`request`] and [`footprint`] of a choice; a new step is added here once (the lockstep
 //! test in `sim/tests/packing.rs` still checks the two forms step for step). Steps only the
 //! plain form takes (the server's script, nested requests) come after these, so a search
 //! without them keeps its step indices.
 
 use super::Bounds;
+use super::fifo::{Footprint, Kind, MsgClass, Queued};
 use cancelcheck_model::Party;
+use smallvec::SmallVec;
 
-/// One choice of what happens next, by place: what [`list`] hands each form.
+/// One choice of what happens next, by place: what [`list`] hands each form (the flat form
+/// keeps it as its step's choice).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Listed {
     /// The client sends its next request.
@@ -20,21 +25,31 @@ pub(super) enum Listed {
     /// The application cancels its request number `k`.
     Cancel(u8),
     /// The message at this place of the queue towards the party is delivered.
-    Deliver(Party, usize),
+    Deliver(Party, u16),
     /// The message at this place of the queue towards the party is lost.
-    Lose(Party, usize),
+    Lose(Party, u16),
     /// The work at this place of the work table finishes.
-    WorkDone(usize),
+    WorkDone(u16),
     /// The timer at this place of the timer table fires.
-    Fire(usize),
+    Fire(u16),
     /// The work at this place of the work table reports progress.
-    Progress(usize),
+    Progress(u16),
     /// The message at this place of the queue towards the party will be delivered twice.
-    Duplicate(Party, usize),
+    Duplicate(Party, u16),
     /// The work at this place of the work table is given up by its party.
-    Abort(usize),
+    Abort(u16),
     /// The client sends a malformed cancel.
     Malformed,
+}
+
+/// What a timer is to the reductions (see [`StepView::timer_of`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum TimerOf {
+    /// The connect timeout (of `initialize`, request 0).
+    Init,
+    /// A request's own timeout: the request's number, and whether the peer holds that request
+    /// open (see [`Kind::Timeout`]).
+    Request(u32, bool),
 }
 
 /// What [`list`] reads of a state. Equal entries of a table are equal values (codes are a
@@ -68,6 +83,21 @@ pub(super) trait StepView {
     fn duplicates_left(&self) -> u8;
     /// Malformed cancels the client may still send.
     fn malformed_left(&self) -> u8;
+
+    // What the reductions read: requests are numbered 0 for `initialize` (and any id naming
+    // no request the numbering knows), from 1 for the others (see each form's numbering).
+    /// The number of the request the client sends next.
+    fn next_request(&self) -> u32;
+    /// The number of the application's request `k` (`None` if it has no id).
+    fn app_request(&self, k: u8) -> Option<u32>;
+    /// The request a message in the queue towards `to` is about (`None` if it names none).
+    fn msg_request(&self, to: Party, m: Self::Msg) -> Option<u32>;
+    /// What a message in the queue towards `to` is to the reduction on a FIFO link.
+    fn msg_class(&self, to: Party, m: Self::Msg) -> MsgClass;
+    /// The party running a piece of work, and the number of its request.
+    fn work_of(&self, w: Self::Work) -> (Party, u32);
+    /// The party whose timer it is, and what it times.
+    fn timer_of(&self, t: Self::Timer) -> (Party, TimerOf);
 }
 
 /// Hands `push` every enabled choice of `v` under bounds `b`, in the one order both forms
@@ -75,6 +105,8 @@ pub(super) trait StepView {
 /// equal successors.
 pub(super) fn list<V: StepView>(v: &V, b: &Bounds, mut push: impl FnMut(Listed)) {
     let first = |t: &[V::Work], i: usize| !t[..i].contains(&t[i]);
+    // (A state's tables hold far fewer than 65,536 entries: a request's messages are bounded.)
+    let place = |i: usize| i as u16;
     let sent = v.sent();
     if sent < b.requests && v.client_ready() {
         push(Listed::Send);
@@ -91,29 +123,29 @@ pub(super) fn list<V: StepView>(v: &V, b: &Bounds, mut push: impl FnMut(Listed))
             if q[..i].contains(&q[i]) {
                 continue;
             }
-            push(Listed::Deliver(to, i));
+            push(Listed::Deliver(to, place(i)));
             if b.loss {
-                push(Listed::Lose(to, i));
+                push(Listed::Lose(to, place(i)));
             }
         }
     }
     let work = v.work();
     for i in 0..work.len() {
         if first(work, i) {
-            push(Listed::WorkDone(i));
+            push(Listed::WorkDone(place(i)));
         }
     }
     let timers = v.timers();
     for i in 0..timers.len() {
         if !timers[..i].contains(&timers[i]) {
-            push(Listed::Fire(i));
+            push(Listed::Fire(place(i)));
         }
     }
     if b.progress {
         let progressed = v.progressed();
         for i in 0..work.len() {
             if first(work, i) && !progressed.contains(&work[i]) {
-                push(Listed::Progress(i));
+                push(Listed::Progress(place(i)));
             }
         }
     }
@@ -126,18 +158,78 @@ pub(super) fn list<V: StepView>(v: &V, b: &Bounds, mut push: impl FnMut(Listed))
                 if v.is_request(m) || (!b.fifo && q[..i].contains(&m)) {
                     continue;
                 }
-                push(Listed::Duplicate(to, i));
+                push(Listed::Duplicate(to, place(i)));
             }
         }
     }
     if b.internal {
         for i in 0..work.len() {
             if first(work, i) {
-                push(Listed::Abort(i));
+                push(Listed::Abort(place(i)));
             }
         }
     }
     if v.malformed_left() > 0 && v.client_ready() {
         push(Listed::Malformed);
     }
+}
+
+/// The request choice `c` belongs to: the request it sends, cancels, delivers a message of,
+/// works on or times out (numbered as [`StepView`] numbers them); `None` for a choice of no
+/// request (a malformed cancel, a message naming none).
+pub(super) fn request<V: StepView>(v: &V, c: Listed) -> Option<u32> {
+    match c {
+        Listed::Send => Some(v.next_request()),
+        Listed::Cancel(k) => v.app_request(k),
+        Listed::Deliver(to, i) | Listed::Lose(to, i) | Listed::Duplicate(to, i) => {
+            v.msg_request(to, *v.queue(to).get(usize::from(i))?)
+        }
+        Listed::WorkDone(i) | Listed::Progress(i) | Listed::Abort(i) => {
+            Some(v.work_of(*v.work().get(usize::from(i))?).1)
+        }
+        Listed::Fire(i) => match v.timer_of(*v.timers().get(usize::from(i))?).1 {
+            TimerOf::Init => Some(0),
+            TimerOf::Request(r, _) => Some(r),
+        },
+        Listed::Malformed => None,
+    }
+}
+
+/// What choice `c` touches on a FIFO link: its request, the party whose side it is on, and
+/// what it does there (see [`Footprint`]).
+pub(super) fn footprint<V: StepView>(v: &V, c: Listed) -> Footprint {
+    let (side, kind) = match c {
+        Listed::Send | Listed::Cancel(_) | Listed::Malformed => (Party::Client, Kind::Local),
+        Listed::Deliver(to, i) | Listed::Lose(to, i) => {
+            let kind = match v.queue(to).get(usize::from(i)) {
+                Some(&m) if i == 0 => Kind::Head {
+                    deliver: matches!(c, Listed::Deliver(..)),
+                    class: v.msg_class(to, m),
+                },
+                _ => Kind::Other,
+            };
+            (to, kind)
+        }
+        Listed::WorkDone(i) | Listed::Progress(i) | Listed::Abort(i) => {
+            (v.work_of(v.work()[usize::from(i)]).0, Kind::Local)
+        }
+        Listed::Fire(i) => match v.timer_of(v.timers()[usize::from(i)]) {
+            (p, TimerOf::Request(_, peer_holds)) => (p, Kind::Timeout { peer_holds }),
+            (p, TimerOf::Init) => (p, Kind::Local),
+        },
+        Listed::Duplicate(to, _) => (to, Kind::Other),
+    };
+    Footprint {
+        request: request(v, c),
+        side,
+        kind,
+    }
+}
+
+/// The queue towards `to`, head first, as the reduction on a FIFO link sees it.
+pub(super) fn queued<V: StepView>(v: &V, to: Party) -> SmallVec<[Queued; 16]> {
+    v.queue(to)
+        .iter()
+        .map(|&m| (v.msg_request(to, m), v.msg_class(to, m)))
+        .collect()
 }

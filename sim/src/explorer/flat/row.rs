@@ -6,10 +6,10 @@ use cancelcheck_properties::{PropertySet, Verdict};
 
 use super::memo::{Fed, FlatMemo, Op, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
-use crate::explorer::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
+use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
 use crate::explorer::state::{Explorer, ample};
-use crate::explorer::steps::{self, Listed, StepView};
+use crate::explorer::steps::{self, Listed, StepView, TimerOf};
 use cancelcheck_model::io::Timer;
 use smallvec::SmallVec;
 
@@ -18,36 +18,11 @@ use smallvec::SmallVec;
 /// hold for the state listed and its copies, which is where a search applies them).
 #[derive(Clone, Copy, Debug)]
 pub struct FlatStep {
-    pub(super) choice: Choice,
+    /// The choice (see [`steps::list`]).
+    pub(super) choice: Listed,
     pub(super) stim: Stim,
     /// The memo key of `stim` (unused for [`Stim::Nothing`]).
     pub(super) key: u64,
-}
-
-/// One choice of what happens next in a flat state: the same choices as [`crate::explorer::Step`], with
-/// work and timers by their place in their table.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Choice {
-    /// The client sends its next request.
-    Send,
-    /// The application cancels request number `k`.
-    Cancel(u8),
-    /// The message at this place towards the party is delivered.
-    Deliver(Party, u8),
-    /// The message at this place towards the party is lost.
-    Lose(Party, u8),
-    /// The work at this place of the work table finishes.
-    WorkDone(u8),
-    /// The timer at this place of the timer table fires.
-    Fire(u8),
-    /// The work at this place of the work table reports progress.
-    Progress(u8),
-    /// The message at this place towards the party will be delivered twice.
-    Duplicate(Party, u8),
-    /// The work at this place of the work table is given up by its party.
-    Abort(u8),
-    /// The client sends a malformed cancel.
-    Malformed,
 }
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
@@ -249,22 +224,7 @@ impl Flat {
     pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
         out.clear();
         let view = FlatView { flat: self, memo };
-        steps::list(&view, &self.layout.b, |c| {
-            // (A row's tables hold fewer than 256 entries.)
-            let choice = match c {
-                Listed::Send => Choice::Send,
-                Listed::Cancel(k) => Choice::Cancel(k),
-                Listed::Deliver(to, i) => Choice::Deliver(to, i as u8),
-                Listed::Lose(to, i) => Choice::Lose(to, i as u8),
-                Listed::Duplicate(to, i) => Choice::Duplicate(to, i as u8),
-                Listed::WorkDone(i) => Choice::WorkDone(i as u8),
-                Listed::Fire(i) => Choice::Fire(i as u8),
-                Listed::Progress(i) => Choice::Progress(i as u8),
-                Listed::Abort(i) => Choice::Abort(i as u8),
-                Listed::Malformed => Choice::Malformed,
-            };
-            out.push(self.plan(choice, memo));
-        });
+        steps::list(&view, &self.layout.b, |c| out.push(self.plan(c, memo)));
     }
 
     /// The steps to expand, as [`Explorer::to_expand`] picks them.
@@ -277,14 +237,15 @@ impl Flat {
     ) {
         self.enabled(memo, all);
         out.clear();
+        let view = FlatView { flat: self, memo };
         if reduce && self.layout.b.fifo {
             let prints: SmallVec<[Footprint; 16]> = all
                 .iter()
-                .map(|step| self.footprint(step.choice, memo))
+                .map(|step| steps::footprint(&view, step.choice))
                 .collect();
             let queues = [
-                self.queued(Party::Client, memo),
-                self.queued(Party::Server, memo),
+                steps::queued(&view, Party::Client),
+                steps::queued(&view, Party::Server),
             ];
             let chosen = fifo_ample(&prints, [&queues[0], &queues[1]]);
             for (i, (&step, f)) in all.iter().zip(&prints).enumerate() {
@@ -295,142 +256,49 @@ impl Flat {
             return;
         }
         let chosen = if reduce {
-            self.ample_request(all, memo)
+            ample(all.iter().map(|s| steps::request(&view, s.choice)))
         } else {
             None
         };
         for (i, &step) in all.iter().enumerate() {
-            if chosen.is_none() || self.step_request(step.choice, memo) == chosen {
+            if chosen.is_none() || steps::request(&view, step.choice) == chosen {
                 out.push((i as u32, step));
             }
         }
     }
 
-    /// The request a step belongs to, as `Explorer::step_request` tells.
-    pub(super) fn step_request(&self, step: Choice, memo: &FlatMemo) -> Option<u32> {
-        let l = &self.layout;
-        let sent = usize::from(self.row[SENT]);
-        let of_id = |c: u8| {
-            let ids = &self.row[usize::from(l.ids)..usize::from(l.ids) + sent];
-            Some(ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1))
-        };
-        let d = &memo.decoded;
-        match step {
-            Choice::Send => Some(u32::from(self.row[SENT]) + 1),
-            Choice::Cancel(k) => Some(u32::from(k) + 1),
-            Choice::Deliver(to, i) | Choice::Lose(to, i) | Choice::Duplicate(to, i) => {
-                let m = *self.table(l.net[to.index()]).get(usize::from(i))?;
-                match d.msg_ids[usize::from(m)] {
-                    0 => None,
-                    c => of_id(c),
-                }
-            }
-            Choice::WorkDone(i) | Choice::Progress(i) | Choice::Abort(i) => {
-                of_id(d.work_ids[usize::from(self.table(l.work)[usize::from(i)])])
-            }
-            Choice::Malformed => None,
-            Choice::Fire(i) => {
-                match d.timer_ids[usize::from(self.table(l.timers)[usize::from(i)])] {
-                    0 => Some(0),
-                    c => of_id(c),
-                }
-            }
-        }
-    }
-
-    /// The request of the message coded `m`, as `Explorer::message_request` tells.
-    fn message_request(&self, m: u8, memo: &FlatMemo) -> Option<u32> {
-        let l = &self.layout;
-        let sent = usize::from(self.row[SENT]);
-        let ids = &self.row[usize::from(l.ids)..usize::from(l.ids) + sent];
-        match memo.decoded.msg_ids[usize::from(m)] {
-            0 => None,
-            c => Some(ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1)),
-        }
-    }
-
-    /// The queue towards `to`, as `Explorer::queued` tells.
-    fn queued(&self, to: Party, memo: &FlatMemo) -> SmallVec<[Queued; 16]> {
-        self.table(self.layout.net[to.index()])
-            .iter()
-            .map(|&m| {
-                let class = MsgClass::of(&memo.decoded.msgs[usize::from(m)]);
-                (self.message_request(m, memo), class)
-            })
-            .collect()
-    }
-
-    /// What `step` touches, as `Explorer::footprint` tells.
-    fn footprint(&self, step: Choice, memo: &FlatMemo) -> Footprint {
-        let l = &self.layout;
-        let d = &memo.decoded;
-        let work_side = |i: u8| d.works[usize::from(self.table(l.work)[usize::from(i)])].0;
-        let (side, kind) = match step {
-            Choice::Send | Choice::Cancel(_) | Choice::Malformed => (Party::Client, Kind::Local),
-            Choice::Deliver(to, i) | Choice::Lose(to, i) => {
-                let kind = match self.table(l.net[to.index()]).get(usize::from(i)) {
-                    Some(&m) if i == 0 => Kind::Head {
-                        deliver: matches!(step, Choice::Deliver(..)),
-                        class: MsgClass::of(&d.msgs[usize::from(m)]),
-                    },
-                    _ => Kind::Other,
-                };
-                (to, kind)
-            }
-            Choice::WorkDone(i) | Choice::Progress(i) | Choice::Abort(i) => {
-                (work_side(i), Kind::Local)
-            }
-            Choice::Fire(i) => match d.timers[usize::from(self.table(l.timers)[usize::from(i)])] {
-                // (No trees and no queues in a row: the peer answers on the request's steps.)
-                (p, Timer::RequestTimeout(_)) => (p, Kind::Timeout { peer_holds: false }),
-                (p, Timer::InitTimeout) => (p, Kind::Local),
-            },
-            Choice::Duplicate(to, _) => (to, Kind::Other),
-        };
-        Footprint {
-            request: self.step_request(step, memo),
-            side,
-            kind,
-        }
-    }
-
-    /// As `Explorer::ample_request`.
-    pub(super) fn ample_request(&self, steps: &[FlatStep], memo: &FlatMemo) -> Option<u32> {
-        ample(steps.iter().map(|s| self.step_request(s.choice, memo)))
-    }
-
     /// What `step` will show the parties, read before it is applied.
-    pub(super) fn stimulus(&self, step: Choice, memo: &FlatMemo) -> Stim {
+    pub(super) fn stimulus(&self, step: Listed, memo: &FlatMemo) -> Stim {
         let l = &self.layout;
         let d = &memo.decoded;
-        let msg = |to: Party, i: u8| self.table(l.net[to.index()])[usize::from(i)];
-        let work = |i: u8| self.table(l.work)[usize::from(i)];
+        let msg = |to: Party, i: u16| self.table(l.net[to.index()])[usize::from(i)];
+        let work = |i: u16| self.table(l.work)[usize::from(i)];
         match step {
-            Choice::Send => Stim::Feed(Party::Client, Fed::Send),
-            Choice::Cancel(k) => match self.id(k.into()) {
+            Listed::Send => Stim::Feed(Party::Client, Fed::Send),
+            Listed::Cancel(k) => match self.id(k.into()) {
                 0 => Stim::Nothing,
                 c => Stim::Feed(Party::Client, Fed::Cancel(c)),
             },
-            Choice::Deliver(to, i) => Stim::Feed(to, Fed::Receive(msg(to, i))),
-            Choice::Lose(to, i) => Stim::Emit(to.peer(), msg(to, i), false),
-            Choice::Duplicate(to, i) => Stim::Emit(to.peer(), msg(to, i), true),
-            Choice::WorkDone(i) => {
+            Listed::Deliver(to, i) => Stim::Feed(to, Fed::Receive(msg(to, i))),
+            Listed::Lose(to, i) => Stim::Emit(to.peer(), msg(to, i), false),
+            Listed::Duplicate(to, i) => Stim::Emit(to.peer(), msg(to, i), true),
+            Listed::WorkDone(i) => {
                 let w = work(i);
                 Stim::Feed(d.works[usize::from(w)].0, Fed::WorkDone(w))
             }
-            Choice::Progress(i) => {
+            Listed::Progress(i) => {
                 let w = work(i);
                 Stim::Feed(d.works[usize::from(w)].0, Fed::Progress(w))
             }
-            Choice::Fire(i) => {
+            Listed::Fire(i) => {
                 let t = self.table(l.timers)[usize::from(i)];
                 Stim::Feed(d.timers[usize::from(t)].0, Fed::Fire(t))
             }
-            Choice::Abort(i) => {
+            Listed::Abort(i) => {
                 let w = work(i);
                 Stim::Feed(d.works[usize::from(w)].0, Fed::Abort(w))
             }
-            Choice::Malformed => Stim::Feed(Party::Client, Fed::Malformed),
+            Listed::Malformed => Stim::Feed(Party::Client, Fed::Malformed),
         }
     }
 
@@ -466,7 +334,7 @@ impl Flat {
     }
 
     /// `choice` planned: what it will show the parties, and the memo key of that.
-    pub(super) fn plan(&self, choice: Choice, memo: &FlatMemo) -> FlatStep {
+    pub(super) fn plan(&self, choice: Listed, memo: &FlatMemo) -> FlatStep {
         let stim = self.stimulus(choice, memo);
         FlatStep {
             choice,
@@ -481,12 +349,12 @@ impl Flat {
         let b = l.b;
         let stim = step.stim;
         match step.choice {
-            Choice::Send => self.row[SENT] += 1,
-            Choice::Cancel(k) => self.row[usize::from(l.cancels) + usize::from(k)] += 1,
-            Choice::Deliver(to, i) | Choice::Lose(to, i) => {
+            Listed::Send => self.row[SENT] += 1,
+            Listed::Cancel(k) => self.row[usize::from(l.cancels) + usize::from(k)] += 1,
+            Listed::Deliver(to, i) | Listed::Lose(to, i) => {
                 self.remove(l.net[to.index()], usize::from(i))
             }
-            Choice::Duplicate(to, i) => {
+            Listed::Duplicate(to, i) => {
                 let at = l.net[to.index()];
                 let m = self.table(at)[usize::from(i)];
                 let place = if b.fifo {
@@ -497,20 +365,20 @@ impl Flat {
                 self.insert(at, l.net_cap, place, m, memo);
                 self.row[DUPLICATES] -= 1;
             }
-            Choice::WorkDone(i) => {
+            Listed::WorkDone(i) => {
                 let w = self.table(l.work)[usize::from(i)];
                 self.remove(l.work, usize::from(i));
                 self.remove_all(l.progressed, w);
             }
-            Choice::Progress(i) => {
+            Listed::Progress(i) => {
                 let w = self.table(l.work)[usize::from(i)];
                 let place = sorted_place(self.table(l.progressed), &memo.decoded.works, w);
                 self.insert(l.progressed, l.work_cap, place, w, memo);
             }
-            Choice::Fire(i) => self.remove(l.timers, usize::from(i)),
+            Listed::Fire(i) => self.remove(l.timers, usize::from(i)),
             // The party's own abort of the work comes back as an op.
-            Choice::Abort(_) => {}
-            Choice::Malformed => self.row[MALFORMED] -= 1,
+            Listed::Abort(_) => {}
+            Listed::Malformed => self.row[MALFORMED] -= 1,
         }
         if matches!(stim, Stim::Nothing) {
             return;
@@ -574,7 +442,7 @@ impl Flat {
                 Op::Disarm(t) => self.remove_all(l.timers, t),
             }
         }
-        if step.choice == Choice::Send {
+        if step.choice == Listed::Send {
             self.row[usize::from(l.ids) + usize::from(self.row[SENT]) - 1] = e.sent_id;
         }
     }
@@ -647,5 +515,50 @@ impl StepView for FlatView<'_> {
     }
     fn malformed_left(&self) -> u8 {
         self.flat.row[MALFORMED]
+    }
+    // A row holds no trees nor server requests: requests are numbered by the application's
+    // order of sending (`k + 1`), 0 for any other id.
+    fn next_request(&self) -> u32 {
+        u32::from(self.flat.row[SENT]) + 1
+    }
+    fn app_request(&self, k: u8) -> Option<u32> {
+        Some(u32::from(k) + 1)
+    }
+    fn msg_request(&self, _: Party, m: u8) -> Option<u32> {
+        match self.memo.decoded.msg_ids[usize::from(m)] {
+            0 => None,
+            c => Some(self.id_request(c)),
+        }
+    }
+    fn msg_class(&self, _: Party, m: u8) -> MsgClass {
+        MsgClass::of(&self.memo.decoded.msgs[usize::from(m)])
+    }
+    fn work_of(&self, w: u8) -> (Party, u32) {
+        let d = &self.memo.decoded;
+        (
+            d.works[usize::from(w)].0,
+            self.id_request(d.work_ids[usize::from(w)]),
+        )
+    }
+    fn timer_of(&self, t: u8) -> (Party, TimerOf) {
+        let d = &self.memo.decoded;
+        let what = match d.timers[usize::from(t)].1 {
+            Timer::InitTimeout => TimerOf::Init,
+            // (No trees and no queues in a row: the peer answers on the request's steps.)
+            Timer::RequestTimeout(_) => {
+                TimerOf::Request(self.id_request(d.timer_ids[usize::from(t)]), false)
+            }
+        };
+        (d.timers[usize::from(t)].0, what)
+    }
+}
+
+impl FlatView<'_> {
+    /// The number of the request whose id is coded `c`: one more than the application's
+    /// request that has it, 0 for none.
+    fn id_request(&self, c: u8) -> u32 {
+        let sent = usize::from(self.flat.row[SENT]);
+        let ids = &self.flat.row[usize::from(self.flat.layout.ids)..][..sent];
+        ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1)
     }
 }

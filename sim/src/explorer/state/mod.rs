@@ -20,8 +20,9 @@ use smallvec::SmallVec;
 mod reduce;
 pub(super) use reduce::ample;
 
+use super::fifo::MsgClass;
 use super::hash::StableHasher;
-use super::steps::{Listed, StepView};
+use super::steps::{Listed, StepView, TimerOf};
 use super::{Bounds, bounds};
 use crate::scenario::Scenario;
 use crate::world::World;
@@ -387,28 +388,47 @@ impl Explorer {
 
     /// The plain step of a listed choice (by place) in this state.
     fn step_of(&self, c: Listed) -> Step {
-        let index = |i: usize| i as u16;
+        let work = |i: u16| self.work[usize::from(i)];
         match c {
             Listed::Send => Step::Send,
             Listed::Cancel(k) => Step::Cancel(k),
-            Listed::Deliver(to, i) => Step::Deliver {
-                to,
-                index: index(i),
-            },
-            Listed::Lose(to, i) => Step::Lose {
-                to,
-                index: index(i),
-            },
-            Listed::Duplicate(to, i) => Step::Duplicate {
-                to,
-                index: index(i),
-            },
-            Listed::WorkDone(i) => Step::WorkDone(self.work[i].0, self.work[i].1),
-            Listed::Progress(i) => Step::Progress(self.work[i].0, self.work[i].1),
-            Listed::Abort(i) => Step::Abort(self.work[i].0, self.work[i].1),
-            Listed::Fire(i) => Step::Fire(self.timers[i].0, self.timers[i].1),
+            Listed::Deliver(to, index) => Step::Deliver { to, index },
+            Listed::Lose(to, index) => Step::Lose { to, index },
+            Listed::Duplicate(to, index) => Step::Duplicate { to, index },
+            Listed::WorkDone(i) => Step::WorkDone(work(i).0, work(i).1),
+            Listed::Progress(i) => Step::Progress(work(i).0, work(i).1),
+            Listed::Abort(i) => Step::Abort(work(i).0, work(i).1),
+            Listed::Fire(i) => {
+                let (p, t) = self.timers[usize::from(i)];
+                Step::Fire(p, t)
+            }
             Listed::Malformed => Step::Malformed,
         }
+    }
+
+    /// The listed choice of a plain step ([`Explorer::step_of`] undone, work and timers by
+    /// the first place holding them); `None` for the steps only plain states take (the
+    /// server's script, nested requests) and for work or a timer this state does not hold.
+    pub(super) fn listed(&self, step: Step) -> Option<Listed> {
+        let work = |p, id| {
+            let i = self.work.iter().position(|&w| w == (p, id))?;
+            Some(i as u16)
+        };
+        Some(match step {
+            Step::Send => Listed::Send,
+            Step::Cancel(k) => Listed::Cancel(k),
+            Step::Deliver { to, index } => Listed::Deliver(to, index),
+            Step::Lose { to, index } => Listed::Lose(to, index),
+            Step::Duplicate { to, index } => Listed::Duplicate(to, index),
+            Step::WorkDone(p, id) => Listed::WorkDone(work(p, id)?),
+            Step::Progress(p, id) => Listed::Progress(work(p, id)?),
+            Step::Abort(p, id) => Listed::Abort(work(p, id)?),
+            Step::Fire(p, t) => Listed::Fire(self.timers.iter().position(|&x| x == (p, t))? as u16),
+            Step::Malformed => Listed::Malformed,
+            Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed | Step::Spawn(..) => {
+                return None;
+            }
+        })
     }
 
     /// The place in the tree table of the newest request `requester` sent with `id`.
@@ -804,5 +824,40 @@ impl StepView for Explorer {
     }
     fn malformed_left(&self) -> u8 {
         self.malformed_left
+    }
+    // Requests are numbered as `Explorer::request_number` numbers them.
+    fn next_request(&self) -> u32 {
+        match self.nested {
+            true => self.tree.len() as u32 + 1,
+            false => u32::from(self.sent) + 1,
+        }
+    }
+    fn app_request(&self, k: u8) -> Option<u32> {
+        match self.nested {
+            true => Some(self.request_number(Party::Client, self.ids[usize::from(k)]?)),
+            false => Some(u32::from(k) + 1),
+        }
+    }
+    fn msg_request(&self, to: Party, m: Message) -> Option<u32> {
+        self.message_request(to, &m)
+    }
+    fn msg_class(&self, to: Party, m: Message) -> MsgClass {
+        self.class_of(to, &m)
+    }
+    fn work_of(&self, (p, id): (Party, RequestId)) -> (Party, u32) {
+        (p, self.request_number(p.peer(), id))
+    }
+    fn timer_of(&self, (p, t): (Party, Timer)) -> (Party, TimerOf) {
+        let what = match t {
+            Timer::InitTimeout => TimerOf::Init,
+            // Without trees a request never waits for a worker where the reduction applies,
+            // and is answered on its own steps only.
+            Timer::RequestTimeout(id) => TimerOf::Request(
+                self.request_number(p, id),
+                self.nested
+                    && (self.world.endpoint(p.peer()).received(id)).is_some_and(|s| s.is_open()),
+            ),
+        };
+        (p, what)
     }
 }

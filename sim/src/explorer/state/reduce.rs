@@ -9,7 +9,8 @@ use smallvec::SmallVec;
 
 use super::{Explorer, Step};
 use crate::explorer::bounds;
-use crate::explorer::fifo::{Footprint, Kind, MsgClass, Queued, fifo_ample};
+use crate::explorer::fifo::{Footprint, Kind, MsgClass, fifo_ample};
+use crate::explorer::steps;
 use crate::scenario::Scenario;
 
 /// The request whose steps form the ample set, given the request of each enabled step (`None`
@@ -59,7 +60,10 @@ impl Explorer {
         if reduce && bounds(scenario).fifo {
             let prints: SmallVec<[Footprint; 16]> =
                 all.iter().map(|&step| self.footprint(step)).collect();
-            let queues = [self.queued(Party::Client), self.queued(Party::Server)];
+            let queues = [
+                steps::queued(self, Party::Client),
+                steps::queued(self, Party::Server),
+            ];
             let chosen = fifo_ample(&prints, [&queues[0], &queues[1]]);
             for (i, (&step, f)) in all.iter().zip(&prints).enumerate() {
                 if chosen.is_none_or(|a| a.keeps(f)) {
@@ -88,7 +92,7 @@ impl Explorer {
     /// naming no request the numbering knows. Without trees: `k + 1` for the client's `k`-th
     /// request (whoever sent the id: the server sends no requests where the reduction
     /// applies). With trees: one more than its place in the tree table.
-    fn request_number(&self, requester: Party, id: RequestId) -> u32 {
+    pub(super) fn request_number(&self, requester: Party, id: RequestId) -> u32 {
         if !self.nested {
             let sent = usize::from(self.sent);
             return self.ids[..sent]
@@ -101,13 +105,13 @@ impl Explorer {
 
     /// The request a message in the queue towards `to` is about, numbered as
     /// [`Explorer::step_request`] numbers them.
-    fn message_request(&self, to: Party, m: &Message) -> Option<u32> {
+    pub(super) fn message_request(&self, to: Party, m: &Message) -> Option<u32> {
         Some(self.request_number(requester_of(to, m), m.request_id()?))
     }
 
     /// What a message in the queue towards `to` is to the reduction on a FIFO link: with
     /// trees, a response to a nested request is a [`MsgClass::NestedAnswer`].
-    pub(super) fn msg_class(&self, to: Party, m: &Message) -> MsgClass {
+    pub(super) fn class_of(&self, to: Party, m: &Message) -> MsgClass {
         match *m {
             Message::Response { id, .. }
                 if self.nested && self.node(to, id).is_some_and(|n| n.depth > 1) =>
@@ -126,83 +130,37 @@ impl Explorer {
         };
         self.net[to.index()]
             .get(usize::from(index))
-            .is_some_and(|m| self.msg_class(to, m).quiet())
+            .is_some_and(|m| self.class_of(to, m).quiet())
     }
 
-    /// The queue towards `to`, head first, as the reduction on a FIFO link sees it.
-    fn queued(&self, to: Party) -> SmallVec<[Queued; 16]> {
-        self.net[to.index()]
-            .iter()
-            .map(|m| (self.message_request(to, m), self.msg_class(to, m)))
-            .collect()
-    }
-
-    /// What `step` (one of `enabled`, on a FIFO link) touches.
+    /// What `step` (one of `enabled`, on a FIFO link) touches: as [`steps::footprint`] tells
+    /// for a listed step; a nested request is sent on a party's own step, like any other it
+    /// may make; the server's script is a step the reduction does not reason about.
     fn footprint(&self, step: Step) -> Footprint {
-        let (side, kind) = match step {
-            Step::Send | Step::Cancel(_) | Step::Malformed => (Party::Client, Kind::Local),
-            Step::Deliver { to, index } | Step::Lose { to, index } => {
-                let kind = match self.net[to.index()].get(usize::from(index)) {
-                    Some(m) if index == 0 => Kind::Head {
-                        deliver: matches!(step, Step::Deliver { .. }),
-                        class: self.msg_class(to, m),
-                    },
-                    _ => Kind::Other,
-                };
-                (to, kind)
-            }
-            // A nested request is sent on a party's own step, like any other it may make.
-            Step::WorkDone(p, _) | Step::Progress(p, _) | Step::Abort(p, _) | Step::Spawn(p, _) => {
-                (p, Kind::Local)
-            }
-            Step::Fire(p, Timer::RequestTimeout(id)) => {
-                // Without trees a request never waits for a worker where the reduction
-                // applies, and is answered on its own steps only.
-                let peer_holds = self.nested
-                    && (self.world.endpoint(p.peer()).received(id)).is_some_and(|s| s.is_open());
-                (p, Kind::Timeout { peer_holds })
-            }
-            Step::Fire(p, Timer::InitTimeout) => (p, Kind::Local),
-            Step::Duplicate { to, .. } => (to, Kind::Other),
-            Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
-                (Party::Server, Kind::Other)
-            }
-        };
-        Footprint {
-            request: self.step_request(step),
-            side,
-            kind,
+        match (self.listed(step), step) {
+            (Some(c), _) => steps::footprint(self, c),
+            (None, Step::Spawn(p, _)) => Footprint {
+                request: self.step_request(step),
+                side: p,
+                kind: Kind::Local,
+            },
+            (None, _) => Footprint {
+                request: self.step_request(step),
+                side: Party::Server,
+                kind: Kind::Other,
+            },
         }
     }
 
-    /// The request a step belongs to (see [`Explorer::request_number`]): the request it
-    /// sends, cancels, delivers a message of, works on or times out; for a nested request's
-    /// sending, the request it is sent on behalf of. `None` for a step of no request.
+    /// The request a step belongs to (see [`Explorer::request_number`]): as
+    /// [`steps::request`] tells for a listed step; for a nested request's sending, the request
+    /// it is sent on behalf of. `None` for a step of no request: the server's script is never
+    /// reduced (see `partial_order`).
     fn step_request(&self, step: Step) -> Option<u32> {
-        match step {
-            Step::Send if self.nested => Some(self.tree.len() as u32 + 1),
-            Step::Send => Some(u32::from(self.sent) + 1),
-            Step::Cancel(k) if self.nested => {
-                let id = self.ids[usize::from(k)]?;
-                Some(self.request_number(Party::Client, id))
-            }
-            Step::Cancel(k) => Some(u32::from(k) + 1),
-            Step::Deliver { to, index }
-            | Step::Lose { to, index }
-            | Step::Duplicate { to, index } => {
-                self.message_request(to, self.net[to.index()].get(usize::from(index))?)
-            }
-            Step::WorkDone(p, id)
-            | Step::Progress(p, id)
-            | Step::Abort(p, id)
-            | Step::Spawn(p, id) => Some(self.request_number(p.peer(), id)),
-            // A cancel that names nothing belongs to no request: no ample set holds it. The
-            // server's script is never reduced (see `partial_order`).
-            Step::Malformed | Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed => {
-                None
-            }
-            Step::Fire(p, Timer::RequestTimeout(id)) => Some(self.request_number(p, id)),
-            Step::Fire(_, Timer::InitTimeout) => Some(0),
+        match (self.listed(step), step) {
+            (Some(c), _) => steps::request(self, c),
+            (None, Step::Spawn(p, id)) => Some(self.request_number(p.peer(), id)),
+            (None, _) => None,
         }
     }
 
