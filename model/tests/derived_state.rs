@@ -105,7 +105,10 @@ fn bytes_a_derived_pack_never_writes_are_errors() {
     );
     // Every truncation.
     for n in 0..bytes.len() {
-        assert!(Entry::unpack(&mut Reader::new(&bytes[..n])).is_err(), "{n} bytes");
+        assert!(
+            Entry::unpack(&mut Reader::new(&bytes[..n])).is_err(),
+            "{n} bytes"
+        );
     }
 }
 

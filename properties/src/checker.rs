@@ -508,10 +508,13 @@ impl Checker {
             return;
         };
         if inv != InvariantId::NoLiveIdReuse
-            && id.is_some_and(|id| self.reqs.iter().any(|r| r.id == id && r.ambiguous))
+            && id.is_some_and(|id| {
+                (0..self.reqs.len()).any(|i| self.reqs[i].id == id && self.tangled(i))
+            })
         {
             // The reuse was reported; what the confusion of two requests leads to is not a
-            // deviation the wire can pin on either of them.
+            // deviation the wire can pin on either of them, nor on the requests of their tree
+            // (a parent waiting on a child whose answer went to the other request).
             return;
         }
         if self.found.contains(inv) {
@@ -547,6 +550,17 @@ impl Checker {
             .iter()
             .rposition(|r| r.requester == requester && r.id == id && r.work != Work::Unseen)
             .or_else(|| self.find(requester, id))
+    }
+
+    /// The instance whose request arrives (or is lost) when a request with `id` from
+    /// `requester` does: the oldest one still on its way. Two requests with one id are alike
+    /// on the wire, so which of them arrived cannot be told; each arrival takes one of them,
+    /// and the responder then holds as many instances as it received (a reused id's second
+    /// request is a request of its own, not an echo of the first).
+    fn find_arriving(&self, requester: Party, id: RequestId) -> Option<usize> {
+        self.reqs.iter().position(|r| {
+            r.requester == requester && r.id == id && r.work == Work::Unseen && !r.request_lost
+        })
     }
 
     /// The instance a requester resolves when it delivers an outcome for `id`: the newest one
@@ -614,9 +628,7 @@ impl Checker {
                 }
             }
             Input::Receive(Message::Request { id, .. }) => {
-                if let Some(i) = self.find(party.peer(), id)
-                    && self.reqs[i].work == Work::Unseen
-                {
+                if let Some(i) = self.find_arriving(party.peer(), id) {
                     self.reqs[i].work = Work::Queued;
                 }
             }
@@ -704,15 +716,17 @@ impl Checker {
             }
             Output::Nested { parent, child } => {
                 self.nesting[party.index()] = Some(parent);
-                if let Some(p) = self.find_held(party.peer(), parent) {
-                    let p = self.reqs[p];
-                    if p.cancel_received_open || p.internal {
+                if let Some(i) = self.find_held(party.peer(), parent) {
+                    let p = self.reqs[i];
+                    // (The child has no record yet: the parent's tree says whether a reused
+                    // id confused which request was cancelled.)
+                    if (p.cancel_received_open || p.internal) && !self.tangled(i) {
                         self.violate(InvariantId::NoChildAfterCancel, Some(child));
                     }
                 }
             }
             Output::StartWork(id) => {
-                if let Some(i) = self.find(party.peer(), id) {
+                if let Some(i) = self.find_held(party.peer(), id) {
                     self.reqs[i].work = Work::Running;
                 }
             }
@@ -966,6 +980,26 @@ impl Checker {
         None
     }
 
+    /// The record at the root of record `i`'s request tree (`i` itself for a root).
+    fn root_of(&self, mut i: usize) -> usize {
+        // (Parent links point to earlier records, unless packed in canonical order: the
+        // bound keeps a malformed chain from looping.)
+        for _ in 0..self.reqs.len() {
+            match self.reqs[i].parent {
+                Some(p) if usize::from(p) < self.reqs.len() => i = usize::from(p),
+                _ => break,
+            }
+        }
+        i
+    }
+
+    /// Whether record `i`'s request tree holds a request whose id was reused while it was live
+    /// (an `ambiguous` one): which of the two a message was about cannot be told.
+    fn tangled(&self, i: usize) -> bool {
+        let root = self.root_of(i);
+        (0..self.reqs.len()).any(|k| self.reqs[k].ambiguous && self.root_of(k) == root)
+    }
+
     /// The records of the requests sent on behalf of record `i` (its children).
     fn children(&self, i: usize) -> impl Iterator<Item = &Req> {
         let i = u8::try_from(i).ok();
@@ -1001,7 +1035,11 @@ impl Checker {
     }
 
     fn on_lost(&mut self, from: Party, msg: Message) {
-        let Some(i) = self.record_of(from, msg) else {
+        let i = match msg {
+            Message::Request { id, .. } => self.find_arriving(from, id),
+            _ => self.record_of(from, msg),
+        };
+        let Some(i) = i else {
             return;
         };
         let r = &mut self.reqs[i];

@@ -151,3 +151,46 @@ fn declared_breaks_are_observed_breaks() {
         wrong.join("\n")
     );
 }
+
+/// A reused id confuses two requests on the wire; in a request tree the confusion spreads to
+/// the tree (a parent waits on a child whose answer went to the other request, a cancel meant
+/// for one lands on the other). What follows from it is pinned on no party: with trees, the
+/// requester's `reuses-live-id` still breaks what it declares and nothing else, and the
+/// responder's handling of the second request of a reused id (a request of its own) is not
+/// taken for a handling of the first.
+#[test]
+fn a_reused_id_in_request_trees_breaks_only_what_it_declares() {
+    use cancelcheck_sim::scenario::Nesting;
+    let b = Behaviour::ReusesLiveId;
+    let mut wrong = Vec::new();
+    for d in Dialect::ALL {
+        // (ABP has no nesting: its app sends no requests.)
+        if b.classify(d).is_none() || d == Dialect::Abp {
+            continue;
+        }
+        let declared: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
+            .iter()
+            .map(|i| i.name())
+            .collect();
+        for (depth, fanout) in [(2, 2), (3, 2)] {
+            let mut s = Scenario::default_for(d);
+            s.behavior = b;
+            s.workload.nesting = Nesting { depth, fanout };
+            let mut sim = Simulator::new(&s);
+            for seed in 0..2 * FAULT_SEEDS {
+                let run = sim.run(&s, seed, false);
+                for v in &run.verdict.violations {
+                    let n = v.invariant.name();
+                    if !declared.contains(&n) {
+                        wrong.push(format!("{d} nesting {depth}x{fanout} seed {seed}: {n}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "breaks more than declared:\n{}",
+        wrong.join("\n")
+    );
+}
