@@ -773,6 +773,18 @@ mod tests {
         j.verdict.violations.iter().map(|v| v.invariant).collect()
     }
 
+    /// Asserts that `j` found exactly `finding` (the invariant broken and the status it makes),
+    /// or nothing.
+    fn assert_found(j: &Judgement, finding: Option<(InvariantId, &str)>) {
+        match finding {
+            Some((inv, status)) => {
+                assert_eq!(broken(j), [inv], "{:?}", j.verdict);
+                assert_eq!(j.status(), status);
+            }
+            None => assert_eq!(j.status(), "pass", "{:?}", j.verdict),
+        }
+    }
+
     /// ACP: the agent's permission request names the prompt's session, so it is the prompt's
     /// child. A prompt answered before the probe had sent its answer to that request was
     /// answered with it unresolved; one answered after may have read it (the allowed side).
@@ -804,12 +816,8 @@ mod tests {
                 !j.not_observable
                     .contains(&InvariantId::ChildrenBeforeParent)
             );
-            if prompt_first {
-                assert_eq!(broken(&j), [InvariantId::ChildrenBeforeParent]);
-                assert_eq!(j.status(), "warn");
-            } else {
-                assert_eq!(j.status(), "pass", "{:?}", j.verdict);
-            }
+            let finding = (InvariantId::ChildrenBeforeParent, "warn");
+            assert_found(&j, prompt_first.then_some(finding));
         }
     }
 
@@ -833,13 +841,8 @@ mod tests {
                 rec(Dir::Sent, PERMISSION_CANCELLED),
                 rec(Dir::Received, PROMPT_CANCELLED),
             ]);
-            let j = judge(&ctx, &r);
-            if after_barrier {
-                assert_eq!(broken(&j), [InvariantId::NoChildAfterCancel]);
-                assert_eq!(j.status(), "fail");
-            } else {
-                assert_eq!(j.status(), "pass", "{:?}", j.verdict);
-            }
+            let finding = after_barrier.then_some((InvariantId::NoChildAfterCancel, "fail"));
+            assert_found(&judge(&ctx, &r), finding);
         }
     }
 
@@ -909,12 +912,8 @@ mod tests {
         ] {
             let mut r = acp_opening();
             r.extend([rec(Dir::Received, PROMPT_ENDED), u]);
-            let j = judge(&ctx, &r);
-            if after {
-                assert_eq!(broken(&j), [InvariantId::NoActivityAfterAnswer]);
-            } else {
-                assert_eq!(j.status(), "pass", "{:?}", j.verdict);
-            }
+            let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "fail"));
+            assert_found(&judge(&ctx, &r), finding);
         }
     }
 
