@@ -25,7 +25,8 @@ pub struct PropertyRow {
     pub clause: String,
     /// What it requires.
     pub statement: &'static str,
-    /// Whether a judge that sees only the wire can decide it.
+    /// Whether a judge that sees only the wire can decide it, unless a dialect's application
+    /// says otherwise.
     pub observable_on_wire: bool,
     /// Per dialect.
     pub applies: Vec<Application>,
@@ -48,7 +49,7 @@ pub struct Application {
     pub clause: &'static str,
     /// Why, where the quotation alone does not say.
     pub note: Option<&'static str>,
-    /// Whether a judge that sees only the wire can decide it.
+    /// Whether a judge that sees only the wire can decide it in this dialect.
     pub observable_on_wire: bool,
 }
 
@@ -74,7 +75,7 @@ pub fn properties() -> Properties {
                         section: a.source().map_or("", |s| s.section),
                         clause: a.clause.clause,
                         note: a.note,
-                        observable_on_wire: inv.observable_on_wire,
+                        observable_on_wire: inv.observable_in(a.dialect),
                     })
                     .collect();
                 let first = &inv.applies[0];

@@ -97,6 +97,11 @@ pub struct Application {
     pub clause: SpecRef,
     /// Why the strength or the reading is what it is, where the quotation alone does not say.
     pub note: Option<&'static str>,
+    /// Whether a wire-only judge decides it in this dialect, where that differs from the
+    /// invariant's [`Invariant::observable_on_wire`] (`None`: as the invariant says). A rule
+    /// about request trees, for one, is decided on the wire only where the wire links a nested
+    /// request to its parent (ACP's agent names the session of the prompt it serves).
+    pub on_wire: Option<bool>,
 }
 
 /// One row of the catalog.
@@ -113,7 +118,8 @@ pub struct Invariant {
     /// Whether a judge that sees only the messages on the wire (a probe of a real peer, an
     /// audit of a recording) can decide it; otherwise it depends on what a party did inside
     /// (what it delivered to its application, what it still holds) and such a judge must
-    /// report it as not observable.
+    /// report it as not observable. A dialect's application may say otherwise
+    /// ([`Invariant::observable_in`]).
     pub observable_on_wire: bool,
     /// The dialects it applies to, each with its strength and clause.
     pub applies: &'static [Application],
@@ -123,6 +129,14 @@ impl Invariant {
     /// Its reading in `dialect`, if it applies there.
     pub fn application(&self, dialect: Dialect) -> Option<&'static Application> {
         self.applies.iter().find(|a| a.dialect == dialect)
+    }
+
+    /// Whether a judge that sees only the wire decides it in `dialect`: the application's own
+    /// answer where it gives one, else [`Invariant::observable_on_wire`].
+    pub fn observable_in(&self, dialect: Dialect) -> bool {
+        self.application(dialect)
+            .and_then(|a| a.on_wire)
+            .unwrap_or(self.observable_on_wire)
     }
 
     /// The strongest strength over its dialects.
@@ -148,8 +162,18 @@ macro_rules! at {
                 clause: $clause,
             },
             note: $note,
+            on_wire: None,
         }
     };
+}
+
+/// `a`, decided on the wire in its dialect as `on_wire` says, whatever the invariant says
+/// elsewhere.
+const fn on_wire(a: Application, on_wire: bool) -> Application {
+    Application {
+        on_wire: Some(on_wire),
+        ..a
+    }
 }
 
 /// The spec texts the catalog quotes: the five under `shared/specs/` and its `README.md`
@@ -1009,14 +1033,20 @@ pub static CATALOG: [Invariant; 28] = [
         kind: Expectation::Always,
         statement: "A party answers a request it handles only after every request it sent on that request's behalf is resolved (ACP's prompt turn: the agent's own requests are cancelled and answered before the prompt's answer).",
         observable_on_wire: false,
-        applies: &[at!(
-            Acp,
-            Should,
-            TABLE,
-            "The cascade: the agent sends `$/cancel_request` for its own nested requests (`terminal/create`, `session/request_permission`) before it answers.",
-            Some(
-                "stated without a keyword; the text's Cascading Cancellation Flow shows the client confirming each nested cancellation before the agent completes the prompt"
-            )
+        // ACP's agent names the session of the prompt it serves in its own requests; on a
+        // stdio stream (in order), a prompt answered before the client had sent its answer to
+        // such a request was answered with the request unresolved.
+        applies: &[on_wire(
+            at!(
+                Acp,
+                Should,
+                TABLE,
+                "The cascade: the agent sends `$/cancel_request` for its own nested requests (`terminal/create`, `session/request_permission`) before it answers.",
+                Some(
+                    "stated without a keyword; the text's Cascading Cancellation Flow shows the client confirming each nested cancellation before the agent completes the prompt"
+                )
+            ),
+            true,
         )],
     },
     Invariant {
@@ -1026,11 +1056,16 @@ pub static CATALOG: [Invariant; 28] = [
         statement: "A party sends no new request on behalf of a request it handles once it has taken a cancel for that request (or given it up on its own).",
         observable_on_wire: false,
         applies: &[
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "MUST cancel the corresponding request activity and all nested activities"
+            // The agent's requests name the session of the prompt they serve; a barrier proves
+            // the agent had read the cancel before it sent one. MCP's requests name no parent.
+            on_wire(
+                at!(
+                    AcpRfd,
+                    Must,
+                    RFD,
+                    "MUST cancel the corresponding request activity and all nested activities"
+                ),
+                true,
             ),
             at!(
                 Mcp20251125,
@@ -1320,6 +1355,30 @@ mod tests {
             assert!(inv.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
         }
         assert!(CATALOG.len() <= 32, "bit sets are u32");
+    }
+
+    /// A rule of request trees is decided on the wire only where the wire links a nested
+    /// request to its parent (ACP's `sessionId`), and never where it turns on what a party did
+    /// inside (gave a request up, or meant to cancel it).
+    #[test]
+    fn tree_rules_are_decided_on_the_wire_only_where_the_wire_links_parent_and_child() {
+        use InvariantId::*;
+        let on = |i: InvariantId, d: Dialect| i.info().observable_in(d);
+        assert!(on(ChildrenBeforeParent, Dialect::Acp));
+        assert!(on(NoChildAfterCancel, Dialect::AcpRfd));
+        assert!(!on(NoChildAfterCancel, Dialect::Mcp20251125));
+        assert!(!on(NoChildAfterCancel, Dialect::Mcp20260728));
+        for d in Dialect::ALL {
+            assert!(!on(CascadeComplete, d), "{d}");
+            assert!(!on(SiblingsUntouched, d), "{d}");
+        }
+        // Elsewhere an application says what its invariant says.
+        for inv in CATALOG.iter() {
+            for a in inv.applies {
+                let tree = matches!(inv.id, ChildrenBeforeParent | NoChildAfterCancel);
+                assert!(tree || a.on_wire.is_none(), "{} in {}", inv.name, a.dialect);
+            }
+        }
     }
 
     #[test]

@@ -16,8 +16,21 @@
 //! - The peer exiting (or closing its stdout) before the probe closed its stdin is a crash,
 //!   after reading all it was sent.
 //! - ACP's `session/cancel` is a cancel of every prompt turn still open in the session.
-//! - The probe's own side is the reference requester: it resolves a request when its answer
-//!   arrives, or at cancel time where the dialect's requester does not wait (MCP).
+//! - ACP's agent names a session, not a request, in its own requests (`session/request_permission`,
+//!   `terminal/create`, ...) and in `session/update`. A request of the agent's whose `sessionId`
+//!   is that of exactly one prompt the probe sent and the agent has not answered is a nested
+//!   request of that prompt (an `Output::Nested` before its send, as the simulator's endpoint
+//!   reports it), so the rules of request trees judge it; a session id is compared as the
+//!   opaque value it is, never read. A request left unlinked (no `sessionId`, a session of no
+//!   open prompt, or of several) makes those rules not observable in that session, unless one
+//!   was seen broken. The agent resolves its request when it reads the probe's answer; when it
+//!   answers the prompt, an answer the probe had already sent may have been read (the allowed
+//!   side), one the probe had not yet sent cannot have been.
+//! - The probe's side is the reference requester: it resolves a request when its answer
+//!   arrives, or at cancel time where the dialect's requester does not wait (MCP). It answers
+//!   the agent's requests; an answer that says "cancelled" to a request the agent never
+//!   cancelled is the probe giving it up on its own account (ACP's client answers its pending
+//!   permission requests so once it cancels the prompt turn).
 //! - Requests still unanswered when the session ended are unresolved (`eventual-resolution`):
 //!   a session ends when the peer exits after its input closed, or at the timeout.
 
@@ -26,6 +39,7 @@ use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, 
 use cancelcheck_properties::{Checker, Event, InvariantId, Strength, Verdict};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{IdMap, WireId, WireMessage, to_model};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Which way a record went.
@@ -106,7 +120,10 @@ pub struct Judgement {
     pub events: Vec<Event>,
     /// Session errors, in order.
     pub errors: Vec<SessionError>,
-    /// Invariants that apply to the dialect but that the wire alone cannot decide.
+    /// Invariants that apply to the dialect but that the wire alone cannot decide in this
+    /// session, in catalog order: the dialect's (see [`not_observable`]), and the rules of
+    /// request trees where a request of the peer's could not be linked to the prompt it serves
+    /// (unless one was seen broken).
     pub not_observable: Vec<InvariantId>,
 }
 
@@ -131,21 +148,61 @@ impl Judgement {
 /// The invariants of `dialect` a wire-only judge must report as not observable.
 pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
     InvariantId::all()
-        .filter(|i| {
-            let info = i.info();
-            !info.observable_on_wire && info.application(dialect).is_some()
-        })
+        .filter(|i| i.info().application(dialect).is_some() && !i.info().observable_in(dialect))
         .collect()
+}
+
+/// The rules of request trees: a wire-only judge decides them only through the link from a
+/// nested request to its parent.
+const TREE_RULES: [InvariantId; 4] = [
+    InvariantId::CascadeComplete,
+    InvariantId::ChildrenBeforeParent,
+    InvariantId::NoChildAfterCancel,
+    InvariantId::SiblingsUntouched,
+];
+
+/// The kinds of ACP `session/update` that are a prompt turn's content (messages, thoughts,
+/// tool calls, the plan); the others (available commands, the current mode, ...) are about
+/// the session and may come at any time.
+const TURN_CONTENT: [&str; 5] = [
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
+/// Whether the dialect's work runs in sessions its messages name by `sessionId` (ACP): the
+/// agent's own requests and updates name the session of the prompt they serve.
+fn names_sessions(dialect: Dialect) -> bool {
+    dialect.rules().activity_id_field == "sessionId"
+}
+
+/// The session a message's params name, if they name one.
+fn session_of(params: Option<&Value>) -> Option<&Value> {
+    params?.get("sessionId")
 }
 
 struct SentMsg {
     /// The model messages it stands for (none for a barrier; one cancel per open prompt for
-    /// ACP's `session/cancel`).
+    /// ACP's `session/cancel`; the answer to a request of the peer's that the model knows).
     models: Vec<Message>,
     /// The request's wire id, for requests.
     request: Option<WireId>,
     /// Whether the peer is known to have read it.
     read: bool,
+}
+
+/// A request the peer sent the probe, as the model knows it.
+struct PeerRequest {
+    /// The probe's prompt it was sent on behalf of, where its session links it to one.
+    parent: Option<RequestId>,
+    /// The peer sent a cancel for it.
+    cancelled: bool,
+    /// The probe answered it.
+    answered: bool,
+    /// The peer resolved it (it read, or may have read, the probe's answer).
+    resolved: bool,
 }
 
 /// Whether a message is ACP's `session/cancel` (a prompt turn's cancel).
@@ -161,241 +218,454 @@ fn delivered(id: RequestId, outcome: Outcome) -> Event {
     }
 }
 
-/// Judges one recorded session (see the module documentation).
-pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
-    let dialect = ctx.dialect;
-    let rules = dialect.rules();
-    let mut checker = Checker::new(dialect, 16);
-    checker.set_fifo(true);
-    let mut events = Vec::new();
-    let mut errors = Vec::new();
-    let mut ids = IdMap::new();
-    let mut sent: Vec<SentMsg> = Vec::new();
-    // Model requests the probe sent: their method, and whether they are resolved.
-    let mut methods: BTreeMap<RequestId, Method> = BTreeMap::new();
-    let mut resolved: BTreeSet<RequestId> = BTreeSet::new();
-    let mut gone = false;
-    let mut emit = |ev: Event, events: &mut Vec<Event>| {
-        checker.observe(&ev);
-        events.push(ev);
-    };
-    // Marks everything sent up to index `upto` (inclusive) as read by the peer.
-    let read_upto = |upto: usize,
-                     sent: &mut Vec<SentMsg>,
-                     events: &mut Vec<Event>,
-                     emit: &mut dyn FnMut(Event, &mut Vec<Event>)| {
-        for s in sent.iter_mut().take(upto + 1) {
-            if !s.read {
-                s.read = true;
-                for &m in &s.models {
-                    emit(
-                        Event::Input {
-                            party: Party::Server,
-                            input: Input::Receive(m),
-                        },
-                        events,
-                    );
-                }
+/// The judgement of one record in progress.
+struct Judge<'c> {
+    ctx: &'c Context,
+    checker: Checker,
+    events: Vec<Event>,
+    errors: Vec<SessionError>,
+    ids: IdMap,
+    sent: Vec<SentMsg>,
+    /// Model requests the probe sent: their method.
+    methods: BTreeMap<RequestId, Method>,
+    /// The probe's requests it resolved.
+    resolved: BTreeSet<RequestId>,
+    /// The probe's requests the peer answered, in the order of their first answers.
+    answered: Vec<RequestId>,
+    /// The probe's prompts (its work requests) and the session each names.
+    prompts: Vec<(RequestId, Value)>,
+    /// The peer's requests the model knows.
+    peer_requests: BTreeMap<RequestId, PeerRequest>,
+    /// A request of the peer's was left unlinked.
+    unlinked: bool,
+    gone: bool,
+}
+
+impl Judge<'_> {
+    fn emit(&mut self, ev: Event) {
+        self.checker.observe(&ev);
+        self.events.push(ev);
+    }
+
+    fn server(&mut self, output: Output) {
+        self.emit(Event::Output {
+            party: Party::Server,
+            output,
+        });
+    }
+
+    /// The peer reads `m`, which the probe sent; reading the probe's answer to one of its
+    /// requests resolves that request.
+    fn peer_reads(&mut self, m: Message) {
+        self.emit(Event::Input {
+            party: Party::Server,
+            input: Input::Receive(m),
+        });
+        if let Message::Response { id, reply } = m
+            && let Some(r) = self.peer_requests.get_mut(&id)
+            && !r.resolved
+        {
+            r.resolved = true;
+            self.server(Output::Deliver {
+                id,
+                outcome: Outcome::Reply(reply),
+            });
+        }
+    }
+
+    /// Marks `sent[k]` as read by the peer.
+    fn read(&mut self, k: usize) {
+        if self.sent[k].read {
+            return;
+        }
+        self.sent[k].read = true;
+        for j in 0..self.sent[k].models.len() {
+            let m = self.sent[k].models[j];
+            self.peer_reads(m);
+        }
+    }
+
+    /// Marks everything sent up to index `upto` (inclusive) as read by the peer.
+    fn read_upto(&mut self, upto: usize) {
+        for k in 0..=upto.min(self.sent.len().saturating_sub(1)) {
+            self.read(k);
+        }
+    }
+
+    /// The probe's prompts of `session` the peer has not answered.
+    fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
+        self.prompts
+            .iter()
+            .filter(move |(id, s)| s == session && !self.answered.contains(id))
+            .map(|(id, _)| *id)
+    }
+
+    /// The prompt a message naming `session` serves: the one prompt of that session still open.
+    fn link(&self, session: Option<&Value>) -> Option<RequestId> {
+        let mut open = self.open_in(session?);
+        let first = open.next()?;
+        open.next().is_none().then_some(first)
+    }
+
+    /// The prompt an ACP `session/update` with these params is about: the one open in its
+    /// session, or, when none is, the one its session's last answer ended (the update came
+    /// after that answer). Only a turn's content is about a turn.
+    fn turn_of_update(&self, params: Option<&Value>) -> Option<RequestId> {
+        let kind = params?.pointer("/update/sessionUpdate")?.as_str()?;
+        if !TURN_CONTENT.contains(&kind) {
+            return None;
+        }
+        let session = session_of(params)?;
+        if self.open_in(session).next().is_some() {
+            return self.link(Some(session));
+        }
+        self.answered
+            .iter()
+            .rev()
+            .copied()
+            .find(|id| self.prompts.iter().any(|(p, s)| p == id && s == session))
+    }
+
+    /// Before the peer's answer to prompt `parent`: the answers the probe had already sent to
+    /// the requests it sent on the prompt's behalf may have been read by then (the allowed side
+    /// of that race). Those the probe had not sent stay unresolved.
+    fn children_may_be_resolved(&mut self, parent: RequestId) {
+        let children: Vec<RequestId> = self
+            .peer_requests
+            .iter()
+            .filter(|(_, r)| r.parent == Some(parent) && !r.resolved)
+            .map(|(id, _)| *id)
+            .collect();
+        for c in children {
+            let answer = self.sent.iter().position(|s| {
+                !s.read
+                    && s.models
+                        .iter()
+                        .any(|m| matches!(m, Message::Response { id, .. } if *id == c))
+            });
+            if let Some(k) = answer {
+                self.read(k);
             }
         }
+    }
+
+    fn on_note(&mut self, rec: &Record) {
+        let (kind, detail) = rec.text.split_once(": ").unwrap_or((&rec.text, ""));
+        match kind {
+            note::PEER_GONE if !self.gone => {
+                self.gone = true;
+                if !self.sent.is_empty() {
+                    self.read_upto(self.sent.len() - 1);
+                }
+                self.server(Output::Crashed);
+                self.errors.push(SessionError {
+                    kind: "peer-gone",
+                    offset: None,
+                    message: detail.to_string(),
+                });
+            }
+            note::TIMEOUT => self.errors.push(SessionError {
+                kind: "timeout",
+                offset: None,
+                message: detail.to_string(),
+            }),
+            note::FRAMING => self.errors.push(SessionError {
+                kind: "framing",
+                offset: Some(rec.offset),
+                message: detail.to_string(),
+            }),
+            _ => {}
+        }
+    }
+
+    fn on_sent(&mut self, rec: &Record) {
+        let dialect = self.ctx.dialect;
+        let Ok(msg) = WireMessage::parse(rec.text.as_bytes()) else {
+            return;
+        };
+        let request = match &msg {
+            WireMessage::Request { id, .. } => Some(id.clone()),
+            _ => None,
+        };
+        let models: Vec<Message> = if is_session_cancel(dialect, &msg) {
+            // ACP: `session/cancel` cancels the prompt turns still open.
+            self.methods
+                .iter()
+                .filter(|(id, m)| **m == Method::Work && !self.resolved.contains(id))
+                .map(|(id, _)| Message::Cancel {
+                    id: *id,
+                    session: true,
+                })
+                .collect()
+        } else if let WireMessage::Response { id, .. } = &msg {
+            // The probe's answer to a request of the peer's: one the model knows, answered
+            // once; the others (answered -32601) are outside the model.
+            let mid = self.ids.model(id);
+            match self.peer_requests.get(&mid) {
+                Some(r) if !r.answered => {
+                    to_model(self.ctx, &msg, &mut self.ids, |_| Some(Method::ServerWork))
+                        .into_iter()
+                        .collect()
+                }
+                _ => Vec::new(),
+            }
+        } else {
+            to_model(self.ctx, &msg, &mut self.ids, |_| None)
+                .into_iter()
+                .collect()
+        };
+        for &m in &models {
+            match m {
+                Message::Request { id, method } => {
+                    self.methods.insert(id, method);
+                    if let (Method::Work, WireMessage::Request { params, .. }) = (method, &msg)
+                        && names_sessions(dialect)
+                        && let Some(session) = session_of(params.as_ref())
+                    {
+                        self.prompts.push((id, session.clone()));
+                    }
+                }
+                Message::Cancel { id, .. } if !self.methods.contains_key(&id) => {
+                    // The probe's own cancel of an id it never sent is a stimulus (the
+                    // unknown-id and malformed scenarios): the peer is judged on it, the probe
+                    // is not.
+                    continue;
+                }
+                Message::Response { id, reply } => {
+                    if let Some(r) = self.peer_requests.get_mut(&id) {
+                        r.answered = true;
+                        if reply.is_cancelled() && !r.cancelled {
+                            // Given up on the probe's own account (its prompt turn's cancel).
+                            self.emit(Event::Input {
+                                party: Party::Client,
+                                input: Input::InternalCancel(id),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.emit(Event::Output {
+                party: Party::Client,
+                output: Output::Send(m),
+            });
+            if let Message::Cancel { id, .. } = m
+                && !dialect.rules().requester_waits
+                && self.methods.contains_key(&id)
+                && self.resolved.insert(id)
+            {
+                self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
+            }
+        }
+        self.sent.push(SentMsg {
+            models,
+            request,
+            read: false,
+        });
+    }
+
+    /// What a message of the peer's is in the model, and the prompt it serves (a request of
+    /// the agent's, linked by its session).
+    fn peer_model(&mut self, msg: &WireMessage) -> (Option<Message>, Option<RequestId>) {
+        let dialect = self.ctx.dialect;
+        match msg {
+            WireMessage::Request { id, params, .. } => {
+                let known = to_model(self.ctx, msg, &mut self.ids, |_| None);
+                let parent = if names_sessions(dialect) {
+                    self.link(session_of(params.as_ref()))
+                } else {
+                    None
+                };
+                let Some(parent) = parent else {
+                    self.unlinked = true;
+                    return (known, None);
+                };
+                // Any request the agent sends in a prompt turn is one of its nested requests.
+                let method = match known {
+                    Some(Message::Request { method, .. }) => method,
+                    _ => Method::ServerWork,
+                };
+                let id = self.ids.model(id);
+                (Some(Message::Request { id, method }), Some(parent))
+            }
+            WireMessage::Notification { method, params }
+                if names_sessions(dialect)
+                    && Some(method.as_str()) == dialect.rules().activity_method =>
+            {
+                let turn = self.turn_of_update(params.as_ref());
+                (turn.map(|id| Message::Activity { id }), None)
+            }
+            _ => {
+                let methods = &self.methods;
+                let m = to_model(self.ctx, msg, &mut self.ids, |id| methods.get(&id).copied());
+                (m, None)
+            }
+        }
+    }
+
+    fn on_received(&mut self, rec: &Record) {
+        let msg = match WireMessage::parse(rec.text.as_bytes()) {
+            Ok(m) => m,
+            Err(e) => {
+                self.errors.push(SessionError {
+                    kind: "not-json-rpc",
+                    offset: Some(rec.offset + e.offset as u64),
+                    message: format!("the peer's output {e}"),
+                });
+                return;
+            }
+        };
+        if let WireMessage::Response { id, body } = &msg {
+            // An answer to a request the probe sent proves the peer read everything up to
+            // that request.
+            if let Some(k) = self
+                .sent
+                .iter()
+                .rposition(|s| s.request.as_ref() == Some(id))
+            {
+                self.read_upto(k);
+                if self.sent[k].models.is_empty() {
+                    // The answer to a barrier (or another request the model does not know):
+                    // evidence of order only.
+                    return;
+                }
+            }
+            // An answer that says "cancelled" proves the peer read a cancel for it.
+            let mid = self.ids.model(id);
+            let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
+                || matches!(
+                    to_model(self.ctx, &msg, &mut self.ids, |_| None),
+                    Some(Message::Response {
+                        reply: Reply::Cancelled,
+                        ..
+                    })
+                );
+            if cancelled
+                && let Some(k) = self.sent.iter().position(|s| {
+                    s.models
+                        .iter()
+                        .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
+                })
+            {
+                self.read_upto(k);
+            }
+        }
+        let (model, parent) = self.peer_model(&msg);
+        let Some(m) = model else { return };
+        match m {
+            Message::Activity { id } => {
+                // Progress about a request proves the peer read it.
+                if let Some(k) = self.sent.iter().position(|s| {
+                    s.models
+                        .iter()
+                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
+                }) {
+                    self.read_upto(k);
+                }
+            }
+            Message::Request { id, .. } => {
+                self.peer_requests.insert(
+                    id,
+                    PeerRequest {
+                        parent,
+                        cancelled: false,
+                        answered: false,
+                        resolved: false,
+                    },
+                );
+                if let Some(parent) = parent {
+                    self.server(Output::Nested { parent, child: id });
+                }
+            }
+            Message::Cancel { id, .. } => {
+                if let Some(r) = self.peer_requests.get_mut(&id) {
+                    r.cancelled = true;
+                }
+            }
+            Message::Response { id, .. } if self.methods.contains_key(&id) => {
+                self.children_may_be_resolved(id);
+            }
+            _ => {}
+        }
+        self.server(Output::Send(m));
+        self.emit(Event::Input {
+            party: Party::Client,
+            input: Input::Receive(m),
+        });
+        if let Message::Response { id, reply } = m
+            && self.methods.contains_key(&id)
+        {
+            if !self.answered.contains(&id) {
+                self.answered.push(id);
+            }
+            if self.resolved.insert(id) {
+                self.emit(delivered(id, Outcome::Reply(reply)));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Judgement {
+        let dialect = self.ctx.dialect;
+        self.emit(Event::End {
+            quiescent: true,
+            open_incoming: [0, 0],
+        });
+        let mut verdict = self.checker.take_verdict();
+        // What the wire cannot decide is never reported as broken, nor as passed.
+        let mut hidden = not_observable(dialect);
+        verdict
+            .violations
+            .retain(|v| !hidden.contains(&v.invariant));
+        if self.unlinked {
+            // A request of the peer's that names no single open prompt: the rules of request
+            // trees cannot be decided for it. One seen broken for a linked request stands.
+            let broken = verdict.violated();
+            for i in TREE_RULES {
+                if i.info().application(dialect).is_some()
+                    && !hidden.contains(&i)
+                    && !broken.contains(i)
+                {
+                    hidden.push(i);
+                }
+            }
+            hidden.sort();
+        }
+        Judgement {
+            verdict,
+            events: self.events,
+            errors: self.errors,
+            not_observable: hidden,
+        }
+    }
+}
+
+/// Judges one recorded session (see the module documentation).
+pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
+    let mut checker = Checker::new(ctx.dialect, 16);
+    checker.set_fifo(true);
+    let mut j = Judge {
+        ctx,
+        checker,
+        events: Vec::new(),
+        errors: Vec::new(),
+        ids: IdMap::new(),
+        sent: Vec::new(),
+        methods: BTreeMap::new(),
+        resolved: BTreeSet::new(),
+        answered: Vec::new(),
+        prompts: Vec::new(),
+        peer_requests: BTreeMap::new(),
+        unlinked: false,
+        gone: false,
     };
     for rec in records {
         match rec.dir {
-            Dir::Note => {
-                let (kind, detail) = rec.text.split_once(": ").unwrap_or((&rec.text, ""));
-                match kind {
-                    note::PEER_GONE if !gone => {
-                        gone = true;
-                        if !sent.is_empty() {
-                            read_upto(sent.len() - 1, &mut sent, &mut events, &mut emit);
-                        }
-                        emit(
-                            Event::Output {
-                                party: Party::Server,
-                                output: Output::Crashed,
-                            },
-                            &mut events,
-                        );
-                        errors.push(SessionError {
-                            kind: "peer-gone",
-                            offset: None,
-                            message: detail.to_string(),
-                        });
-                    }
-                    note::TIMEOUT => errors.push(SessionError {
-                        kind: "timeout",
-                        offset: None,
-                        message: detail.to_string(),
-                    }),
-                    note::FRAMING => errors.push(SessionError {
-                        kind: "framing",
-                        offset: Some(rec.offset),
-                        message: detail.to_string(),
-                    }),
-                    _ => {}
-                }
-            }
-            Dir::Sent => {
-                let Ok(msg) = WireMessage::parse(rec.text.as_bytes()) else {
-                    continue;
-                };
-                let request = match &msg {
-                    WireMessage::Request { id, .. } => Some(id.clone()),
-                    _ => None,
-                };
-                let models: Vec<Message> = if is_session_cancel(dialect, &msg) {
-                    // ACP: `session/cancel` cancels the prompt turns still open.
-                    methods
-                        .iter()
-                        .filter(|(id, m)| **m == Method::Work && !resolved.contains(id))
-                        .map(|(id, _)| Message::Cancel {
-                            id: *id,
-                            session: true,
-                        })
-                        .collect()
-                } else if matches!(msg, WireMessage::Response { .. }) {
-                    // The probe's answers to the peer's own requests (ACP permission requests,
-                    // anything answered -32601): the model has no such requests.
-                    Vec::new()
-                } else {
-                    to_model(ctx, &msg, &mut ids, |_| None)
-                        .into_iter()
-                        .collect()
-                };
-                for &m in &models {
-                    if let Message::Request { id, method } = m {
-                        methods.insert(id, method);
-                    }
-                    if let Message::Cancel { id, .. } = m
-                        && !methods.contains_key(&id)
-                    {
-                        // The probe's own cancel of an id it never sent is a stimulus (the
-                        // unknown-id and malformed scenarios): the peer is judged on it, the
-                        // probe is not.
-                        continue;
-                    }
-                    emit(
-                        Event::Output {
-                            party: Party::Client,
-                            output: Output::Send(m),
-                        },
-                        &mut events,
-                    );
-                    if let Message::Cancel { id, .. } = m
-                        && !rules.requester_waits
-                        && methods.contains_key(&id)
-                        && resolved.insert(id)
-                    {
-                        emit(
-                            delivered(id, Outcome::Cancelled(CancelCause::User)),
-                            &mut events,
-                        );
-                    }
-                }
-                sent.push(SentMsg {
-                    models,
-                    request,
-                    read: false,
-                });
-            }
-            Dir::Received => {
-                let msg = match WireMessage::parse(rec.text.as_bytes()) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        errors.push(SessionError {
-                            kind: "not-json-rpc",
-                            offset: Some(rec.offset + e.offset as u64),
-                            message: format!("the peer's output {e}"),
-                        });
-                        continue;
-                    }
-                };
-                if let WireMessage::Response { id, body } = &msg {
-                    // An answer to a request the probe sent proves the peer read everything up
-                    // to that request.
-                    if let Some(k) = sent.iter().rposition(|s| s.request.as_ref() == Some(id)) {
-                        read_upto(k, &mut sent, &mut events, &mut emit);
-                        if sent[k].models.is_empty() {
-                            // The answer to a barrier (or another request the model does not
-                            // know): evidence of order only.
-                            continue;
-                        }
-                    }
-                    // An answer that says "cancelled" proves the peer read a cancel for it.
-                    let mid = ids.model(id);
-                    let cancelled =
-                        matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
-                            || matches!(
-                                to_model(ctx, &msg, &mut ids, |_| None),
-                                Some(Message::Response {
-                                    reply: Reply::Cancelled,
-                                    ..
-                                })
-                            );
-                    if cancelled
-                        && let Some(k) = sent.iter().position(|s| {
-                            s.models
-                                .iter()
-                                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
-                        })
-                    {
-                        read_upto(k, &mut sent, &mut events, &mut emit);
-                    }
-                }
-                let model = to_model(ctx, &msg, &mut ids, |id| methods.get(&id).copied());
-                let Some(m) = model else { continue };
-                if let Message::Activity { id } = m
-                    && let Some(k) = sent.iter().position(|s| {
-                        s.models
-                            .iter()
-                            .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
-                    })
-                {
-                    // Progress about a request proves the peer read it.
-                    read_upto(k, &mut sent, &mut events, &mut emit);
-                }
-                emit(
-                    Event::Output {
-                        party: Party::Server,
-                        output: Output::Send(m),
-                    },
-                    &mut events,
-                );
-                emit(
-                    Event::Input {
-                        party: Party::Client,
-                        input: Input::Receive(m),
-                    },
-                    &mut events,
-                );
-                if let Message::Response { id, reply } = m
-                    && methods.contains_key(&id)
-                    && resolved.insert(id)
-                {
-                    emit(delivered(id, Outcome::Reply(reply)), &mut events);
-                }
-            }
+            Dir::Note => j.on_note(rec),
+            Dir::Sent => j.on_sent(rec),
+            Dir::Received => j.on_received(rec),
         }
     }
-    emit(
-        Event::End {
-            quiescent: true,
-            open_incoming: [0, 0],
-        },
-        &mut events,
-    );
-    let mut verdict = checker.take_verdict();
-    // What the wire cannot decide is never reported as broken, nor as passed.
-    let hidden = not_observable(dialect);
-    verdict
-        .violations
-        .retain(|v| !hidden.contains(&v.invariant));
-    Judgement {
-        verdict,
-        events,
-        errors,
-        not_observable: hidden,
-    }
+    j.finish()
 }
 
 #[cfg(test)]
@@ -459,6 +729,192 @@ mod tests {
         );
         let j = judge(&ctx, &r);
         assert_eq!(j.status(), "fail");
+    }
+
+    /// An ACP session with opaque session id `"s-opaque"`: `initialize` (1, answered with
+    /// cancellation declared, as the RFD asks) and the prompt (2).
+    fn acp_opening() -> Vec<Record> {
+        vec![
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            ),
+            rec(
+                Dir::Received,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"cancellation":{"request":true}}}}"#,
+            ),
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s-opaque","prompt":[]}}"#,
+            ),
+        ]
+    }
+
+    /// The agent's permission request 0 naming `session`.
+    fn asks(session: &str) -> Record {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{{"sessionId":"{session}","options":[]}}}}"#
+        );
+        rec(Dir::Received, &text)
+    }
+
+    const SESSION_CANCEL: &str =
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s-opaque"}}"#;
+    const PERMISSION_CANCELLED: &str =
+        r#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}"#;
+    const PROMPT_CANCELLED: &str =
+        r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#;
+    const PROMPT_ENDED: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}"#;
+    const BARRIER: &str = r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","method":"b"}"#;
+    const BARRIER_ANSWERED: &str =
+        r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","error":{"code":-32601,"message":"no"}}"#;
+
+    fn broken(j: &Judgement) -> Vec<InvariantId> {
+        j.verdict.violations.iter().map(|v| v.invariant).collect()
+    }
+
+    /// Asserts that `j` found exactly `finding` (the invariant broken and the status it makes),
+    /// or nothing.
+    fn assert_found(j: &Judgement, finding: Option<(InvariantId, &str)>) {
+        match finding {
+            Some((inv, status)) => {
+                assert_eq!(broken(j), [inv], "{:?}", j.verdict);
+                assert_eq!(j.status(), status);
+            }
+            None => assert_eq!(j.status(), "pass", "{:?}", j.verdict),
+        }
+    }
+
+    /// ACP: the agent's permission request names the prompt's session, so it is the prompt's
+    /// child. A prompt answered before the probe had sent its answer to that request was
+    /// answered with it unresolved; one answered after may have read it (the allowed side).
+    #[test]
+    fn a_prompt_answered_before_its_permission_request_was_answered_breaks_children_before_parent()
+    {
+        let ctx = Context::new(Dialect::Acp);
+        for prompt_first in [true, false] {
+            let mut r = acp_opening();
+            r.extend([asks("s-opaque"), rec(Dir::Sent, SESSION_CANCEL)]);
+            let (a, b) = (
+                rec(Dir::Received, PROMPT_CANCELLED),
+                rec(Dir::Sent, PERMISSION_CANCELLED),
+            );
+            if prompt_first {
+                r.extend([a, b]);
+            } else {
+                r.extend([b, a]);
+            }
+            let j = judge(&ctx, &r);
+            assert!(j.events.iter().any(|e| matches!(
+                e,
+                Event::Output {
+                    party: Party::Server,
+                    output: Output::Nested { .. }
+                }
+            )));
+            assert!(
+                !j.not_observable
+                    .contains(&InvariantId::ChildrenBeforeParent)
+            );
+            let finding = (InvariantId::ChildrenBeforeParent, "warn");
+            assert_found(&j, prompt_first.then_some(finding));
+        }
+    }
+
+    /// ACP RFD: a request the agent sends on behalf of a prompt after the barrier proved it had
+    /// read the prompt's cancel breaks no-child-after-cancel; one sent before that proof may
+    /// have crossed the cancel.
+    #[test]
+    fn a_request_sent_after_the_cancel_was_read_breaks_no_child_after_cancel() {
+        // The probe's slow request in both ACP dialects.
+        let mut ctx = Context::new(Dialect::AcpRfd);
+        ctx.work_method = "session/prompt".into();
+        for after_barrier in [true, false] {
+            let mut r = acp_opening();
+            r.extend([rec(Dir::Sent, SESSION_CANCEL), rec(Dir::Sent, BARRIER)]);
+            if after_barrier {
+                r.extend([rec(Dir::Received, BARRIER_ANSWERED), asks("s-opaque")]);
+            } else {
+                r.extend([asks("s-opaque"), rec(Dir::Received, BARRIER_ANSWERED)]);
+            }
+            r.extend([
+                rec(Dir::Sent, PERMISSION_CANCELLED),
+                rec(Dir::Received, PROMPT_CANCELLED),
+            ]);
+            let finding = after_barrier.then_some((InvariantId::NoChildAfterCancel, "fail"));
+            assert_found(&judge(&ctx, &r), finding);
+        }
+    }
+
+    /// A request that names no session, a session of no open prompt, or one of two open
+    /// prompts is left unlinked, and the rules of request trees are then not observable. A
+    /// session id is opaque: `sess-2` does not name request 2.
+    #[test]
+    fn an_unlinked_request_makes_the_rules_of_request_trees_not_observable() {
+        let ctx = Context::new(Dialect::Acp);
+        let second = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s-opaque","prompt":[]}}"#,
+        );
+        let no_session = rec(
+            Dir::Received,
+            r#"{"jsonrpc":"2.0","id":0,"method":"terminal/create","params":{"command":"ls"}}"#,
+        );
+        for (extra, request) in [
+            (None, no_session),
+            (None, asks("sess-2")),
+            (Some(second), asks("s-opaque")),
+        ] {
+            let mut r = acp_opening();
+            r.extend(extra);
+            // Answered before the probe answers the agent: decided only if linked.
+            r.extend([request, rec(Dir::Received, PROMPT_ENDED)]);
+            let j = judge(&ctx, &r);
+            assert!(
+                j.not_observable
+                    .contains(&InvariantId::ChildrenBeforeParent),
+                "{r:?}"
+            );
+            assert!(broken(&j).is_empty(), "{:?}", j.verdict);
+            assert!(!j.events.iter().any(|e| matches!(
+                e,
+                Event::Output {
+                    output: Output::Nested { .. },
+                    ..
+                }
+            )));
+        }
+        // Linked, the same order is a finding, and the rule is observable.
+        let mut r = acp_opening();
+        r.extend([asks("s-opaque"), rec(Dir::Received, PROMPT_ENDED)]);
+        let j = judge(&ctx, &r);
+        assert_eq!(broken(&j), [InvariantId::ChildrenBeforeParent]);
+        assert_eq!(j.not_observable, not_observable(Dialect::Acp));
+    }
+
+    /// ACP: a `session/update` with a turn's content naming the session of a prompt already
+    /// answered came after that answer; one about the session itself (its commands) may come
+    /// at any time; one naming another session (`sess-2`, whatever its text) is about no
+    /// prompt of the probe's.
+    #[test]
+    fn a_turn_update_after_the_prompt_is_answered_is_activity_after_answer() {
+        let ctx = Context::new(Dialect::Acp);
+        let update = |session: &str, kind: &str| {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{{"sessionUpdate":"{kind}"}}}}}}"#
+            );
+            rec(Dir::Received, &text)
+        };
+        for (u, after) in [
+            (update("s-opaque", "agent_message_chunk"), true),
+            (update("s-opaque", "available_commands_update"), false),
+            (update("sess-2", "agent_message_chunk"), false),
+        ] {
+            let mut r = acp_opening();
+            r.extend([rec(Dir::Received, PROMPT_ENDED), u]);
+            let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "fail"));
+            assert_found(&judge(&ctx, &r), finding);
+        }
     }
 
     #[test]

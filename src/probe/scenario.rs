@@ -304,6 +304,12 @@ fn progress_after_answer(s: &mut Session<'_>) -> Step<()> {
     s.barrier()
 }
 
+/// ACP: `session/cancel` while the agent waits on its own permission request, held
+/// unanswered. The probe answers it `cancelled` only after two barriers, so that an agent that
+/// acts on the cancel after answering the next request has acted before the answer is sent. A
+/// prompt answered before that answer was sent was answered with the permission request
+/// unresolved, and a request of the agent's that arrives after the first barrier's answer was
+/// sent after the cancel was read: both are decided by the order on the wire alone.
 fn session_cancel(s: &mut Session<'_>) -> Step<()> {
     s.hold_permissions = true;
     let id = s.send_work()?;
@@ -312,6 +318,8 @@ fn session_cancel(s: &mut Session<'_>) -> Step<()> {
     s.pause(ms, |s| s.permissions_asked() > 0 || s.resolved(id))?;
     s.session_cancel();
     s.barrier()?;
+    s.barrier()?;
+    s.answer_held();
     settle(s, &[id])
 }
 

@@ -324,8 +324,9 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// ACP: cancels the prompt turn with `session/cancel`, then answers every permission
-    /// request held with `{"outcome": {"outcome": "cancelled"}}`, as a client must.
+    /// ACP: cancels the prompt turn with `session/cancel`. The permission requests held stay
+    /// unanswered until [`Session::answer_held`]; those the agent makes from now on are
+    /// answered `cancelled` at once.
     pub fn session_cancel(&mut self) {
         let sid = self.session_id.clone().unwrap_or_default();
         self.session_cancelled = true;
@@ -336,6 +337,11 @@ impl<'a> Session<'a> {
             }
             .to_text(),
         );
+    }
+
+    /// ACP: answers every permission request held with `{"outcome": {"outcome": "cancelled"}}`,
+    /// as a client must once it has cancelled the prompt turn.
+    pub fn answer_held(&mut self) {
         for id in std::mem::take(&mut self.held) {
             let text = WireMessage::Response {
                 id,
@@ -516,8 +522,26 @@ impl<'a> Session<'a> {
                 return;
             }
         }
+        let acp = matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd);
+        if let WireMessage::Notification { method, params } = &msg
+            && acp
+            && method == "session/update"
+        {
+            // An update names the session, not the request (its id is opaque): it shows the
+            // work of every prompt still open in the probe's session.
+            let ours = self.session_id.as_deref().map(|s| Value::String(s.into()));
+            if ours.is_some() && params.as_ref().and_then(|p| p.get("sessionId")) == ours.as_ref() {
+                let open: Vec<RequestId> = self
+                    .waiters
+                    .keys()
+                    .copied()
+                    .filter(|&id| Some(id) != self.init && !self.resolved(id))
+                    .collect();
+                self.progress.extend(open);
+            }
+            return;
+        }
         if let WireMessage::Request { id, method, params } = &msg {
-            let acp = matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd);
             if acp && method == "session/request_permission" {
                 self.permissions_asked += 1;
                 if self.hold_permissions && !self.session_cancelled {

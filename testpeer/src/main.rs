@@ -17,10 +17,14 @@
 //!     [--lazy-cancel] [--ask-permission]
 //! ```
 //!
-//! ACP: `session/new` opens session `sess-1`; a prompt turn cancelled ends with the result
-//! `{"stopReason": "cancelled"}`; `session/cancel` cancels every open prompt turn, after the
-//! agent's own pending requests (`$/cancel_request`). `--ask-permission` makes every prompt
-//! ask `session/request_permission` as its work starts.
+//! ACP: `session/new` opens session `sess-1`, which the agent's `session/update` and its own
+//! requests name; a prompt turn cancelled ends with the result `{"stopReason": "cancelled"}`;
+//! `session/cancel` cancels every open prompt turn. `--ask-permission` makes every prompt ask
+//! `session/request_permission` as its work starts: a request the model's endpoint sends on the
+//! prompt's behalf, so the agent cancels it (`$/cancel_request`) when the prompt is cancelled
+//! and answers the prompt once it is resolved, or not, as its `--behavior` says. A prompt whose
+//! work still runs after the agent acted on its cancel asks again (the model refuses unless
+//! the behaviour keeps working after a cancel: `spawns-after-cancel`).
 //!
 //! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
 //! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
@@ -32,8 +36,10 @@
 
 use cancelcheck_model::behaviour::Role;
 use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::message::Method;
 use cancelcheck_model::{
-    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply, RequestId,
+    Behaviour, Command, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply,
+    RequestId,
 };
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Body, FrameReader, Framing, IdMap, WireMessage, message_text, to_model};
@@ -162,6 +168,9 @@ fn reader(framing: Framing, tx: mpsc::Sender<In>) {
     }
 }
 
+/// The session `session/new` opens (an opaque name to the probe).
+const SESSION: &str = "sess-1";
+
 struct Job {
     done_at: Instant,
     next_progress: Option<Instant>,
@@ -181,9 +190,6 @@ struct Peer {
     deferred: Vec<Message>,
     /// ACP: prompt turns received and not answered yet.
     open_prompts: std::collections::BTreeSet<RequestId>,
-    /// ACP: the peer's own permission requests awaiting the client's answer.
-    permissions: std::collections::BTreeSet<String>,
-    asked: u32,
 }
 
 impl Peer {
@@ -203,8 +209,12 @@ impl Peer {
         let mut outs = Vec::new();
         self.ep.handle(input, &mut outs);
         let now = Instant::now();
+        let mut asks = Vec::new();
         for o in outs {
             match o {
+                // The agent's own requests: sent on behalf of a prompt (`--ask-permission`).
+                Output::Send(Message::Request { id, .. }) if self.acp() => self.ask_permission(id),
+                Output::Send(Message::Activity { .. }) if self.acp() => self.update(),
                 Output::Send(m) => {
                     if let Message::Response { id, reply } = m {
                         self.open_prompts.remove(&id);
@@ -220,20 +230,7 @@ impl Peer {
                 }
                 Output::StartWork(id) => {
                     if self.acp() && self.args.ask_permission {
-                        self.asked += 1;
-                        let pid = format!("perm-{}", self.asked);
-                        let text = WireMessage::Request {
-                            id: cancelcheck_wire::WireId::Str(pid.clone()),
-                            method: "session/request_permission".into(),
-                            params: Some(json!({
-                                "sessionId": "sess-1",
-                                "toolCall": {"toolCallId": format!("call-{}", self.asked)},
-                                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
-                            })),
-                        }
-                        .to_text();
-                        self.write(&text);
-                        self.permissions.insert(pid);
+                        asks.push(id);
                     }
                     let (ms, progress) = self
                         .asked_work
@@ -255,34 +252,74 @@ impl Peer {
                 _ => {}
             }
         }
+        for id in asks {
+            self.feed(Input::Command(Command::SendNested(id)));
+        }
+    }
+
+    /// ACP: the agent's own request `id`, which the model sent on behalf of a prompt: a
+    /// permission request in the agent's session.
+    fn ask_permission(&mut self, id: RequestId) {
+        let wid = self.ids.wire(id);
+        let text = WireMessage::Request {
+            id: wid.clone(),
+            method: "session/request_permission".into(),
+            params: Some(json!({
+                "sessionId": SESSION,
+                "toolCall": {"toolCallId": format!("call-{wid}")},
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+            })),
+        }
+        .to_text();
+        self.write(&text);
+    }
+
+    /// ACP: a `session/update` of the agent's session, with some of the turn's content.
+    fn update(&mut self) {
+        let text = WireMessage::Notification {
+            method: "session/update".into(),
+            params: Some(json!({
+                "sessionId": SESSION,
+                "update": {"sessionUpdate": "agent_message_chunk",
+                           "content": {"type": "text", "text": "working"}}
+            })),
+        }
+        .to_text();
+        self.write(&text);
     }
 
     fn acp(&self) -> bool {
         matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
     }
 
-    /// ACP `session/cancel`: cancel the agent's own pending requests first (the cascade), then
-    /// every open prompt turn.
+    /// ACP `session/cancel`: a cancel of every open prompt turn (the model cancels the agent's
+    /// own requests sent on their behalf: the cascade).
     fn session_cancel(&mut self) {
-        let field = self.args.dialect.rules().cancel_id_field;
-        for pid in std::mem::take(&mut self.permissions) {
-            let mut params = serde_json::Map::new();
-            params.insert(field.into(), Value::String(pid));
-            let text = WireMessage::Notification {
-                method: self.args.dialect.rules().cancel_method.into(),
-                params: Some(Value::Object(params)),
-            }
-            .to_text();
-            self.write(&text);
-        }
         let prompts: Vec<RequestId> = self.open_prompts.iter().copied().collect();
         for id in prompts {
-            let m = Message::Cancel { id, session: true };
-            if self.args.lazy_cancel {
-                self.deferred.push(m);
-            } else {
-                self.feed(Input::Receive(m));
-            }
+            self.take_cancel(Message::Cancel { id, session: true });
+        }
+    }
+
+    /// A cancel read: acted on now, or with `--lazy-cancel` once the next request is answered.
+    fn take_cancel(&mut self, m: Message) {
+        if self.args.lazy_cancel {
+            self.deferred.push(m);
+        } else {
+            self.act_on_cancel(m);
+        }
+    }
+
+    /// Acts on a cancel. A prompt whose work still runs afterwards takes its next step, which
+    /// asks for permission again (`--ask-permission`).
+    fn act_on_cancel(&mut self, m: Message) {
+        self.feed(Input::Receive(m));
+        if let Message::Cancel { id, .. } = m
+            && self.acp()
+            && self.args.ask_permission
+            && self.jobs.contains_key(&id)
+        {
+            self.feed(Input::Command(Command::SendNested(id)));
         }
     }
 
@@ -307,14 +344,11 @@ impl Peer {
                     self.session_cancel();
                     return;
                 }
-                WireMessage::Response {
-                    id: cancelcheck_wire::WireId::Str(pid),
-                    ..
-                } if self.permissions.remove(pid) => return,
                 _ => {}
             }
         }
-        let model = to_model(&self.ctx, &msg, &mut self.ids, |_| None);
+        // A response answers one of the agent's own requests.
+        let model = to_model(&self.ctx, &msg, &mut self.ids, |_| Some(Method::ServerWork));
         match (&msg, model) {
             (
                 WireMessage::Request { id, params, .. },
@@ -344,7 +378,7 @@ impl Peer {
                 } else if method == "session/new"
                     && matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
                 {
-                    Body::Result(json!({"sessionId": "sess-1"}))
+                    Body::Result(json!({ "sessionId": SESSION }))
                 } else {
                     Body::Error {
                         code: -32601,
@@ -356,12 +390,9 @@ impl Peer {
                 self.apply_deferred();
             }
             (_, Some(m @ (Message::Cancel { .. } | Message::MalformedCancel))) => {
-                if self.args.lazy_cancel {
-                    self.deferred.push(m);
-                } else {
-                    self.feed(Input::Receive(m));
-                }
+                self.take_cancel(m);
             }
+            (_, Some(m @ Message::Response { .. })) => self.feed(Input::Receive(m)),
             _ => {}
         }
     }
@@ -370,7 +401,7 @@ impl Peer {
     /// notices later).
     fn apply_deferred(&mut self) {
         for m in std::mem::take(&mut self.deferred) {
-            self.feed(Input::Receive(m));
+            self.act_on_cancel(m);
         }
     }
 
@@ -513,8 +544,6 @@ fn main() -> ExitCode {
         crashed: false,
         deferred: Vec::new(),
         open_prompts: Default::default(),
-        permissions: Default::default(),
-        asked: 0,
         args,
     };
     let mut eof = false;

@@ -171,7 +171,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
                 "{b} in {d}: flagged {found}, which it does not declare ({names:?})"
             );
         }
-        let observable = declared.iter().any(|i| i.info().observable_on_wire);
+        let observable = declared.iter().any(|i| i.info().observable_in(d));
         // What the wire cannot decide shows another way: a request never answered is a
         // timeout (eventual-resolution), a crash is the peer gone.
         let hidden_shown = (names.contains(&"eventual-resolution")
@@ -421,21 +421,182 @@ fn bad_usage_is_an_error() {
     }
 }
 
+// The agent makes no requests of its own here: a fault of these is declared for flat runs,
+// and one with a request pending may break the rules of request trees too (`answers-twice`
+// answers a prompt whose permission request is unresolved). Those are judged below.
 #[test]
 fn every_faulty_acp_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::Acp, ACP_PROMPT, true, &["--ask-permission"]);
+    faults_are_flagged(Dialect::Acp, ACP_PROMPT, true, &[]);
 }
 
 #[test]
 fn every_faulty_acp_rfd_behaviour_is_flagged_with_what_it_declares() {
-    faults_are_flagged(Dialect::AcpRfd, ACP_PROMPT, true, &["--ask-permission"]);
+    faults_are_flagged(Dialect::AcpRfd, ACP_PROMPT, true, &[]);
+}
+
+/// The rules of request trees that apply to `d` and that the wire decides there (through the
+/// `sessionId` that links the agent's requests to its prompt).
+fn tree_rules_on_wire(d: Dialect) -> Vec<String> {
+    [
+        InvariantId::CascadeComplete,
+        InvariantId::ChildrenBeforeParent,
+        InvariantId::NoChildAfterCancel,
+        InvariantId::SiblingsUntouched,
+    ]
+    .into_iter()
+    .filter(|i| i.info().application(d).is_some() && i.info().observable_in(d))
+    .map(|i| i.name().to_string())
+    .collect()
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// ACP with the agent's own requests (`--ask-permission`: a permission request sent on the
+/// prompt's behalf as its work starts): the correct agent passes every scenario, whether it
+/// acts on a cancel at once or only after the barrier behind it. Its requests are linked to
+/// their prompt, so the rules of request trees are judged, except where two prompts are open
+/// in the session at once: there they are not observable, never passed.
+#[test]
+fn the_correct_agent_with_requests_of_its_own_passes_every_scenario() {
+    for d in [Dialect::Acp, Dialect::AcpRfd] {
+        let on_wire = tree_rules_on_wire(d);
+        assert!(!on_wire.is_empty(), "{d}");
+        for lazy in [false, true] {
+            let mut peer = vec!["--dialect", d.id(), "--ask-permission"];
+            if lazy {
+                peer.push("--lazy-cancel");
+            }
+            let (v, code, _) = probe(
+                &format!("{d}-own-requests-{lazy}"),
+                &["--dialect", d.id(), "--params", ACP_PROMPT, "--jobs", "4"],
+                &peer,
+            );
+            assert_eq!(v["verdict"], "pass", "{d} lazy={lazy}: {v:#}");
+            assert_eq!(code, 0);
+            for s in v["scenarios"].as_array().unwrap() {
+                let hidden = names(&s["not_observable"]);
+                let two_open = s["name"] == "two-concurrent-one-cancelled";
+                for rule in &on_wire {
+                    assert_eq!(hidden.contains(rule), two_open, "{d} {rule}: {s:#}");
+                }
+            }
+        }
+    }
+}
+
+/// `session-cancel` against every agent behaviour that acts in a prompt turn with a request
+/// of the agent's pending (the faults of request trees with one level of nesting, and the
+/// update after the turn's answer), acting on a cancel after the barrier behind it: each is
+/// flagged with exactly the invariants it declares that the wire decides in the dialect (the
+/// others are reported as not observable), with exit code 1 for a MUST; the correct ones pass.
+/// In particular: the agent answers the prompt before its permission request is resolved
+/// (`answers-parent-first`, ACP), sends a new permission request after reading the cancel
+/// (`spawns-after-cancel`, ACP RFD: the stable text lets an agent go on), and sends
+/// `session/update` after the prompt's answer (`activity-after-answer`, ACP).
+#[test]
+fn the_faults_of_a_cancelled_prompt_turn_are_flagged_from_the_wire() {
+    let mut checked = Vec::new();
+    for d in [Dialect::Acp, Dialect::AcpRfd] {
+        for b in Behaviour::all() {
+            let Some(c) = b.classify(d) else { continue };
+            let mut s = cancelcheck_sim::Scenario::default_for(d);
+            s.behavior = b;
+            let nested = cancelcheck_sim::coverage::nesting_to_act(&s).depth == 2;
+            let in_turn = !c.faulty || nested || b == Behaviour::ActivityAfterAnswer;
+            if b.role() != cancelcheck_model::behaviour::Role::Responder
+                || b.party(d) != cancelcheck_model::Party::Server
+                || !in_turn
+            {
+                continue;
+            }
+            let (v, code, _) = probe(
+                &format!("{d}-turn-{b}"),
+                &[
+                    "--dialect",
+                    d.id(),
+                    "--params",
+                    ACP_PROMPT,
+                    "--scenarios",
+                    "session-cancel",
+                ],
+                &[
+                    "--dialect",
+                    d.id(),
+                    "--behavior",
+                    b.name(),
+                    "--ask-permission",
+                    "--lazy-cancel",
+                ],
+            );
+            let declared = breaks_in(b, d);
+            let (decided, hidden): (Vec<InvariantId>, Vec<InvariantId>) =
+                declared.iter().partition(|i| i.info().observable_in(d));
+            let mut expected: Vec<String> = decided.iter().map(|i| i.name().to_string()).collect();
+            expected.sort();
+            let (inv, errors) = findings(&v);
+            assert_eq!(inv, expected, "{b} in {d}: {v:#}");
+            assert!(errors.is_empty(), "{b} in {d}: {v:#}");
+            let must = decided.iter().any(|i| {
+                i.info()
+                    .application(d)
+                    .is_some_and(|a| a.strength == cancelcheck_properties::Strength::Must)
+            });
+            let verdict = match (must, expected.is_empty()) {
+                (true, _) => "fail",
+                (false, false) => "warn",
+                (false, true) => "pass",
+            };
+            assert_eq!(v["verdict"], verdict, "{b} in {d}: {v:#}");
+            assert_eq!(code, u8::from(must), "{b} in {d}");
+            let not_obs = names(&v["scenarios"][0]["not_observable"]);
+            for i in hidden {
+                assert!(not_obs.contains(&i.name().to_string()), "{b} in {d}: {v:#}");
+            }
+            checked.push((d, b, inv));
+        }
+    }
+    for (d, b, flagged) in [
+        (
+            Dialect::Acp,
+            Behaviour::AnswersParentFirst,
+            "children-before-parent",
+        ),
+        (
+            Dialect::AcpRfd,
+            Behaviour::SpawnsAfterCancel,
+            "no-child-after-cancel",
+        ),
+        (
+            Dialect::Acp,
+            Behaviour::ActivityAfterAnswer,
+            "no-activity-after-answer",
+        ),
+        (Dialect::Acp, Behaviour::Honour, ""),
+        (Dialect::AcpRfd, Behaviour::Honour, ""),
+    ] {
+        let want: Vec<String> = [flagged]
+            .into_iter()
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
+        assert!(
+            checked.contains(&(d, b, want)),
+            "{b} in {d}: expected {flagged:?} flagged, checked {checked:?}"
+        );
+    }
 }
 
 const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":80}}"#;
 
-/// ACP: `session/cancel` while the agent waits on its own permission request. The probe answers
-/// the request `cancelled` as a client must; the agent cancels it (`$/cancel_request`) and ends
-/// the turn with `stopReason: cancelled`.
+/// ACP: `session/cancel` while the agent waits on its own permission request. The agent cancels
+/// it (`$/cancel_request`); the probe answers it `cancelled` as a client must, after the
+/// barriers; the agent then ends the turn with `stopReason: cancelled`.
 #[test]
 fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     let (v, code, _) = probe(
@@ -476,10 +637,11 @@ fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     };
     let asked = at("received", "session/request_permission");
     let cancel = at("sent", "session/cancel");
+    let cascade = at("received", "$/cancel_request");
     let answered = at("sent", r#"{"outcome":{"outcome":"cancelled"}}"#);
     let ended = at("received", r#""stopReason":"cancelled""#);
     assert!(
-        asked < cancel && cancel < answered && answered < ended,
+        asked < cancel && cancel < cascade && cascade < answered && answered < ended,
         "{texts:#?}"
     );
     // The same scenario does not exist in other dialects.
