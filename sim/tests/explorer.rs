@@ -94,7 +94,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10),    // unknown-cancel-harmless
     ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78),              // no-leak-at-quiescence
     ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72),         // late-answer-ignored (warn)
-    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 11232),            // no-live-id-reuse
+    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 9774),             // no-live-id-reuse
     ("lsp", "never-answers-cancelled", 1, 6, 48),                 // eventual-resolution
     ("lsp", "answers-twice", 1, 7, 48),                           // single-resolution
     ("lsp", "wrong-error-code", 1, 6, 30),                        // cancel-error-code
