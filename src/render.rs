@@ -1,7 +1,7 @@
 //! Renderings of a trace for people: a text timeline, a mermaid `sequenceDiagram` and one
 //! HTML page holding both, each marking every event that breaks an invariant.
 
-use crate::wire::{event_json, message_json};
+use crate::wire::{Sessions, event_json, message_json_in};
 use cancelcheck_model::{Input, Message, Output, Party};
 use cancelcheck_properties::tree::CancelReason;
 use cancelcheck_properties::{Checker, Event, RequestTree, Violation};
@@ -30,8 +30,9 @@ pub fn text(t: &Trace) -> String {
         cancelcheck_sim::Origin::Schedule(_) => " step",
     };
     let violations = every_violation(t);
+    let mut sessions = Sessions::default();
     for (i, e) in t.events.iter().enumerate() {
-        let mut j = event_json(d, i, e);
+        let mut j = event_json(d, i, e, &mut sessions);
         let Some(obj) = j.as_object_mut() else {
             continue;
         };
@@ -150,9 +151,14 @@ pub fn verdict_text(t: &Trace) -> String {
 }
 
 /// A message in the wire's own words: the method (or ABP's `type`), the id, and the params,
-/// result or error as JSON, cut to a readable length.
-pub fn wire_label(d: cancelcheck_model::Dialect, from: Party, m: &Message) -> String {
-    let j = message_json(d, from, m);
+/// result or error as JSON, cut to a readable length (the sessions of the run read so far).
+pub fn wire_label(
+    d: cancelcheck_model::Dialect,
+    from: Party,
+    m: &Message,
+    sessions: &Sessions,
+) -> String {
+    let j = message_json_in(d, from, m, sessions);
     let Some(obj) = j.as_object() else {
         return j.to_string();
     };
@@ -315,11 +321,18 @@ fn rows(t: &Trace) -> Vec<Row> {
     // Messages sent and not yet received or lost, per sender, in the order sent (a copy made
     // by the network counts as one more), each with what its arrow says of the request tree.
     let mut in_flight: Vec<(Party, Message, Option<&str>)> = Vec::new();
-    let label = |from: Party, m: &Message, tree: Option<&str>| match tree {
-        Some(s) => format!("{} {s}", wire_label(d, from, m)),
-        None => wire_label(d, from, m),
+    // Which session each request runs in, read up to the event being drawn.
+    let mut sessions = Sessions::default();
+    let label = |sessions: &Sessions, from: Party, m: &Message, tree: Option<&str>| {
+        let wire = wire_label(d, from, m, sessions);
+        match tree {
+            Some(s) => format!("{wire} {s}"),
+            None => wire,
+        }
     };
     for (i, e) in t.events.iter().enumerate() {
+        sessions.observe(&e.event);
+        let label = |from: Party, m: &Message, tree: Option<&str>| label(&sessions, from, m, tree);
         match e.event {
             Event::Output {
                 party,

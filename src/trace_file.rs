@@ -1,7 +1,7 @@
 //! Trace files: versioned JSON, written atomically and never overwritten; read back with
 //! errors that name the file, the field and what was expected.
 
-use crate::wire::{event_json, verdict_json};
+use crate::wire::{Sessions, event_json, verdict_json};
 use cancelcheck_sim::scenario::{Scenario, SwarmMix};
 use cancelcheck_sim::trace::TRACE_VERSION;
 use cancelcheck_sim::{Origin, Trace};
@@ -57,11 +57,12 @@ pub fn clip(s: &str) -> String {
 /// A trace as JSON, events rendered for its dialect.
 pub fn trace_json(t: &Trace) -> Value {
     let d = t.scenario.dialect;
+    let mut sessions = Sessions::default();
     let events: Vec<Value> = t
         .events
         .iter()
         .enumerate()
-        .map(|(i, e)| event_json(d, i, e))
+        .map(|(i, e)| event_json(d, i, e, &mut sessions))
         .collect();
     let origin = match &t.origin {
         Origin::Seed(seed) => json!({"kind": "seed", "seed": seed}),

@@ -39,6 +39,53 @@ pub fn session_id(id: RequestId) -> String {
     format!("sess-{}", id_json(id))
 }
 
+/// Which session each request runs in, where a dialect names work by its session (ACP),
+/// read from a run's events in order: a root request of the client's runs in a session of its
+/// own ([`session_id`]), and a request sent on behalf of another ([`Output::Nested`]) in the
+/// session of the request it was sent for, so the agent's `session/request_permission` names
+/// the prompt turn it serves. A request of the server's own (sent for no request) runs in no
+/// session the model opened.
+#[derive(Clone, Debug, Default)]
+pub struct Sessions {
+    /// Each request's session (the client's root request it descends from), by requester and
+    /// id; a reused id's newest request first.
+    of: Vec<((Party, RequestId), RequestId)>,
+    /// The parent each party named in its last `Nested`, for the request it sends next.
+    next_parent: [Option<RequestId>; 2],
+}
+
+impl Sessions {
+    /// Reads one event of the run (before it is encoded).
+    pub fn observe(&mut self, ev: &Event) {
+        let Event::Output { party, output } = *ev else {
+            return;
+        };
+        match output {
+            Output::Nested { parent, .. } => self.next_parent[party.index()] = Some(parent),
+            Output::Send(Message::Request { id, .. }) => {
+                // A nested request runs where the request it was sent for (the peer's) runs.
+                let session = match self.next_parent[party.index()].take() {
+                    Some(parent) => self.of(party.peer(), parent),
+                    None => (party == Party::Client).then_some(id),
+                };
+                self.of.retain(|(k, _)| *k != (party, id));
+                if let Some(session) = session {
+                    self.of.push(((party, id), session));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The session of the request `requester` sent with `id`, as far as the run was read.
+    pub fn of(&self, requester: Party, id: RequestId) -> Option<RequestId> {
+        self.of
+            .iter()
+            .find(|(k, _)| *k == (requester, id))
+            .map(|&(_, s)| s)
+    }
+}
+
 /// How `dialect` names request `id` in a notification's `field`: the id itself, or its session
 /// where the field is `sessionId`.
 fn named(field: &str, id: RequestId) -> Value {
@@ -50,8 +97,16 @@ fn named(field: &str, id: RequestId) -> Value {
 }
 
 /// The message as `dialect` puts it on the wire, sent by `from` (an ACP answer reads as what
-/// it answers: the agent's a prompt turn's `stopReason`, the client's a permission `outcome`).
+/// it answers: the agent's a prompt turn's `stopReason`, the client's a permission `outcome`),
+/// outside any run: an agent's request names no session the model opened (see
+/// [`message_json_in`]).
 pub fn message_json(dialect: Dialect, from: Party, msg: &Message) -> Value {
+    message_json_in(dialect, from, msg, &Sessions::default())
+}
+
+/// The message as [`message_json`] puts it, within a run whose events `sessions` has read:
+/// an ACP agent's request names the session of the prompt turn it was sent for.
+pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &Sessions) -> Value {
     let r = dialect.rules();
     if !r.json_rpc {
         return abp_json(msg);
@@ -69,7 +124,9 @@ pub fn message_json(dialect: Dialect, from: Party, msg: &Message) -> Value {
                 }
                 (Method::Initialize { .. }, _) => json!({"protocolVersion": 1}),
                 (Method::ServerWork, Dialect::Acp | Dialect::AcpRfd) => {
-                    json!({"sessionId": "s1", "toolCall": {"toolCallId": "t1"}, "options": []})
+                    // (`s1`: a request the agent sends for no prompt turn.)
+                    let session = sessions.of(from, id).map_or("s1".into(), session_id);
+                    json!({"sessionId": session, "toolCall": {"toolCallId": "t1"}, "options": []})
                 }
                 (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
                 (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
@@ -302,8 +359,11 @@ fn refusal_name(r: Refusal) -> String {
     kebab(&r)
 }
 
-/// One event as a JSON object: `i` (index), `t` (virtual µs), `kind`, and its details.
-pub fn event_json(dialect: Dialect, i: usize, timed: &Timed) -> Value {
+/// One event as a JSON object: `i` (index), `t` (virtual µs), `kind`, and its details; the
+/// run's events are read in order into `sessions`, this one too.
+pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sessions) -> Value {
+    sessions.observe(&timed.event);
+    let message_json = |dialect, from, msg: &Message| message_json_in(dialect, from, msg, sessions);
     let mut o = Map::new();
     o.insert("i".into(), json!(i));
     o.insert("t".into(), json!(timed.t));
@@ -507,4 +567,61 @@ pub fn message_text(dialect: Dialect, from: Party, msg: &Message, ids: &crate::I
         }
     }
     w.to_text()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(party: Party, output: Output) -> Timed {
+        Timed {
+            t: 0,
+            event: Event::Output { party, output },
+        }
+    }
+
+    fn request(id: i64, method: Method) -> Output {
+        Output::Send(Message::Request {
+            id: RequestId::Int(id),
+            method,
+        })
+    }
+
+    /// The agent's permission request names the session of the prompt turn it serves, and
+    /// one sent for no prompt turn names none the run opened.
+    #[test]
+    fn an_agents_request_names_the_session_of_its_prompt() {
+        let run = [
+            out(Party::Client, request(1, Method::Work)),
+            out(Party::Client, request(2, Method::Work)),
+            out(
+                Party::Server,
+                Output::Nested {
+                    parent: RequestId::Int(2),
+                    child: RequestId::Int(0),
+                },
+            ),
+            out(Party::Server, request(0, Method::ServerWork)),
+            out(Party::Server, request(1, Method::ServerWork)),
+        ];
+        let mut sessions = Sessions::default();
+        let sent: Vec<Value> = run
+            .iter()
+            .enumerate()
+            .map(|(i, e)| event_json(Dialect::Acp, i, e, &mut sessions))
+            .collect();
+        let session = |i: usize| sent[i]["message"]["params"]["sessionId"].clone();
+        assert_eq!(session(0), json!("sess-1"));
+        assert_eq!(session(1), json!("sess-2"));
+        assert_eq!(
+            sent[3]["message"]["method"],
+            json!("session/request_permission")
+        );
+        assert_eq!(session(3), json!("sess-2"));
+        assert_eq!(session(4), json!("s1"));
+        assert_eq!(
+            sessions.of(Party::Server, RequestId::Int(0)),
+            Some(RequestId::Int(2))
+        );
+    }
 }

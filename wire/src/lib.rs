@@ -19,6 +19,8 @@ pub mod frame;
 pub mod id;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
-pub use encode::{event_json, id_json, message_json, message_text, verdict_json};
+pub use encode::{
+    Sessions, event_json, id_json, message_json, message_json_in, message_text, verdict_json,
+};
 pub use frame::{Frame, FrameError, FrameReader, Framing};
 pub use id::{IdMap, WireId};
