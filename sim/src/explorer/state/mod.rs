@@ -861,3 +861,59 @@ impl StepView for Explorer {
         (p, what)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explorer::ExploreSpec;
+    use crate::link::Order;
+    use cancelcheck_model::{Behaviour, Dialect};
+
+    /// A copy that took a step and was restored from its source is its source again, in every
+    /// field of the state (the packed bytes, derived from the declaration) and in what the
+    /// search reads of the path: `restore_from` copies back only the tables a step changed, so
+    /// a field it forgets would show here. Trees, server requests, duplicates and timers
+    /// make every table change.
+    #[test]
+    fn a_restored_state_is_its_source_again() {
+        let (mut checked, mut a, mut b) = (0, Vec::new(), Vec::new());
+        for order in [Order::Fifo, Order::Reordering] {
+            let mut spec = ExploreSpec::new(Dialect::Mcp20251125, Behaviour::Honour, 2, order);
+            spec.timeouts = true;
+            spec.progress = true;
+            spec.duplicate = true;
+            spec.malformed_cancel = true;
+            spec.server_requests = 1;
+            spec.nesting = crate::scenario::Nesting {
+                depth: 2,
+                fanout: 1,
+            };
+            let s = spec.scenario();
+            let mut level = vec![Explorer::new(&s, 0, false)];
+            let mut steps = Vec::new();
+            for _ in 0..5 {
+                let mut next = Vec::new();
+                for src in &level {
+                    src.enabled(&s, &mut steps);
+                    let mut copy = src.clone();
+                    for &step in &steps {
+                        copy.apply(&s, step);
+                        next.push(copy.clone());
+                        copy.restore_from(src);
+                        src.pack(&mut a);
+                        copy.pack(&mut b);
+                        assert_eq!(a, b, "{order:?}: restored after {step:?}");
+                        assert_eq!(
+                            (copy.steps, copy.violated(), copy.reached()),
+                            (src.steps, src.violated(), src.reached())
+                        );
+                        checked += 1;
+                    }
+                }
+                next.truncate(200);
+                level = next;
+            }
+        }
+        assert!(checked > 500, "only {checked} steps");
+    }
+}
