@@ -241,14 +241,8 @@ fn expand_pack(input: &DeriveInput) -> syn::Result<Tokens> {
                 let vname = &v.ident;
                 let fields = fields_of(&v.fields, false)?;
                 let locals: Vec<&Ident> = fields.iter().map(|f| &f.local).collect();
-                let pattern = match &v.fields {
-                    Fields::Named(_) => {
-                        let members = fields.iter().map(|f| &f.member);
-                        quote! { Self::#vname { #(#members: #locals),* } }
-                    }
-                    Fields::Unnamed(_) => quote! { Self::#vname ( #(#locals),* ) },
-                    Fields::Unit => quote! { Self::#vname },
-                };
+                // (A variant's pattern reads as the expression that builds it.)
+                let pattern = build(&quote! { Self::#vname }, &v.fields, &fields);
                 packs.push(quote! {
                     #pattern => {
                         __out.push(#tag);
@@ -276,12 +270,7 @@ fn expand_pack(input: &DeriveInput) -> syn::Result<Tokens> {
                 },
             )
         }
-        Data::Union(_) => {
-            return Err(syn::Error::new(
-                Span::call_site(),
-                "Pack: unions are not supported",
-            ));
-        }
+        Data::Union(_) => return Err(no_unions("Pack")),
     };
     let (imp, ty, wh) = input.generics.split_for_impl();
     Ok(quote! {
@@ -337,6 +326,14 @@ fn pack_struct_fields(
     )
 }
 
+/// The error for a derive asked of a union.
+fn no_unions(derive: &str) -> syn::Error {
+    syn::Error::new(
+        Span::call_site(),
+        format!("{derive}: unions are not supported"),
+    )
+}
+
 /// The expression that builds `path` from the locals of `fields`.
 fn build(path: &Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
     let locals = fields.iter().map(|f| &f.local);
@@ -383,14 +380,8 @@ fn expand_relabel(input: &DeriveInput) -> syn::Result<Tokens> {
                 let vname = &v.ident;
                 let fields = fields_of(&v.fields, false).unwrap_or_default();
                 let locals: Vec<&Ident> = fields.iter().map(|f| &f.local).collect();
-                let pattern = match &v.fields {
-                    Fields::Named(_) => {
-                        let members = fields.iter().map(|f| &f.member);
-                        quote! { Self::#vname { #(#members: #locals),* } }
-                    }
-                    Fields::Unnamed(_) => quote! { Self::#vname ( #(#locals),* ) },
-                    Fields::Unit => quote! { Self::#vname },
-                };
+                // (A variant's pattern reads as the expression that builds it.)
+                let pattern = build(&quote! { Self::#vname }, &v.fields, &fields);
                 quote! {
                     #pattern => {
                         #( ::cancelcheck_model::pack::Relabel::relabel(#locals, __f); )*
@@ -399,12 +390,7 @@ fn expand_relabel(input: &DeriveInput) -> syn::Result<Tokens> {
             });
             quote! { match self { #(#arms)* } }
         }
-        Data::Union(_) => {
-            return Err(syn::Error::new(
-                Span::call_site(),
-                "Relabel: unions are not supported",
-            ));
-        }
+        Data::Union(_) => return Err(no_unions("Relabel")),
     };
     let (imp, ty, wh) = input.generics.split_for_impl();
     Ok(quote! {
