@@ -138,6 +138,9 @@ pub struct BehaviorRow {
     pub verdict: &'static str,
     /// The invariants it breaks here.
     pub breaks: Vec<&'static str>,
+    /// What it breaks besides, here, once requests have nested requests (as in the built-in
+    /// scenario of every dialect but ABP).
+    pub also_with_trees: Vec<&'static str>,
     /// `requester` or `responder`.
     pub role: &'static str,
     /// One sentence.
@@ -169,6 +172,13 @@ pub fn behaviors() -> Behaviors {
                     .iter()
                     .map(|i| i.name())
                     .collect(),
+                also_with_trees: cancelcheck_properties::invariant::breaks_with_trees_in(
+                    b, d, true,
+                )
+                .iter()
+                .skip(cancelcheck_properties::invariant::breaks_in(b, d).len())
+                .map(|i| i.name())
+                .collect(),
                 role: match b.role() {
                     cancelcheck_model::behaviour::Role::Requester => "requester",
                     _ => "responder",
@@ -198,7 +208,15 @@ impl fmt::Display for Behaviors {
             } else {
                 "correct".to_string()
             };
-            writeln!(f, "    {:<30} {:<44} {}", r.name, tag, r.summary)?;
+            let trees = if r.also_with_trees.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (with request trees also {})",
+                    r.also_with_trees.join(", ")
+                )
+            };
+            writeln!(f, "    {:<30} {:<44} {}{trees}", r.name, tag, r.summary)?;
         }
         Ok(())
     }

@@ -203,7 +203,13 @@ fn a_pass_says_what_it_covered_and_a_failure_how_to_look_at_it() {
         "--save",
         &save,
     ]));
-    let wider = v["next_steps"][0].as_str().expect("a next step");
+    let wider = v["next_steps"]
+        .as_array()
+        .expect("next_steps")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|s| s.ends_with("# a wider search"))
+        .expect("a wider search");
     for flag in [
         "--requests 2",
         "--reuse-ids",
@@ -289,4 +295,184 @@ fn the_same_mistake_gets_the_same_message_everywhere() {
     // One spelling in the interface.
     let help = text(&cancelcheck(&["--help"]).stdout);
     assert!(!help.contains("behaviour"), "{help}");
+}
+
+/// Runs a `next:` line (a cancelcheck command, then flags; single quotes group a word; a
+/// trailing `# comment` is dropped) with `--save` and `--json` added, and returns its JSON.
+fn run_next(line: &str, save: &str) -> Value {
+    let line = line.split("   # ").next().unwrap_or(line);
+    let mut words: Vec<String> = Vec::new();
+    let mut quoted = false;
+    let mut word = String::new();
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    assert_eq!(words[0], "cancelcheck", "{line}");
+    let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    args.extend(["--save", save, "--json"]);
+    let o = cancelcheck(&args);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{line}: {}",
+        text(&o.stderr)
+    );
+    json_out(&o)
+}
+
+/// A vacuous verdict's first `next:` line is the same command with the options that remove
+/// its reasons, and running it does: the fault acts, the race is reached.
+#[test]
+fn a_vacuous_verdict_says_first_how_to_remove_its_reason() {
+    let tmp = Scratch::new("vacuous-next");
+    let save = tmp.path().display().to_string();
+    for (args, expect) in [
+        // A fault of request trees, run flat.
+        (
+            vec![
+                "run",
+                "--behavior",
+                "cancels-sibling-subtree",
+                "--nesting",
+                "1x0",
+            ],
+            "fail",
+        ),
+        // A fault that acts on the connect timeout, run without one.
+        (
+            vec![
+                "run",
+                "--dialect",
+                "lsp",
+                "--behavior",
+                "cancels-initialize",
+                "--set",
+                "workload.init_timeout=null",
+            ],
+            "fail",
+        ),
+        // A fault that acts on the server's own requests, without any.
+        (
+            vec![
+                "run",
+                "--dialect",
+                "mcp-2026-07-28",
+                "--behavior",
+                "server-cancels",
+                "--server-requests",
+                "0",
+                "--nesting",
+                "1x0",
+            ],
+            "fail",
+        ),
+        // Too few seeds to reach the races.
+        (vec!["run", "--seeds", "0..2"], "pass"),
+        // The explorer: one request, one worker each.
+        (vec!["explore", "--requests", "1"], "pass"),
+        (
+            vec![
+                "explore",
+                "--dialect",
+                "lsp",
+                "--behavior",
+                "cancels-initialize",
+                "--requests",
+                "1",
+            ],
+            "fail",
+        ),
+    ] {
+        let mut first = args.clone();
+        first.extend(["--save", &save, "--json"]);
+        let v = json_out(&cancelcheck(&first));
+        assert_eq!(v["verdict"], "vacuous", "{args:?}: {v}");
+        let next = v["next_steps"][0].as_str().expect("a next step");
+        let again = run_next(next, &save);
+        assert_eq!(again["verdict"], expect, "{args:?} -> {next}: {again}");
+    }
+}
+
+/// `cancelcheck scenario` prints, for every behaviour of every dialect, the scenario `run`
+/// runs with the same names, and `run --scenario` takes the file back; where the built-in
+/// scenario was changed so that the fault can act, both say so.
+#[test]
+fn every_printed_scenario_runs_again() {
+    let tmp = Scratch::new("every-scenario");
+    let save = tmp.path().display().to_string();
+    let rows = json_out(&cancelcheck(&["behaviors", "--json"]));
+    let mut checked = 0;
+    for row in rows.as_array().expect("rows") {
+        let (d, b) = (
+            row["dialect"].as_str().expect("dialect"),
+            row["name"].as_str().expect("name"),
+        );
+        let o = cancelcheck(&["scenario", "--dialect", d, "--behavior", b]);
+        assert_eq!(o.status.code(), Some(0), "{d} {b}: {}", text(&o.stderr));
+        let file = tmp.path().join(format!("{d}-{b}.json"));
+        std::fs::write(&file, &o.stdout).expect("write");
+        let f = file.display().to_string();
+        let by_file = json_out(&cancelcheck(&[
+            "run",
+            "--scenario",
+            &f,
+            "--seeds",
+            "0..5",
+            "--json",
+            "--save",
+            &save,
+        ]));
+        let by_names = json_out(&cancelcheck(&[
+            "run",
+            "--dialect",
+            d,
+            "--behavior",
+            b,
+            "--seeds",
+            "0..5",
+            "--json",
+            "--save",
+            &save,
+        ]));
+        assert_eq!(by_file["scenario"], json_out(&o), "{d} {b}");
+        assert_eq!(by_names["scenario"], by_file["scenario"], "{d} {b}");
+        assert_eq!(
+            by_names["adjusted"].is_string(),
+            !text(&o.stderr).is_empty(),
+            "{d} {b}: run and scenario disagree on whether the built-in scenario was changed"
+        );
+        checked += 1;
+    }
+    assert!(checked > 80, "{checked}");
+    // The one that needs deeper trees says so in run's first line.
+    let o = cancelcheck(&[
+        "run",
+        "--dialect",
+        "acp-rfd",
+        "--behavior",
+        "forgets-grandchild",
+        "--seeds",
+        "0..5",
+        "--save",
+        &save,
+    ]);
+    let first = text(&o.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first.contains("request trees 3x2 so that forgets-grandchild can act"),
+        "{first}"
+    );
 }

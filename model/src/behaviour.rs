@@ -329,6 +329,42 @@ impl Behaviour {
         })
     }
 
+    /// What it breaks in `dialect` besides `classify`'s list once requests have nested
+    /// requests (the trees of the built-in scenarios): what follows in a tree from what it does
+    /// to one request. A request left running past its cancel (or stopped without a word, or
+    /// lost in a crash) leaves its nested requests uncancelled (`cascade-complete`) and may send
+    /// more (`no-child-after-cancel`); a cancel that stops every request stops its siblings'
+    /// subtrees (`siblings-untouched`), or in MCP leaves their entries behind
+    /// (`no-leak-at-quiescence`); a parent answered at once, before its nested requests, breaks
+    /// `children-before-parent`; a handler that holds its answer back for its nested requests
+    /// answers once they resolve, even past a cancel it was ignoring (`no-answer-after-cancel`).
+    /// Empty where trees add nothing, and for correct behaviours.
+    pub fn also_with_trees(self, dialect: Dialect) -> &'static [&'static str] {
+        use Behaviour as B;
+        use Dialect as D;
+        const RUNS_ON: &[&str] = &["cascade-complete", "no-child-after-cancel"];
+        match (self, dialect) {
+            (B::AnswersTwice, D::Acp) => &["children-before-parent"],
+            (B::CancelCancelsAll, D::Acp | D::AcpRfd) => &["siblings-untouched"],
+            (B::CancelCancelsAll | B::CrashesOnUnknownCancel, D::Mcp20251125 | D::Mcp20260728) => {
+                &["no-leak-at-quiescence"]
+            }
+            (B::IdTypeConfusion, D::Mcp20260728) => &["no-leak-at-quiescence"],
+            (
+                B::FinishFirst | B::IgnoresCancelForIdZero | B::CancelHitsOwnRequest,
+                D::AcpRfd | D::Mcp20251125 | D::Mcp20260728,
+            ) => RUNS_ON,
+            (B::NeverAnswersCancelled | B::CrashesOnUnknownCancel, D::AcpRfd) => {
+                &["cascade-complete", "no-leak-at-quiescence"]
+            }
+            (B::AnswersTwice, D::AcpRfd) => &["cascade-complete"],
+            (B::ProgressAfterCancel, D::Mcp20251125 | D::Mcp20260728) => {
+                &["cascade-complete", "no-answer-after-cancel"]
+            }
+            _ => &[],
+        }
+    }
+
     /// The role it acts in.
     pub fn role(self) -> Role {
         self.info().role

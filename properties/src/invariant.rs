@@ -1308,6 +1308,29 @@ pub fn breaks_in(behaviour: cancelcheck_model::Behaviour, dialect: Dialect) -> V
         .collect()
 }
 
+/// What `behaviour` breaks in `dialect` in a run of request trees (`nesting`): `breaks_in`
+/// and, with trees, what follows from it there (`Behaviour::also_with_trees`).
+pub fn breaks_with_trees_in(
+    behaviour: cancelcheck_model::Behaviour,
+    dialect: Dialect,
+    trees: bool,
+) -> Vec<InvariantId> {
+    let mut all = breaks_in(behaviour, dialect);
+    if trees && behaviour.classify(dialect).is_some() {
+        for i in behaviour
+            .also_with_trees(dialect)
+            .iter()
+            .filter_map(|n| InvariantId::from_name(n))
+            .filter(|i| i.info().application(dialect).is_some())
+        {
+            if !all.contains(&i) {
+                all.push(i);
+            }
+        }
+    }
+    all
+}
+
 impl InvariantId {
     /// Every id, in catalog order.
     pub fn all() -> impl Iterator<Item = InvariantId> {

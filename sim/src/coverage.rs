@@ -25,24 +25,68 @@ pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status>
     Some(if must { Status::Fail } else { Status::Warn })
 }
 
-/// What would let `race` be reached where `scenario` did not reach it (explorer flags, then
-/// the scenario field).
-pub fn race_hint(race: InvariantId, scenario: &Scenario) -> &'static str {
+/// A change to a scenario that lets an unreached race be reached or an inert fault act: what
+/// a `vacuous` verdict offers as its first next step, as flags of the command that ran.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Fix {
+    /// Request trees of at least this shape (`--nesting DxF`).
+    Nesting(Nesting),
+    /// At least this many requests from the client (`--requests N`).
+    Requests(u16),
+    /// This many server workers, fewer than the requests (`--workers N`).
+    Workers(u16),
+    /// At least this many requests from the server (`--server-requests N`).
+    ServerRequests(u16),
+    /// A connect timeout on `initialize` (`workload.init_timeout`).
+    InitTimeout,
+    /// Request timeouts (`workload.timeout`).
+    Timeouts,
+    /// Progress notifications (`workload.progress_permille`).
+    Progress,
+    /// Cancels at all (`workload.cancel_permille`).
+    Cancels,
+    /// A peer that declares no cancellation support (`workload.cancel_support: false`).
+    NoCancelSupport,
+    /// A link that may reorder (`--transport reordering`).
+    Reordering,
+    /// Nothing in the scenario stands in the way: more seeds may reach it (a larger search,
+    /// for the explorer: a reordering link, or one request more).
+    MoreSeeds,
+}
+
+/// Why a run proves less than it claims, and what would make it prove it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Vacuity {
+    /// The reason, for people (`vacuous_because`).
+    pub why: String,
+    /// The change that removes the reason.
+    pub fix: Fix,
+}
+
+/// What would let `race` be reached where `scenario` did not reach it.
+pub fn race_hint(race: InvariantId, scenario: &Scenario) -> (&'static str, Fix) {
+    let w = &scenario.workload;
     match race {
-        InvariantId::RaceCancelBeforeWork
-            if scenario.workload.workers >= scenario.workload.requests =>
-        {
-            "a request must wait for a worker: --requests 2 or more and --workers below it (workload.workers)"
-        }
-        InvariantId::RaceTimeoutWithAnswerInFlight if scenario.workload.timeout.is_none() => {
-            "--timeouts (workload.timeout)"
+        InvariantId::RaceCancelBeforeWork if w.workers >= w.requests => (
+            "a request must wait for a worker: --requests 2 or more and --workers below it (workload.workers)",
+            if w.requests < 2 {
+                Fix::Requests(2)
+            } else {
+                Fix::Workers(1)
+            },
+        ),
+        InvariantId::RaceTimeoutWithAnswerInFlight if w.timeout.is_none() => {
+            ("--timeouts (workload.timeout)", Fix::Timeouts)
         }
         InvariantId::RaceCancelCrossesAnswer | InvariantId::RaceAnswerAfterCancel
-            if scenario.workload.cancel_permille == 0 =>
+            if w.cancel_permille == 0 =>
         {
-            "cancels (workload.cancel_permille above 0)"
+            ("cancels (workload.cancel_permille above 0)", Fix::Cancels)
         }
-        _ => "more requests, more seeds, or --transport reordering",
+        _ => (
+            "more seeds, more requests, or a reordering link",
+            Fix::MoreSeeds,
+        ),
     }
 }
 
@@ -83,38 +127,48 @@ pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
 }
 
 /// What would let the fault of `scenario`'s behaviour act, where a run showed no sign of it.
-pub fn fault_hint(scenario: &Scenario) -> &'static str {
+pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
     let w = &scenario.workload;
+    let trees = nesting_to_act(scenario);
     match scenario.behavior {
-        Behaviour::CancelsInitialize if w.init_timeout.is_none() => {
-            "it acts when the connect timeout fires: --init-timeout (workload.init_timeout)"
-        }
+        Behaviour::CancelsInitialize if w.init_timeout.is_none() => (
+            "it acts when the connect timeout fires (workload.init_timeout)",
+            Fix::InitTimeout,
+        ),
         Behaviour::ActivityAfterAnswer | Behaviour::ProgressAfterCancel
             if w.progress_permille == 0 =>
         {
-            "it acts on progress notifications: --progress (workload.progress_permille)"
+            (
+                "it acts on progress notifications (workload.progress_permille)",
+                Fix::Progress,
+            )
         }
-        Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => {
-            "it needs two requests: --requests 2 (workload.requests)"
-        }
+        Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => (
+            "it needs two requests (workload.requests)",
+            Fix::Requests(2),
+        ),
         Behaviour::CancelHitsOwnRequest if w.server_requests < server_requests_to_act(scenario) => {
-            if scenario.dialect.rules().initialize_method.is_some() {
-                "it needs a request of the server's own with the id of one of the client's: --server-requests 2 (workload.server_requests)"
-            } else {
-                "it needs a request of the server's own with the id of one of the client's: --server-requests 1 (workload.server_requests)"
-            }
+            (
+                "it needs a request of the server's own with the id of one of the client's (workload.server_requests)",
+                Fix::ServerRequests(server_requests_to_act(scenario)),
+            )
         }
-        Behaviour::ServerCancels if w.server_requests == 0 => {
-            "it acts on the server's own requests: --server-requests 1 (workload.server_requests)"
-        }
+        Behaviour::ServerCancels if w.server_requests == 0 => (
+            "it acts on the server's own requests (workload.server_requests)",
+            Fix::ServerRequests(1),
+        ),
         Behaviour::IgnoresCancelForIdZero
             if w.server_requests < server_requests_to_act(scenario) =>
         {
-            "it acts on the client's handling of the server's request 0: --server-requests 1 (workload.server_requests)"
+            (
+                "it acts on the client's handling of the server's request 0 (workload.server_requests)",
+                Fix::ServerRequests(server_requests_to_act(scenario)),
+            )
         }
-        Behaviour::ForgetsGrandchild if w.nesting.depth < 3 || w.nesting.fanout == 0 => {
-            "it acts on the requests sent for the server's nested requests: --nesting 3x1 (workload.nesting)"
-        }
+        Behaviour::ForgetsGrandchild if w.nesting.depth < 3 || w.nesting.fanout == 0 => (
+            "it acts on the requests sent for the server's nested requests (workload.nesting)",
+            Fix::Nesting(join(w.nesting, trees)),
+        ),
         Behaviour::AnswersParentFirst
         | Behaviour::CancelsSiblingSubtree
         | Behaviour::SpawnsAfterCancel
@@ -122,47 +176,73 @@ pub fn fault_hint(scenario: &Scenario) -> &'static str {
         | Behaviour::ForwardsCancelUnrewritten
             if w.nesting.is_flat() =>
         {
-            "it acts on nested requests: --nesting 2x1 (workload.nesting)"
+            (
+                "it acts on nested requests (workload.nesting)",
+                Fix::Nesting(trees),
+            )
         }
-        Behaviour::CancelsSiblingSubtree if w.requests < 2 => {
-            "it needs two requests with children: --requests 2 (workload.requests)"
-        }
-        Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => {
-            "it acts only when the peer declares no cancellation support (workload.cancel_support)"
-        }
-        _ if w.cancel_permille == 0 => "it acts on cancels: workload.cancel_permille above 0",
-        _ => {
-            "it never acted in this configuration: more requests, --timeouts or --transport reordering"
-        }
+        Behaviour::CancelsSiblingSubtree if w.requests < 2 => (
+            "it needs two requests with children (workload.requests)",
+            Fix::Requests(2),
+        ),
+        Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => (
+            "it acts only when the peer declares no cancellation support (workload.cancel_support)",
+            Fix::NoCancelSupport,
+        ),
+        _ if w.cancel_permille == 0 => (
+            "it acts on cancels (workload.cancel_permille above 0)",
+            Fix::Cancels,
+        ),
+        _ => (
+            "it never acted in this configuration: more seeds, more requests, timeouts or a reordering link",
+            Fix::MoreSeeds,
+        ),
     }
 }
 
-/// Why a run that broke nothing is vacuous, if it is: the races of `applicable` it did not
-/// reach (each with what would reach it), and, for a faulty behaviour, that its fault never
-/// acted. Empty when the pass is a real one.
+/// The smallest request trees that hold both `a` and `b` (the larger depth and fan-out).
+pub fn join(a: Nesting, b: Nesting) -> Nesting {
+    if a.is_flat() {
+        return b;
+    }
+    if b.is_flat() {
+        return a;
+    }
+    Nesting {
+        depth: a.depth.max(b.depth),
+        fanout: a.fanout.max(b.fanout),
+    }
+}
+
+/// Why a run that broke nothing is vacuous, if it is: for a faulty behaviour, that its fault
+/// never acted; then the races of `applicable` it did not reach; each with the change that
+/// would remove the reason. Empty when the pass is a real one.
 pub fn vacuity(
     scenario: &Scenario,
     applicable: cancelcheck_properties::PropertySet,
     reached: cancelcheck_properties::PropertySet,
-) -> Vec<String> {
+) -> Vec<Vacuity> {
     let mut why = Vec::new();
     if scenario
         .behavior
         .classify(scenario.dialect)
         .is_some_and(|c| c.faulty)
     {
-        why.push(format!(
-            "the faulty behavior {} never acted: {}",
-            scenario.behavior,
-            fault_hint(scenario)
-        ));
+        let (hint, fix) = fault_hint(scenario);
+        why.push(Vacuity {
+            why: format!(
+                "the faulty behavior {} never acted: {hint}",
+                scenario.behavior
+            ),
+            fix,
+        });
     }
     for race in applicable.iter().filter(|r| !reached.contains(*r)) {
-        why.push(format!(
-            "{} never reached: {}",
-            race,
-            race_hint(race, scenario)
-        ));
+        let (hint, fix) = race_hint(race, scenario);
+        why.push(Vacuity {
+            why: format!("{race} never reached: {hint}"),
+            fix,
+        });
     }
     why
 }

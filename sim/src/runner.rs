@@ -107,6 +107,37 @@ pub struct Summary {
     pub truncated: u64,
 }
 
+impl Summary {
+    /// The verdict of `scenario` over these seeds: `fail` where a seed broke a MUST of the
+    /// dialect, `warn` where seeds broke only SHOULDs, else `vacuous` (with why, and what would
+    /// remove each reason) where a race was never reached or the behaviour's fault never
+    /// acted, else `pass`.
+    pub fn verdict(
+        &self,
+        scenario: &Scenario,
+    ) -> (
+        cancelcheck_properties::Status,
+        Vec<crate::coverage::Vacuity>,
+    ) {
+        let must = |i: &InvariantId| {
+            i.info()
+                .application(scenario.dialect)
+                .is_some_and(|a| a.strength == cancelcheck_properties::Strength::Must)
+        };
+        let vacuous = if self.failures.is_empty() {
+            crate::coverage::vacuity(scenario, applicable_races(scenario), self.reached)
+        } else {
+            Vec::new()
+        };
+        let status = cancelcheck_properties::Status::judged(
+            self.failures.iter().any(|f| f.invariants.iter().any(must)),
+            !self.failures.is_empty(),
+            vacuous.is_empty(),
+        );
+        (status, vacuous)
+    }
+}
+
 /// Runs every seed of `plan`; `progress` is called with the number of seeds done so far
 /// (from worker threads, at most every 64 seeds each). Seeds are made as they are run, a
 /// batch at a time, so a range of any size starts at once and memory does not grow with it.

@@ -4,6 +4,7 @@
 //!
 //! Times are virtual microseconds; probabilities are per-mille integers (no floating point).
 
+use crate::coverage::Fix;
 use crate::link::{Latency, LinkConfig, Order};
 use crate::rng::SimRng;
 
@@ -102,6 +103,21 @@ pub struct Workload {
 
 fn is_zero(n: &u16) -> bool {
     *n == 0
+}
+
+/// The request trees of a dialect's built-in scenario: two requests nested under each
+/// request a party works on, as in the ACP text's own example (a cascading cancellation of a
+/// prompt turn with nested requests), in every dialect whose parties send requests of their
+/// own; ABP's app sends none.
+pub fn default_nesting(dialect: Dialect) -> Nesting {
+    if dialect.rules().server_work_method.is_some() {
+        Nesting {
+            depth: 2,
+            fanout: 2,
+        }
+    } else {
+        Nesting::FLAT
+    }
 }
 
 /// The shape of request trees: how deep (a request sent by an application is at depth 1)
@@ -205,6 +221,60 @@ impl Scenario {
             swarm: false,
             max_events: default_max_events(),
         }
+    }
+
+    /// The scenario `cancelcheck run` runs and `cancelcheck scenario` prints when no file is
+    /// given: the dialect's default (`default_for`) with its request trees
+    /// ([`default_nesting`]), plus what `behaviour`'s fault needs to act there (deeper trees,
+    /// the server's own requests; see [`Scenario::adjusted_for`]).
+    pub fn built_in(dialect: Dialect, behaviour: Behaviour) -> Self {
+        let mut s = Scenario::unadjusted(dialect, behaviour);
+        if let Some((_, fix)) = s.adjusted_for() {
+            match fix {
+                Fix::Nesting(n) => s.workload.nesting = n,
+                Fix::ServerRequests(n) => s.workload.server_requests = n,
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// Why and how `built_in` changes the dialect's default for `behaviour`, if it does.
+    pub fn built_in_adjustment(
+        dialect: Dialect,
+        behaviour: Behaviour,
+    ) -> Option<(&'static str, Fix)> {
+        Scenario::unadjusted(dialect, behaviour).adjusted_for()
+    }
+
+    /// The dialect's default with its request trees and `behaviour`, before the change its
+    /// fault may need.
+    fn unadjusted(dialect: Dialect, behaviour: Behaviour) -> Self {
+        let mut s = Scenario::default_for(dialect);
+        s.behavior = behaviour;
+        s.workload.nesting = default_nesting(dialect);
+        s
+    }
+
+    /// Where the built-in scenario of this dialect would leave this scenario's fault inert
+    /// for want of request trees or server requests: why, and the change `built_in` makes.
+    pub fn adjusted_for(&self) -> Option<(&'static str, Fix)> {
+        let faulty = self
+            .behavior
+            .classify(self.dialect)
+            .is_some_and(|c| c.faulty);
+        let w = &self.workload;
+        let trees = crate::coverage::nesting_to_act(self);
+        let needs_trees = !trees.is_flat()
+            && crate::coverage::join(w.nesting, trees) != w.nesting
+            && self.dialect.rules().server_work_method.is_some();
+        let needs_requests = w.server_requests < crate::coverage::server_requests_to_act(self)
+            && self.dialect.rules().server_work_method.is_some();
+        if !faulty || !(needs_trees || needs_requests) {
+            return None;
+        }
+        let (why, fix) = crate::coverage::fault_hint(self);
+        matches!(fix, Fix::Nesting(_) | Fix::ServerRequests(_)).then_some((why, fix))
     }
 
     /// The client's and the server's behaviours: the one under test on the party it acts on

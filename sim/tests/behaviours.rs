@@ -16,8 +16,8 @@ fn correct_behaviours_run_clean() {
             if c.faulty {
                 continue;
             }
-            let mut s = Scenario::default_for(d);
-            s.behavior = b;
+            // The scenario `cancelcheck run` runs: the dialect's request trees included.
+            let s = Scenario::built_in(d, b);
             let mut sim = Simulator::new(&s);
             for seed in 0..CLEAN_SEEDS {
                 let run = sim.run(&s, seed, false);
@@ -43,9 +43,8 @@ fn faulty_behaviours_are_caught() {
             if !c.faulty {
                 continue;
             }
-            let mut s = Scenario::default_for(d);
-            s.behavior = b;
-            s.workload.nesting = cancelcheck_sim::coverage::nesting_to_act(&s);
+            // The scenario `cancelcheck run` runs: with what the fault needs to act.
+            let s = Scenario::built_in(d, b);
             let mut sim = Simulator::new(&s);
             let found = (0..FAULT_SEEDS).find(|&seed| {
                 let run = sim.run(&s, seed, false);
@@ -63,13 +62,56 @@ fn faulty_behaviours_are_caught() {
     }
 }
 
+/// `cancelcheck run --dialect D --behavior B`, as a new user types it: 10,000 seeds of the
+/// built-in scenario earn every behaviour the verdict `cancelcheck behaviors` promises it
+/// (`pass` for a correct one, reaching every race; `fail` or `warn` for a fault, never
+/// `vacuous`), and the request trees the built-in scenarios add change no fault's verdict.
+#[test]
+fn the_built_in_scenario_earns_every_behaviour_its_verdict() {
+    use cancelcheck_sim::SeedPlan;
+    let mut wrong = Vec::new();
+    for d in Dialect::ALL {
+        for b in Behaviour::all() {
+            let Some(expected) = cancelcheck_sim::coverage::expected_status(d, b) else {
+                continue;
+            };
+            let s = Scenario::built_in(d, b);
+            let plan = SeedPlan {
+                seeds: 0..CLEAN_SEEDS,
+                shard: (0, 1),
+                jobs: 2,
+            };
+            let summary = cancelcheck_sim::run_plan(&s, &plan, &|_| {}, None);
+            let (status, vacuous) = summary.verdict(&s);
+            if status != expected {
+                wrong.push(format!(
+                    "{d} {b}: {status:?}, expected {expected:?}: {vacuous:?}"
+                ));
+            }
+            let strongest = |trees: bool| {
+                cancelcheck_properties::invariant::breaks_with_trees_in(b, d, trees)
+                    .iter()
+                    .filter_map(|i| i.info().application(d).map(|a| a.strength))
+                    .max_by_key(|s| *s == cancelcheck_properties::Strength::Must)
+            };
+            if strongest(true) != strongest(false) {
+                wrong.push(format!("{d} {b}: request trees change its verdict"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// What every faulty behaviour declares it breaks is what it is seen to break: the union of
-/// the invariants broken over seeds of the default scenario (and of its swarm mode, with loss,
-/// duplication, reordering and disconnects) and over exhaustive searches (1 and 2 requests,
-/// both transports, timeouts, connect timeout, progress) equals its declared list in every
-/// dialect (with and without request timeouts: where a requester gives up on a request by
-/// timing out, a peer that never answers cannot hang it). A fault that breaks an invariant it
-/// does not declare, or declares one it never breaks, fails here.
+/// the invariants broken over seeds of the default scenario without request trees but those
+/// the fault needs (and of its swarm mode, with loss, duplication, reordering and
+/// disconnects) and over exhaustive searches (1 and 2 requests, both transports, timeouts,
+/// connect timeout, progress) equals its declared list in every dialect (with and without
+/// request timeouts: where a requester gives up on a request by timing out, a peer that never
+/// answers cannot hang it); and over the same seeds of the built-in scenario (the dialect's
+/// request trees, as `cancelcheck run` runs it), the declared list with what it breaks besides
+/// in trees (`Behaviour::also_with_trees`). A fault that breaks an invariant it does not
+/// declare, or declares one it never breaks, fails here.
 #[test]
 fn declared_breaks_are_observed_breaks() {
     use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, search};
@@ -142,6 +184,39 @@ fn declared_breaks_are_observed_breaks() {
             seen.sort_unstable();
             if declared != seen {
                 wrong.push(format!("{d} {b}: declares {declared:?}, breaks {seen:?}"));
+            }
+            // The built-in scenario, with the dialect's request trees.
+            let trees = !Scenario::built_in(d, b).workload.nesting.is_flat();
+            let mut in_trees: Vec<&str> = Vec::new();
+            for (swarm, timeouts) in [(false, true), (true, true), (false, false)] {
+                let mut s = Scenario::built_in(d, b);
+                s.swarm = swarm;
+                if !timeouts {
+                    s.workload.timeout = None;
+                    s.workload.init_timeout = None;
+                }
+                let mut sim = Simulator::new(&s);
+                for seed in 0..FAULT_SEEDS {
+                    for v in &sim.run(&s, seed, false).verdict.violations {
+                        if !in_trees.contains(&v.invariant.name()) {
+                            in_trees.push(v.invariant.name());
+                        }
+                    }
+                }
+            }
+            let mut with_trees: Vec<&str> =
+                cancelcheck_properties::invariant::breaks_with_trees_in(b, d, trees)
+                    .iter()
+                    .map(|i| i.name())
+                    .collect();
+            with_trees.sort_unstable();
+            in_trees.extend(seen.iter().copied());
+            in_trees.sort_unstable();
+            in_trees.dedup();
+            if with_trees != in_trees {
+                wrong.push(format!(
+                    "{d} {b} in the built-in scenario: declares {with_trees:?}, breaks {in_trees:?}"
+                ));
             }
         }
     }

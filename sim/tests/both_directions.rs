@@ -188,9 +188,14 @@ fn a_cancel_routed_to_the_wrong_direction_is_caught_and_inert_without_server_req
             quiet.finding().is_none(),
             "{d}: acted with no server request"
         );
-        let why = cancelcheck_sim::coverage::fault_hint(&spec.scenario());
-        assert!(why.contains("--server-requests"), "{d}: {why}");
-        spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+        let (why, fix) = cancelcheck_sim::coverage::fault_hint(&spec.scenario());
+        let need = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
+        assert_eq!(
+            fix,
+            cancelcheck_sim::coverage::Fix::ServerRequests(need),
+            "{d}: {why}"
+        );
+        spec.server_requests = need;
         let r = search(&spec.scenario(), &no_reductions(), &|_, _, _| {});
         let (_, broken) = r.finding().unwrap_or_else(|| panic!("{d}: not found"));
         assert!(

@@ -26,6 +26,16 @@ pub enum Transport {
     Reordering,
 }
 
+impl Transport {
+    /// The link order it names.
+    pub fn order(self) -> cancelcheck_sim::link::Order {
+        match self {
+            Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
+            Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
+        }
+    }
+}
+
 /// `explore`'s flags.
 #[derive(clap::Args)]
 pub struct ExploreArgs {
@@ -253,8 +263,12 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let applicable = applicable_races(&scenario);
+    let mut fixes = Vec::new();
     if report.finding().is_none() {
-        vacuous.extend(coverage::vacuity(&scenario, applicable, report.reached));
+        for v in coverage::vacuity(&scenario, applicable, report.reached) {
+            vacuous.push(v.why);
+            fixes.push(v.fix);
+        }
     }
     let status = Status::judged(
         report.counterexample.is_some(),
@@ -267,7 +281,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         0
     };
     let counterexample = saved.as_ref().map(|s| s.path.display().to_string());
-    let next_steps = explore_next(&args, &scenario, counterexample.as_deref(), &report);
+    let next_steps = explore_next(&args, &scenario, counterexample.as_deref(), &report, &fixes);
     let out = ExploreReport {
         dialect: scenario.dialect.id(),
         behavior: scenario.behavior.name(),
@@ -344,6 +358,7 @@ fn explore_next(
     s: &Scenario,
     counterexample: Option<&str>,
     report: &SearchReport,
+    fixes: &[coverage::Fix],
 ) -> Vec<String> {
     if let Some(f) = counterexample {
         let html = Path::new(f).with_extension("html");
@@ -386,6 +401,30 @@ fn explore_next(
         || w.init_timeout.is_none()
         || w.progress_permille == 0;
     let mut steps = Vec::new();
+    // A vacuous search: first the same search, changed so that what it names can happen.
+    let fixed: Vec<Vec<String>> = fixes
+        .iter()
+        .filter_map(|f| super::adjust::explore_flags(*f, s))
+        .collect();
+    if !fixed.is_empty() {
+        let mut line = same_search(s);
+        for flags in fixed {
+            match line.iter().position(|f| *f == flags[0]) {
+                // A flag with a value: the fix's value replaces the one given.
+                Some(i) if flags.len() == 2 && i + 1 < line.len() => line[i + 1] = flags[1].clone(),
+                Some(_) => {}
+                None => line.extend(flags),
+            }
+        }
+        steps.push(format!(
+            "cancelcheck explore {}   # the same search, changed so that what `vacuous:` names can happen",
+            line.join(" ")
+        ));
+    } else if fixes.contains(&coverage::Fix::NoCancelSupport) {
+        steps.push(format!(
+            "cancelcheck scenario --dialect {d} --behavior {b} > s.json   # set workload.cancel_support to false in s.json, then: cancelcheck explore --scenario s.json"
+        ));
+    }
     if args.scenario.is_none() && wider {
         steps.push(format!(
             "cancelcheck explore --dialect {d} --behavior {b} {}   # a wider search",
@@ -396,6 +435,55 @@ fn explore_next(
         "cancelcheck run --dialect {d} --behavior {b} --swarm   # many more requests, sampled"
     ));
     steps
+}
+
+/// The `explore` flags that search what `s` lets the explorer do (it reads a chance or a
+/// latency only as "may happen" or "never").
+fn same_search(s: &Scenario) -> Vec<String> {
+    let w = &s.workload;
+    let mut flags: Vec<String> = [
+        "--dialect",
+        s.dialect.id(),
+        "--behavior",
+        s.behavior.name(),
+        "--requests",
+    ]
+    .map(String::from)
+    .to_vec();
+    flags.push(w.requests.to_string());
+    flags.extend(["--workers".to_string(), w.workers.to_string()]);
+    flags.extend([
+        "--transport".to_string(),
+        transport_name(s.link.order).to_string(),
+    ]);
+    for (on, flag) in [
+        (w.timeout.is_some(), "--timeouts"),
+        (w.init_timeout.is_some(), "--init-timeout"),
+        (w.repeat_cancel_permille > 0, "--repeat-cancel"),
+        (s.link.loss_permille > 0, "--loss"),
+        (w.progress_permille > 0, "--progress"),
+        (s.link.duplicate_permille > 0, "--duplicate"),
+        (w.ids.reuse_answered, "--reuse-ids"),
+        (w.internal_cancel_permille > 0, "--internal-cancel"),
+        (w.malformed_cancel_permille > 0, "--malformed-cancel"),
+    ] {
+        if on {
+            flags.push(flag.to_string());
+        }
+    }
+    if w.server_requests > 0 {
+        flags.extend([
+            "--server-requests".to_string(),
+            w.server_requests.to_string(),
+        ]);
+    }
+    if !w.nesting.is_flat() {
+        flags.extend([
+            "--nesting".to_string(),
+            super::adjust::nesting_flag(w.nesting),
+        ]);
+    }
+    flags
 }
 
 impl fmt::Display for ExploreReport {
@@ -572,10 +660,7 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
                 args.requests
             )));
         }
-        let order = match args.transport {
-            Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
-            Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
-        };
+        let order = args.transport.order();
         let mut spec = cancelcheck_sim::explorer::ExploreSpec::new(
             s.dialect,
             s.behavior,

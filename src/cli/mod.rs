@@ -25,6 +25,7 @@ macro_rules! eprint {
     };
 }
 
+mod adjust;
 mod catalog;
 mod explore;
 mod names;

@@ -2,11 +2,11 @@
 
 use super::names::{BEHAVIOR, DIALECT};
 use super::summary::Ran;
-use super::{ExitCode, bad, emit, plural, races_lines, save_error};
+use super::{ExitCode, adjust, bad, emit, plural, races_lines, save_error};
 use cancelcheck::trace_file;
 use cancelcheck_model::{Behaviour, Dialect};
-use cancelcheck_properties::{InvariantId, Status, Strength};
-use cancelcheck_sim::coverage;
+use cancelcheck_properties::Status;
+use cancelcheck_sim::coverage::Fix;
 use cancelcheck_sim::runner::applicable_races;
 use cancelcheck_sim::scenario::SwarmMix;
 use cancelcheck_sim::{Scenario, SeedPlan, Trace, run_plan, run_seed};
@@ -50,6 +50,23 @@ pub struct RunArgs {
     /// sets `workload.nesting`.
     #[arg(long, value_parser = super::explore::parse_nesting)]
     nesting: Option<cancelcheck_sim::scenario::Nesting>,
+    /// Requests the client sends (sets `workload.requests`).
+    #[arg(long)]
+    requests: Option<u16>,
+    /// Server workers: requests worked on at once, the rest wait (sets `workload.workers`).
+    #[arg(long)]
+    workers: Option<u16>,
+    /// Requests the server sends to the client (sets `workload.server_requests`; 0 in ABP).
+    #[arg(long)]
+    server_requests: Option<u16>,
+    /// Delivery order (sets `link.order`).
+    #[arg(long, value_enum)]
+    transport: Option<super::explore::Transport>,
+    /// Any field of the scenario, `FIELD=VALUE` with FIELD a dotted path and VALUE JSON or a
+    /// bare word (`--set workload.cancel_permille=900 --set link.order=reordering`); applied
+    /// last, in order.
+    #[arg(long, value_name = "FIELD=VALUE")]
+    set: Vec<String>,
     /// Stop at the first violating seed.
     #[arg(long)]
     stop_first: bool,
@@ -119,8 +136,11 @@ struct RunReport {
     max_events: u64,
     first_failures: Vec<ByInvariant>,
     /// What to do next: commands to replay and draw a failure, or to look further after a
-    /// pass.
+    /// pass; after a vacuous one, first the command with the options that remove its reasons.
     next_steps: Vec<String>,
+    /// Where the built-in scenario was changed so that the behaviour's fault can act: how and
+    /// why (absent when it was not, or when a scenario file was given).
+    adjusted: Option<String>,
 }
 
 /// `run`.
@@ -214,24 +234,7 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
         .filter(|r| !summary.reached.contains(*r))
         .map(|r| r.name())
         .collect();
-    let must = |i: &InvariantId| {
-        i.info()
-            .application(scenario.dialect)
-            .is_some_and(|a| a.strength == Strength::Must)
-    };
-    let vacuous = if summary.failures.is_empty() {
-        coverage::vacuity(&scenario, applicable, summary.reached)
-    } else {
-        Vec::new()
-    };
-    let status = Status::judged(
-        summary
-            .failures
-            .iter()
-            .any(|f| f.invariants.iter().any(must)),
-        !summary.failures.is_empty(),
-        vacuous.is_empty(),
-    );
+    let (status, vacuous) = summary.verdict(&scenario);
     let first_failures: Vec<ByInvariant> = summary
         .by_invariant
         .iter()
@@ -245,13 +248,15 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .map_or(0, |f| f.seed),
         })
         .collect();
-    let next_steps = next_steps(
-        &scenario,
-        args.scenario.as_deref(),
-        &seeds,
-        &saved,
-        &races_unreached,
-    );
+    let fixes: Vec<Fix> = vacuous.iter().map(|v| v.fix).collect();
+    let next_steps = next_steps(&args, &scenario, &seeds, &saved, &races_unreached, &fixes);
+    let vacuous: Vec<String> = vacuous.into_iter().map(|v| v.why).collect();
+    let adjusted = args
+        .scenario
+        .is_none()
+        .then(|| Scenario::built_in_adjustment(scenario.dialect, scenario.behavior))
+        .flatten()
+        .map(|(why, fix)| adjustment_line(fix, why, &scenario));
     let report = RunReport {
         dialect: scenario.dialect.id(),
         behavior: scenario.behavior.name(),
@@ -285,6 +290,7 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
         max_events: scenario.max_events,
         first_failures,
         next_steps,
+        adjusted,
         scenario,
     };
     emit(&report, args.json);
@@ -299,15 +305,16 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode(status.exit_code()))
 }
 
-/// After a failure: how to replay and draw the first trace saved. After a run that broke
-/// nothing: how to look further (the races not reached, other orders and faults, every
-/// schedule).
+/// After a failure: how to replay and draw the first trace saved. After a vacuous run: first
+/// the same command with the options that remove its reasons. After a run that broke nothing:
+/// how to look further (the races not reached, other orders and faults, every schedule).
 fn next_steps(
+    args: &RunArgs,
     s: &Scenario,
-    file: Option<&std::path::Path>,
     seeds: &std::ops::Range<u64>,
     saved: &[SavedTrace],
     unreached: &[&str],
+    fixes: &[Fix],
 ) -> Vec<String> {
     if let Some(t) = saved.first() {
         let f = &t.trace;
@@ -319,8 +326,34 @@ fn next_steps(
         ];
     }
     let (d, b) = (s.dialect.id(), s.behavior.name());
-    let scenario = file.map_or(String::new(), |f| format!(" --scenario {}", f.display()));
     let mut steps = Vec::new();
+    if !fixes.is_empty() {
+        let mut flags = given_flags(args, s, seeds);
+        for fix in fixes {
+            for (flag, value) in adjust::run_flags(*fix, seeds) {
+                let field = |v: &str| v.split('=').next().unwrap_or_default().to_string();
+                match flags
+                    .iter_mut()
+                    .find(|(f, v)| *f == flag && (flag != "--set" || field(v) == field(&value)))
+                {
+                    Some(slot) => slot.1 = value,
+                    None => flags.push((flag, value)),
+                }
+            }
+        }
+        let line: Vec<String> = flags
+            .into_iter()
+            .map(|(f, v)| if v.is_empty() { f } else { format!("{f} {v}") })
+            .collect();
+        steps.push(format!(
+            "cancelcheck run {}   # the same run, changed so that what `vacuous:` names can happen",
+            line.join(" ")
+        ));
+    }
+    let scenario = args
+        .scenario
+        .as_ref()
+        .map_or(String::new(), |f| format!(" --scenario {}", f.display()));
     if !s.swarm {
         steps.push(format!(
             "cancelcheck run{scenario} --dialect {d} --behavior {b} --swarm --seeds {}..{}   # vary order, loss, duplication, disconnects per seed",
@@ -340,6 +373,60 @@ fn next_steps(
     steps
 }
 
+/// The flags of the command that ran, as (flag, value) pairs (value empty for a switch).
+fn given_flags(
+    args: &RunArgs,
+    s: &Scenario,
+    seeds: &std::ops::Range<u64>,
+) -> Vec<(String, String)> {
+    let mut flags: Vec<(String, String)> = Vec::new();
+    let mut push = |f: &str, v: String| flags.push((f.to_string(), v));
+    if let Some(file) = &args.scenario {
+        push("--scenario", file.display().to_string());
+    }
+    push("--dialect", s.dialect.id().to_string());
+    push("--behavior", s.behavior.name().to_string());
+    push("--seeds", format!("{}..{}", seeds.start, seeds.end));
+    if args.swarm {
+        push("--swarm", String::new());
+    }
+    if let Some(n) = args.nesting {
+        push("--nesting", adjust::nesting_flag(n));
+    }
+    for (flag, v) in [
+        ("--requests", args.requests),
+        ("--workers", args.workers),
+        ("--server-requests", args.server_requests),
+    ] {
+        if let Some(v) = v {
+            push(flag, v.to_string());
+        }
+    }
+    if args.transport.is_some() {
+        push(
+            "--transport",
+            super::transport_name(s.link.order).to_string(),
+        );
+    }
+    for set in &args.set {
+        push("--set", set.clone());
+    }
+    flags
+}
+
+/// What the built-in scenario changed for the behaviour under test, for the first line.
+pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
+    let what = match fix {
+        Fix::Nesting(n) => format!("request trees {}", adjust::nesting_flag(n)),
+        Fix::ServerRequests(n) => format!("{n} requests from the server"),
+        _ => format!("{fix:?}"),
+    };
+    format!(
+        "the built-in {} scenario with {what} so that {} can act: {why}",
+        s.dialect, s.behavior
+    )
+}
+
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = if self.faulty { "faulty" } else { "correct" };
@@ -350,13 +437,16 @@ impl fmt::Display for RunReport {
         };
         writeln!(
             f,
-            "cancelcheck run: {} ({}), behavior {} ({kind}), seeds {}{shard}, {}; {} (every field: cancelcheck scenario --dialect {} --behavior {})",
+            "cancelcheck run: {} ({}), behavior {} ({kind}), seeds {}{shard}, {}; {}{} (every field: cancelcheck scenario --dialect {} --behavior {})",
             self.dialect,
             self.title,
             self.behavior,
             self.seed_range,
             plural(self.jobs as u64, "job", "jobs"),
             self.ran,
+            self.adjusted
+                .as_ref()
+                .map_or(String::new(), |a| format!("; {a}")),
             self.dialect,
             self.behavior,
         )?;
@@ -476,8 +566,12 @@ pub fn validate(s: &Scenario) -> anyhow::Result<()> {
 fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
         Some(file) => trace_file::read_scenario_within(file, args.max_input_bytes)?,
-        // The built-in default of the dialect asked for (ABP's has no server requests).
-        None => Scenario::default_for(args.dialect.unwrap_or(Dialect::Acp)),
+        // The built-in scenario of the dialect and behaviour asked for: the dialect's request
+        // trees, and what the behaviour's fault needs to act.
+        None => Scenario::built_in(
+            args.dialect.unwrap_or(Dialect::Acp),
+            args.behavior.unwrap_or(Behaviour::Honour),
+        ),
     };
     apply_names(&mut s, args.dialect, args.behavior);
     if args.swarm {
@@ -486,6 +580,19 @@ fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     if let Some(n) = args.nesting {
         s.workload.nesting = n;
     }
+    if let Some(n) = args.requests {
+        s.workload.requests = n;
+    }
+    if let Some(n) = args.workers {
+        s.workload.workers = n;
+    }
+    if let Some(n) = args.server_requests {
+        s.workload.server_requests = n;
+    }
+    if let Some(t) = args.transport {
+        s.link.order = t.order();
+    }
+    adjust::apply_sets(&mut s, &args.set)?;
     validate(&s)?;
     Ok(s)
 }

@@ -2,7 +2,7 @@
 //! takes, every field filled in.
 
 use super::names::{BEHAVIOR, DIALECT};
-use super::run::{apply_names, validate};
+use super::run::validate;
 use super::{ExitCode, pretty, print_out};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_sim::Scenario;
@@ -18,11 +18,22 @@ pub struct ScenarioArgs {
     behavior: Option<Behaviour>,
 }
 
-/// `scenario`: prints the default scenario (with the names given) as JSON.
+/// `scenario`: prints the built-in scenario of the dialect and behaviour named (the one `run`
+/// runs with the same names) as JSON; where it differs from the dialect's default so that the
+/// behaviour's fault can act, stderr says how and why.
 pub fn cmd(args: ScenarioArgs) -> anyhow::Result<ExitCode> {
-    let mut s = Scenario::default_for(Dialect::Acp);
-    apply_names(&mut s, args.dialect, args.behavior);
+    let (d, b) = (
+        args.dialect.unwrap_or(Dialect::Acp),
+        args.behavior.unwrap_or(Behaviour::Honour),
+    );
+    let s = Scenario::built_in(d, b);
     validate(&s)?;
+    if let Some((why, fix)) = Scenario::built_in_adjustment(d, b) {
+        eprintln!(
+            "cancelcheck scenario: {}",
+            super::run::adjustment_line(fix, why, &s)
+        );
+    }
     print_out(pretty(&s));
     Ok(ExitCode::SUCCESS)
 }

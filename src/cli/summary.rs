@@ -40,6 +40,8 @@ pub struct Ran {
     pub server_requests: u16,
     /// Server workers.
     pub workers: u16,
+    /// The request trees' shape (`depth` 1 or `fanout` 0: none).
+    pub nesting: cancelcheck_sim::scenario::Nesting,
     /// `stdio` (first in, first out) or `reordering`.
     pub transport: &'static str,
     /// The share of requests cancelled, per mille.
@@ -72,6 +74,11 @@ impl Ran {
             plural(u64::from(w.requests), "request", "requests"),
             format!("{} from the server", w.server_requests),
             plural(u64::from(w.workers), "worker", "workers"),
+            if w.nesting.is_flat() {
+                "no request trees".to_string()
+            } else {
+                format!("request trees {}x{}", w.nesting.depth, w.nesting.fanout)
+            },
             format!("{} link", transport_name(l.order)),
             format!("cancel {}", chance(w.cancel_permille)),
         ];
@@ -118,6 +125,7 @@ impl Ran {
             requests: w.requests,
             server_requests: w.server_requests,
             workers: w.workers,
+            nesting: w.nesting,
             transport: transport_name(l.order),
             cancel_permille: w.cancel_permille,
             timeouts: w.timeout.is_some(),

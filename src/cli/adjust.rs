@@ -1,0 +1,135 @@
+//! Changing a scenario from the command line: `run --set FIELD=VALUE`, and the flags that
+//! carry out a [`Fix`] (what a `vacuous` verdict offers as its first next step) on `run` and
+//! on `explore`.
+
+use super::bad;
+use cancelcheck_sim::Scenario;
+use cancelcheck_sim::coverage::Fix;
+use cancelcheck_sim::scenario::{Nesting, Workload};
+
+/// `DxF`, as `--nesting` takes it.
+pub fn nesting_flag(n: Nesting) -> String {
+    format!("{}x{}", n.depth, n.fanout)
+}
+
+/// A JSON value as one shell word: bare where the shell leaves it alone, single-quoted
+/// otherwise.
+fn shell_word(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        text
+    } else {
+        format!("'{text}'")
+    }
+}
+
+/// `--set FIELD=VALUE` with the value the built-in default gives that field.
+fn set_default(field: &str, value: serde_json::Value) -> (String, String) {
+    ("--set".into(), format!("{field}={}", shell_word(&value)))
+}
+
+/// The `run` flags (flag, value) that carry out `fix` on a run over `seeds`.
+pub fn run_flags(fix: Fix, seeds: &std::ops::Range<u64>) -> Vec<(String, String)> {
+    let d = Workload::default();
+    let json = |v: &Option<cancelcheck_sim::link::Latency>| {
+        serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+    };
+    match fix {
+        Fix::Nesting(n) => vec![("--nesting".into(), nesting_flag(n))],
+        Fix::Requests(n) => vec![("--requests".into(), n.to_string())],
+        Fix::Workers(n) => vec![("--workers".into(), n.to_string())],
+        Fix::ServerRequests(n) => vec![("--server-requests".into(), n.to_string())],
+        Fix::InitTimeout => vec![set_default("workload.init_timeout", json(&d.init_timeout))],
+        Fix::Timeouts => vec![set_default("workload.timeout", json(&d.timeout))],
+        Fix::Progress => vec![set_default(
+            "workload.progress_permille",
+            d.progress_permille.into(),
+        )],
+        Fix::Cancels => vec![set_default(
+            "workload.cancel_permille",
+            d.cancel_permille.into(),
+        )],
+        Fix::NoCancelSupport => vec![set_default("workload.cancel_support", false.into())],
+        Fix::Reordering => vec![("--transport".into(), "reordering".into())],
+        Fix::MoreSeeds => {
+            let wider = seeds
+                .start
+                .saturating_add((seeds.end - seeds.start).saturating_mul(10));
+            vec![("--seeds".into(), format!("{}..{wider}", seeds.start))]
+        }
+    }
+}
+
+/// The `explore` flags that carry out `fix`, or `None` where only a scenario file can say it
+/// (the explorer's flags always let requests be cancelled, and leave declared support open).
+pub fn explore_flags(fix: Fix, s: &Scenario) -> Option<Vec<String>> {
+    Some(match fix {
+        Fix::Nesting(n) => vec!["--nesting".into(), nesting_flag(n)],
+        Fix::Requests(n) => vec!["--requests".into(), n.to_string()],
+        Fix::Workers(n) => vec!["--workers".into(), n.to_string()],
+        Fix::ServerRequests(n) => vec!["--server-requests".into(), n.to_string()],
+        Fix::InitTimeout => vec!["--init-timeout".into()],
+        Fix::Timeouts => vec!["--timeouts".into()],
+        Fix::Progress => vec!["--progress".into()],
+        Fix::Reordering => vec!["--transport".into(), "reordering".into()],
+        Fix::MoreSeeds if s.link.order == cancelcheck_sim::link::Order::Fifo => {
+            vec!["--transport".into(), "reordering".into()]
+        }
+        Fix::MoreSeeds => vec![
+            "--requests".into(),
+            (s.workload.requests.saturating_add(1)).to_string(),
+        ],
+        Fix::Cancels | Fix::NoCancelSupport => return None,
+    })
+}
+
+/// Applies each `FIELD=VALUE` of `--set` to `s` in order. The field is a dotted path into the
+/// scenario (`workload.requests`, `link.order`); the value is JSON, or a bare word taken as a
+/// string (`link.order=reordering`). An unknown field or a value of the wrong type is a usage
+/// error naming the `--set` and what was expected there.
+pub fn apply_sets(s: &mut Scenario, sets: &[String]) -> anyhow::Result<()> {
+    for set in sets {
+        let Some((field, value)) = set.split_once('=') else {
+            return Err(bad(format!(
+                "--set {set:?}: expected FIELD=VALUE, e.g. workload.requests=2 or link.order=reordering"
+            )));
+        };
+        let field = field.trim();
+        let value: serde_json::Value = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+        let mut whole = serde_json::to_value(&*s).map_err(|e| {
+            bad(format!(
+                "--set {set}: the scenario could not be encoded: {e}"
+            ))
+        })?;
+        let mut at = &mut whole;
+        let parts: Vec<&str> = field.split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let serde_json::Value::Object(map) = at else {
+                return Err(bad(format!(
+                    "--set {set}: `{}` holds no fields",
+                    parts[..i].join(".")
+                )));
+            };
+            if i + 1 == parts.len() {
+                map.insert((*part).to_string(), value.clone());
+                break;
+            }
+            // A field left out of the encoding (a default that is not written) is an object
+            // only where the scenario's shape says so; an unknown one is refused below.
+            at = map
+                .entry((*part).to_string())
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        }
+        let de = serde_path_to_error::deserialize::<_, Scenario>(whole);
+        *s = de.map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { field.to_string() } else { path };
+            bad(format!("--set {set}: field `{path}`: {}", e.into_inner()))
+        })?;
+    }
+    Ok(())
+}
