@@ -137,6 +137,25 @@ pub fn verdict_text(t: &Trace) -> String {
             );
         }
     }
+    for a in &v.set_aside {
+        let _ = writeln!(
+            out,
+            "  set aside: {} about {} request {} ({})",
+            a.invariant.name(),
+            a.requester.name(),
+            a.id,
+            cancelcheck_properties::SetAside::WHY
+        );
+    }
+    for e in &v.excused {
+        let _ = writeln!(
+            out,
+            "  excused from eventual-resolution: {} request {} (its {} was lost)",
+            e.requester.name(),
+            e.id,
+            e.lost.as_str()
+        );
+    }
     let races: Vec<&str> = v.reached.iter().map(|r| r.name()).collect();
     let _ = writeln!(
         out,

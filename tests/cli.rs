@@ -483,7 +483,13 @@ fn vacuous_and_warning_verdicts_say_what_they_are() {
     let v = json_out(&o);
     assert_eq!(v["verdict"], "vacuous");
     let why = v["vacuous_because"].to_string();
-    assert!(why.contains("--init-timeout"), "{why}");
+    assert!(why.contains("connect timeout"), "{why}");
+    // The first next step is the same search with the option that lets the fault act.
+    let next = v["next_steps"][0].as_str().unwrap_or_default();
+    assert!(
+        next.starts_with("cancelcheck explore ") && next.contains("--init-timeout"),
+        "{next}"
+    );
     let o = cancelcheck(&[
         "explore",
         "--dialect",

@@ -88,6 +88,26 @@ pub struct Excuse {
     pub lost: Lost,
 }
 
+/// A finding the checker set aside: an invariant seen broken about a request whose id its
+/// requester reused while a message about the earlier request could still arrive (or about a
+/// request in the tree of one such). Which of the two requests the messages were about cannot
+/// be told on the wire, so only the reuse is reported (`no-live-id-reuse`), and this is listed
+/// beside it, never counted.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct SetAside {
+    /// What would have been reported.
+    pub invariant: InvariantId,
+    /// The requester of the request it was about.
+    pub requester: Party,
+    /// That request's id.
+    pub id: RequestId,
+}
+
+impl SetAside {
+    /// Why a finding is set aside, for people.
+    pub const WHY: &'static str = "its request's id was reused while live, or a request's in its tree: which request the messages were about cannot be told";
+}
+
 /// What a run amounts to, strongest first: a MUST broken, only SHOULDs broken, nothing broken
 /// but a claim left unexercised (a race never reached, a fault that never acted), or a pass.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -147,6 +167,9 @@ pub struct Verdict {
     pub violations: Vec<Violation>,
     /// Requests excused from `eventual-resolution` by a loss, in the order of their records.
     pub excused: SmallVec<[Excuse; 2]>,
+    /// Findings set aside, each once, in the order met: about requests that a live id's reuse
+    /// made ambiguous (see [`SetAside`]).
+    pub set_aside: SmallVec<[SetAside; 2]>,
     /// The races ("sometimes" properties) the run reached.
     pub reached: PropertySet,
     /// Events read.
@@ -324,6 +347,7 @@ impl Transient for Verdict {
     fn clear(&mut self) {
         self.violations.clear();
         self.excused.clear();
+        self.set_aside.clear();
         self.reached = PropertySet::default();
         self.events = 0;
         self.quiescent = false;
@@ -503,20 +527,34 @@ impl Checker {
         self.dialect.rules()
     }
 
-    fn violate(&mut self, inv: InvariantId, id: Option<RequestId>) {
+    /// Reports `inv` broken, about the request `about` names (its requester and id) where
+    /// there is one. A finding about a request that a live id's reuse made ambiguous (that
+    /// request, by requester and id, or one in its tree) is set aside and listed instead: the
+    /// reuse was reported, and what the confusion of two requests leads to is not a deviation
+    /// the wire can pin on either of them, nor on the requests of their tree (a parent waiting
+    /// on a child whose answer went to the other request). The other party's requests with the
+    /// same id are not concerned.
+    fn violate(&mut self, inv: InvariantId, about: Option<(Party, RequestId)>) {
         let Some(app) = inv.info().application(self.dialect) else {
             return;
         };
         if inv != InvariantId::NoLiveIdReuse
-            && id.is_some_and(|id| {
-                (0..self.reqs.len()).any(|i| self.reqs[i].id == id && self.tangled(i))
+            && let Some((requester, id)) = about
+            && (0..self.reqs.len()).any(|i| {
+                self.reqs[i].requester == requester && self.reqs[i].id == id && self.tangled(i)
             })
         {
-            // The reuse was reported; what the confusion of two requests leads to is not a
-            // deviation the wire can pin on either of them, nor on the requests of their tree
-            // (a parent waiting on a child whose answer went to the other request).
+            let aside = SetAside {
+                invariant: inv,
+                requester,
+                id,
+            };
+            if !self.verdict.set_aside.contains(&aside) {
+                self.verdict.set_aside.push(aside);
+            }
             return;
         }
+        let id = about.map(|(_, id)| id);
         if self.found.contains(inv) {
             return;
         }
@@ -694,13 +732,13 @@ impl Checker {
                     r.resolved_cancelled = true;
                     if cause == CancelCause::Parent && !r.cascade_owed {
                         // Given up for a parent's cancel that did not concern it.
-                        self.violate(InvariantId::SiblingsUntouched, Some(id));
+                        self.violate(InvariantId::SiblingsUntouched, Some((party, id)));
                     }
                 }
                 if outcome == Outcome::Cancelled(CancelCause::User) && !cancel_sent {
                     // Its application never got to cancel it: a cancel meant for another
                     // request (one received, in the other direction) stopped it.
-                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                    self.violate(InvariantId::ExactIdMatch, Some((party, id)));
                 }
                 // An answer delivered after the requester resolved the request at cancel time
                 // is one deviation, stated by the "SHOULD ignore" clause; it is not also a
@@ -709,9 +747,9 @@ impl Checker {
                     && cancel_sent
                     && !self.rules().requester_waits;
                 if late {
-                    self.violate(InvariantId::LateAnswerIgnored, Some(id));
+                    self.violate(InvariantId::LateAnswerIgnored, Some((party, id)));
                 } else if delivered > 1 {
-                    self.violate(InvariantId::SingleResolution, Some(id));
+                    self.violate(InvariantId::SingleResolution, Some((party, id)));
                 }
             }
             Output::Nested { parent, child } => {
@@ -721,7 +759,7 @@ impl Checker {
                     // (The child has no record yet: the parent's tree says whether a reused
                     // id confused which request was cancelled.)
                     if (p.cancel_received_open || p.internal) && !self.tangled(i) {
-                        self.violate(InvariantId::NoChildAfterCancel, Some(child));
+                        self.violate(InvariantId::NoChildAfterCancel, Some((party, child)));
                     }
                 }
             }
@@ -740,7 +778,7 @@ impl Checker {
                     r.responder_done = true;
                 }
                 if !r.cancel_received && !r.internal && !self.disconnected {
-                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                    self.violate(InvariantId::ExactIdMatch, Some((party.peer(), id)));
                 }
             }
             Output::Crashed => {
@@ -765,7 +803,7 @@ impl Checker {
                     let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
                     let live = p.may_still_arrive(acked, self.fifo);
                     if rules.id_reuse == IdReuse::Never || live {
-                        self.violate(InvariantId::NoLiveIdReuse, Some(id));
+                        self.violate(InvariantId::NoLiveIdReuse, Some((from, id)));
                     }
                     if live {
                         self.reqs[prev].ambiguous = true;
@@ -820,28 +858,28 @@ impl Checker {
             Message::Response { id, reply } => self.on_response_sent(from, id, reply),
             Message::Cancel { id, .. } => {
                 if rules.cancel_senders == CancelSenders::ClientOnly && from == Party::Server {
-                    self.violate(InvariantId::CancelFromAllowedParty, Some(id));
+                    self.violate(InvariantId::CancelFromAllowedParty, Some((from, id)));
                 }
                 let Some(i) = self.find(from, id) else {
                     // It names no request its sender ever sent in this direction (a cancel
                     // passed on under the id of the request it came from).
-                    self.violate(InvariantId::ExactIdMatch, Some(id));
+                    self.violate(InvariantId::ExactIdMatch, Some((from, id)));
                     return;
                 };
                 let initialize = self.reqs[i].initialize && !rules.initialize_cancellable;
                 if initialize {
-                    self.violate(InvariantId::InitializeNotCancelled, Some(id));
+                    self.violate(InvariantId::InitializeNotCancelled, Some((from, id)));
                 } else if rules.negotiated
                     && self.declared_support[from.peer().index()] != Some(true)
                 {
                     // (A cancel of `initialize` is reported once, under the clause that names
                     // it, though no capability was declared yet either.)
-                    self.violate(InvariantId::CapabilityGated, Some(id));
+                    self.violate(InvariantId::CapabilityGated, Some((from, id)));
                 }
                 if self.commanded[from.index()] != Some(id) && !self.reqs[i].cascade_owed {
                     // Neither its application nor its timer asked, and no cancel of the request
                     // it serves did.
-                    self.violate(InvariantId::SiblingsUntouched, Some(id));
+                    self.violate(InvariantId::SiblingsUntouched, Some((from, id)));
                 }
                 let r = &mut self.reqs[i];
                 r.cancel_sent = true;
@@ -858,10 +896,10 @@ impl Checker {
                 }
                 let r = self.reqs[i];
                 if r.ack_cancelled.is_some_and(|prev| prev != ack.cancelled) {
-                    self.violate(InvariantId::CancelIdempotent, Some(id));
+                    self.violate(InvariantId::CancelIdempotent, Some((from.peer(), id)));
                 }
                 if r.result_cancelled.is_some_and(|c| c != ack.cancelled) {
-                    self.violate(InvariantId::AckAgreesWithOutcome, Some(id));
+                    self.violate(InvariantId::AckAgreesWithOutcome, Some((from.peer(), id)));
                 }
                 self.reqs[i].ack_cancelled.get_or_insert(ack.cancelled);
             }
@@ -873,9 +911,9 @@ impl Checker {
                 r.activity_sent = r.activity_sent.saturating_add(1);
                 let r = *r;
                 if r.responses_sent > 0 {
-                    self.violate(InvariantId::NoActivityAfterAnswer, Some(id));
+                    self.violate(InvariantId::NoActivityAfterAnswer, Some((from.peer(), id)));
                 } else if self.stopped_by_cancel(&r) {
-                    self.violate(InvariantId::NoActivityAfterCancel, Some(id));
+                    self.violate(InvariantId::NoActivityAfterCancel, Some((from.peer(), id)));
                 }
             }
             Message::MalformedCancel => {}
@@ -904,31 +942,31 @@ impl Checker {
             } else {
                 InvariantId::ExactIdMatch
             };
-            self.violate(inv, Some(id));
+            self.violate(inv, Some((from.peer(), id)));
             return;
         };
         if self.children(i).any(|c| c.delivered == 0) {
-            self.violate(InvariantId::ChildrenBeforeParent, Some(id));
+            self.violate(InvariantId::ChildrenBeforeParent, Some((from.peer(), id)));
         }
         let r = &mut self.reqs[i];
         r.responses_sent = r.responses_sent.saturating_add(1);
         r.responder_done = true;
         let r = *r;
         if r.responses_sent > 1 {
-            self.violate(InvariantId::SingleResolution, Some(id));
+            self.violate(InvariantId::SingleResolution, Some((from.peer(), id)));
         }
         if r.cancel_received {
             if rules.receiver_duty != ReceiverDuty::MustAnswer && self.stopped_by_cancel(&r) {
-                self.violate(InvariantId::NoAnswerAfterCancel, Some(id));
+                self.violate(InvariantId::NoAnswerAfterCancel, Some((from.peer(), id)));
             }
             if let Reply::Error(code) = reply
                 && Some(code) != rules.cancel_error_code
             {
-                self.violate(InvariantId::CancelErrorCode, Some(id));
+                self.violate(InvariantId::CancelErrorCode, Some((from.peer(), id)));
             }
             if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full
             {
-                self.violate(InvariantId::CancelHonoured, Some(id));
+                self.violate(InvariantId::CancelHonoured, Some((from.peer(), id)));
             }
             // A prompt turn cancelled by its session's cancel ends with the cancelled stop
             // reason, a result (ACP's prompt turn).
@@ -937,23 +975,26 @@ impl Checker {
                 && r.cancel_received_open
                 && !reply.is_cancelled()
             {
-                self.violate(InvariantId::PromptCancelledStopReason, Some(id));
+                self.violate(
+                    InvariantId::PromptCancelledStopReason,
+                    Some((from.peer(), id)),
+                );
             }
         } else if r.internal {
             if let Reply::Error(code) = reply
                 && Some(code) != rules.cancel_error_code
             {
-                self.violate(InvariantId::InternalCancelCode, Some(id));
+                self.violate(InvariantId::InternalCancelCode, Some((from.peer(), id)));
             }
         } else if reply.is_cancelled() && !self.disconnected {
             // Cancelled, though no cancel named it and its receiver did not give it up.
-            self.violate(InvariantId::ExactIdMatch, Some(id));
+            self.violate(InvariantId::ExactIdMatch, Some((from.peer(), id)));
         }
         if rules.cancel_shape == CancelShape::AcknowledgedRequest && r.result_cancelled.is_none() {
             let cancelled = reply.is_cancelled();
             self.reqs[i].result_cancelled = Some(cancelled);
             if r.ack_cancelled.is_some_and(|a| a != cancelled) {
-                self.violate(InvariantId::AckAgreesWithOutcome, Some(id));
+                self.violate(InvariantId::AckAgreesWithOutcome, Some((from.peer(), id)));
             }
         }
     }
@@ -1100,12 +1141,12 @@ impl Checker {
                     lost,
                 }),
                 None => {
-                    hung.get_or_insert(r.id);
+                    hung.get_or_insert((r.requester, r.id));
                 }
             }
         }
-        if let Some(id) = hung {
-            self.violate(InvariantId::EventualResolution, Some(id));
+        if let Some(about) = hung {
+            self.violate(InvariantId::EventualResolution, Some(about));
         }
         let uncascaded = (0..self.reqs.len()).find(|&i| {
             let r = &self.reqs[i];
@@ -1116,8 +1157,8 @@ impl Checker {
                 && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
         });
         if let Some(i) = uncascaded {
-            let id = self.reqs[i].id;
-            self.violate(InvariantId::CascadeComplete, Some(id));
+            let r = self.reqs[i];
+            self.violate(InvariantId::CascadeComplete, Some((r.requester, r.id)));
         }
         // Two requests with one id in a party's table are not the party's doing.
         // A handler still holding a request whose child's answer was lost holds it for that.

@@ -11,7 +11,7 @@ pub mod notation;
 pub mod tree;
 pub mod vector;
 
-pub use checker::{Checker, Excuse, Lost, PropertySet, Status, Verdict, Violation};
+pub use checker::{Checker, Excuse, Lost, PropertySet, SetAside, Status, Verdict, Violation};
 pub use event::Event;
 pub use invariant::{CATALOG, Expectation, Invariant, InvariantId, Strength};
 pub use tree::RequestTree;

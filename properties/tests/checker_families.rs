@@ -163,6 +163,65 @@ fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
     assert_eq!(c.verdict().status(true), Status::Warn);
 }
 
+/// What a live reuse sets aside is scoped to the requests it confused (requester, id and their
+/// trees), and listed: the other party's own request with the same id, answered twice (a MUST
+/// broken, unambiguously), is still reported, and the run fails rather than ending as the
+/// reuse's warning.
+#[test]
+fn a_reuse_sets_aside_only_what_it_confused_and_lists_it() {
+    let confused = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "client delivers 1 cancelled user",
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server receives cancel 1",
+        "server sends response 1 full",
+    ];
+    let c = checker(Dialect::Mcp20260728, false, &confused);
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    let aside = &c.verdict().set_aside;
+    assert!(!aside.is_empty(), "what the confusion led to is listed");
+    assert!(
+        aside
+            .iter()
+            .all(|a| a.requester == Party::Client && a.id == RequestId::Int(1)),
+        "{aside:?}"
+    );
+    // The server's own request 1, answered twice by the client: not confused with the
+    // client's request 1, which went the other way.
+    let other_party = then(
+        &confused,
+        &[
+            "server command send",
+            "server sends request 1 server-work",
+            "client receives request 1 server-work",
+            "client starts work 1",
+            "client sends response 1 full",
+            "client sends response 1 full",
+        ],
+    );
+    let c = checker(Dialect::Mcp20260728, false, &other_party);
+    assert_eq!(
+        broken(&c),
+        [InvariantId::NoLiveIdReuse, InvariantId::SingleResolution]
+    );
+    assert_eq!(c.verdict().status(true), Status::Fail);
+    assert!(
+        c.verdict()
+            .set_aside
+            .iter()
+            .all(|a| a.requester == Party::Client),
+        "{:?}",
+        c.verdict().set_aside
+    );
+}
+
 #[test]
 fn only_the_loss_of_the_request_or_its_answer_excuses_it() {
     let asked = [

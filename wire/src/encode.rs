@@ -521,6 +521,21 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
             .collect();
         out["excused"] = json!(excused);
     }
+    if !v.set_aside.is_empty() {
+        let aside: Vec<Value> = v
+            .set_aside
+            .iter()
+            .map(|a| {
+                json!({
+                    "invariant": a.invariant.name(),
+                    "requester": a.requester.name(),
+                    "id": id_json(a.id),
+                    "why": cancelcheck_properties::SetAside::WHY,
+                })
+            })
+            .collect();
+        out["set_aside"] = json!(aside);
+    }
     out
 }
 
