@@ -158,7 +158,7 @@ table! {
     AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
     ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
     ProgressAfterCancel, "progress-after-cancel", Responder, true, ["no-activity-after-cancel"], "keep working and sending progress after the cancel, never answering";
-    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless", "eventual-resolution"], "crash on a cancel for an unknown or finished request";
+    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless", "eventual-resolution", "malformed-cancel-ignored"], "crash on a cancel for an unknown or finished request, or a malformed one";
     LeaksCancelled, "leaks-cancelled", Responder, true, ["no-leak-at-quiescence"], "stop a cancelled request but never free its entry";
     AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome", "cancel-honoured", "cancel-idempotent"], "acknowledge cancelled:true, then complete the call normally";
     SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, true, ["cancel-idempotent", "ack-agrees-with-outcome"], "answer a repeated cancel of a cancelled call with cancelled:false";
@@ -434,8 +434,9 @@ impl Behaviour {
             }
             Behaviour::ProgressAfterCancel => !must_answer && r.activity_method.is_some(),
             Behaviour::CrashesOnUnknownCancel => true,
-            // Where the text asks the receiver to free what a cancelled request held.
-            Behaviour::LeaksCancelled => r.honouring == Honouring::Must || !must_answer,
+            // Where the text asks the receiver to free what a cancelled request held (not ABP,
+            // whose app must remember a cancelled call to answer a repeated cancel).
+            Behaviour::LeaksCancelled => (r.honouring == Honouring::Must || !must_answer) && !abp,
             Behaviour::AckDisagreesWithOutcome | Behaviour::SecondCancelNotCancelled => abp,
             Behaviour::DeliversLateAnswer => !r.requester_waits,
             Behaviour::ReusesLiveId => true,

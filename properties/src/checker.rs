@@ -321,9 +321,10 @@ pub struct Checker {
     verdict: Verdict,
     /// Cancellation support each party declared in its initialize answer.
     declared_support: [Option<bool>; 2],
-    /// Whether the input being handled by each party is a cancel (to blame a crash on it).
+    /// Whether the input being handled by each party is a cancel, and whether a malformed one
+    /// (to blame a crash on it).
     #[state(transient)]
-    handling_cancel: [bool; 2],
+    handling_cancel: [Option<bool>; 2],
     /// The request of its own that the input being handled by each party asks to cancel (its
     /// application's cancel command, or that request's timer): what may cancel a request
     /// besides a cascade.
@@ -366,7 +367,7 @@ impl Checker {
                 ..Verdict::default()
             },
             declared_support: [None; 2],
-            handling_cancel: [false; 2],
+            handling_cancel: [None; 2],
             commanded: [None; 2],
             nesting: [None; 2],
             crashed: [false; 2],
@@ -409,7 +410,7 @@ impl Checker {
         self.found = PropertySet::default();
         self.clear_verdict();
         self.declared_support = [None; 2];
-        self.handling_cancel = [false; 2];
+        self.handling_cancel = [None; 2];
         self.commanded = [None; 2];
         self.nesting = [None; 2];
         self.crashed = [false; 2];
@@ -627,10 +628,11 @@ impl Checker {
     }
 
     fn on_input(&mut self, party: Party, input: Input) {
-        self.handling_cancel[party.index()] = matches!(
-            input,
-            Input::Receive(Message::Cancel { .. } | Message::MalformedCancel)
-        );
+        self.handling_cancel[party.index()] = match input {
+            Input::Receive(Message::Cancel { .. }) => Some(false),
+            Input::Receive(Message::MalformedCancel) => Some(true),
+            _ => None,
+        };
         self.commanded[party.index()] = match input {
             Input::Command(Command::Cancel(id)) | Input::TimerFired(Timer::RequestTimeout(id)) => {
                 Some(id)
@@ -783,8 +785,13 @@ impl Checker {
             }
             Output::Crashed => {
                 self.crashed[party.index()] = true;
-                if self.handling_cancel[party.index()] {
-                    self.violate(InvariantId::UnknownCancelHarmless, None);
+                // A crash on a malformed cancel breaks what the texts say of malformed
+                // cancels (where they say anything), not what they say of a cancel for an
+                // unknown or finished request.
+                match self.handling_cancel[party.index()] {
+                    Some(true) => self.violate(InvariantId::MalformedCancelIgnored, None),
+                    Some(false) => self.violate(InvariantId::UnknownCancelHarmless, None),
+                    None => {}
                 }
             }
             _ => {}

@@ -79,6 +79,7 @@ pub enum InvariantId {
     NoChildAfterCancel,
     SiblingsUntouched,
     PromptCancelledStopReason,
+    MalformedCancelIgnored,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -323,6 +324,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             a::MCP25,
             "Timing Considerations",
         ),
+        (
+            MCP25,
+            "Invalid cancellation notifications",
+            a::MCP25,
+            "Error Handling",
+        ),
         (MCP25, "", a::MCP25, "Behavior Requirements"),
         (
             MCP26,
@@ -335,6 +342,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "potentially after",
             a::MCP26,
             "Timing Considerations",
+        ),
+        (
+            MCP26,
+            "Invalid cancellation notifications",
+            a::MCP26,
+            "Error Handling",
         ),
         (MCP26, "", a::MCP26, "Behavior Requirements"),
         (
@@ -470,7 +483,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 28] = [
+pub static CATALOG: [Invariant; 29] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -687,7 +700,7 @@ pub static CATALOG: [Invariant; 28] = [
         id: InvariantId::UnknownCancelHarmless,
         name: "unknown-cancel-harmless",
         kind: Expectation::Always,
-        statement: "A cancel for an unknown, finished or malformed request changes nothing: the receiver neither crashes nor stops other work.",
+        statement: "A cancel for an unknown or finished request changes nothing: the receiver neither crashes nor stops other work.",
         observable_on_wire: true,
         applies: &[
             at!(
@@ -949,12 +962,9 @@ pub static CATALOG: [Invariant; 28] = [
                 MCP26,
                 "Receivers of cancellation notifications SHOULD: ... Free associated resources"
             ),
-            at!(
-                Abp,
-                Must,
-                ABP,
-                "Cancel arrives during operation: Operation is aborted"
-            ),
+            // Not ABP: no sentence of its text asks an app to free a cancelled call, and its
+            // idempotency row ("Cancel already-cancelled callId | Return { cancelled: true }")
+            // has the app remember one.
         ],
     },
     Invariant {
@@ -1116,6 +1126,30 @@ pub static CATALOG: [Invariant; 28] = [
             TABLE,
             "it MUST answer `session/prompt` with `{\"stopReason\":\"cancelled\"}` (a result, never an error)"
         )],
+    },
+    Invariant {
+        id: InvariantId::MalformedCancelIgnored,
+        name: "malformed-cancel-ignored",
+        kind: Expectation::Always,
+        statement: "A malformed cancel (no id, or an id of the wrong type) is ignored: its receiver neither crashes on it nor acts on it.",
+        observable_on_wire: true,
+        // Only the MCP texts speak of malformed cancels, and as a SHOULD; ACP, the ACP RFD and
+        // LSP say nothing of them (what a crash then leaves unanswered is judged by the rules
+        // of resolution, which their texts state), and ABP's cancel is a request of its own.
+        applies: &[
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Invalid cancellation notifications **SHOULD** be ignored: ... Malformed notifications"
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                MCP26,
+                "Invalid cancellation notifications **SHOULD** be ignored: ... Malformed notifications"
+            ),
+        ],
     },
     Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,

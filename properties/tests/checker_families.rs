@@ -339,7 +339,7 @@ fn a_bounded_or_disconnected_run_judges_nothing_eventual() {
 fn a_leak_is_judged_at_quiescence_for_either_party() {
     for (d, strength) in [
         (Dialect::Mcp20251125, Strength::Should),
-        (Dialect::Abp, Strength::Must),
+        (Dialect::AcpRfd, Strength::Should),
     ] {
         for end in ["end quiescent open 1 0", "end quiescent open 0 1"] {
             let c = checker(d, false, &[end]);
@@ -347,6 +347,14 @@ fn a_leak_is_judged_at_quiescence_for_either_party() {
             assert_eq!(c.verdict().violations[0].strength, strength);
         }
         assert!(broken(&checker(d, false, &["end quiescent open 0 0"])).is_empty());
+    }
+    // No sentence of ABP's text asks an app to free a cancelled call (it must remember one to
+    // answer a repeated cancel), and ACP's and LSP's say nothing of it: no leak is judged there.
+    for d in [Dialect::Abp, Dialect::Acp, Dialect::Lsp] {
+        assert!(
+            broken(&checker(d, false, &["end quiescent open 1 0"])).is_empty(),
+            "{d}"
+        );
     }
     // A crashed party's requests are not its leak.
     let c = checker(
@@ -1032,4 +1040,34 @@ fn an_acknowledgement_is_compared_with_the_first_result() {
         broken(&c),
         [InvariantId::SingleResolution, InvariantId::CancelHonoured]
     );
+}
+
+/// A crash on a malformed cancel is judged by what the texts say of malformed cancels, with
+/// their strength: in MCP "Invalid cancellation notifications SHOULD be ignored" (a warning,
+/// not the MUST of a cancel for an unknown or finished request); ACP and LSP say nothing of
+/// them, so the crash itself is not pinned there (what it leaves unanswered still is, at the
+/// end, by the rules of resolution).
+#[test]
+fn a_crash_on_a_malformed_cancel_has_the_strength_of_its_sentence() {
+    let crash = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command malformed-cancel",
+        "client sends malformed-cancel",
+        "server receives malformed-cancel",
+        "server crashes",
+    ];
+    for d in [Dialect::Mcp20251125, Dialect::Mcp20260728] {
+        let c = checker(d, true, &crash);
+        assert_eq!(broken(&c), [InvariantId::MalformedCancelIgnored], "{d}");
+        assert_eq!(c.verdict().status(true), Status::Warn, "{d}");
+    }
+    for d in [Dialect::Acp, Dialect::AcpRfd, Dialect::Lsp] {
+        let c = checker(d, true, &crash);
+        assert!(broken(&c).is_empty(), "{d}: {:?}", broken(&c));
+        let ended = checker(d, true, &then(&crash, &["end quiescent open 0 0"]));
+        assert_eq!(broken(&ended), [InvariantId::EventualResolution], "{d}");
+    }
 }

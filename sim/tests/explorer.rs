@@ -110,7 +110,6 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match
     ("abp", "cancel-cancels-all", 2, 6, 82), // exact-id-match
     ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
-    ("abp", "leaks-cancelled", 1, 9, 776), // no-leak-at-quiescence
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
     // Request trees (with `coverage::nesting_to_act`).
