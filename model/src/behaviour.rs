@@ -100,6 +100,9 @@ pub enum Behaviour {
     /// passes the cancel on under the id it received instead of the id it gave its own request:
     /// the cancel names a request its receiver never got, or a different one.
     ForwardsCancelUnrewritten,
+    /// Gives a request up (its application cancels it, or its timeout fires) without sending
+    /// the cancel that tells the receiver, which works on for nothing.
+    GivesUpSilently,
 }
 
 /// How a behaviour counts in one dialect.
@@ -174,6 +177,7 @@ table! {
     LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete", "no-leak-at-quiescence"], "never answer a nested request its requester cancelled";
     CancelledPromptAsError, "cancelled-prompt-as-error", Responder, true, ["prompt-cancelled-stop-reason"], "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
     ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, true, ["exact-id-match"], "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
+    GivesUpSilently, "gives-up-silently", Requester, true, ["cancel-sent-on-give-up"], "give a request up (its application's cancel, its timeout) without sending the cancel";
 }
 
 impl Behaviour {
@@ -471,6 +475,10 @@ impl Behaviour {
             Behaviour::ForwardsCancelUnrewritten => {
                 r.server_work_method.is_some()
                     && r.cancel_senders == crate::dialect::CancelSenders::Either
+            }
+            // Where the text says a requester that gives up sends a cancel (MCP).
+            Behaviour::GivesUpSilently => {
+                r.give_up_signal != crate::dialect::GiveUpSignal::Unstated
             }
         }
     }

@@ -65,6 +65,18 @@ pub enum IdReuse {
     WhenDead,
 }
 
+/// When a requester that gives a request up must tell the receiver with a cancel.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GiveUpSignal {
+    /// The text does not say.
+    Unstated,
+    /// When its timeout fires (MCP 2025-11-25: "On timeout the sender SHOULD send a cancel").
+    OnTimeout,
+    /// Whenever it gives one up, where it may cancel (MCP 2026-07-28 on stdio: "The client
+    /// MUST send a `notifications/cancelled` notification").
+    Always,
+}
+
 /// Which party may send a cancel.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CancelSenders {
@@ -161,6 +173,8 @@ pub struct DialectRules {
     /// Whether the text says how a receiver answers a request it cancels on its own (ACP and
     /// the ACP RFD: "SHOULD ... Send the same -32800 (Cancelled) error response").
     pub internal_cancellation: bool,
+    /// When a requester giving a request up owes the receiver a cancel.
+    pub give_up_signal: GiveUpSignal,
 }
 
 const RPC_CANCELLED: Option<i64> = Some(-32800);
@@ -192,6 +206,7 @@ static ACP: DialectRules = DialectRules {
     session_cancel_method: Some("session/cancel"),
     cancelled_result: true,
     client_activity: false,
+    give_up_signal: GiveUpSignal::Unstated,
     internal_cancellation: true,
 };
 
@@ -222,6 +237,7 @@ static ACP_RFD: DialectRules = DialectRules {
     session_cancel_method: None,
     cancelled_result: false,
     client_activity: false,
+    give_up_signal: GiveUpSignal::Unstated,
     internal_cancellation: true,
 };
 
@@ -252,6 +268,7 @@ static MCP_2025: DialectRules = DialectRules {
     session_cancel_method: None,
     cancelled_result: false,
     client_activity: true,
+    give_up_signal: GiveUpSignal::OnTimeout,
     internal_cancellation: false,
 };
 
@@ -282,6 +299,7 @@ static MCP_2026: DialectRules = DialectRules {
     session_cancel_method: None,
     cancelled_result: false,
     client_activity: true,
+    give_up_signal: GiveUpSignal::Always,
     internal_cancellation: false,
 };
 
@@ -312,6 +330,7 @@ static LSP: DialectRules = DialectRules {
     session_cancel_method: None,
     cancelled_result: false,
     client_activity: true,
+    give_up_signal: GiveUpSignal::Unstated,
     internal_cancellation: false,
 };
 
@@ -344,6 +363,7 @@ static ABP: DialectRules = DialectRules {
     session_cancel_method: None,
     cancelled_result: false,
     client_activity: false,
+    give_up_signal: GiveUpSignal::Unstated,
     internal_cancellation: false,
 };
 

@@ -590,6 +590,13 @@ impl Endpoint {
             }
             _ => id,
         };
+        if b == Behaviour::GivesUpSilently && cause != CancelCause::Parent {
+            // The faulty `gives-up-silently` never tells the receiver.
+            if cause == CancelCause::Timeout {
+                self.outgoing[i].timer = false;
+            }
+            return self.give_up(i, cause, cause != CancelCause::Timeout, out);
+        }
         out.push(Output::Send(Message::Cancel { id: named, session }));
         if rules.requester_waits {
             self.outgoing[i].state = Outgoing::CancelRequested(cause);

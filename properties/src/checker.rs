@@ -7,7 +7,7 @@
 use crate::event::Event;
 use crate::invariant::{InvariantId, Strength};
 use cancelcheck_model::dialect::{
-    CancelSenders, CancelShape, DialectRules, Honouring, IdReuse, ReceiverDuty,
+    CancelSenders, CancelShape, DialectRules, GiveUpSignal, Honouring, IdReuse, ReceiverDuty,
 };
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, CancelCause, Method};
@@ -737,7 +737,17 @@ impl Checker {
                         self.violate(InvariantId::SiblingsUntouched, Some((party, id)));
                     }
                 }
-                if outcome == Outcome::Cancelled(CancelCause::User) && !cancel_sent {
+                if let Outcome::Cancelled(cause) = outcome
+                    && !cancel_sent
+                    && self.owes_cancel(party, cause)
+                {
+                    // It gave the request up and never told the receiver.
+                    self.violate(InvariantId::CancelSentOnGiveUp, Some((party, id)));
+                }
+                if outcome == Outcome::Cancelled(CancelCause::User)
+                    && !cancel_sent
+                    && self.commanded[party.index()] != Some(id)
+                {
                     // Its application never got to cancel it: a cancel meant for another
                     // request (one received, in the other direction) stopped it.
                     self.violate(InvariantId::ExactIdMatch, Some((party, id)));
@@ -925,6 +935,20 @@ impl Checker {
             }
             Message::MalformedCancel => {}
         }
+    }
+
+    /// Whether `party`, giving one of its requests up for `cause`, owes the receiver a cancel
+    /// (see `GiveUpSignal`): never for a parent's cascade, which has rules of its own, nor
+    /// where the party may not cancel at all.
+    fn owes_cancel(&self, party: Party, cause: CancelCause) -> bool {
+        let rules = self.rules();
+        let may_cancel = rules.cancel_senders == CancelSenders::Either || party == Party::Client;
+        may_cancel
+            && match rules.give_up_signal {
+                GiveUpSignal::Unstated => false,
+                GiveUpSignal::OnTimeout => cause == CancelCause::Timeout,
+                GiveUpSignal::Always => cause != CancelCause::Parent,
+            }
     }
 
     /// Whether the receiver of `r` owes it silence because of a cancel: it read a cancel for

@@ -80,6 +80,7 @@ pub enum InvariantId {
     SiblingsUntouched,
     PromptCancelledStopReason,
     MalformedCancelIgnored,
+    CancelSentOnGiveUp,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -345,6 +346,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         ),
         (
             MCP26,
+            "The client **MUST** send",
+            a::MCP26,
+            "Transport-Specific Cancellation",
+        ),
+        (
+            MCP26,
             "Invalid cancellation notifications",
             a::MCP26,
             "Error Handling",
@@ -483,7 +490,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 29] = [
+pub static CATALOG: [Invariant; 30] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1148,6 +1155,28 @@ pub static CATALOG: [Invariant; 29] = [
                 Should,
                 MCP26,
                 "Invalid cancellation notifications **SHOULD** be ignored: ... Malformed notifications"
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::CancelSentOnGiveUp,
+        name: "cancel-sent-on-give-up",
+        kind: Expectation::Always,
+        statement: "A requester that gives a request up (its application cancels it, or its timeout fires) sends the cancel that tells the receiver, where its dialect's text asks for one: in MCP 2025-11-25 on a timeout, in MCP 2026-07-28 on stdio whenever the client gives one up.",
+        // What a requester gives up happens inside it: the wire shows a cancel, or nothing.
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                Mcp20251125,
+                Should,
+                TABLE,
+                "On timeout the sender SHOULD send a cancel."
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "The client **MUST** send a `notifications/cancelled` notification referencing the request ID."
             ),
         ],
     },

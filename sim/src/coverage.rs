@@ -131,6 +131,16 @@ pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
     let w = &scenario.workload;
     let trees = nesting_to_act(scenario);
     match scenario.behavior {
+        Behaviour::GivesUpSilently
+            if w.timeout.is_none()
+                && scenario.dialect.rules().give_up_signal
+                    == cancelcheck_model::dialect::GiveUpSignal::OnTimeout =>
+        {
+            (
+                "it acts when a request's timeout fires (workload.timeout)",
+                Fix::Timeouts,
+            )
+        }
         Behaviour::CancelsInitialize if w.init_timeout.is_none() => (
             "it acts when the connect timeout fires (workload.init_timeout)",
             Fix::InitTimeout,
