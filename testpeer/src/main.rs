@@ -119,11 +119,7 @@ fn parse_args() -> Result<Args, String> {
             "--lazy-cancel" => a.lazy_cancel = true,
             "--ask-permission" => a.ask_permission = true,
             "--give-up-ms" => {
-                a.give_up_ms = Some(
-                    value()?
-                        .parse()
-                        .map_err(|e| format!("--give-up-ms: {e}"))?,
-                )
+                a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
             }
             "--hostile" => {
                 let v = value()?;
