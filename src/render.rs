@@ -84,24 +84,36 @@ pub fn origin_text(t: &Trace) -> String {
     }
 }
 
-/// The verdict in a few lines: pass/fail, each violation with its clause, races reached.
+/// The verdict's line: its word, as `run` says it of this one run (see [`Trace::status`]),
+/// and what the word means: `verdict: warn (only SHOULDs broken)`.
+pub fn verdict_line(t: &Trace) -> String {
+    let (status, _) = t.status();
+    format!("verdict: {} ({})", status.as_str(), status.meaning())
+}
+
+/// The verdict in a few lines: its word (what `run` says of this one run), each violation with
+/// its clause or why nothing broken is vacuous, and the races reached.
 pub fn verdict_text(t: &Trace) -> String {
     let d = t.scenario.dialect;
     let v = &t.verdict;
+    let (status, vacuous) = t.status();
     let mut out = String::new();
-    if v.passed() {
-        let _ = writeln!(
-            out,
-            "verdict: pass ({} events{})",
-            v.events,
-            if v.quiescent {
-                ""
-            } else {
-                ", cut short by max_events"
-            }
-        );
-    } else {
-        let _ = writeln!(out, "verdict: FAIL ({} events)", v.events);
+    let _ = writeln!(
+        out,
+        "verdict: {} ({}; {} events{})",
+        status.as_str(),
+        status.meaning(),
+        v.events,
+        if v.quiescent {
+            ""
+        } else {
+            ", cut short by max_events"
+        }
+    );
+    for why in &vacuous {
+        let _ = writeln!(out, "  vacuous: {}", why.why);
+    }
+    if !v.passed() {
         // Breaches, and the events they happen at (one event may break several invariants).
         let every = every_violation(t);
         let mut at: Vec<u64> = every.iter().map(|x| x.event).collect();
@@ -435,6 +447,7 @@ fn rows(t: &Trace) -> Vec<Row> {
             });
         }
     }
+    rows.push(note(Over::Both, verdict_line(t)));
     rows
 }
 

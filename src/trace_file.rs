@@ -64,6 +64,8 @@ pub fn trace_json(t: &Trace) -> Value {
         .enumerate()
         .map(|(i, e)| event_json(d, i, e, &mut sessions))
         .collect();
+    let (status, vacuous) = t.status();
+    let vacuous: Vec<String> = vacuous.into_iter().map(|v| v.why).collect();
     let origin = match &t.origin {
         Origin::Seed(seed) => json!({"kind": "seed", "seed": seed}),
         Origin::Schedule(s) => json!({"kind": "schedule", "schedule": s}),
@@ -77,7 +79,7 @@ pub fn trace_json(t: &Trace) -> Value {
         "config": t.scenario,
         "swarm": t.mix,
         "events": events,
-        "verdict": verdict_json(d, &t.verdict),
+        "verdict": verdict_json(d, &t.verdict, status, &vacuous),
     })
 }
 

@@ -536,7 +536,7 @@ fn vacuous_and_warning_verdicts_say_what_they_are() {
         "--save",
         dir,
     ]);
-    assert!(text(&o.stdout).contains("verdict: WARN (only SHOULDs broken)"));
+    assert!(text(&o.stdout).contains("verdict: warn (only SHOULDs broken)"));
     // A correct run whose race is out of reach: vacuous, with the way to reach it.
     let o = cancelcheck(&["run", "--seeds", "0..50", "--save", dir, "--json"]);
     let v = json_out(&o);
@@ -1092,4 +1092,85 @@ fn messages_quote_little_and_speak_plainly() {
         &["replay", &f],
         &["schedule.json", "field `origin.schedule[1]`"],
     );
+}
+
+/// One word for a verdict, whoever says it. `replay` of a trace says in every format (text,
+/// json, mermaid, html) what `run` says of that one seed: `warn` where only SHOULDs broke (not
+/// FAIL), `fail` where a MUST did, and `vacuous` for a run that broke nothing and did not reach
+/// what it claims to check (not pass); `explore` says in text the word of its `--json`.
+#[test]
+fn every_command_and_format_says_the_verdict_run_says() {
+    use cancelcheck_model::{Behaviour, Dialect};
+    use cancelcheck_sim::{Scenario, Trace, run_seed};
+    let tmp = Scratch::new("verdict-word");
+    let dir = tmp.path();
+    let s = Scenario::built_in(Dialect::Mcp20251125, Behaviour::Honour);
+    let clean = cancelcheck::trace_file::save(dir, &Trace::from_run(&s, run_seed(&s, 0, true)))
+        .expect("saved")
+        .path;
+    let mut words = Vec::new();
+    for file in [
+        "traces/mcp-2025-11-25--finish-first--seed-1.json".to_string(),
+        "traces/acp--answers-twice--seed-2.json".to_string(),
+        clean.display().to_string(),
+    ] {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let seed = doc["origin"]["seed"].as_u64().expect("a seed").to_string();
+        let config = write(dir, "config.json", &doc["config"].to_string());
+        let o = cancelcheck(&[
+            "run",
+            "--scenario",
+            &config,
+            "--seeds",
+            &seed,
+            "--save",
+            &dir.join("found").display().to_string(),
+            "--json",
+        ]);
+        let word = json_out(&o)["verdict"]
+            .as_str()
+            .expect("a word")
+            .to_string();
+        let replay = |format: &str| {
+            let o = cancelcheck(&["replay", &file, "--format", format]);
+            assert_eq!(o.status.code(), Some(0), "{file}: {}", text(&o.stderr));
+            text(&o.stdout)
+        };
+        let line = format!("verdict: {word} (");
+        for format in ["text", "mermaid", "html"] {
+            let out = replay(format);
+            assert!(
+                out.contains(&line),
+                "{file} --format {format}: lacks {line:?}: {out}"
+            );
+            assert!(
+                !out.contains("verdict: FAIL") && !out.contains("verdict: WARN"),
+                "{file} --format {format}: {out}"
+            );
+        }
+        let v: Value = serde_json::from_str(&replay("json")).expect("json");
+        assert_eq!(v["verdict"]["result"], word.as_str(), "{file}");
+        words.push(word);
+    }
+    assert_eq!(words, ["warn", "fail", "vacuous"]);
+    // explore: the text's word is the JSON's.
+    let args = [
+        "explore",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--behavior",
+        "finish-first",
+        "--requests",
+        "1",
+        "--workers",
+        "1",
+        "--save",
+        &dir.display().to_string(),
+    ];
+    let word = json_out(&cancelcheck(&[&args[..], &["--json"]].concat()))["verdict"]
+        .as_str()
+        .expect("a word")
+        .to_string();
+    let out = text(&cancelcheck(&args).stdout);
+    assert!(out.contains(&format!("verdict: {word} (")), "{out}");
 }

@@ -171,7 +171,7 @@ fn the_html_page_stands_alone() {
     assert!(page.starts_with("<!DOCTYPE html>"));
     for part in [
         "<svg",
-        "verdict: FAIL",
+        "verdict: fail (a MUST broken",
         "Timeline",
         "single-resolution",
         "$/cancel_request",

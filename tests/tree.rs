@@ -7,7 +7,10 @@
 use cancelcheck::render;
 use cancelcheck::trace_file;
 use cancelcheck_model::message::CancelCause;
-use cancelcheck_model::{Command, Dialect, Input, Message, Outcome, Output, Party, RequestId};
+use cancelcheck_model::{
+    Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
+};
+use cancelcheck_properties::tree::{CancelReason, State};
 use cancelcheck_properties::{Event, InvariantId, RequestTree};
 use cancelcheck_sim::{Scenario, Trace, run_seed};
 use serde_json::{Value, json};
@@ -624,4 +627,90 @@ fn graphviz_and_mermaid_render_the_drawings() {
             );
         }
     }
+}
+
+/// A nested request whose cascade cancel crossed its ordinary answer (the answer won): the
+/// first such request over seeds of the ACP RFD's built-in scenario (trees of 2x2), with the
+/// trace it is in, saved.
+fn crossed_cascade(name: &str) -> (Scratch, PathBuf, Req) {
+    let s = Scenario::built_in(Dialect::AcpRfd, cancelcheck_model::Behaviour::Honour);
+    let (trace, req) = (0..300)
+        .find_map(|seed| {
+            let t = run(&s, seed);
+            let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+            let (_, x) = tree.nodes().find(|(n, x)| {
+                tree.parent(*n).is_some()
+                    && x.cancel.is_some_and(|c| c.reason == CancelReason::Cascade)
+                    && x.cancel_taken.is_none()
+                    && x.outcome
+                        .is_some_and(|(_, o)| o == Outcome::Reply(Reply::Full))
+            })?;
+            Some((t, (x.requester, x.id)))
+        })
+        .expect("a seed below 300 where a cascade cancel crosses an answer");
+    let dir = Scratch::new(name);
+    let path = trace_file::save(dir.path(), &trace).expect("saved").path;
+    (dir, path, req)
+}
+
+/// A request whose cancel crossed its ordinary answer (the answer won) is drawn answered, and
+/// the drawing says its cancel crossed the answer; in `--json` its state agrees with its reply
+/// (`answered` beside `result`, never `cancelled`), and it still stands on its cascade's path.
+#[test]
+fn a_cascade_cancel_that_crossed_an_answer_is_drawn_answered() {
+    let (_dir, path, req) = crossed_cascade("crossed");
+    let file = path.to_str().expect("utf-8 path");
+    let drawing = ok(&["tree", file]);
+    let l = line_of(&drawing, req);
+    assert!(l.contains("✓ answered: result"), "{l}");
+    assert!(l.contains("crossed"), "{l}");
+    assert!(!l.contains("✗ cancelled"), "{l}");
+    let tree = json_tree(&path);
+    let node = &tree["nodes"][index_of(&tree, req) as usize];
+    assert_eq!(node["state"], "answered", "{node:#}");
+    assert_eq!(node["reply"], "result", "{node:#}");
+    assert_eq!(node["cancel"]["reason"], "parent's cascade", "{node:#}");
+    assert_eq!(node["cancel_crossed_answer"], true, "{node:#}");
+    assert_eq!(node["cancel_path"], "reached", "{node:#}");
+}
+
+/// Over every trace of the corpus, each request's state in `--json` agrees with its reply: a
+/// request answered has a reply; one cancelled has none, or one that carries its cancel (a
+/// cancelled answer, a partial result, an error), never an ordinary result.
+#[test]
+fn every_corpus_request_s_state_agrees_with_its_reply() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/traces"))
+        .expect("the corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 100);
+    let mut answered_after_cancel = 0;
+    for f in &files {
+        let doc = trace_file::read_trace_within(f, trace_file::DEFAULT_MAX_INPUT_BYTES)
+            .expect("a corpus trace");
+        let t = trace_file::replay(&doc).fresh;
+        let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+        for (n, x) in tree.nodes() {
+            let reply = match x.outcome {
+                Some((_, Outcome::Reply(r))) => Some(r),
+                _ => None,
+            };
+            match x.state() {
+                State::Answered(r) => {
+                    assert_eq!(reply, Some(r), "{}: node {}", f.display(), n.index());
+                    answered_after_cancel += usize::from(x.cancel.is_some());
+                }
+                State::Cancelled(_) => assert!(
+                    !matches!(reply, Some(Reply::Full | Reply::Initialized { .. })),
+                    "{}: node {} cancelled beside an ordinary answer {reply:?}",
+                    f.display(),
+                    n.index()
+                ),
+                State::Disconnected | State::Running => {}
+            }
+        }
+    }
+    assert!(answered_after_cancel > 0, "the corpus has answers that won");
 }

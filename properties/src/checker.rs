@@ -140,8 +140,19 @@ impl Status {
         Status::judged(must, !violations.is_empty(), exercised)
     }
 
+    /// What the word means, in a few words (for the text beside it).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Status::Fail => "a MUST broken",
+            Status::Warn => "only SHOULDs broken",
+            Status::Vacuous => "nothing broken, but not everything claimed was exercised",
+            Status::Pass => "nothing broken, everything claimed exercised",
+        }
+    }
+
     /// The status of runs that broke a MUST (`must`), broke anything (`broke`), and did or did
-    /// not exercise what they claim to check: the strongest applies.
+    /// not exercise what they claim to check: the strongest applies. Every command and format
+    /// says the word this decides ([`Status::as_str`]), whatever it judged.
     pub fn judged(must: bool, broke: bool, exercised: bool) -> Status {
         if must {
             Status::Fail

@@ -65,16 +65,26 @@ pub struct Cancel {
 /// What became of a request, as its requester saw it at the end of the events read.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum State {
-    /// The requester delivered this answer to its application (for a request it had not
-    /// given up: an answer to a cancelled request is [`State::Cancelled`]).
+    /// The requester delivered this answer to its application: any answer to a request it
+    /// had not given up, and an ordinary one ([`ordinary`]) to a request it had, whose answer
+    /// then won over its cancel ([`Node::answer_won`]).
     Answered(Reply),
     /// The requester gave it up (see [`Node::cancel`]) and resolved it: as cancelled at once,
-    /// or with whatever answer came back.
+    /// or with an answer that carries the cancel (a cancelled answer, a partial result, an
+    /// error).
     Cancelled(CancelReason),
     /// The connection closed before it was resolved.
     Disconnected,
     /// Not resolved when the events ended (a cancel may have been sent: see [`Node::cancel`]).
     Running,
+}
+
+/// Whether an answer carries nothing of a cancel: a full result (or `initialize`'s). The
+/// others are answers to a cancel its handler took: a cancelled answer, a partial result (sent
+/// because of a cancel), an error (the model answers with an error only a request it was asked
+/// to cancel or gave up, with a wrong code).
+pub fn ordinary(r: Reply) -> bool {
+    matches!(r, Reply::Full | Reply::Initialized { .. })
 }
 
 /// One request instance: who sent it, with which id, and what happened to it. Event indices
@@ -128,18 +138,37 @@ impl Node {
         self.outcome.is_some()
     }
 
+    /// The cancel its requester sent that its ordinary answer won over: the request was given
+    /// up and then answered in full ([`State::Answered`] with [`Node::cancel`] set).
+    pub fn answer_won(&self) -> Option<Cancel> {
+        self.cancel
+            .filter(|_| matches!(self.outcome, Some((_, Outcome::Reply(r))) if ordinary(r)))
+    }
+
+    /// Whether its ordinary answer and its cancel crossed: the answer won
+    /// ([`Node::answer_won`]) and its handler had sent it before it read the cancel (it never
+    /// took the cancel while holding the request open). Otherwise a handler that read the
+    /// cancel finished the work and answered in full all the same.
+    pub fn cancel_crossed_answer(&self) -> bool {
+        self.answer_won().is_some() && self.cancel_taken.is_none()
+    }
+
     /// The first event at which its handler owed its children the cascade (a cancel read
     /// while holding it open, or giving it up), if any.
     pub fn cascade_from(&self) -> Option<u64> {
         self.cascades.first().copied()
     }
 
-    /// What became of it. Guarantees: `Running` exactly when no outcome was delivered;
-    /// `Cancelled` exactly when one was and the requester had given the request up
-    /// ([`Node::cancel`] is set).
+    /// What became of it, agreeing with the outcome delivered. Guarantees: `Running` exactly
+    /// when no outcome was delivered; `Answered` exactly when the outcome is an answer and
+    /// either the requester had not given the request up or the answer is [`ordinary`] (it
+    /// won over the cancel: [`Node::answer_won`]); `Cancelled` exactly when the requester had
+    /// given the request up ([`Node::cancel`] is set) and resolved it otherwise (but for a
+    /// disconnect before it gave it up).
     pub fn state(&self) -> State {
         match (self.outcome, self.cancel) {
             (None, _) => State::Running,
+            (Some((_, Outcome::Reply(r))), Some(_)) if ordinary(r) => State::Answered(r),
             (Some((_, Outcome::Disconnected)), None) => State::Disconnected,
             (Some(_), Some(c)) => State::Cancelled(c.reason),
             (Some((_, Outcome::Reply(r))), None) => State::Answered(r),

@@ -12,9 +12,6 @@ use crate::scenario::{Nesting, Scenario};
 /// behaviour does not exist in the dialect.
 pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status> {
     let c = behaviour.classify(dialect)?;
-    if !c.faulty {
-        return Some(Status::Pass);
-    }
     let must = cancelcheck_properties::invariant::breaks_in(behaviour, dialect)
         .iter()
         .any(|i| {
@@ -22,7 +19,7 @@ pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status>
                 .application(dialect)
                 .is_some_and(|a| a.strength == Strength::Must)
         });
-    Some(if must { Status::Fail } else { Status::Warn })
+    Some(Status::judged(c.faulty && must, c.faulty, true))
 }
 
 /// A change to a scenario that lets an unreached race be reached or an inert fault act: what
@@ -222,6 +219,23 @@ pub fn join(a: Nesting, b: Nesting) -> Nesting {
         depth: a.depth.max(b.depth),
         fanout: a.fanout.max(b.fanout),
     }
+}
+
+/// The verdict of runs of `scenario` (one seed, a range of seeds, or one schedule) that broke
+/// a MUST (`must`), broke anything (`broke`) and reached the races `reached`: `fail`, `warn`,
+/// else `vacuous` with why (see [`vacuity`]), else `pass` ([`Status::judged`]).
+pub fn verdict(
+    scenario: &Scenario,
+    must: bool,
+    broke: bool,
+    reached: cancelcheck_properties::PropertySet,
+) -> (Status, Vec<Vacuity>) {
+    let vacuous = if broke {
+        Vec::new()
+    } else {
+        vacuity(scenario, crate::runner::applicable_races(scenario), reached)
+    };
+    (Status::judged(must, broke, vacuous.is_empty()), vacuous)
 }
 
 /// Why a run that broke nothing is vacuous, if it is: for a faulty behaviour, that its fault

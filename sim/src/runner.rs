@@ -124,17 +124,12 @@ impl Summary {
                 .application(scenario.dialect)
                 .is_some_and(|a| a.strength == cancelcheck_properties::Strength::Must)
         };
-        let vacuous = if self.failures.is_empty() {
-            crate::coverage::vacuity(scenario, applicable_races(scenario), self.reached)
-        } else {
-            Vec::new()
-        };
-        let status = cancelcheck_properties::Status::judged(
+        crate::coverage::verdict(
+            scenario,
             self.failures.iter().any(|f| f.invariants.iter().any(must)),
             !self.failures.is_empty(),
-            vacuous.is_empty(),
-        );
-        (status, vacuous)
+            self.reached,
+        )
     }
 }
 

@@ -36,6 +36,19 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The verdict of this one run, as `run` gives it for its seed alone (and for a schedule
+    /// alike): `fail`, `warn`, else `vacuous` with why where it reached no race its scenario
+    /// claims or its faulty behaviour never acted, else `pass` ([`crate::coverage::verdict`]).
+    pub fn status(
+        &self,
+    ) -> (
+        cancelcheck_properties::Status,
+        Vec<crate::coverage::Vacuity>,
+    ) {
+        let v = &self.verdict;
+        crate::coverage::verdict(&self.scenario, v.failed(), !v.passed(), v.reached)
+    }
+
     /// The trace of one recorded simulator run.
     pub fn from_run(scenario: &Scenario, run: crate::simulator::RunOutcome) -> Trace {
         Trace {

@@ -176,6 +176,9 @@ struct ExploreReport {
     reduced_states: u64,
     state_form: &'static str,
     verdict: &'static str,
+    /// The verdict the word says.
+    #[serde(skip)]
+    status: Status,
     vacuous_because: Vec<String>,
     violations: Vec<&'static str>,
     counterexample: Option<String>,
@@ -318,6 +321,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         reduced_states: report.reduced_states,
         state_form: if report.flat { "flat" } else { "plain" },
         verdict: status.as_str(),
+        status,
         vacuous_because: vacuous,
         violations: broken,
         counterexample,
@@ -486,6 +490,13 @@ fn same_search(s: &Scenario) -> Vec<String> {
     flags
 }
 
+impl ExploreReport {
+    /// `warn (only SHOULDs broken)`: the verdict's word and what it means.
+    fn verdict_words(&self) -> String {
+        format!("{} ({})", self.status.as_str(), self.status.meaning())
+    }
+}
+
 impl fmt::Display for ExploreReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let on = |b: bool, name: &str| {
@@ -580,14 +591,10 @@ impl fmt::Display for ExploreReport {
                 } else {
                     "a counterexample (no shorter path to the same invariant was found; --no-por for a shortest one)"
                 };
-                let (word, what) = if self.verdict == Status::Fail.as_str() {
-                    ("FAIL", "a MUST broken")
-                } else {
-                    ("WARN", "only SHOULDs broken")
-                };
                 writeln!(
                     f,
-                    "verdict: {word} ({what}): {} in {which} of {}",
+                    "verdict: {}: {} in {which} of {}",
+                    self.verdict_words(),
                     self.violations.join(", "),
                     plural(steps as u64, "step", "steps")
                 )?;
@@ -599,20 +606,18 @@ impl fmt::Display for ExploreReport {
             None if !self.violations.is_empty() => writeln!(
                 f,
                 "verdict: {}: {} in a counterexample of {}\ncounterexample NOT SAVED: {}",
-                self.verdict.to_uppercase(),
+                self.verdict_words(),
                 self.violations.join(", "),
                 plural(steps as u64, "step", "steps"),
                 self.save_error.as_deref().unwrap_or("")
             )?,
-            None if self.verdict == Status::Pass.as_str() => writeln!(
+            None if self.status == Status::Pass => writeln!(
                 f,
-                "verdict: pass, exhaustive: every reachable state of this configuration was checked"
+                "verdict: {}, exhaustive: every reachable state of this configuration was checked",
+                self.verdict_words()
             )?,
             None => {
-                writeln!(
-                    f,
-                    "verdict: vacuous: nothing broken, but not everything claimed was checked"
-                )?;
+                writeln!(f, "verdict: {}", self.verdict_words())?;
                 for why in &self.vacuous_because {
                     writeln!(f, "  {why}")?;
                 }

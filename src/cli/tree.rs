@@ -94,6 +94,9 @@ struct NodeReport {
     reply: Option<String>,
     /// When and why its requester gave it up.
     cancel: Option<CancelReport>,
+    /// Its requester gave it up, and its handler's ordinary answer, sent before the handler
+    /// read the cancel, crossed that cancel and won (`state` is then `answered`).
+    cancel_crossed_answer: bool,
     /// When its handler gave it up on its own account (internal cancellation).
     given_up: Option<u64>,
     /// When its parent was answered or dropped while it was unresolved.
@@ -326,6 +329,17 @@ impl<'a> Drawing<'a> {
         {
             let _ = write!(s, " after its cancel ({})", c.reason.as_str());
         }
+        if let Some(c) = x.answer_won() {
+            if x.cancel_crossed_answer() {
+                let _ = write!(s, ", crossed by its cancel ({})", c.reason.as_str());
+            } else {
+                let _ = write!(
+                    s,
+                    ", finished after its cancel ({}) was read",
+                    c.reason.as_str()
+                );
+            }
+        }
         if let Some(g) = x.given_up {
             let _ = write!(s, ", given up by its handler at event {g}");
         }
@@ -475,7 +489,8 @@ impl<'a> Drawing<'a> {
             }
         }
         out.push_str(
-            "legend: ✓ answered  ✗ cancelled (why: application, timeout, parent's cascade, unprompted)\n\
+            "legend: ✓ answered (one given up first: its answer won, crossed by its cancel or finished after it)\n\
+             \x20       ✗ cancelled (why: application, timeout, parent's cascade, unprompted)\n\
              \x20       … still running at the end  ⨯ disconnected before an answer\n",
         );
         if nested == 0 {
@@ -689,6 +704,7 @@ impl<'a> Drawing<'a> {
                     event: c.event,
                     reason: c.reason.as_str(),
                 }),
+                cancel_crossed_answer: x.cancel_crossed_answer(),
                 given_up: x.given_up,
                 orphaned: x.orphaned,
                 sent_after_parent_cancel: self.tree.sent_after_parent_cancel(n),

@@ -26,6 +26,20 @@
 //!   was seen broken. The agent resolves its request when it reads the probe's answer; when it
 //!   answers the prompt, an answer the probe had already sent may have been read (the allowed
 //!   side), one the probe had not yet sent cannot have been.
+//! - ACP and the ACP RFD let a party give up a request on its own (a timeout, a resource limit)
+//!   and say how it answers: "the same -32800 (Cancelled) error response as if" a cancel had
+//!   been received. An answer of the peer's that says its request was cancelled (error
+//!   -32800, a prompt turn's `stopReason: cancelled`, or LSP's -32802 "the server cancelled the
+//!   request") to a request the probe never cancelled is such a give-up: an
+//!   `Input::InternalCancel` of the peer's before its answer, judged by `internal-cancel-code`.
+//!   A request the probe did cancel is judged against that cancel, whatever its answer; an
+//!   answer with another code cannot be told from a failure, so whether a give-up used the right
+//!   code stays not observable, unless the wire shows it broken (-32802). Once the probe has
+//!   sent any cancel (of another request, of an unknown id, malformed), such an answer may as
+//!   well be that cancel taken for the wrong request: neither reading can be ruled out, so
+//!   `exact-id-match` and `internal-cancel-code` are then not observable in the scenario,
+//!   unless broken otherwise. In the other dialects a "cancelled" answer to a request nobody
+//!   cancelled is a cancel meant for another request.
 //! - The probe's side is the reference requester: it resolves a request when its answer
 //!   arrives, or at cancel time where the dialect's requester does not wait (MCP). It answers
 //!   the agent's requests; an answer that says "cancelled" to a request the agent never
@@ -36,7 +50,7 @@
 
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
-use cancelcheck_properties::{Checker, Event, InvariantId, Strength, Verdict};
+use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{IdMap, WireId, WireMessage, to_model};
 use serde_json::Value;
@@ -128,20 +142,16 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs) or `pass`.
-    pub fn status(&self) -> &'static str {
-        if !self.errors.is_empty() || self.verdict.failed() {
-            "fail"
-        } else if self
-            .verdict
-            .violations
-            .iter()
-            .any(|v| v.strength == Strength::Should)
-        {
-            "warn"
-        } else {
-            "pass"
-        }
+    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs) or `pass`
+    /// ([`Status::judged`]). A scenario exercises what it claims by sending it: the races it
+    /// reached are reported, not judged.
+    pub fn status(&self) -> Status {
+        let error = !self.errors.is_empty();
+        Status::judged(
+            error || self.verdict.failed(),
+            error || !self.verdict.passed(),
+            true,
+        )
     }
 }
 
@@ -151,6 +161,16 @@ pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
         .filter(|i| i.info().application(dialect).is_some() && !i.info().observable_in(dialect))
         .collect()
 }
+
+/// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
+/// request was given up as plainly as -32800 does, in another code.
+const SERVER_CANCELLED: i64 = -32802;
+
+/// Invariants the wire cannot decide in general but whose breach it can show: a breach seen
+/// stands, and the rule is then not reported as not observable. `internal-cancel-code`: a
+/// give-up answered with an ordinary error cannot be told from a failure, one answered with
+/// another code that says "cancelled" can.
+const SHOWN_WHEN_BROKEN: [InvariantId; 1] = [InvariantId::InternalCancelCode];
 
 /// The rules of request trees: a wire-only judge decides them only through the link from a
 /// nested request to its parent.
@@ -230,6 +250,13 @@ struct Judge<'c> {
     methods: BTreeMap<RequestId, Method>,
     /// The probe's requests it resolved.
     resolved: BTreeSet<RequestId>,
+    /// The probe's requests it sent a cancel for (its own cancels, `session/cancel` included).
+    cancelled: BTreeSet<RequestId>,
+    /// The probe sent a cancel of any kind (naming any id, well formed or not).
+    cancel_sent: bool,
+    /// The peer gave a request up on its own after the probe had sent a cancel: the answer may
+    /// as well be that cancel taken for the wrong request.
+    ambiguous_give_up: bool,
     /// The probe's requests the peer answered, in the order of their first answers.
     answered: Vec<RequestId>,
     /// The probe's prompts (its work requests) and the session each names.
@@ -387,6 +414,13 @@ impl Judge<'_> {
             WireMessage::Request { id, .. } => Some(id.clone()),
             _ => None,
         };
+        let rules = dialect.rules();
+        if let WireMessage::Notification { method, .. } = &msg
+            && (method == rules.cancel_method
+                || Some(method.as_str()) == rules.session_cancel_method)
+        {
+            self.cancel_sent = true;
+        }
         let models: Vec<Message> = if is_session_cancel(dialect, &msg) {
             // ACP: `session/cancel` cancels the prompt turns still open.
             self.methods
@@ -430,6 +464,9 @@ impl Judge<'_> {
                     // unknown-id and malformed scenarios): the peer is judged on it, the probe
                     // is not.
                     continue;
+                }
+                Message::Cancel { id, .. } => {
+                    self.cancelled.insert(id);
                 }
                 Message::Response { id, reply } => {
                     if let Some(r) = self.peer_requests.get_mut(&id) {
@@ -501,6 +538,31 @@ impl Judge<'_> {
                 (m, None)
             }
         }
+    }
+
+    /// Whether the peer's answer `reply` to the probe's request `id` is the peer giving the
+    /// request up on its own (see the module documentation): the dialect's text says how such a
+    /// request is answered (`internal-cancel-code` applies), the answer is the request's first,
+    /// the probe never cancelled it, and the answer says it was cancelled.
+    fn given_up_by_peer(&self, id: RequestId, reply: Reply) -> bool {
+        let dialect = self.ctx.dialect;
+        let says_cancelled = match reply {
+            Reply::Cancelled => true,
+            // (In ACP an error -32800 answering a prompt turn is read as an error: a cancelled
+            // prompt turn ends with a result.)
+            Reply::Error(code) => {
+                Some(code) == dialect.rules().cancel_error_code || code == SERVER_CANCELLED
+            }
+            _ => false,
+        };
+        says_cancelled
+            && InvariantId::InternalCancelCode
+                .info()
+                .application(dialect)
+                .is_some()
+            && self.methods.contains_key(&id)
+            && !self.cancelled.contains(&id)
+            && !self.answered.contains(&id)
     }
 
     fn on_received(&mut self, rec: &Record) {
@@ -587,6 +649,15 @@ impl Judge<'_> {
             }
             _ => {}
         }
+        if let Message::Response { id, reply } = m
+            && self.given_up_by_peer(id, reply)
+        {
+            self.ambiguous_give_up |= self.cancel_sent;
+            self.emit(Event::Input {
+                party: Party::Server,
+                input: Input::InternalCancel(id),
+            });
+        }
         self.server(Output::Send(m));
         self.emit(Event::Input {
             party: Party::Client,
@@ -611,8 +682,19 @@ impl Judge<'_> {
             open_incoming: [0, 0],
         });
         let mut verdict = self.checker.take_verdict();
-        // What the wire cannot decide is never reported as broken, nor as passed.
+        // What the wire cannot decide is never reported as broken, nor as passed; a breach the
+        // wire shows of a rule it cannot always decide stands. A give-up that may as well have
+        // been a cancel taken for the wrong request decides neither rule.
+        let shown = verdict.violated();
         let mut hidden = not_observable(dialect);
+        if self.ambiguous_give_up {
+            if !shown.contains(InvariantId::ExactIdMatch) {
+                hidden.push(InvariantId::ExactIdMatch);
+                hidden.sort();
+            }
+        } else {
+            hidden.retain(|i| !(SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
+        }
         verdict
             .violations
             .retain(|v| !hidden.contains(&v.invariant));
@@ -652,6 +734,9 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         sent: Vec::new(),
         methods: BTreeMap::new(),
         resolved: BTreeSet::new(),
+        cancelled: BTreeSet::new(),
+        cancel_sent: false,
+        ambiguous_give_up: false,
         answered: Vec::new(),
         prompts: Vec::new(),
         peer_requests: BTreeMap::new(),
@@ -710,9 +795,9 @@ mod tests {
     fn the_barrier_tells_a_crossing_from_an_answer_after_the_cancel() {
         let ctx = Context::new(Dialect::Mcp20260728);
         let crossed = judge(&ctx, &session(false));
-        assert_eq!(crossed.status(), "pass", "{:?}", crossed.verdict);
+        assert_eq!(crossed.status(), Status::Pass, "{:?}", crossed.verdict);
         let after = judge(&ctx, &session(true));
-        assert_eq!(after.status(), "fail");
+        assert_eq!(after.status(), Status::Fail);
         assert_eq!(
             after.verdict.violations[0].invariant,
             InvariantId::NoAnswerAfterCancel
@@ -728,7 +813,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#,
         );
         let j = judge(&ctx, &r);
-        assert_eq!(j.status(), "fail");
+        assert_eq!(j.status(), Status::Fail);
     }
 
     /// An ACP session with opaque session id `"s-opaque"`: `initialize` (1, answered with
@@ -779,9 +864,9 @@ mod tests {
         match finding {
             Some((inv, status)) => {
                 assert_eq!(broken(j), [inv], "{:?}", j.verdict);
-                assert_eq!(j.status(), status);
+                assert_eq!(j.status().as_str(), status);
             }
-            None => assert_eq!(j.status(), "pass", "{:?}", j.verdict),
+            None => assert_eq!(j.status(), Status::Pass, "{:?}", j.verdict),
         }
     }
 
@@ -917,6 +1002,152 @@ mod tests {
         }
     }
 
+    /// Whether the judge fed the checker the peer's giving up of a request on its own.
+    fn gave_up(j: &Judgement) -> bool {
+        j.events.iter().any(|e| {
+            matches!(
+                e,
+                Event::Input {
+                    party: Party::Server,
+                    input: Input::InternalCancel(_)
+                }
+            )
+        })
+    }
+
+    /// The prompt of [`acp_opening`] in `d`, answered with `answer` (the `result` or `error`
+    /// member), after the probe's cancel for it and a barrier when `cancelled`.
+    fn prompt_answered(d: Dialect, cancelled: bool, answer: &str) -> Judgement {
+        let mut ctx = Context::new(d);
+        ctx.work_method = "session/prompt".into();
+        let mut r = acp_opening();
+        if cancelled {
+            let cancel = match d {
+                Dialect::Acp => {
+                    r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":2}}"#
+                }
+                _ => r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#,
+            };
+            // The barrier's answer proves the agent read the cancel before it answered.
+            r.extend([
+                rec(Dir::Sent, cancel),
+                rec(Dir::Sent, BARRIER),
+                rec(Dir::Received, BARRIER_ANSWERED),
+            ]);
+        }
+        r.push(rec(
+            Dir::Received,
+            &format!(r#"{{"jsonrpc":"2.0","id":2,{answer}}}"#),
+        ));
+        judge(&ctx, &r)
+    }
+
+    const CANCELLED_ERROR: &str = r#""error":{"code":-32800,"message":"Cancelled"}"#;
+    const CANCELLED_STOP: &str = r#""result":{"stopReason":"cancelled"}"#;
+    /// LSP's ServerCancelled: "the server cancelled the request", in another code than -32800.
+    const SERVER_CANCELLED_ERROR: &str = r#""error":{"code":-32802,"message":"Server cancelled"}"#;
+    const INTERNAL_ERROR: &str = r#""error":{"code":-32603,"message":"Internal error"}"#;
+
+    /// ACP and the ACP RFD: an answer that says "cancelled" (error -32800, or the prompt turn's
+    /// `stopReason: cancelled`) to a request the probe never cancelled is the agent giving it up
+    /// on its own, which the texts let it do ("SHOULD: ... Send the same -32800 (Cancelled) error
+    /// response"): internal cancellation, not a cancel meant for another request.
+    #[test]
+    fn a_cancelled_answer_to_a_request_nobody_cancelled_is_internal_cancellation() {
+        for d in [Dialect::Acp, Dialect::AcpRfd] {
+            for answer in [CANCELLED_ERROR, CANCELLED_STOP] {
+                let j = prompt_answered(d, false, answer);
+                assert_found(&j, None);
+                assert!(gave_up(&j), "{d} {answer}");
+            }
+        }
+    }
+
+    /// A give-up answered with LSP's code for a request the server cancelled (-32802) rather
+    /// than -32800 breaks `internal-cancel-code` (a SHOULD), which the wire then shows though it
+    /// cannot decide the rule in general: an answer with an ordinary error code (-32603) may be
+    /// a failure as well as a give-up, so the rule stays not observable and nothing is flagged.
+    #[test]
+    fn a_give_up_answered_with_another_cancel_code_breaks_internal_cancel_code() {
+        for d in [Dialect::Acp, Dialect::AcpRfd] {
+            let j = prompt_answered(d, false, SERVER_CANCELLED_ERROR);
+            assert_found(&j, Some((InvariantId::InternalCancelCode, "warn")));
+            assert!(!j.not_observable.contains(&InvariantId::InternalCancelCode));
+            let j = prompt_answered(d, false, INTERNAL_ERROR);
+            assert_found(&j, None);
+            assert!(!gave_up(&j));
+            assert!(j.not_observable.contains(&InvariantId::InternalCancelCode));
+        }
+    }
+
+    /// Soundness: an answer to a request the probe did cancel is judged against that cancel
+    /// (-32802 breaks `cancel-error-code`, a MUST, as before); and where the text says nothing of
+    /// internal cancellation (MCP), a -32800 answer to a request nobody cancelled is still a
+    /// cancel meant for another request.
+    #[test]
+    fn only_an_uncancelled_request_in_acp_is_taken_for_internal_cancellation() {
+        for d in [Dialect::Acp, Dialect::AcpRfd] {
+            let j = prompt_answered(d, true, SERVER_CANCELLED_ERROR);
+            assert_found(&j, Some((InvariantId::CancelErrorCode, "fail")));
+            assert!(!gave_up(&j));
+        }
+        let ctx = Context::new(Dialect::Mcp20251125);
+        let r = [
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+            ),
+            rec(
+                Dir::Received,
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#,
+            ),
+        ];
+        let j = judge(&ctx, &r);
+        assert_found(&j, Some((InvariantId::ExactIdMatch, "fail")));
+        assert!(!gave_up(&j));
+    }
+
+    /// Once the probe has cancelled one request, another answered "cancelled" may have been
+    /// given up on its own (allowed) or stopped by that cancel (`exact-id-match`, a MUST): the
+    /// wire cannot tell, so neither that rule nor `internal-cancel-code` is reported, broken or
+    /// held, in the scenario.
+    #[test]
+    fn a_give_up_after_a_cancel_of_another_request_decides_neither_reading() {
+        let second = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s-other","prompt":[]}}"#,
+        );
+        let cancel = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#,
+        );
+        let mut ctx = Context::new(Dialect::AcpRfd);
+        ctx.work_method = "session/prompt".into();
+        for answer in [CANCELLED_ERROR, SERVER_CANCELLED_ERROR] {
+            let mut r = acp_opening();
+            r.extend([
+                second.clone(),
+                cancel.clone(),
+                rec(Dir::Sent, BARRIER),
+                rec(Dir::Received, BARRIER_ANSWERED),
+                rec(
+                    Dir::Received,
+                    r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32800,"message":"Cancelled"}}"#,
+                ),
+                rec(
+                    Dir::Received,
+                    &format!(r#"{{"jsonrpc":"2.0","id":3,{answer}}}"#),
+                ),
+            ]);
+            let j = judge(&ctx, &r);
+            assert_found(&j, None);
+            assert!(gave_up(&j));
+            for i in [InvariantId::ExactIdMatch, InvariantId::InternalCancelCode] {
+                assert!(j.not_observable.contains(&i), "{answer}: {i}");
+            }
+        }
+    }
+
     #[test]
     fn undecodable_output_and_a_vanished_peer_are_session_errors() {
         let ctx = Context::new(Dialect::Mcp20251125);
@@ -928,6 +1159,6 @@ mod tests {
         assert_eq!(j.errors[0].offset, Some(100 + 17));
         assert_eq!(j.errors[1].kind, "peer-gone");
         assert_eq!(j.errors[1].message, "the peer exited");
-        assert_eq!(j.status(), "fail");
+        assert_eq!(j.status(), Status::Fail);
     }
 }

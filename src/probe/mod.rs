@@ -292,7 +292,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             o.trace = Some(report::save(&args.save, &name, &doc).map_err(|e| e.to_string()));
         }
     }
-    let code = u8::from(report::overall(&outcomes) == "fail");
+    let code = report::overall(&outcomes).exit_code();
     let text = if args.json {
         let v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())

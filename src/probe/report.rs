@@ -4,7 +4,7 @@
 use super::judge::{Dir, Judgement, Record, judge};
 use super::process::PeerEnd;
 use cancelcheck_model::Dialect;
-use cancelcheck_properties::{InvariantId, Strength};
+use cancelcheck_properties::{InvariantId, Status, Strength};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Framing, id_json};
 use serde_json::{Value, json};
@@ -45,16 +45,13 @@ impl Outcome {
     }
 }
 
-/// The verdict of several outcomes: the strongest.
-pub fn overall(outcomes: &[Outcome]) -> &'static str {
-    let s: Vec<&str> = outcomes.iter().map(|o| o.judgement.status()).collect();
-    if s.contains(&"fail") {
-        "fail"
-    } else if s.contains(&"warn") {
-        "warn"
-    } else {
-        "pass"
-    }
+/// The verdict of several outcomes: the strongest (`pass` for none).
+pub fn overall(outcomes: &[Outcome]) -> Status {
+    outcomes
+        .iter()
+        .map(|o| o.judgement.status())
+        .min()
+        .unwrap_or(Status::Pass)
 }
 
 fn trace_path(o: &Outcome) -> Value {
@@ -83,7 +80,7 @@ pub fn judgement_json(dialect: Dialect, j: &Judgement) -> Value {
         .map(|e| json!({"kind": e.kind, "offset": e.offset, "message": e.message}))
         .collect();
     json!({
-        "result": j.status(),
+        "result": j.status().as_str(),
         "violations": violations,
         "errors": errors,
         "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
@@ -118,7 +115,7 @@ pub fn run_json(
                 "name": o.name,
                 "seed": o.seed,
                 "trace": trace_path(o),
-                "verdict": j.status(),
+                "verdict": j.status().as_str(),
                 "violations": violations,
                 "errors": errors,
                 "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
@@ -134,7 +131,7 @@ pub fn run_json(
         .collect();
     let (mean, max) = cost(outcomes);
     json!({
-        "verdict": overall(outcomes),
+        "verdict": overall(outcomes).as_str(),
         "dialect": dialect.id(),
         "framing": framing.as_str(),
         "command": command,
@@ -219,7 +216,12 @@ pub fn run_text(
                 .collect::<Vec<_>>()
                 .join(",")
         };
-        let _ = writeln!(t, "{:width$}  {:7}  {cells}  {session}", o.name, j.status());
+        let _ = writeln!(
+            t,
+            "{:width$}  {:7}  {cells}  {session}",
+            o.name,
+            j.status().as_str()
+        );
     }
     let _ = writeln!(
         t,
@@ -287,7 +289,7 @@ pub fn run_text(
         t,
         "probe's own time per scenario: {mean:.2} ms mean, {max:.2} ms max (beyond waiting for the peer)"
     );
-    let _ = writeln!(t, "verdict: {}", overall(outcomes));
+    let _ = writeln!(t, "verdict: {}", overall(outcomes).as_str());
     t
 }
 

@@ -14,7 +14,7 @@
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
-//!     [--lazy-cancel] [--ask-permission]
+//!     [--lazy-cancel] [--ask-permission] [--give-up-ms N]
 //! ```
 //!
 //! ACP: `session/new` opens session `sess-1`, which the agent's `session/update` and its own
@@ -29,6 +29,14 @@
 //! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
 //! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
 //! cancellation token later does; what it then does is provably after it read the cancel.
+//!
+//! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
+//! it cancels on its own) gives up each request still being worked on N ms after its work
+//! started, as an agent whose internal timeout fires: the model's internal cancellation
+//! (`Input::InternalCancel`). It answers as the simulator's wire does: the correct peer with the
+//! dialect's cancelled answer, which is error -32800 in the ACP RFD ("the same -32800 (Cancelled)
+//! error response as if $/cancelRequest was received") and a prompt turn's
+//! `{"stopReason": "cancelled"}` in ACP; `wrong-error-code` with error -32603.
 //!
 //! `ping` is answered `{}` and any other unknown method -32601, as JSON-RPC requires. At the end
 //! of its input it lets running work finish (so a late answer still shows), then exits 0; a
@@ -60,6 +68,8 @@ struct Args {
     hostile: Option<String>,
     lazy_cancel: bool,
     ask_permission: bool,
+    /// Give up each request this long after its work started (internal cancellation).
+    give_up_ms: Option<u64>,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -83,6 +93,7 @@ fn parse_args() -> Result<Args, String> {
         hostile: None,
         lazy_cancel: false,
         ask_permission: false,
+        give_up_ms: None,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -107,6 +118,9 @@ fn parse_args() -> Result<Args, String> {
             "--work-method" => a.work_method = Some(value()?),
             "--lazy-cancel" => a.lazy_cancel = true,
             "--ask-permission" => a.ask_permission = true,
+            "--give-up-ms" => {
+                a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
+            }
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -128,6 +142,12 @@ fn parse_args() -> Result<Args, String> {
     }
     if a.progress_ms == 0 {
         return Err("--progress-ms must be at least 1".into());
+    }
+    if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
+        return Err(format!(
+            "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
+            a.dialect
+        ));
     }
     Ok(a)
 }
@@ -174,6 +194,8 @@ const SESSION: &str = "sess-1";
 struct Job {
     done_at: Instant,
     next_progress: Option<Instant>,
+    /// When the peer gives it up on its own (`--give-up-ms`), if before it is done.
+    give_up_at: Option<Instant>,
 }
 
 struct Peer {
@@ -190,6 +212,8 @@ struct Peer {
     deferred: Vec<Message>,
     /// ACP: prompt turns received and not answered yet.
     open_prompts: std::collections::BTreeSet<RequestId>,
+    /// Requests given up on the peer's own account and not answered yet.
+    given_up: std::collections::BTreeSet<RequestId>,
 }
 
 impl Peer {
@@ -218,7 +242,10 @@ impl Peer {
                 Output::Send(m) => {
                     if let Message::Response { id, reply } = m {
                         self.open_prompts.remove(&id);
-                        if reply == Reply::Cancelled && self.acp() {
+                        // (A request given up on the peer's own account is answered as the
+                        // model's wire says, below.)
+                        let given_up = self.given_up.remove(&id);
+                        if reply == Reply::Cancelled && self.acp() && !given_up {
                             // A prompt turn ends cancelled with a result, never an error.
                             let wid = self.ids.wire(id);
                             self.respond(wid, Body::Result(json!({"stopReason": "cancelled"})));
@@ -237,11 +264,17 @@ impl Peer {
                         .remove(&id)
                         .unwrap_or((self.args.work_ms, false));
                     let every = Duration::from_millis(self.args.progress_ms);
+                    let give_up_at = self
+                        .args
+                        .give_up_ms
+                        .filter(|&g| g < ms)
+                        .map(|g| now + Duration::from_millis(g));
                     self.jobs.insert(
                         id,
                         Job {
                             done_at: now + Duration::from_millis(ms),
                             next_progress: progress.then(|| now + every),
+                            give_up_at,
                         },
                     );
                 }
@@ -408,7 +441,7 @@ impl Peer {
     fn next_deadline(&self) -> Option<Instant> {
         self.jobs
             .values()
-            .flat_map(|j| [Some(j.done_at), j.next_progress])
+            .flat_map(|j| [Some(j.done_at), j.next_progress, j.give_up_at])
             .flatten()
             .min()
     }
@@ -428,6 +461,25 @@ impl Peer {
                     .map(|t| t + Duration::from_millis(self.args.progress_ms));
             }
             self.feed(Input::WorkProgress(id));
+        }
+        // Work given up on the peer's own account (before it would be done): the model's
+        // endpoint stops it and answers as its dialect and behaviour say.
+        let given_up: Vec<RequestId> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.give_up_at.is_some_and(|t| t <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in given_up {
+            if let Some(j) = self.jobs.get_mut(&id) {
+                j.give_up_at = None;
+            }
+            self.given_up.insert(id);
+            self.feed(Input::InternalCancel(id));
+            if self.jobs.contains_key(&id) {
+                // The endpoint did not stop it (it was no longer its to give up).
+                self.given_up.remove(&id);
+            }
         }
         let done: Vec<RequestId> = self
             .jobs
@@ -544,6 +596,7 @@ fn main() -> ExitCode {
         crashed: false,
         deferred: Vec::new(),
         open_prompts: Default::default(),
+        given_up: Default::default(),
         args,
     };
     let mut eof = false;

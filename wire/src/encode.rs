@@ -10,7 +10,7 @@ use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
 use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
-use cancelcheck_properties::{Event, Verdict};
+use cancelcheck_properties::{Event, Status, Verdict};
 use cancelcheck_sim::Timed;
 use serde_json::{Map, Value, json};
 
@@ -484,9 +484,10 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sess
     Value::Object(o)
 }
 
-/// The verdict as JSON: `result` (`pass`/`fail`), `violations` (with clause and statement),
-/// `races_reached`, `events`, `quiescent`.
-pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
+/// The verdict as JSON: `result` (the word of `status`: what `run` says of this one run,
+/// `fail`, `warn`, `vacuous` or `pass`), `violations` (with clause and statement),
+/// `races_reached`, `events`, `quiescent`, and where it is vacuous `vacuous_because`.
+pub fn verdict_json(dialect: Dialect, v: &Verdict, status: Status, vacuous: &[String]) -> Value {
     let violations: Vec<Value> = v
         .violations
         .iter()
@@ -504,15 +505,16 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict) -> Value {
         })
         .collect();
     let reached: Vec<&str> = v.reached.iter().map(|r| r.name()).collect();
-    // One run: `fail` (a MUST broken), `warn` (only SHOULDs) or `pass`; whether the run
-    // exercised what a command claims is judged over all its runs, by the command.
     let mut out = json!({
-        "result": v.status(true).as_str(),
+        "result": status.as_str(),
         "violations": violations,
         "races_reached": reached,
         "events": v.events,
         "quiescent": v.quiescent,
     });
+    if !vacuous.is_empty() {
+        out["vacuous_because"] = json!(vacuous);
+    }
     if !v.excused.is_empty() {
         let excused: Vec<Value> = v
             .excused
