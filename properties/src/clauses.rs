@@ -1117,7 +1117,7 @@ pub struct Clause {
     pub state: State,
     /// The invariants that judge or exercise it (empty unless judged or exercised).
     pub judges: Vec<Judge>,
-    /// Why, for a clause of [`TABLE`].
+    /// Why, for a clause of [`TABLE`] and for one only races cite ([`EXERCISED`]).
     pub why: Option<&'static str>,
     /// The README's fact that replaces it, for a superseded clause.
     pub superseded_by: Option<&'static str>,
@@ -1191,6 +1191,9 @@ impl Counts {
         }
     }
 }
+
+/// Why a clause only races cite is not judged.
+pub const EXERCISED: &str = "only races cite it: a run must reach the situation it describes (else its verdict is vacuous), but no rule judges what a party does there";
 
 /// `b` merged into `a` where both quote one sentence: one holds the other, or (single
 /// fragments) the end of one is the start of the other, four words or more.
@@ -1296,10 +1299,10 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
                 .into_iter()
                 .filter_map(|id| judge(dialect, id, vectors))
                 .collect();
-            let state = if judges.iter().any(Judge::is_rule) {
-                State::Judged
+            let (state, why) = if judges.iter().any(Judge::is_rule) {
+                (State::Judged, None)
             } else {
-                State::Exercised
+                (State::Exercised, Some(EXERCISED))
             };
             Clause {
                 dialect,
@@ -1308,7 +1311,7 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
                 quote,
                 state,
                 judges,
-                why: None,
+                why,
                 superseded_by: None,
                 in_catalog: true,
             }

@@ -276,7 +276,7 @@ fn judged_rows_name_rules_of_their_dialect_and_every_row_says_why() {
 
 /// Every judged clause is shown both ways: `properties/tests/vectors.rs` requires a breaking
 /// and an honouring vector for every application, and the clauses are judged by
-/// applications.
+/// applications. Every clause not judged says why.
 #[test]
 fn every_judged_clause_is_judged_both_ways() {
     let vectors = VectorFile::shipped().unwrap();
@@ -291,6 +291,11 @@ fn every_judged_clause_is_judged_both_ways() {
                 c.state == State::Judged,
                 c.judged_both_ways(),
                 "{d}: {:?}",
+                c.quote
+            );
+            assert!(
+                c.state == State::Judged || c.why.is_some(),
+                "{d}: {:?} is not judged and says not why",
                 c.quote
             );
             if c.state == State::Exercised {
