@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod checker;
+pub mod clauses;
 pub mod event;
 pub mod invariant;
 pub mod notation;

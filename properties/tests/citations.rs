@@ -3,47 +3,9 @@
 //! absent, as in a user's clone) and the JSON-RPC 2.0 sentences in this repository's `specs/`.
 
 use cancelcheck_properties::CATALOG;
+use cancelcheck_properties::clauses::quoted_in;
 use cancelcheck_properties::invariant::files;
 use std::path::{Path, PathBuf};
-
-/// The text as compared: markdown emphasis, code ticks and link targets dropped, typographic
-/// quotes made plain, white space folded.
-fn normal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' | '`' => {}
-            '’' | '‘' => out.push('\''),
-            '“' | '”' => out.push('"'),
-            // `[text](target)`: keep the text, drop the target.
-            ']' if chars.peek() == Some(&'(') => {
-                for c in chars.by_ref() {
-                    if c == ')' {
-                        break;
-                    }
-                }
-            }
-            '[' => {}
-            c => out.push(c),
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whether `quote` stands in `text`: each ` ... `-separated fragment, in order.
-fn quoted_in(quote: &str, text: &str) -> bool {
-    let text = normal(text);
-    let mut from = 0;
-    for part in quote.split(" ... ") {
-        let part = normal(part);
-        match text[from..].find(&part) {
-            Some(at) => from += at + part.len(),
-            None => return false,
-        }
-    }
-    true
-}
 
 fn shared_specs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
@@ -90,8 +52,9 @@ fn every_clause_is_quoted_from_the_file_it_cites() {
     assert!(wrong.is_empty(), "misquoted clauses:\n{}", wrong.join("\n"));
 }
 
-/// The comparison can fail: a paraphrase, a fragment out of order and a word changed are
-/// each refused.
+/// The comparison (`clauses::quoted_in`: markdown emphasis, code ticks and link targets
+/// dropped, typographic quotes made plain, white space folded) can fail: a paraphrase, a
+/// fragment out of order and a word changed are each refused.
 #[test]
 fn a_paraphrase_is_not_a_quotation() {
     let text = "Receivers **SHOULD**:\n- Stop processing the `cancelled` request\n- Free resources";

@@ -27,6 +27,7 @@ macro_rules! eprint {
 
 mod adjust;
 mod catalog;
+mod clauses;
 mod explore;
 mod names;
 mod replay;
@@ -147,6 +148,9 @@ enum Cmd {
     /// Export the clause vectors: per invariant and dialect, event sequences that break it
     /// and that honour it, to replay against another implementation.
     Vectors(vectors::VectorsArgs),
+    /// List every normative sentence of the texts per dialect: the invariants that judge it
+    /// (and their vectors), or why none does.
+    Clauses(clauses::ClausesArgs),
 }
 
 /// Parses the command line, runs the command and turns its result into the process's exit
@@ -167,6 +171,7 @@ pub fn main() -> std::process::ExitCode {
         Cmd::Properties(args) => catalog::properties(args),
         Cmd::Behaviors(args) => catalog::behaviors(args),
         Cmd::Vectors(args) => vectors::cmd(args),
+        Cmd::Clauses(args) => clauses::cmd(args),
     };
     let code = match result {
         Ok(code) => code,
