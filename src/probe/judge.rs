@@ -98,6 +98,8 @@ pub mod note {
     pub const TIMEOUT: &str = "timeout";
     /// Bytes on the peer's stdout that are not a frame (the text says where and why).
     pub const FRAMING: &str = "framing-error";
+    /// The peer refused to open the session (ACP: no session from `session/new`).
+    pub const REFUSED: &str = "refused";
 }
 
 /// One thing that crossed the wire (or happened to the session), with its time.
@@ -117,7 +119,9 @@ pub struct Record {
 /// JSON-RPC, broken framing, a peer that died or hung.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SessionError {
-    /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`.
+    /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`, `refused` (the peer refused the
+    /// probe's request as invalid or unknown, or to open a session: the scenario tested
+    /// nothing).
     pub kind: &'static str,
     /// Where in the peer's output, for output problems.
     pub offset: Option<u64>,
@@ -139,6 +143,9 @@ pub struct Judgement {
     /// request trees where a request of the peer's could not be linked to the prompt it serves
     /// (unless one was seen broken).
     pub not_observable: Vec<InvariantId>,
+    /// What the peer's answer to the handshake says of the protocol version it speaks, where
+    /// that is not the one the dialect's text is of (`None`: the same, or none negotiated).
+    pub protocol: Option<String>,
 }
 
 impl Judgement {
@@ -225,10 +232,29 @@ struct PeerRequest {
     resolved: bool,
 }
 
-/// Whether a message is ACP's `session/cancel` (a prompt turn's cancel).
-fn is_session_cancel(dialect: Dialect, msg: &WireMessage) -> bool {
-    matches!(dialect, Dialect::Acp | Dialect::AcpRfd) && msg.method() == Some("session/cancel")
+/// The session an ACP `session/cancel` names (a cancel of that session's prompt turn), if
+/// `msg` is one (`Value::Null` when it names none).
+fn session_cancelled(dialect: Dialect, msg: &WireMessage) -> Option<Value> {
+    match msg {
+        WireMessage::Notification { method, params }
+            if matches!(dialect, Dialect::Acp | Dialect::AcpRfd)
+                && method == cancelcheck_wire::acp::SESSION_CANCEL =>
+        {
+            Some(session_of(params.as_ref()).cloned().unwrap_or(Value::Null))
+        }
+        _ => None,
+    }
 }
+
+/// The answers that say a request was refused before it ran: an invalid request (-32600), an
+/// unknown method (-32601), invalid params (-32602), a protocol version the server does not
+/// support (MCP 2026-07-28's -32022).
+const REFUSALS: [i64; 4] = [
+    -32600,
+    -32601,
+    -32602,
+    cancelcheck_wire::mcp::UNSUPPORTED_VERSION,
+];
 
 /// The probe resolving one of its requests.
 fn delivered(id: RequestId, outcome: Outcome) -> Event {
@@ -266,6 +292,13 @@ struct Judge<'c> {
     /// A request of the peer's was left unlinked.
     unlinked: bool,
     gone: bool,
+    /// The handshake's request (`initialize`; MCP 2026-07-28 `server/discover`), once sent,
+    /// until answered.
+    handshake: Option<WireId>,
+    /// Whether the handshake's request was sent (a later one of that method is not it).
+    handshake_sent: bool,
+    /// What its answer says of the peer's protocol version, where not the dialect's.
+    protocol: Option<String>,
 }
 
 impl Judge<'_> {
@@ -401,6 +434,11 @@ impl Judge<'_> {
                 offset: Some(rec.offset),
                 message: detail.to_string(),
             }),
+            note::REFUSED => self.errors.push(SessionError {
+                kind: "refused",
+                offset: None,
+                message: detail.to_string(),
+            }),
             _ => {}
         }
     }
@@ -421,15 +459,21 @@ impl Judge<'_> {
         {
             self.cancel_sent = true;
         }
-        let models: Vec<Message> = if is_session_cancel(dialect, &msg) {
-            // ACP: `session/cancel` cancels the prompt turns still open.
-            self.methods
-                .iter()
-                .filter(|(id, m)| **m == Method::Work && !self.resolved.contains(id))
-                .map(|(id, _)| Message::Cancel {
-                    id: *id,
-                    session: true,
-                })
+        let handshake = match dialect {
+            Dialect::Mcp20260728 => cancelcheck_wire::mcp::DISCOVER,
+            _ => rules.initialize_method.unwrap_or("initialize"),
+        };
+        if !self.handshake_sent && msg.method() == Some(handshake) {
+            self.handshake_sent = true;
+            self.handshake = request.clone();
+        }
+        let models: Vec<Message> = if let Some(session) = session_cancelled(dialect, &msg) {
+            // ACP: `session/cancel` cancels the prompt turn still open in the session it
+            // names.
+            let open: Vec<RequestId> = self.open_in(&session).collect();
+            open.into_iter()
+                .filter(|id| !self.resolved.contains(id))
+                .map(|id| Message::Cancel { id, session: true })
                 .collect()
         } else if let WireMessage::Response { id, .. } = &msg {
             // The probe's answer to a request of the peer's: one the model knows, answered
@@ -453,7 +497,7 @@ impl Judge<'_> {
                 Message::Request { id, method } => {
                     self.methods.insert(id, method);
                     if let (Method::Work, WireMessage::Request { params, .. }) = (method, &msg)
-                        && names_sessions(dialect)
+                        && self.ctx.prompt_turn()
                         && let Some(session) = session_of(params.as_ref())
                     {
                         self.prompts.push((id, session.clone()));
@@ -578,6 +622,10 @@ impl Judge<'_> {
             }
         };
         if let WireMessage::Response { id, body } = &msg {
+            if self.handshake.as_ref() == Some(id) {
+                self.handshake = None;
+                self.protocol = cancelcheck_wire::client::version_mismatch(self.ctx.dialect, body);
+            }
             // An answer to a request the probe sent proves the peer read everything up to
             // that request.
             if let Some(k) = self
@@ -592,8 +640,22 @@ impl Judge<'_> {
                     return;
                 }
             }
-            // An answer that says "cancelled" proves the peer read a cancel for it.
             let mid = self.ids.model(id);
+            // The probe's slow request refused before it ran: the scenario tests nothing.
+            if let cancelcheck_wire::Body::Error { code, message, .. } = body
+                && REFUSALS.contains(code)
+                && self.methods.get(&mid) == Some(&Method::Work)
+            {
+                self.errors.push(SessionError {
+                    kind: "refused",
+                    offset: Some(rec.offset),
+                    message: format!(
+                        "the peer refused request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params",
+                        self.ctx.work_method
+                    ),
+                });
+            }
+            // An answer that says "cancelled" proves the peer read a cancel for it.
             let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
                 || matches!(
                     to_model(self.ctx, &msg, &mut self.ids, |_| None),
@@ -717,6 +779,7 @@ impl Judge<'_> {
             events: self.events,
             errors: self.errors,
             not_observable: hidden,
+            protocol: self.protocol,
         }
     }
 }
@@ -742,6 +805,9 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         peer_requests: BTreeMap::new(),
         unlinked: false,
         gone: false,
+        handshake: None,
+        handshake_sent: false,
+        protocol: None,
     };
     for rec in records {
         match rec.dir {
@@ -903,6 +969,33 @@ mod tests {
             );
             let finding = (InvariantId::ChildrenBeforeParent, "warn");
             assert_found(&j, prompt_first.then_some(finding));
+        }
+    }
+
+    /// ACP: `session/cancel` cancels the prompt turn of the session it names, and nothing in
+    /// another: an agent that ends its turn `end_turn` after a cancel naming another session
+    /// (or the model's own `sess-2`) did right; after one naming its session, wrong.
+    #[test]
+    fn session_cancel_cancels_only_the_turn_of_the_session_it_names() {
+        let ctx = Context::new(Dialect::Acp);
+        for (session, finding) in [
+            (
+                "s-opaque",
+                Some((InvariantId::PromptCancelledStopReason, "fail")),
+            ),
+            ("sess-2", None),
+        ] {
+            let mut r = acp_opening();
+            let cancel = format!(
+                r#"{{"jsonrpc":"2.0","method":"session/cancel","params":{{"sessionId":"{session}"}}}}"#
+            );
+            r.extend([
+                rec(Dir::Sent, &cancel),
+                rec(Dir::Sent, BARRIER),
+                rec(Dir::Received, BARRIER_ANSWERED),
+                rec(Dir::Received, PROMPT_ENDED),
+            ]);
+            assert_found(&judge(&ctx, &r), finding);
         }
     }
 

@@ -37,12 +37,17 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub framing: Option<String>,
     /// The slow request's method (default: MCP `tools/call`, LSP `workspace/executeCommand`,
-    /// ACP `session/prompt` in the session the probe opens).
+    /// ACP `session/prompt` in a session the agent opened). Its cancel follows from it: an ACP
+    /// prompt is cancelled with `session/cancel`, anything else with the dialect's generic
+    /// cancel.
     #[arg(long)]
     pub method: Option<String>,
     /// The slow request's params as JSON: name something of the peer's that takes a while
     /// (default for MCP `{"name":"slow","arguments":{"ms":300}}`, a tool named `slow`; LSP
-    /// `{"command":"slow","arguments":[{"ms":300}]}`; ACP a prompt, its `sessionId` filled in).
+    /// `{"command":"slow","arguments":[{"ms":300}]}`; ACP a prompt of one text block). The
+    /// probe fills in what the dialect requires (ACP the `sessionId`; MCP `_meta`, in
+    /// 2026-07-28 the protocol version and capabilities) and refuses params the dialect's
+    /// schema refuses.
     #[arg(long)]
     pub params: Option<String>,
     /// Comma-separated scenario names (default: all; `list` prints them).
@@ -86,13 +91,34 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
 
 /// The default slow request's params for a dialect.
 pub fn default_params(dialect: Dialect) -> serde_json::Value {
-    match dialect {
-        Dialect::Lsp => serde_json::json!({"command": "slow", "arguments": [{"ms": 300}]}),
-        Dialect::Acp | Dialect::AcpRfd => {
-            serde_json::json!({"sessionId": "s1", "command": "sleep"})
-        }
-        _ => serde_json::json!({"name": "slow", "arguments": {"ms": 300}}),
+    cancelcheck_wire::client::default_work_params(dialect)
+}
+
+/// Refuses a slow request its dialect's schema refuses (where the schema defines the method):
+/// the peer would answer it -32602 at once and no scenario would test anything.
+fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
+    use cancelcheck_wire::{acp, lsp, mcp, schema};
+    let method = ctx.work_method.as_str();
+    let known = match ctx.dialect {
+        Dialect::Acp | Dialect::AcpRfd => acp::knows(method, ctx.dialect == Dialect::AcpRfd),
+        Dialect::Mcp20251125 => mcp::knows(mcp::V2025, method),
+        Dialect::Mcp20260728 => mcp::knows(mcp::V2026, method),
+        Dialect::Lsp => lsp::knows(method),
+        Dialect::Abp => false,
+    };
+    if !known {
+        return Ok(());
     }
+    let out = session::Outgoing { ctx, params };
+    let text = out.work(cancelcheck_wire::WireId::Int(1), Some("the-session"));
+    let msg = cancelcheck_wire::WireMessage::parse(text.as_bytes())
+        .map_err(|e| bad(format!("--params: {e}")))?;
+    schema::check_client_message(ctx.dialect, &msg).map_err(|e| {
+        bad(format!(
+            "--params: {e} (the {} schema requires it; the peer would refuse the request)",
+            ctx.dialect
+        ))
+    })
 }
 
 fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
@@ -131,6 +157,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
         (None, _) => ctx.work_method,
     };
+    check_work(&ctx, &params)?;
     if args.command.is_empty() {
         return Err(bad(
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
@@ -153,35 +180,36 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
     })
 }
 
-fn selected(args: &ProbeArgs) -> anyhow::Result<Vec<&'static scenario::Scenario>> {
+fn selected(args: &ProbeArgs, ctx: &Context) -> anyhow::Result<Vec<&'static scenario::Scenario>> {
+    let d = ctx.dialect;
     let Some(list) = &args.scenarios else {
-        let d: Dialect = args
-            .dialect
-            .parse()
-            .map_err(|e| bad(format!("--dialect: {e}")))?;
         return Ok(scenario::SCENARIOS
             .iter()
-            .filter(|s| s.applies(d))
+            .filter(|s| s.runs_with(ctx))
             .collect());
     };
-    let d: Dialect = args
-        .dialect
-        .parse()
-        .map_err(|e| bad(format!("--dialect: {e}")))?;
     list.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|name| {
             let known: Vec<&str> = scenario::SCENARIOS
                 .iter()
-                .filter(|s| s.applies(d))
+                .filter(|s| s.runs_with(ctx))
                 .map(|s| s.name)
                 .collect();
             scenario::by_name(name)
-                .filter(|s| s.applies(d))
+                .filter(|s| s.runs_with(ctx))
                 .ok_or_else(|| {
+                    let why = if scenario::by_name(name).is_some_and(|s| s.applies(d)) {
+                        format!(
+                            " with --method {} (it needs a prompt turn)",
+                            ctx.work_method
+                        )
+                    } else {
+                        String::new()
+                    };
                     bad(format!(
-                        "--scenarios: no scenario {name:?} in {d}; expected some of: {}",
+                        "--scenarios: no scenario {name:?} in {d}{why}; expected some of: {}",
                         known.join(", ")
                     ))
                 })
@@ -242,7 +270,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         return Ok((t, 0));
     }
     let setup = setup_from(&args)?;
-    let chosen = selected(&args)?;
+    let chosen = selected(&args, &setup.ctx)?;
     let mut jobs: Vec<(&'static scenario::Scenario, u64)> = Vec::new();
     for k in 0..u64::from(args.repeat) {
         for sc in &chosen {

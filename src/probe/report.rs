@@ -45,6 +45,35 @@ impl Outcome {
     }
 }
 
+/// What the peers of a run said of the protocol version they speak, where it is not the one
+/// the dialect's text is of: each different sentence once, in order.
+pub fn protocol_notes(outcomes: &[Outcome]) -> Vec<&str> {
+    let mut notes: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if let Some(p) = o.judgement.protocol.as_deref()
+            && !notes.contains(&p)
+        {
+            notes.push(p);
+        }
+    }
+    notes
+}
+
+/// The lines that open a report whose peer speaks another protocol version than the dialect's.
+fn protocol_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
+    let Some(expected) = cancelcheck_wire::client::expected_version(dialect) else {
+        return Vec::new();
+    };
+    protocol_notes(outcomes)
+        .into_iter()
+        .map(|n| {
+            format!(
+                "protocol: the peer does not speak version {expected}, which the {dialect} text is of: {n}; the verdicts below judge it by that text all the same (probe it with the dialect of the version it speaks)"
+            )
+        })
+        .collect()
+}
+
 /// The verdict of several outcomes: the strongest (`pass` for none).
 pub fn overall(outcomes: &[Outcome]) -> Status {
     outcomes
@@ -120,6 +149,7 @@ pub fn run_json(
                 "errors": errors,
                 "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+                "peer_protocol": j.protocol,
                 "messages": o.records.iter().filter(|r| r.dir != Dir::Note).count(),
                 "peer_exit": o.end.status,
                 "peer_killed": o.end.killed,
@@ -130,8 +160,16 @@ pub fn run_json(
         })
         .collect();
     let (mean, max) = cost(outcomes);
+    let notes = protocol_notes(outcomes);
+    let protocol = if notes.is_empty() {
+        Value::Null
+    } else {
+        json!({"dialect_version": cancelcheck_wire::client::expected_version(dialect),
+               "peer": notes.join("; ")})
+    };
     json!({
         "verdict": overall(outcomes).as_str(),
+        "protocol": protocol,
         "dialect": dialect.id(),
         "framing": framing.as_str(),
         "command": command,
@@ -181,6 +219,9 @@ pub fn run_text(
         framing.as_str(),
         command.join(" ")
     );
+    for line in protocol_lines(dialect, outcomes) {
+        let _ = writeln!(t, "{line}");
+    }
     let cols = columns(dialect);
     let width = outcomes
         .iter()

@@ -16,7 +16,8 @@ pub struct Scenario {
     pub ids: IdPolicy,
     /// The steps after the handshake.
     pub run: fn(&mut Session<'_>) -> Step<()>,
-    /// Whether it exists only in ACP and the ACP RFD (the agent's permission requests).
+    /// Whether it exists only in ACP and the ACP RFD, where the slow request is a prompt turn
+    /// (`session/prompt`: the agent's permission requests, the turn's own cancel).
     pub acp_only: bool,
     /// Whether it exists only where the client's request is a prompt turn with a cancel of its
     /// own (ACP's `session/prompt`).
@@ -32,6 +33,12 @@ impl Scenario {
         );
         (!self.acp_only || acp)
             && (!self.prompt_turn || dialect.rules().session_cancel_method.is_some())
+    }
+
+    /// Whether it runs with this slow request: the scenarios of prompt turns only where the
+    /// request is `session/prompt`.
+    pub fn runs_with(&self, ctx: &cancelcheck_wire::decode::Context) -> bool {
+        self.applies(ctx.dialect) && (!self.acp_only || ctx.prompt_turn())
     }
 }
 
@@ -206,8 +213,7 @@ fn cancel_during_work(s: &mut Session<'_>) -> Step<()> {
 fn cancel_after_answer(s: &mut Session<'_>) -> Step<()> {
     let id = s.send_work()?;
     s.wait_resolved(id)?;
-    let p = s.cancel_params(s.id_json(id));
-    s.raw_cancel(Some(p));
+    s.cancel_again(id);
     s.barrier()
 }
 
@@ -217,8 +223,7 @@ fn cancel_crossing_answer(s: &mut Session<'_>) -> Step<()> {
     let ms = s.rng.between(0, 400);
     s.pause(ms, |s| s.resolved(id))?;
     if s.resolved(id) {
-        let p = s.cancel_params(s.id_json(id));
-        s.raw_cancel(Some(p));
+        s.cancel_again(id);
     } else {
         s.cancel(id);
     }
@@ -279,6 +284,9 @@ fn empty_string_id(s: &mut Session<'_>) -> Step<()> {
     settle(s, &[id])
 }
 
+/// Two requests at once; in ACP two prompts, each in a session of its own (an ACP client
+/// sends one prompt at a time per session), so that the first one's `session/cancel` names
+/// only its own.
 fn two_concurrent(s: &mut Session<'_>) -> Step<()> {
     let a = s.send_work()?;
     let b = s.send_work()?;
@@ -292,8 +300,7 @@ fn same_cancel_twice(s: &mut Session<'_>) -> Step<()> {
     let id = s.send_work()?;
     until_started(s, id)?;
     s.cancel(id);
-    let p = s.cancel_params(s.id_json(id));
-    s.raw_cancel(Some(p));
+    s.cancel_again(id);
     s.barrier()?;
     settle(s, &[id])
 }
@@ -316,7 +323,7 @@ fn session_cancel(s: &mut Session<'_>) -> Step<()> {
     // Until the agent asks for permission (held unanswered), at most a seeded 20-80 ms.
     let ms = s.rng.between(20, 80);
     s.pause(ms, |s| s.permissions_asked() > 0 || s.resolved(id))?;
-    s.session_cancel();
+    s.session_cancel(id);
     s.barrier()?;
     s.barrier()?;
     s.answer_held();

@@ -17,9 +17,10 @@ use cancelcheck_model::{
     RequestId,
 };
 use cancelcheck_sim::rng::SimRng;
+use cancelcheck_wire::client::Identity;
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{
-    Body, FrameReader, Framing, IdMap, WireId, WireMessage, message_text, to_model,
+    Body, FrameReader, Framing, IdMap, WireId, WireMessage, acp, client, message_text, to_model,
 };
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,15 +48,140 @@ pub struct Setup {
     pub linger: Duration,
 }
 
-impl Setup {
-    /// The barrier request's method: MCP's `ping`, otherwise a method no peer has (which
-    /// JSON-RPC requires to be answered with -32601).
-    pub fn barrier_method(&self) -> &'static str {
-        match self.dialect {
-            Dialect::Mcp20251125 | Dialect::Mcp20260728 => "ping",
-            _ => "cancelcheck/barrier",
-        }
+/// How the probe names itself to the peer (`clientInfo`).
+pub const ME: Identity<'static> = ("cancelcheck-probe", env!("CARGO_PKG_VERSION"));
+
+/// The id of the probe's `server/discover` (MCP 2026-07-28), sent before anything else.
+pub const DISCOVER_ID: &str = "cancelcheck-discover";
+
+/// The prefix of the ids of the probe's `session/new` requests (ACP).
+const NEW_SESSION_ID: &str = "cancelcheck-session-new-";
+
+/// Builds every message the probe sends, from the dialect's wire shapes
+/// ([`cancelcheck_wire::client`], [`cancelcheck_wire::acp`]): one correct set per dialect,
+/// each valid for the dialect's schema (the malformed cancels of `malformed-cancels` are sent
+/// raw, on purpose).
+pub struct Outgoing<'a> {
+    /// The decoding context: the dialect and the slow request's method.
+    pub ctx: &'a Context,
+    /// The slow request's params, as given (or the default).
+    pub params: &'a Value,
+}
+
+impl Outgoing<'_> {
+    fn dialect(&self) -> Dialect {
+        self.ctx.dialect
     }
+
+    /// The handshake's request (`initialize`), if the dialect has one.
+    pub fn initialize(&self, id: WireId, cancel_support: bool) -> Option<String> {
+        let (method, params) = client::initialize(self.dialect(), cancel_support, ME)?;
+        Some(request(id, method, Some(params)))
+    }
+
+    /// The notification that ends the handshake, if the dialect has one.
+    pub fn initialized(&self) -> Option<String> {
+        let (method, params) = client::initialized(self.dialect())?;
+        Some(notification(method, Some(params)))
+    }
+
+    /// MCP 2026-07-28: `server/discover`, which asks the server the versions it speaks.
+    pub fn discover(&self) -> String {
+        let (method, params) = client::discover(ME);
+        request(WireId::Str(DISCOVER_ID.into()), method, params)
+    }
+
+    /// ACP: `session/new`, in the probe's working directory.
+    pub fn new_session(&self, id: WireId) -> String {
+        let cwd = std::env::current_dir()
+            .ok()
+            .filter(|d| d.is_absolute())
+            .and_then(|d| d.to_str().map(str::to_string))
+            .unwrap_or_else(|| "/".into());
+        request(id, acp::NEW_SESSION, Some(acp::new_session_params(&cwd)))
+    }
+
+    /// The slow request, in `session` (ACP), with progress asked for under its own id (MCP).
+    pub fn work(&self, id: WireId, session: Option<&str>) -> String {
+        let token = serde_json::from_str::<Value>(&id.to_json_text()).unwrap_or(Value::Null);
+        let params = client::work_params(self.ctx, self.params, session, token, ME);
+        request(id, &self.ctx.work_method, Some(params))
+    }
+
+    /// A barrier: a request the peer must answer, valid in the dialect.
+    pub fn barrier(&self, id: WireId) -> String {
+        let (method, params) = client::barrier(self.dialect(), ME);
+        request(id, method, params)
+    }
+
+    /// ACP: the prompt turn's own cancel, naming its session.
+    pub fn session_cancel(&self, session: &str) -> String {
+        notification(
+            acp::SESSION_CANCEL,
+            Some(acp::session_cancel_params(session)),
+        )
+    }
+
+    /// The dialect's generic cancel naming `id` (a JSON id as it is).
+    pub fn cancel(&self, id: Value) -> String {
+        notification(
+            self.dialect().rules().cancel_method,
+            Some(self.cancel_params(id)),
+        )
+    }
+
+    /// The params of a well-formed generic cancel naming `id`.
+    pub fn cancel_params(&self, id: Value) -> Value {
+        let mut p = serde_json::Map::new();
+        p.insert(self.dialect().rules().cancel_id_field.into(), id);
+        Value::Object(p)
+    }
+
+    /// ACP: the answer to a permission request: the first option offered, or `cancelled` once
+    /// the prompt turn was cancelled (or when none is offered).
+    pub fn permission_answer(&self, id: WireId, option: Option<&Value>, cancelled: bool) -> String {
+        let result = match option {
+            Some(o) if !cancelled => acp::permission_selected(o),
+            _ => acp::permission_cancelled(),
+        };
+        WireMessage::Response {
+            id,
+            body: Body::Result(result),
+        }
+        .to_text()
+    }
+
+    /// The answer to a request of the peer's that the probe does not serve: -32601 (MCP
+    /// 2025-11-25's `ping` is answered `{}`).
+    pub fn not_served(&self, id: WireId, method: &str) -> String {
+        let body = if method == "ping" && self.dialect() == Dialect::Mcp20251125 {
+            Body::Result(json!({}))
+        } else {
+            Body::Error {
+                code: -32601,
+                message: "Method not found".into(),
+                data: None,
+            }
+        };
+        WireMessage::Response { id, body }.to_text()
+    }
+}
+
+fn request(id: WireId, method: &str, params: Option<Value>) -> String {
+    WireMessage::Request {
+        id,
+        method: method.into(),
+        params,
+    }
+    .to_text()
+}
+
+fn notification(method: &str, params: Option<Value>) -> String {
+    WireMessage::Notification {
+        method: method.into(),
+        params,
+    }
+    .to_text()
 }
 
 /// Why a session stopped before its steps were done.
@@ -65,6 +191,8 @@ pub enum Stop {
     Timeout,
     /// The peer exited or closed its stdout.
     Gone,
+    /// The peer refused to open the session (the record says how).
+    Refused,
 }
 
 /// A step's result: go on, or stop the scenario (what was recorded is still judged).
@@ -86,8 +214,12 @@ pub struct Session<'a> {
     barriers_open: BTreeSet<WireId>,
     /// Answers to the probe's requests outside the model (ACP `session/new`).
     other_answers: BTreeMap<WireId, Body>,
-    /// The ACP session the prompt turns run in.
-    session_id: Option<String>,
+    /// ACP: the sessions the agent opened (`session/new`), in order.
+    sessions: Vec<String>,
+    /// ACP: the session each of the probe's prompts runs in.
+    prompt_session: BTreeMap<RequestId, String>,
+    /// ACP: the session the next slow request is sent in.
+    next_session: Option<String>,
     /// ACP: hold the agent's permission requests unanswered (to cancel while one is pending).
     pub hold_permissions: bool,
     /// ACP: permission requests held, unanswered.
@@ -143,7 +275,9 @@ impl<'a> Session<'a> {
             barriers: 0,
             barriers_open: BTreeSet::new(),
             other_answers: BTreeMap::new(),
-            session_id: None,
+            sessions: Vec::new(),
+            prompt_session: BTreeMap::new(),
+            next_session: None,
             hold_permissions: false,
             held: Vec::new(),
             permissions_asked: 0,
@@ -189,54 +323,45 @@ impl<'a> Session<'a> {
         let _ = self.peer.send(bytes);
     }
 
+    fn outgoing(&self) -> Outgoing<'_> {
+        Outgoing {
+            ctx: &self.setup.ctx,
+            params: &self.setup.params,
+        }
+    }
+
     fn request_text(&self, id: RequestId, method: Method) -> String {
-        let d = self.setup.dialect;
-        let (name, params) = match method {
-            Method::Initialize { cancel_support } => {
-                let params = match d {
-                    Dialect::Lsp => {
-                        json!({"processId": null, "rootUri": null, "capabilities": {}})
-                    }
-                    Dialect::Acp => json!({"protocolVersion": 1, "clientCapabilities": {}}),
-                    Dialect::AcpRfd => json!({"protocolVersion": 1, "clientCapabilities":
-                        {"cancellation": {"request": cancel_support}}}),
-                    _ => json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                                "clientInfo": {"name": "cancelcheck-probe", "version": env!("CARGO_PKG_VERSION")}}),
-                };
-                (
-                    d.rules()
-                        .initialize_method
-                        .unwrap_or("initialize")
-                        .to_string(),
-                    params,
-                )
-            }
+        let wid = self.ids.wire(id);
+        match method {
+            Method::Initialize { cancel_support } => self
+                .outgoing()
+                .initialize(wid.clone(), cancel_support)
+                .unwrap_or_else(|| request(wid, "initialize", None)),
             // The probe is the client: it sends no server requests.
             Method::Work | Method::ServerWork => {
-                let mut params = self.setup.params.clone();
-                if matches!(d, Dialect::Mcp20251125 | Dialect::Mcp20260728)
-                    && let Some(p) = params.as_object_mut()
-                {
-                    // Ask for progress, with the request's own id as the token.
-                    let token = serde_json::from_str::<Value>(&self.ids.wire(id).to_json_text())
-                        .unwrap_or(Value::Null);
-                    let meta = p.entry("_meta").or_insert_with(|| json!({}));
-                    if let Some(m) = meta.as_object_mut() {
-                        m.insert("progressToken".into(), token);
-                    }
-                }
-                if let (Some(sid), Some(p)) = (&self.session_id, params.as_object_mut()) {
-                    p.insert("sessionId".into(), Value::String(sid.clone()));
-                }
-                (self.setup.ctx.work_method.clone(), params)
+                self.outgoing().work(wid, self.next_session.as_deref())
             }
-        };
-        WireMessage::Request {
-            id: self.ids.wire(id),
-            method: name,
-            params: Some(params),
         }
-        .to_text()
+    }
+
+    /// The text of a cancel the probe's endpoint sends: chosen by the method of the request it
+    /// cancels. An ACP prompt turn is cancelled with `session/cancel` naming its session; any
+    /// other request with the dialect's generic cancel.
+    fn cancel_text(&self, id: RequestId) -> String {
+        match self.prompt_session.get(&id) {
+            Some(session)
+                if self.setup.ctx.prompt_turn()
+                    && self.setup.dialect.rules().session_cancel_method.is_some() =>
+            {
+                self.outgoing().session_cancel(session)
+            }
+            _ => message_text(
+                self.setup.dialect,
+                Party::Client,
+                &Message::Cancel { id, session: false },
+                &self.ids,
+            ),
+        }
     }
 
     /// Feeds the probe's endpoint and acts on what it does.
@@ -254,6 +379,10 @@ impl<'a> Session<'a> {
                     }
                     self.send_text(text);
                     sent = Some(id);
+                }
+                Output::Send(Message::Cancel { id, .. }) => {
+                    let text = self.cancel_text(id);
+                    self.send_text(text);
                 }
                 Output::Send(m) => {
                     let text = message_text(self.setup.dialect, Party::Client, &m, &self.ids);
@@ -274,80 +403,77 @@ impl<'a> Session<'a> {
         sent
     }
 
-    /// Opens the session as the dialect requires (MCP `initialize` then
-    /// `notifications/initialized`; LSP `initialize` then `initialized`).
+    /// Opens the session as the dialect requires: MCP 2025-11-25 `initialize` then
+    /// `notifications/initialized`; LSP `initialize` then `initialized`; ACP `initialize` then
+    /// `session/new`; MCP 2026-07-28, which has no handshake, `server/discover` first (which
+    /// versions the server speaks).
     pub fn handshake(&mut self) -> Step<()> {
+        if self.setup.dialect == Dialect::Mcp20260728 {
+            let text = self.outgoing().discover();
+            self.send_text(text);
+            let id = WireId::Str(DISCOVER_ID.into());
+            self.pump_until("the answer to server/discover", |s| {
+                s.other_answers.contains_key(&id)
+            })?;
+        }
         let init = self.feed(Input::Command(Command::Initialize));
         self.init = init;
         if let Some(id) = init {
             self.wait_resolved(id)?;
-            let note = match self.setup.dialect {
-                Dialect::Mcp20251125 => Some("notifications/initialized"),
-                Dialect::Lsp => Some("initialized"),
-                _ => None,
-            };
             if matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd) {
                 self.new_session()?;
             }
-            if let Some(method) = note {
-                self.send_text(
-                    WireMessage::Notification {
-                        method: method.into(),
-                        params: Some(json!({})),
-                    }
-                    .to_text(),
-                );
+            if let Some(text) = self.outgoing().initialized() {
+                self.send_text(text);
             }
         }
         Ok(())
     }
 
-    /// ACP: opens a session (`session/new`) and keeps its id for the prompts.
-    fn new_session(&mut self) -> Step<()> {
-        let id = WireId::Str("cancelcheck-session-new".into());
-        let text = WireMessage::Request {
-            id: id.clone(),
-            method: "session/new".into(),
-            params: Some(json!({"cwd": "/", "mcpServers": []})),
-        }
-        .to_text();
+    /// ACP: opens a session (`session/new`) and keeps the id the agent gave it.
+    fn new_session(&mut self) -> Step<String> {
+        let id = WireId::Str(format!("{NEW_SESSION_ID}{}", self.sessions.len() + 1));
+        let text = self.outgoing().new_session(id.clone());
         self.send_text(text);
         self.pump_until("the answer to session/new", |s| {
             s.other_answers.contains_key(&id)
         })?;
-        if let Some(Body::Result(v)) = self.other_answers.get(&id) {
-            self.session_id = v
-                .get("sessionId")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-        Ok(())
+        let session = match self.other_answers.get(&id) {
+            Some(Body::Result(v)) => v.get("sessionId").and_then(Value::as_str),
+            _ => None,
+        };
+        let Some(session) = session.map(str::to_string) else {
+            let t = self.t_us();
+            self.records.push(Record {
+                t_us: t,
+                dir: Dir::Note,
+                offset: 0,
+                text: format!(
+                    "{}: the agent opened no session (its answer to session/new names no sessionId): no prompt can be sent",
+                    note::REFUSED
+                ),
+            });
+            return Err(Stop::Refused);
+        };
+        self.sessions.push(session.clone());
+        Ok(session)
     }
 
-    /// ACP: cancels the prompt turn with `session/cancel`. The permission requests held stay
-    /// unanswered until [`Session::answer_held`]; those the agent makes from now on are
-    /// answered `cancelled` at once.
-    pub fn session_cancel(&mut self) {
-        let sid = self.session_id.clone().unwrap_or_default();
+    /// ACP: cancels prompt `id`'s turn with `session/cancel`, naming its session. The
+    /// permission requests held stay unanswered until [`Session::answer_held`]; those the
+    /// agent makes from now on are answered `cancelled` at once.
+    pub fn session_cancel(&mut self, id: RequestId) {
+        let session = self.prompt_session.get(&id).cloned().unwrap_or_default();
         self.session_cancelled = true;
-        self.send_text(
-            WireMessage::Notification {
-                method: "session/cancel".into(),
-                params: Some(json!({ "sessionId": sid })),
-            }
-            .to_text(),
-        );
+        let text = self.outgoing().session_cancel(&session);
+        self.send_text(text);
     }
 
     /// ACP: answers every permission request held with `{"outcome": {"outcome": "cancelled"}}`,
     /// as a client must once it has cancelled the prompt turn.
     pub fn answer_held(&mut self) {
         for id in std::mem::take(&mut self.held) {
-            let text = WireMessage::Response {
-                id,
-                body: Body::Result(json!({"outcome": {"outcome": "cancelled"}})),
-            }
-            .to_text();
+            let text = self.outgoing().permission_answer(id, None, true);
             self.send_text(text);
         }
     }
@@ -362,27 +488,58 @@ impl<'a> Session<'a> {
         self.setup.dialect
     }
 
-    /// Sends the slow request; returns its id.
+    /// Sends the slow request; returns its id. An ACP prompt goes to a session of the agent's
+    /// with no prompt open (one prompt at a time per session, as an ACP client sends them): a
+    /// new one is opened when every session has one.
     pub fn send_work(&mut self) -> Step<RequestId> {
-        self.feed(Input::Command(Command::Send)).ok_or(Stop::Gone)
+        self.next_session = if self.setup.ctx.prompt_turn() {
+            let busy: Vec<&String> = self
+                .prompt_session
+                .iter()
+                .filter(|&(&id, _)| !self.resolved(id))
+                .map(|(_, s)| s)
+                .collect();
+            let free = self.sessions.iter().find(|s| !busy.contains(s)).cloned();
+            match free {
+                Some(s) => Some(s),
+                None => Some(self.new_session()?),
+            }
+        } else {
+            self.sessions.first().cloned()
+        };
+        let id = self.feed(Input::Command(Command::Send)).ok_or(Stop::Gone)?;
+        if self.setup.ctx.prompt_turn()
+            && let Some(s) = self.next_session.clone()
+        {
+            self.prompt_session.insert(id, s);
+        }
+        Ok(id)
     }
 
-    /// Cancels a request through the endpoint (refused, and so not sent, unless it may be).
+    /// Cancels a request through the endpoint (refused, and so not sent, unless it may be),
+    /// with the cancel its method calls for.
     pub fn cancel(&mut self, id: RequestId) {
         self.feed(Input::Command(Command::Cancel(id)));
     }
 
-    /// Sends a cancel with exactly these params (or none), whatever they name.
-    pub fn raw_cancel(&mut self, params: Option<Value>) {
-        let method = self.setup.dialect.rules().cancel_method.to_string();
-        self.send_text(WireMessage::Notification { method, params }.to_text());
+    /// Sends the cancel request `id`'s method calls for again, outside the endpoint (which
+    /// refuses to cancel a request twice or once answered): ACP's `session/cancel` for a
+    /// prompt turn, the dialect's generic cancel naming it for anything else.
+    pub fn cancel_again(&mut self, id: RequestId) {
+        let text = self.cancel_text(id);
+        self.send_text(text);
     }
 
-    /// The params of a well-formed cancel naming `id` (a JSON id as it is).
+    /// Sends the dialect's generic cancel with exactly these params (or none), whatever they
+    /// name.
+    pub fn raw_cancel(&mut self, params: Option<Value>) {
+        let method = self.setup.dialect.rules().cancel_method;
+        self.send_text(notification(method, params));
+    }
+
+    /// The params of a well-formed generic cancel naming `id` (a JSON id as it is).
     pub fn cancel_params(&self, id: Value) -> Value {
-        let mut p = serde_json::Map::new();
-        p.insert(self.setup.dialect.rules().cancel_id_field.into(), id);
-        Value::Object(p)
+        self.outgoing().cancel_params(id)
     }
 
     /// The wire id of a model id, as JSON.
@@ -396,12 +553,7 @@ impl<'a> Session<'a> {
         self.barriers += 1;
         let id = WireId::Str(format!("cancelcheck-barrier-{}", self.barriers));
         self.barriers_open.insert(id.clone());
-        let text = WireMessage::Request {
-            id: id.clone(),
-            method: self.setup.barrier_method().into(),
-            params: None,
-        }
-        .to_text();
+        let text = self.outgoing().barrier(id.clone());
         self.send_text(text);
         let what = format!("the answer to the barrier {id}");
         self.pump_until(&what, |s| !s.barriers_open.contains(&id))
@@ -525,61 +677,38 @@ impl<'a> Session<'a> {
         let acp = matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd);
         if let WireMessage::Notification { method, params } = &msg
             && acp
-            && method == "session/update"
+            && method == acp::SESSION_UPDATE
         {
             // An update names the session, not the request (its id is opaque): it shows the
-            // work of every prompt still open in the probe's session.
-            let ours = self.session_id.as_deref().map(|s| Value::String(s.into()));
-            if ours.is_some() && params.as_ref().and_then(|p| p.get("sessionId")) == ours.as_ref() {
-                let open: Vec<RequestId> = self
-                    .waiters
-                    .keys()
-                    .copied()
-                    .filter(|&id| Some(id) != self.init && !self.resolved(id))
-                    .collect();
-                self.progress.extend(open);
-            }
+            // work of the prompt open in that session.
+            let named = params.as_ref().and_then(|p| p.get("sessionId"));
+            let open: Vec<RequestId> = self
+                .prompt_session
+                .iter()
+                .filter(|&(&id, s)| named == Some(&Value::String(s.clone())) && !self.resolved(id))
+                .map(|(&id, _)| id)
+                .collect();
+            self.progress.extend(open);
             return;
         }
         if let WireMessage::Request { id, method, params } = &msg {
-            if acp && method == "session/request_permission" {
+            if acp && method == acp::REQUEST_PERMISSION {
                 self.permissions_asked += 1;
                 if self.hold_permissions && !self.session_cancelled {
                     self.held.push(id.clone());
                     return;
                 }
-                let outcome = match params
+                let option = params
                     .as_ref()
-                    .and_then(|p| p.pointer("/options/0/optionId"))
-                {
-                    Some(option) if !self.session_cancelled => {
-                        json!({"outcome": "selected", "optionId": option})
-                    }
-                    _ => json!({"outcome": "cancelled"}),
-                };
-                let text = WireMessage::Response {
-                    id: id.clone(),
-                    body: Body::Result(json!({ "outcome": outcome })),
-                }
-                .to_text();
+                    .and_then(|p| p.pointer("/options/0/optionId"));
+                let text =
+                    self.outgoing()
+                        .permission_answer(id.clone(), option, self.session_cancelled);
                 self.send_text(text);
                 return;
             }
             // The peer's other requests: the probe offers nothing, as JSON-RPC allows.
-            let body = if method == "ping" {
-                Body::Result(json!({}))
-            } else {
-                Body::Error {
-                    code: -32601,
-                    message: "Method not found".into(),
-                    data: None,
-                }
-            };
-            let text = WireMessage::Response {
-                id: id.clone(),
-                body,
-            }
-            .to_text();
+            let text = self.outgoing().not_served(id.clone(), method);
             self.send_text(text);
             return;
         }
@@ -646,5 +775,91 @@ impl<'a> Session<'a> {
             waited: self.waited,
         };
         (std::mem::take(&mut self.records), end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cancelcheck_wire::schema::check_client_message;
+
+    /// Every message the probe can send, in `ctx`'s dialect, with the default slow request:
+    /// the handshake, the slow request (ids of every shape its scenarios use), barriers,
+    /// cancels (the prompt turn's and the generic one, well-formed, naming ids the scenarios
+    /// name), and its answers to the peer's requests. The malformed cancels of
+    /// `malformed-cancels` are left out: they are sent to be refused.
+    fn everything_sent(ctx: &Context) -> Vec<String> {
+        let params = crate::probe::default_params(ctx.dialect);
+        let out = Outgoing {
+            ctx,
+            params: &params,
+        };
+        let mut ids = IdMap::new();
+        let mut texts = Vec::new();
+        for support in [true, false] {
+            texts.extend(out.initialize(WireId::Int(1), support));
+        }
+        texts.extend(out.initialized());
+        texts.push(out.discover());
+        if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd) {
+            texts.push(out.new_session(WireId::Str(format!("{NEW_SESSION_ID}1"))));
+            texts.push(out.session_cancel("session-from-the-agent"));
+            let option = json!("allow");
+            for cancelled in [false, true] {
+                texts.push(out.permission_answer(WireId::Int(0), Some(&option), cancelled));
+            }
+            texts.push(out.permission_answer(WireId::Int(0), None, false));
+        }
+        let work_ids = [
+            WireId::Int(2),
+            WireId::Int(0),
+            WireId::Str("7".into()),
+            WireId::Str("1".into()),
+        ];
+        for id in &work_ids {
+            texts.push(out.work(id.clone(), Some("session-from-the-agent")));
+            let mid = ids.model(id);
+            let cancel = Message::Cancel {
+                id: mid,
+                session: false,
+            };
+            texts.push(message_text(ctx.dialect, Party::Client, &cancel, &ids));
+        }
+        for named in [json!(424242), json!(7), json!(""), json!(0), json!("7")] {
+            texts.push(out.cancel(named));
+        }
+        texts.push(out.barrier(WireId::Str("cancelcheck-barrier-1".into())));
+        for method in ["ping", "sampling/createMessage", "terminal/create"] {
+            texts.push(out.not_served(WireId::Int(5), method));
+        }
+        texts
+    }
+
+    #[test]
+    fn every_message_the_probe_sends_is_valid_for_its_dialects_schema() {
+        for dialect in [
+            Dialect::Acp,
+            Dialect::AcpRfd,
+            Dialect::Mcp20251125,
+            Dialect::Mcp20260728,
+            Dialect::Lsp,
+        ] {
+            let mut ctx = Context::new(dialect);
+            if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) {
+                ctx.work_method = acp::PROMPT.into();
+            }
+            let texts = everything_sent(&ctx);
+            assert!(texts.len() >= 15, "{dialect}: {}", texts.len());
+            for text in texts {
+                // `server/discover` is MCP 2026-07-28's alone.
+                if dialect != Dialect::Mcp20260728 && text.contains("server/discover") {
+                    continue;
+                }
+                let msg = WireMessage::parse(text.as_bytes()).expect("JSON-RPC");
+                if let Err(e) = check_client_message(dialect, &msg) {
+                    panic!("{dialect}: the probe would send {text}: {e}");
+                }
+            }
+        }
     }
 }

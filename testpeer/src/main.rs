@@ -14,12 +14,27 @@
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
-//!     [--lazy-cancel] [--ask-permission] [--give-up-ms N]
+//!     [--lazy-cancel] [--ask-permission] [--give-up-ms N] [--lenient] [--protocol-version V]
 //! ```
 //!
-//! ACP: `session/new` opens session `sess-1`, which the agent's `session/update` and its own
-//! requests name; a prompt turn cancelled ends with the result `{"stopReason": "cancelled"}`;
-//! `session/cancel` cancels every open prompt turn. `--ask-permission` makes every prompt ask
+//! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
+//! requires (`cancelcheck_wire::schema`) is answered -32602 (an unknown method -32601), and a
+//! notification that does is ignored. ACP: a `session/prompt` without a `prompt` array of
+//! content blocks, or naming a session `session/new` did not open, is answered -32602, and a
+//! `session/cancel` naming such a session is ignored. MCP 2026-07-28: a request without the
+//! protocol version and client capabilities in `_meta` is answered -32602, one naming another
+//! version than the peer's -32022; `server/discover` lists the peer's version.
+//! `--lenient` accepts what they refuse (a prompt in any session; `session/cancel` then
+//! cancels every open prompt turn, whatever it names). `--protocol-version` is the version the
+//! peer speaks, if not its dialect's: the one it answers `initialize` with (ACP an integer, MCP
+//! 2025-11-25 a date) or, in MCP 2026-07-28, the only one `server/discover` lists.
+//!
+//! ACP: each `session/new` opens a session of its own (`session-1`, `session-2`, ...), which
+//! the agent's `session/update` and its own requests for a prompt of that session name; a
+//! prompt turn cancelled ends with the result `{"stopReason": "cancelled"}`; `session/cancel`
+//! cancels the session's open prompt turn. A request of `--work-method` other than
+//! `session/prompt` is no prompt turn: cancelled with `$/cancel_request`, it is answered
+//! -32800. `--ask-permission` makes every prompt ask
 //! `session/request_permission` as its work starts: a request the model's endpoint sends on the
 //! prompt's behalf, so the agent cancels it (`$/cancel_request`) when the prompt is cancelled
 //! and answers the prompt once it is resolved, or not, as its `--behavior` says. A prompt whose
@@ -38,7 +53,8 @@
 //! error response as if $/cancelRequest was received") and a prompt turn's
 //! `{"stopReason": "cancelled"}` in ACP; `wrong-error-code` with error -32603.
 //!
-//! `ping` is answered `{}` and any other unknown method -32601, as JSON-RPC requires. At the end
+//! `ping` (MCP 2025-11-25) is answered `{}` and any other unknown method -32601, as JSON-RPC
+//! requires. At the end
 //! of its input it lets running work finish (so a late answer still shows), then exits 0; a
 //! crash (`crashes-on-unknown-cancel`) exits 3. Bad arguments exit 2.
 
@@ -50,7 +66,10 @@ use cancelcheck_model::{
     RequestId,
 };
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{Body, FrameReader, Framing, IdMap, WireMessage, message_text, to_model};
+use cancelcheck_wire::{
+    Body, FrameReader, Framing, IdMap, WireId, WireMessage, acp, mcp, message_text, schema,
+    to_model,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -70,6 +89,8 @@ struct Args {
     ask_permission: bool,
     /// Give up each request this long after its work started (internal cancellation).
     give_up_ms: Option<u64>,
+    strict: bool,
+    protocol_version: Option<String>,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -94,6 +115,8 @@ fn parse_args() -> Result<Args, String> {
         lazy_cancel: false,
         ask_permission: false,
         give_up_ms: None,
+        strict: true,
+        protocol_version: None,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -121,6 +144,9 @@ fn parse_args() -> Result<Args, String> {
             "--give-up-ms" => {
                 a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
             }
+            "--lenient" => a.strict = false,
+            "--strict" => a.strict = true,
+            "--protocol-version" => a.protocol_version = Some(value()?),
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -148,6 +174,12 @@ fn parse_args() -> Result<Args, String> {
             "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
             a.dialect
         ));
+    }
+    if let Some(v) = &a.protocol_version
+        && matches!(a.dialect, Dialect::Acp | Dialect::AcpRfd)
+        && v.parse::<u64>().is_err()
+    {
+        return Err(format!("--protocol-version: ACP's is an integer, not {v}"));
     }
     Ok(a)
 }
@@ -188,8 +220,8 @@ fn reader(framing: Framing, tx: mpsc::Sender<In>) {
     }
 }
 
-/// The session `session/new` opens (an opaque name to the probe).
-const SESSION: &str = "sess-1";
+/// How the test peer names itself.
+const ME: (&str, &str) = ("cancelcheck-testpeer", env!("CARGO_PKG_VERSION"));
 
 struct Job {
     done_at: Instant,
@@ -214,6 +246,12 @@ struct Peer {
     open_prompts: std::collections::BTreeSet<RequestId>,
     /// Requests given up on the peer's own account and not answered yet.
     given_up: std::collections::BTreeSet<RequestId>,
+    /// ACP: the sessions `session/new` opened, in order.
+    sessions: Vec<String>,
+    /// ACP: the session each prompt turn runs in.
+    session_of: BTreeMap<RequestId, String>,
+    /// ACP: the prompt each of the agent's own requests is sent for.
+    parent_of: BTreeMap<RequestId, RequestId>,
 }
 
 impl Peer {
@@ -224,9 +262,37 @@ impl Peer {
         let _ = out.write_all(&bytes).and_then(|()| out.flush());
     }
 
-    fn respond(&mut self, id: cancelcheck_wire::WireId, body: Body) {
+    fn respond(&mut self, id: WireId, body: Body) {
         let text = WireMessage::Response { id, body }.to_text();
         self.write(&text);
+    }
+
+    fn error(code: i64, message: impl Into<String>, data: Option<Value>) -> Body {
+        Body::Error {
+            code,
+            message: message.into(),
+            data,
+        }
+    }
+
+    /// The protocol version the peer speaks, as its dialect writes it.
+    fn version(&self) -> Value {
+        match (&self.args.protocol_version, self.args.dialect) {
+            (Some(v), Dialect::Acp | Dialect::AcpRfd) => json!(v.parse::<u64>().unwrap_or(0)),
+            (Some(v), _) => json!(v),
+            (None, d) => cancelcheck_wire::client::expected_version(d).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The answer to `initialize`, in the dialect's shape (LSP keeps the codec's).
+    fn initialized(&self, cancel_support: bool) -> Option<Value> {
+        let v = self.version();
+        match self.args.dialect {
+            Dialect::Acp => Some(acp::initialize_result(v.as_u64()?, None)),
+            Dialect::AcpRfd => Some(acp::initialize_result(v.as_u64()?, Some(cancel_support))),
+            Dialect::Mcp20251125 => Some(mcp::initialize_result(v.as_str()?, ME)),
+            _ => None,
+        }
     }
 
     fn feed(&mut self, input: Input) {
@@ -236,19 +302,32 @@ impl Peer {
         let mut asks = Vec::new();
         for o in outs {
             match o {
+                Output::Nested { parent, child } => {
+                    self.parent_of.insert(child, parent);
+                }
                 // The agent's own requests: sent on behalf of a prompt (`--ask-permission`).
                 Output::Send(Message::Request { id, .. }) if self.acp() => self.ask_permission(id),
-                Output::Send(Message::Activity { .. }) if self.acp() => self.update(),
+                Output::Send(Message::Activity { id }) if self.acp() => self.update(id),
                 Output::Send(m) => {
                     if let Message::Response { id, reply } = m {
-                        self.open_prompts.remove(&id);
-                        // (A request given up on the peer's own account is answered as the
-                        // model's wire says, below.)
-                        let given_up = self.given_up.remove(&id);
-                        if reply == Reply::Cancelled && self.acp() && !given_up {
-                            // A prompt turn ends cancelled with a result, never an error.
-                            let wid = self.ids.wire(id);
-                            self.respond(wid, Body::Result(json!({"stopReason": "cancelled"})));
+                        let prompt = self.open_prompts.remove(&id);
+                        self.given_up.remove(&id);
+                        let wid = self.ids.wire(id);
+                        if let Reply::Initialized { cancel_support } = reply
+                            && let Some(result) = self.initialized(cancel_support)
+                        {
+                            self.respond(wid, Body::Result(result));
+                            continue;
+                        }
+                        if reply == Reply::Cancelled && self.acp() {
+                            // A prompt turn ends cancelled with a result, never an error; any
+                            // other request with -32800.
+                            let body = if prompt {
+                                Body::Result(acp::stop_reason(true))
+                            } else {
+                                Self::error(-32800, "Request cancelled", None)
+                            };
+                            self.respond(wid, body);
                             continue;
                         }
                     }
@@ -290,32 +369,38 @@ impl Peer {
         }
     }
 
+    /// ACP: the session of prompt `id` (the session of the prompt it was sent for, for one of
+    /// the agent's own requests).
+    fn session(&self, id: RequestId) -> String {
+        let prompt = self.parent_of.get(&id).copied().unwrap_or(id);
+        self.session_of
+            .get(&prompt)
+            .or_else(|| self.sessions.first())
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// ACP: the agent's own request `id`, which the model sent on behalf of a prompt: a
-    /// permission request in the agent's session.
+    /// permission request in that prompt's session.
     fn ask_permission(&mut self, id: RequestId) {
         let wid = self.ids.wire(id);
+        let options = json!([{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]);
+        let params =
+            acp::permission_request_params(&self.session(id), &format!("call-{wid}"), options);
         let text = WireMessage::Request {
-            id: wid.clone(),
-            method: "session/request_permission".into(),
-            params: Some(json!({
-                "sessionId": SESSION,
-                "toolCall": {"toolCallId": format!("call-{wid}")},
-                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
-            })),
+            id: wid,
+            method: acp::REQUEST_PERMISSION.into(),
+            params: Some(params),
         }
         .to_text();
         self.write(&text);
     }
 
-    /// ACP: a `session/update` of the agent's session, with some of the turn's content.
-    fn update(&mut self) {
+    /// ACP: a `session/update` of prompt `id`'s session, with some of the turn's content.
+    fn update(&mut self, id: RequestId) {
         let text = WireMessage::Notification {
-            method: "session/update".into(),
-            params: Some(json!({
-                "sessionId": SESSION,
-                "update": {"sessionUpdate": "agent_message_chunk",
-                           "content": {"type": "text", "text": "working"}}
-            })),
+            method: acp::SESSION_UPDATE.into(),
+            params: Some(acp::message_chunk_params(&self.session(id), "working")),
         }
         .to_text();
         self.write(&text);
@@ -325,10 +410,23 @@ impl Peer {
         matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
     }
 
-    /// ACP `session/cancel`: a cancel of every open prompt turn (the model cancels the agent's
-    /// own requests sent on their behalf: the cascade).
-    fn session_cancel(&mut self) {
-        let prompts: Vec<RequestId> = self.open_prompts.iter().copied().collect();
+    /// ACP `session/cancel`: a cancel of the open prompt turns of the session it names (the
+    /// model cancels the agent's own requests sent on their behalf: the cascade). A session
+    /// no `session/new` opened names nothing: the cancel is ignored (`--lenient`: every open
+    /// prompt turn is cancelled, whatever it names).
+    fn session_cancel(&mut self, params: Option<&Value>) {
+        let named = params
+            .and_then(|p| p.get("sessionId"))
+            .and_then(Value::as_str);
+        let prompts: Vec<RequestId> = self
+            .open_prompts
+            .iter()
+            .copied()
+            .filter(|p| !self.args.strict || named == self.session_of.get(p).map(String::as_str))
+            .collect();
+        if prompts.is_empty() && self.args.strict {
+            eprintln!("cancelcheck-testpeer: session/cancel names no open prompt turn: {named:?}");
+        }
         for id in prompts {
             self.take_cancel(Message::Cancel { id, session: true });
         }
@@ -356,36 +454,83 @@ impl Peer {
         }
     }
 
+    /// What a strict peer refuses of a request before it reads it: what the dialect's schema
+    /// requires and it lacks (-32602; an unknown method -32601), an ACP prompt in a session it
+    /// never opened (-32602), an MCP 2026-07-28 request of another version (-32022).
+    fn refusal(&self, msg: &WireMessage) -> Option<Body> {
+        if !self.args.strict {
+            return None;
+        }
+        if let Err(e) = schema::check_client_message(self.args.dialect, msg) {
+            // A method the work runs under (`--work-method`) is known whatever the schema says.
+            let work = msg.method() == Some(self.ctx.work_method.as_str());
+            if !(work && matches!(e, schema::SchemaError::UnknownMethod(_))) {
+                return Some(Self::error(e.code(), e.to_string(), None));
+            }
+        }
+        let WireMessage::Request { method, params, .. } = msg else {
+            return None;
+        };
+        let p = params.as_ref();
+        if self.acp() && self.ctx.prompt_turn() && *method == self.ctx.work_method {
+            let named = p.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
+            if !self.sessions.iter().any(|s| Some(s.as_str()) == named) {
+                return Some(Self::error(
+                    -32602,
+                    format!("Invalid params: session not found: {named:?}"),
+                    None,
+                ));
+            }
+        }
+        if self.args.dialect == Dialect::Mcp20260728 {
+            let asked = p
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get(mcp::PROTOCOL_VERSION_KEY));
+            let mine = self.version();
+            if asked != Some(&mine) {
+                return Some(Self::error(
+                    mcp::UNSUPPORTED_VERSION,
+                    "Unsupported protocol version",
+                    Some(json!({"supported": [mine], "requested": asked})),
+                ));
+            }
+        }
+        None
+    }
+
     fn on_frame(&mut self, body: &[u8]) {
         let msg = match WireMessage::parse(body) {
             Ok(m) => m,
             Err(e) => {
                 self.respond(
-                    cancelcheck_wire::WireId::Null,
-                    Body::Error {
-                        code: -32700,
-                        message: format!("Parse error: {e}"),
-                        data: None,
-                    },
+                    WireId::Null,
+                    Self::error(-32700, format!("Parse error: {e}"), None),
                 );
                 return;
             }
         };
-        if self.acp() {
-            match &msg {
-                WireMessage::Notification { method, .. } if method == "session/cancel" => {
-                    self.session_cancel();
-                    return;
-                }
-                _ => {}
+        if let Some(body) = self.refusal(&msg) {
+            if let WireMessage::Request { id, .. } = &msg {
+                self.respond(id.clone(), body);
+                self.apply_deferred();
+            } else if let Body::Error { message, .. } = body {
+                eprintln!("cancelcheck-testpeer: ignored: {message}");
             }
+            return;
+        }
+        if self.acp()
+            && let WireMessage::Notification { method, params } = &msg
+            && method == acp::SESSION_CANCEL
+        {
+            self.session_cancel(params.as_ref());
+            return;
         }
         // A response answers one of the agent's own requests.
         let model = to_model(&self.ctx, &msg, &mut self.ids, |_| Some(Method::ServerWork));
         match (&msg, model) {
             (
-                WireMessage::Request { id, params, .. },
-                Some(m @ Message::Request { id: mid, .. }),
+                WireMessage::Request { params, .. },
+                Some(m @ Message::Request { id: mid, method }),
             ) => {
                 let p = params.as_ref();
                 let ms = p
@@ -398,26 +543,29 @@ impl Peer {
                     .and_then(Value::as_u64)
                     .unwrap_or(self.args.work_ms);
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
-                let _ = id;
                 self.asked_work.insert(mid, (ms, progress));
-                if self.acp() {
+                if self.acp() && self.ctx.prompt_turn() && method == Method::Work {
                     self.open_prompts.insert(mid);
+                    let named = p.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
+                    if let Some(s) = named {
+                        self.session_of.insert(mid, s.to_string());
+                    }
                 }
                 self.feed(Input::Receive(m));
             }
             (WireMessage::Request { id, method, .. }, _) => {
-                let body = if method == "ping" {
+                let mcp2025 = self.args.dialect == Dialect::Mcp20251125;
+                let body = if method == mcp::PING && (mcp2025 || !self.args.strict) {
                     Body::Result(json!({}))
-                } else if method == "session/new"
-                    && matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
-                {
-                    Body::Result(json!({ "sessionId": SESSION }))
+                } else if method == mcp::DISCOVER && self.args.dialect == Dialect::Mcp20260728 {
+                    let v = self.version();
+                    Body::Result(mcp::discover_result(&[v.as_str().unwrap_or("")], ME))
+                } else if method == acp::NEW_SESSION && self.acp() {
+                    let session = format!("session-{}", self.sessions.len() + 1);
+                    self.sessions.push(session.clone());
+                    Body::Result(json!({ "sessionId": session }))
                 } else {
-                    Body::Error {
-                        code: -32601,
-                        message: "Method not found".into(),
-                        data: None,
-                    }
+                    Self::error(-32601, "Method not found", None)
                 };
                 self.respond(id.clone(), body);
                 self.apply_deferred();
@@ -597,6 +745,9 @@ fn main() -> ExitCode {
         deferred: Vec::new(),
         open_prompts: Default::default(),
         given_up: Default::default(),
+        sessions: Vec::new(),
+        session_of: BTreeMap::new(),
+        parent_of: BTreeMap::new(),
         args,
     };
     let mut eof = false;

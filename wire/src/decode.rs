@@ -311,6 +311,15 @@ impl Context {
             work_method: dialect.rules().work_method.to_string(),
         }
     }
+
+    /// Whether the ordinary request is an ACP prompt turn (`session/prompt`, in either ACP
+    /// dialect): a turn of a session, cancelled by the session's own cancel where the dialect
+    /// has one, answered cancelled with `{"stopReason": "cancelled"}`. Any other request is
+    /// cancelled with the dialect's generic cancel and judged by the generic rules.
+    pub fn prompt_turn(&self) -> bool {
+        matches!(self.dialect, Dialect::Acp | Dialect::AcpRfd)
+            && self.work_method == crate::acp::PROMPT
+    }
 }
 
 /// The request whose session `session` names, as [`crate::encode::session_id`] writes it
@@ -407,9 +416,12 @@ pub fn to_model(
             let answered = answers(mid);
             let reply = match body {
                 Body::Result(v) => match answered {
+                    // (ACP's agent declares it in `agentCapabilities`; the simulator's own
+                    // rendering writes `capabilities`.)
                     Some(Method::Initialize { .. }) => Reply::Initialized {
                         cancel_support: v
-                            .pointer("/capabilities/cancellation/request")
+                            .pointer("/agentCapabilities/cancellation/request")
+                            .or_else(|| v.pointer("/capabilities/cancellation/request"))
                             .and_then(Value::as_bool)
                             .unwrap_or(false),
                     },
@@ -428,11 +440,15 @@ pub fn to_model(
                     }
                     _ => Reply::Full,
                 },
-                // Where a cancelled request's answer is a result, error -32800 answering one is
-                // an error like any other.
+                // Where a cancelled request's answer is a result (an ACP prompt turn, a
+                // permission request), error -32800 answering one is an error like any other.
                 Body::Error { code: -32800, .. }
                     if !(r.cancelled_result
-                        && matches!(answered, Some(Method::Work | Method::ServerWork))) =>
+                        && match answered {
+                            Some(Method::Work) => ctx.prompt_turn(),
+                            Some(Method::ServerWork) => true,
+                            _ => false,
+                        }) =>
                 {
                     Reply::Cancelled
                 }

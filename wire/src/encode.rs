@@ -5,6 +5,7 @@
 //! `{"type": ...}` objects for app calls. Events add the party, the virtual time and what the
 //! endpoint did, so a trace reads as a timeline.
 
+use crate::acp;
 use cancelcheck_model::io::{Anomaly, Ignored, Refusal, Timer};
 use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
 use cancelcheck_model::{
@@ -86,16 +87,6 @@ impl Sessions {
     }
 }
 
-/// How `dialect` names request `id` in a notification's `field`: the id itself, or its session
-/// where the field is `sessionId`.
-fn named(field: &str, id: RequestId) -> Value {
-    if field == "sessionId" {
-        json!(session_id(id))
-    } else {
-        id_json(id)
-    }
-}
-
 /// The message as `dialect` puts it on the wire, sent by `from` (an ACP answer reads as what
 /// it answers: the agent's a prompt turn's `stopReason`, the client's a permission `outcome`),
 /// outside any run: an agent's request names no session the model opened (see
@@ -120,18 +111,21 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
         Message::Request { id, method } => {
             let params = match (method, dialect) {
                 (Method::Initialize { cancel_support }, Dialect::AcpRfd) => {
-                    json!({"protocolVersion": 1, "clientCapabilities": {"cancellation": {"request": cancel_support}}})
+                    acp::initialize_params(Some(acp::rfd_capabilities(cancel_support)), None)
                 }
+                (Method::Initialize { .. }, Dialect::Acp) => acp::initialize_params(None, None),
+                // (The simulator's stand-in for the other dialects' handshakes; a client that
+                // opens a real session sends `crate::client::initialize`.)
                 (Method::Initialize { .. }, _) => json!({"protocolVersion": 1}),
                 (Method::ServerWork, Dialect::Acp | Dialect::AcpRfd) => {
                     // (`s1`: a request the agent sends for no prompt turn.)
                     let session = sessions.of(from, id).map_or("s1".into(), session_id);
-                    json!({"sessionId": session, "toolCall": {"toolCallId": "t1"}, "options": []})
+                    acp::permission_request_params(&session, "t1", json!([]))
                 }
                 (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
                 (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
                 (Method::Work, Dialect::Acp) => {
-                    json!({"sessionId": session_id(id), "prompt": [{"type": "text", "text": "build"}]})
+                    acp::prompt_params(&session_id(id), acp::text_prompt("build"))
                 }
                 (Method::Work, Dialect::AcpRfd) => {
                     json!({"sessionId": session_id(id), "cwd": "/work", "mcpServers": []})
@@ -151,13 +145,9 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
                 Reply::Full | Reply::Cancelled if prompt_turn => {
                     let cancelled = reply.is_cancelled();
                     let result = match from {
-                        Party::Server => {
-                            json!({"stopReason": if cancelled { "cancelled" } else { "end_turn" }})
-                        }
-                        Party::Client if cancelled => json!({"outcome": {"outcome": "cancelled"}}),
-                        Party::Client => {
-                            json!({"outcome": {"outcome": "selected", "optionId": "allow"}})
-                        }
+                        Party::Server => acp::stop_reason(cancelled),
+                        Party::Client if cancelled => acp::permission_cancelled(),
+                        Party::Client => acp::permission_selected(&json!("allow")),
                     };
                     obj.insert("result".into(), result)
                 }
@@ -190,7 +180,7 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
         }
         Message::Cancel { id, session } => match r.session_cancel_method {
             Some(method) if session => {
-                json!({"jsonrpc": "2.0", "method": method, "params": {"sessionId": session_id(id)}})
+                json!({"jsonrpc": "2.0", "method": method, "params": acp::session_cancel_params(&session_id(id))})
             }
             _ => {
                 json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {r.cancel_id_field: id_json(id)}})
@@ -208,10 +198,9 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
             let method = r.activity_method.unwrap_or("notifications/progress");
             let field = r.activity_id_field;
             let params = if field == "sessionId" {
-                json!({field: named(field, id), "update": {"sessionUpdate": "agent_message_chunk",
-                       "content": {"type": "text", "text": "working"}}})
+                acp::message_chunk_params(&session_id(id), "working")
             } else {
-                json!({field: named(field, id), "progress": 1})
+                json!({field: id_json(id), "progress": 1})
             };
             json!({"jsonrpc": "2.0", "method": method, "params": params})
         }

@@ -6,6 +6,10 @@
 //!   offset and what was expected), and a `WireMessage` to a model message
 //!   ([`decode::to_model`]).
 //! - [`frame`]: newline-delimited JSON and LSP's `Content-Length` framing over a byte stream.
+//! - [`acp`], [`mcp`], [`lsp`]: each dialect's wire shapes (handshake, work, cancels) and what
+//!   its schema requires of a client's messages; [`client`]: the set of messages a client (the
+//!   probe) sends, per dialect; [`schema`]: the check of a client's message against its
+//!   dialect's schema.
 //! - [`id`]: wire ids of any shape ([`WireId`]: long strings, numbers beyond `i64`, `null`) and
 //!   the lossless [`IdMap`] between them and the model's fixed-size ids.
 //!
@@ -13,10 +17,15 @@
 //! Rust project can use it.
 #![warn(missing_docs)]
 
+pub mod acp;
+pub mod client;
 pub mod decode;
 pub mod encode;
 pub mod frame;
 pub mod id;
+pub mod lsp;
+pub mod mcp;
+pub mod schema;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
 pub use encode::{

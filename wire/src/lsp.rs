@@ -1,0 +1,54 @@
+//! LSP's wire shapes for a client (LSP 3.17), and what the specification requires of them.
+//!
+//! - `initialize` (`InitializeParams`) requires `processId` (an integer or null), `rootUri` (a
+//!   URI or null) and `capabilities` (an object); `initialized` has empty params.
+//! - `workspace/executeCommand` (`ExecuteCommandParams`) requires `command`, a string.
+//! - `$/cancelRequest` (`CancelParams`) requires `id`, an integer or a string.
+//! - "If a server or client receives a request starting with '$/' it must error the request with
+//!   error code MethodNotFound": such a request is always answered, whatever the server knows.
+
+use crate::schema::{Fields, Kind, SchemaError};
+use serde_json::{Value, json};
+
+/// Opens the connection.
+pub const INITIALIZE: &str = "initialize";
+/// Ends the handshake.
+pub const INITIALIZED: &str = "initialized";
+/// The cancel.
+pub const CANCEL_REQUEST: &str = "$/cancelRequest";
+/// The prefix of methods that depend on the implementation (a request the receiver does not
+/// know is answered -32601).
+pub const IMPLEMENTATION_PREFIX: &str = "$/";
+
+/// `initialize`'s params: no process, no root, no capabilities.
+pub fn initialize_params() -> Value {
+    json!({"processId": null, "rootUri": null, "capabilities": {}})
+}
+
+/// Whether `method` is one the check knows.
+pub fn knows(method: &str) -> bool {
+    matches!(
+        method,
+        INITIALIZE | INITIALIZED | CANCEL_REQUEST | "workspace/executeCommand"
+    ) || method.starts_with(IMPLEMENTATION_PREFIX)
+}
+
+/// What LSP requires of a client's request or notification (the methods the probe sends).
+pub(crate) fn check_client(request: bool, f: Fields<'_>) -> Result<(), SchemaError> {
+    match (f.method, request) {
+        (INITIALIZE, true) => {
+            f.required("processId", Kind::IntOrNull)?;
+            f.required("rootUri", Kind::StrOrNull)?;
+            f.required("capabilities", Kind::Object)?;
+            Ok(())
+        }
+        (INITIALIZED, false) => f.object().map(|_| ()),
+        ("workspace/executeCommand", true) => {
+            f.required("command", Kind::Str)?;
+            f.optional("arguments", Kind::Array).map(|_| ())
+        }
+        (CANCEL_REQUEST, false) => f.required("id", Kind::Id).map(|_| ()),
+        (m, _) if m.starts_with(IMPLEMENTATION_PREFIX) => Ok(()),
+        _ => Err(SchemaError::UnknownMethod(f.method.to_string())),
+    }
+}

@@ -1,0 +1,139 @@
+//! MCP's wire shapes for a client, in the two versions cancelcheck speaks, and what each
+//! version's schema requires of them.
+//!
+//! The facts are those of the `modelcontextprotocol/modelcontextprotocol` repository's schemas
+//! (`schema/2025-11-25/schema.json`, `schema/2026-07-28/schema.json`) and texts
+//! (`docs/specification/2026-07-28/basic/index.mdx`, `.../basic/versioning.mdx`,
+//! `.../changelog.mdx`):
+//! - **2025-11-25**: a session opens with `initialize` (`protocolVersion`, a string;
+//!   `capabilities`, an object; `clientInfo`, `{name, version}`: all three required) and
+//!   `notifications/initialized`; the server answers with the version it chose
+//!   (`InitializeResult.protocolVersion`). `ping` has no required params; `tools/call` requires
+//!   `name`; `notifications/cancelled` names the request in `requestId` (a string or an
+//!   integer).
+//! - **2026-07-28**: there is no `initialize`, no `notifications/initialized` and no `ping`
+//!   (removed). Every request's params require `_meta` (`RequestParams`, `RequestMetaObject`)
+//!   with `io.modelcontextprotocol/protocolVersion` (a string) and
+//!   `io.modelcontextprotocol/clientCapabilities` (an object); `io.modelcontextprotocol/clientInfo`
+//!   (`{name, version}`) SHOULD be sent. "A request missing any required field is malformed;
+//!   the server MUST reject it with JSON-RPC error code -32602". Servers MUST implement
+//!   `server/discover`, whose answer lists `supportedVersions`; a server that does not support
+//!   the version a request names answers `UnsupportedProtocolVersionError` (-32022, with
+//!   `data.supported`).
+
+use crate::schema::{Fields, Kind, SchemaError, implementation};
+use serde_json::{Value, json};
+
+/// The version of the `mcp-2025-11-25` dialect.
+pub const V2025: &str = "2025-11-25";
+/// The version of the `mcp-2026-07-28` dialect.
+pub const V2026: &str = "2026-07-28";
+/// The `_meta` key of a 2026 request's protocol version.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of a 2026 request's client capabilities.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of a 2026 request's client identity.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// 2025-11-25's handshake.
+pub const INITIALIZE: &str = "initialize";
+/// 2025-11-25's notification that ends the handshake.
+pub const INITIALIZED: &str = "notifications/initialized";
+/// 2025-11-25's liveness request (removed in 2026-07-28).
+pub const PING: &str = "ping";
+/// 2026-07-28's request every server implements: its versions and capabilities.
+pub const DISCOVER: &str = "server/discover";
+/// The cancel, both versions.
+pub const CANCELLED: &str = "notifications/cancelled";
+/// 2026-07-28's error for a request naming a version the server does not support.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// 2025-11-25's `initialize` params.
+pub fn initialize_params(client: (&str, &str)) -> Value {
+    json!({"protocolVersion": V2025, "capabilities": {},
+           "clientInfo": {"name": client.0, "version": client.1}})
+}
+
+/// A server's answer to 2025-11-25's `initialize`, speaking `version`.
+pub fn initialize_result(version: &str, server: (&str, &str)) -> Value {
+    json!({"protocolVersion": version, "capabilities": {"tools": {}},
+           "serverInfo": {"name": server.0, "version": server.1}})
+}
+
+/// Adds what 2026-07-28 requires of every request to `params` (an object; created if absent):
+/// the protocol version, the client's capabilities (none) and its identity, in `_meta`.
+pub fn add_request_meta(params: &mut Option<Value>, client: (&str, &str)) {
+    let p = params.get_or_insert_with(|| json!({}));
+    let Some(p) = p.as_object_mut() else { return };
+    let meta = p.entry("_meta").or_insert_with(|| json!({}));
+    if let Some(m) = meta.as_object_mut() {
+        m.insert(PROTOCOL_VERSION_KEY.into(), json!(V2026));
+        m.insert(CLIENT_CAPABILITIES_KEY.into(), json!({}));
+        m.insert(
+            CLIENT_INFO_KEY.into(),
+            json!({"name": client.0, "version": client.1}),
+        );
+    }
+}
+
+/// A 2026-07-28 server's answer to `server/discover`, supporting `versions`.
+pub fn discover_result(versions: &[&str], server: (&str, &str)) -> Value {
+    json!({"supportedVersions": versions, "capabilities": {"tools": {}},
+           "serverInfo": {"name": server.0, "version": server.1},
+           "cacheScope": "public", "ttlMs": 0, "resultType": "complete"})
+}
+
+/// Whether `method` is one the check knows for `version`.
+pub fn knows(version: &str, method: &str) -> bool {
+    const BOTH: [&str; 9] = [
+        "tools/call",
+        "tools/list",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        CANCELLED,
+    ];
+    BOTH.contains(&method)
+        || match version {
+            V2026 => method == DISCOVER,
+            _ => matches!(method, INITIALIZE | INITIALIZED | PING),
+        }
+}
+
+/// What `version`'s schema requires of a client's request or notification.
+pub(crate) fn check_client(version: &str, request: bool, f: Fields<'_>) -> Result<(), SchemaError> {
+    if !knows(version, f.method) || request == (f.method == CANCELLED || f.method == INITIALIZED) {
+        return Err(SchemaError::UnknownMethod(f.method.to_string()));
+    }
+    if request && version == V2026 {
+        let meta = f.required("_meta", Kind::Object)?;
+        let meta = f.within("_meta", meta);
+        meta.required(PROTOCOL_VERSION_KEY, Kind::Str)?;
+        meta.required(CLIENT_CAPABILITIES_KEY, Kind::Object)?;
+        if let Some(info) = meta.optional(CLIENT_INFO_KEY, Kind::Object)? {
+            implementation(meta.within(CLIENT_INFO_KEY, info))?;
+        }
+    }
+    if let Some(meta) = f.optional("_meta", Kind::Object)? {
+        f.within("_meta", meta)
+            .optional("progressToken", Kind::Id)?;
+    }
+    match f.method {
+        INITIALIZE => {
+            f.required("protocolVersion", Kind::Str)?;
+            f.required("capabilities", Kind::Object)?;
+            let info = f.required("clientInfo", Kind::Object)?;
+            implementation(f.within("clientInfo", info))
+        }
+        "tools/call" => {
+            f.required("name", Kind::Str)?;
+            f.optional("arguments", Kind::Object).map(|_| ())
+        }
+        "resources/read" => f.required("uri", Kind::Str).map(|_| ()),
+        "prompts/get" => f.required("name", Kind::Str).map(|_| ()),
+        CANCELLED => f.required("requestId", Kind::Id).map(|_| ()),
+        _ => Ok(()),
+    }
+}
