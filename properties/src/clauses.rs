@@ -536,10 +536,9 @@ use files::{ABP, ACP, MCP25, MCP26, README, RFD};
 const LOGS: &str = "a log is inside a party: no message shows whether it was written";
 const UI: &str = "a user interface is outside the protocol: no message shows what it displays";
 const MAY_IGNORE: &str = "a permission: the checker requires an ignored cancel to change nothing (unknown-cancel-harmless) and never requires one to be acted on";
-const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown, finished or malformed request changes nothing); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
+const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown or finished request changes nothing; a malformed one is malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
 const BELIEVED: &str = "no invariant holds a requester to cancel only what it has not seen answered: a rule 'no cancel for a request its sender has already resolved' (decided on the wire on a FIFO link) and a fault that sends one would judge it; unknown-cancel-harmless judges only the receiver's side of such a cancel";
 const HTTP: &str = "Streamable HTTP is not modelled (the links are message streams, FIFO or reordering): a transport with a stream per request, whose close the server takes as the request's cancel, would judge it";
-const CLIENT_SENDS: &str = "no invariant requires a client that gives a request up (its application's cancel, a timeout) to send the cancel: the catalog cites the README's 'stdio: the client MUST send notifications/cancelled' for a race only; a rule 'every request its requester resolves as cancelled had its cancel sent' and a fault that gives up silently would judge it";
 
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
 /// the order of its text (a dialect's own text, then the README's facts). A test requires
@@ -811,15 +810,6 @@ pub static TABLE: &[Row] = &[
     ),
     row!(
         Mcp20251125,
-        MCP25,
-        "Invalid cancellation notifications SHOULD be ignored: ... Malformed notifications",
-        Judged {
-            by: &[I::UnknownCancelHarmless],
-            why: INVALID_IGNORED
-        }
-    ),
-    row!(
-        Mcp20251125,
         README,
         "SHOULD stop and SHOULD NOT respond; MAY ignore unknown/completed; malformed SHOULD be ignored | no | no (MUST NOT)",
         Judged {
@@ -827,6 +817,7 @@ pub static TABLE: &[Row] = &[
                 I::NoActivityAfterCancel,
                 I::NoAnswerAfterCancel,
                 I::UnknownCancelHarmless,
+                I::MalformedCancelIgnored,
                 I::InitializeNotCancelled
             ],
             why: "the README's summary of the text's duties, each judged under the text's own sentence"
@@ -855,12 +846,6 @@ pub static TABLE: &[Row] = &[
         MCP26,
         "The server MUST treat a client disconnect as cancellation of that request.",
         NotModelled(HTTP)
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
-        "The client MUST send a notifications/cancelled notification referencing the request ID.",
-        NotModelled(CLIENT_SENDS)
     ),
     row!(
         Mcp20260728,
@@ -922,15 +907,6 @@ pub static TABLE: &[Row] = &[
         Mcp20260728,
         MCP26,
         "Invalid cancellation notifications SHOULD be ignored: ... Already completed requests",
-        Judged {
-            by: &[I::UnknownCancelHarmless],
-            why: INVALID_IGNORED
-        }
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
-        "Invalid cancellation notifications SHOULD be ignored: ... Malformed notifications",
         Judged {
             by: &[I::UnknownCancelHarmless],
             why: INVALID_IGNORED
