@@ -135,6 +135,23 @@ fn a_copy_of_the_answer_keeps_an_id_live_and_a_request_never_answered_too() {
     assert!(broken(&c).is_empty(), "{:?}", broken(&c));
 }
 
+/// A live id reused, then a stale cancel for the earlier request stopping the new one, and
+/// the earlier one answered (MCP 2026-07-28, where the reuse is a SHOULD).
+const STALE_CANCEL_ON_A_REUSED_ID: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "client command cancel 1",
+    "client sends cancel 1",
+    "client delivers 1 cancelled user",
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server receives cancel 1",
+    "server sends response 1 full",
+];
+
 #[test]
 fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
     // The stale cancel stops the new request, and the old one is answered: the wire cannot
@@ -142,21 +159,7 @@ fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
     let c = checker(
         Dialect::Mcp20260728,
         false,
-        &[
-            "client command send",
-            "client sends request 1 work",
-            "server receives request 1 work",
-            "server starts work 1",
-            "client command cancel 1",
-            "client sends cancel 1",
-            "client delivers 1 cancelled user",
-            "client command send",
-            "client sends request 1 work",
-            "server receives request 1 work",
-            "server receives cancel 1",
-            "server sends response 1 full",
-            "end quiescent open 1 0",
-        ],
+        &then(STALE_CANCEL_ON_A_REUSED_ID, &["end quiescent open 1 0"]),
     );
     assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
     assert_eq!(c.verdict().violations[0].strength, Strength::Should);
@@ -169,21 +172,8 @@ fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
 /// reuse's warning.
 #[test]
 fn a_reuse_sets_aside_only_what_it_confused_and_lists_it() {
-    let confused = [
-        "client command send",
-        "client sends request 1 work",
-        "server receives request 1 work",
-        "server starts work 1",
-        "client command cancel 1",
-        "client sends cancel 1",
-        "client delivers 1 cancelled user",
-        "client command send",
-        "client sends request 1 work",
-        "server receives request 1 work",
-        "server receives cancel 1",
-        "server sends response 1 full",
-    ];
-    let c = checker(Dialect::Mcp20260728, false, &confused);
+    let confused = STALE_CANCEL_ON_A_REUSED_ID;
+    let c = checker(Dialect::Mcp20260728, false, confused);
     assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
     let aside = &c.verdict().set_aside;
     assert!(!aside.is_empty(), "what the confusion led to is listed");
@@ -196,7 +186,7 @@ fn a_reuse_sets_aside_only_what_it_confused_and_lists_it() {
     // The server's own request 1, answered twice by the client: not confused with the
     // client's request 1, which went the other way.
     let other_party = then(
-        &confused,
+        confused,
         &[
             "server command send",
             "server sends request 1 server-work",
