@@ -103,6 +103,9 @@ pub enum Behaviour {
     /// Gives a request up (its application cancels it, or its timeout fires) without sending
     /// the cancel that tells the receiver, which works on for nothing.
     GivesUpSilently,
+    /// Cancels a request whose answer it has already received (a cancel that does not check
+    /// whether the request is still in progress).
+    CancelsAfterAnswer,
 }
 
 /// How a behaviour counts in one dialect.
@@ -178,6 +181,7 @@ table! {
     CancelledPromptAsError, "cancelled-prompt-as-error", Responder, true, ["prompt-cancelled-stop-reason"], "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
     ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, true, ["exact-id-match"], "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
     GivesUpSilently, "gives-up-silently", Requester, true, ["cancel-sent-on-give-up"], "give a request up (its application's cancel, its timeout) without sending the cancel";
+    CancelsAfterAnswer, "cancels-after-answer", Requester, true, ["cancel-only-in-progress"], "send a cancel for a request whose answer it already received";
 }
 
 impl Behaviour {
@@ -479,6 +483,10 @@ impl Behaviour {
             // Where the text says a requester that gives up sends a cancel (MCP).
             Behaviour::GivesUpSilently => {
                 r.give_up_signal != crate::dialect::GiveUpSignal::Unstated
+            }
+            // Where the text says a cancel names only a request still in progress (MCP).
+            Behaviour::CancelsAfterAnswer => {
+                matches!(dialect, Dialect::Mcp20251125 | Dialect::Mcp20260728)
             }
         }
     }

@@ -528,6 +528,11 @@ impl Endpoint {
         };
         let entry = self.outgoing[i];
         match entry.state {
+            Outgoing::Done if b == Behaviour::CancelsAfterAnswer && cause == CancelCause::User => {
+                // The faulty `cancels-after-answer` never checks that the request is still on.
+                out.push(Output::Send(Message::Cancel { id, session: false }));
+                return;
+            }
             Outgoing::Done | Outgoing::Abandoned(_) => return refuse(out, Refusal::NotPending),
             Outgoing::CancelRequested(_) => {
                 // An acknowledged cancel may be repeated: each one gets the same answer.

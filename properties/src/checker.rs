@@ -904,6 +904,10 @@ impl Checker {
                     // it, though no capability was declared yet either.)
                     self.violate(InvariantId::CapabilityGated, Some((from, id)));
                 }
+                if self.reqs[i].responses_received > 0 {
+                    // Its sender had read the answer: it knew the request was over.
+                    self.violate(InvariantId::CancelOnlyInProgress, Some((from, id)));
+                }
                 if self.commanded[from.index()] != Some(id) && !self.reqs[i].cascade_owed {
                     // Neither its application nor its timer asked, and no cancel of the request
                     // it serves did.

@@ -537,7 +537,6 @@ const LOGS: &str = "a log is inside a party: no message shows whether it was wri
 const UI: &str = "a user interface is outside the protocol: no message shows what it displays";
 const MAY_IGNORE: &str = "a permission: the checker requires an ignored cancel to change nothing (unknown-cancel-harmless) and never requires one to be acted on";
 const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown or finished request changes nothing; a malformed one is malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
-const BELIEVED: &str = "no invariant holds a requester to cancel only what it has not seen answered: a rule 'no cancel for a request its sender has already resolved' (decided on the wire on a FIFO link) and a fault that sends one would judge it; unknown-cancel-harmless judges only the receiver's side of such a cancel";
 const HTTP: &str = "Streamable HTTP is not modelled (the links are message streams, FIFO or reordering): a transport with a stream per request, whose close the server takes as the request's cancel, would judge it";
 
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
@@ -747,12 +746,6 @@ pub static TABLE: &[Row] = &[
     row!(
         Mcp20251125,
         MCP25,
-        "Cancellation notifications MUST only reference requests that: ... Are believed to still be in-progress",
-        NotModelled(BELIEVED)
-    ),
-    row!(
-        Mcp20251125,
-        MCP25,
         "For task-augmented requests, the tasks/cancel request MUST be used instead of the notifications/cancelled notification.",
         NotModelled(
             "tasks are not modelled: a task-augmented request, tasks/cancel and the task's states, with a rule that no notifications/cancelled names a task-augmented request, would judge it"
@@ -846,12 +839,6 @@ pub static TABLE: &[Row] = &[
         MCP26,
         "The server MUST treat a client disconnect as cancellation of that request.",
         NotModelled(HTTP)
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
-        "Cancellation notifications MUST only reference requests that: ... Are believed to still be in-progress",
-        NotModelled(BELIEVED)
     ),
     row!(
         Mcp20260728,

@@ -81,6 +81,7 @@ pub enum InvariantId {
     PromptCancelledStopReason,
     MalformedCancelIgnored,
     CancelSentOnGiveUp,
+    CancelOnlyInProgress,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -490,7 +491,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 30] = [
+pub static CATALOG: [Invariant; 31] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1177,6 +1178,28 @@ pub static CATALOG: [Invariant; 30] = [
                 Must,
                 MCP26,
                 "The client **MUST** send a `notifications/cancelled` notification referencing the request ID."
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::CancelOnlyInProgress,
+        name: "cancel-only-in-progress",
+        kind: Expectation::Always,
+        statement: "A requester cancels only a request it believes still in progress: never one whose answer it has already received.",
+        // On a FIFO link the wire shows it: the cancel left after the answer had arrived.
+        observable_on_wire: true,
+        applies: &[
+            at!(
+                Mcp20251125,
+                Must,
+                MCP25,
+                "Cancellation notifications **MUST** only reference requests that: ... Are believed to still be in-progress"
+            ),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "Cancellation notifications **MUST** only reference requests that: ... Are believed to still be in-progress"
             ),
         ],
     },

@@ -107,6 +107,8 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("lsp", "cancels-initialize", 1, 1, 2),                       // initialize-not-cancelled
     ("mcp-2025-11-25", "gives-up-silently", 1, 4, 44),            // cancel-sent-on-give-up
     ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
+    ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
+    ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
     ("abp", "never-answers-cancelled", 1, 10, 1100),              // eventual-resolution
     ("abp", "answers-twice", 1, 7, 124), // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match

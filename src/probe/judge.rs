@@ -169,6 +169,11 @@ pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
         .collect()
 }
 
+/// Duties of the requester that the probe, as the requester, breaks on purpose to see what
+/// the peer does (`cancel-after-answer` cancels a request it has the answer to): they judge
+/// the probe, not the peer, so they are neither reported nor given a column.
+pub const PROBE_OWN_DUTIES: [InvariantId; 1] = [InvariantId::CancelOnlyInProgress];
+
 /// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
 /// request was given up as plainly as -32800 does, in another code.
 const SERVER_CANCELLED: i64 = -32802;
@@ -759,7 +764,7 @@ impl Judge<'_> {
         }
         verdict
             .violations
-            .retain(|v| !hidden.contains(&v.invariant));
+            .retain(|v| !hidden.contains(&v.invariant) && !PROBE_OWN_DUTIES.contains(&v.invariant));
         if self.unlinked {
             // A request of the peer's that names no single open prompt: the rules of request
             // trees cannot be decided for it. One seen broken for a linked request stands.

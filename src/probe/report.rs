@@ -190,13 +190,15 @@ pub fn cost(outcomes: &[Outcome]) -> (f64, f64) {
     (sum / n, max)
 }
 
-/// The invariants a table has columns for: those of `dialect` that are rules (not races).
+/// The invariants a table has columns for: those of `dialect` that are rules (not races),
+/// but the probe's own duties (see `judge::PROBE_OWN_DUTIES`).
 fn columns(dialect: Dialect) -> Vec<InvariantId> {
     InvariantId::all()
         .filter(|i| {
             i.info()
                 .application(dialect)
                 .is_some_and(|a| a.strength != Strength::Coverage)
+                && !super::judge::PROBE_OWN_DUTIES.contains(i)
         })
         .collect()
 }
