@@ -297,3 +297,65 @@ pub fn applicable_races(scenario: &Scenario) -> PropertySet {
     }
     set
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary of `failures` (seed order) run as one: each counted, listed as `run_plan`
+    /// lists them.
+    fn whole(failures: &[Failure]) -> Summary {
+        let mut s = Summary {
+            seeds: failures.len() as u64,
+            ..Summary::default()
+        };
+        for f in failures {
+            s.merge(Summary {
+                failing_seeds: 1,
+                by_invariant: count_by_invariant(f.invariants.iter().map(|&i| (i, 1))),
+                failures: vec![f.clone()],
+                ..Summary::default()
+            });
+        }
+        s.seeds = failures.len() as u64;
+        s
+    }
+
+    /// More failing seeds than a summary lists, and an invariant first broken past that bound:
+    /// split into shards any way and merged in any order, the summary is the whole's.
+    #[test]
+    fn shards_merged_are_the_whole() {
+        let (a, b) = (
+            InvariantId::SingleResolution,
+            InvariantId::NoAnswerAfterCancel,
+        );
+        let n = LISTED_FAILURES as u64 * 2 + 10;
+        let failures: Vec<Failure> = (0..n)
+            .map(|seed| Failure {
+                seed,
+                invariants: if seed == n - 3 { vec![a, b] } else { vec![a] },
+            })
+            .collect();
+        let all = whole(&failures);
+        assert_eq!(all.failures.len(), LISTED_FAILURES + 1);
+        assert_eq!(all.failures.last().map(|f| f.seed), Some(n - 3));
+        assert_eq!(all.by_invariant, vec![(a, n), (b, 1)]);
+        for shards in [2, 3, 7] {
+            let parts: Vec<Summary> = (0..shards)
+                .map(|i| {
+                    let mine: Vec<Failure> = failures
+                        .iter()
+                        .filter(|f| f.seed % shards == i)
+                        .cloned()
+                        .collect();
+                    whole(&mine)
+                })
+                .collect();
+            let mut merged = Summary::default();
+            for p in parts.into_iter().rev() {
+                merged.merge(p);
+            }
+            assert_eq!(merged, all, "{shards} shards");
+        }
+    }
+}
