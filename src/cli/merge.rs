@@ -253,10 +253,14 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .map(|(i, _)| format!("{i}/{count}"))
         .collect();
     if !missing.is_empty() {
+        let given: Vec<String> = shards
+            .iter()
+            .map(|s| format!("{} is {}/{count}", s.file.display(), s.doc.shard.index))
+            .collect();
         return Err(bad(format!(
-            "shard {} missing: {} of {count} given; pass one output per shard",
+            "shard {} missing: no file given has that `shard.index` ({}); pass one output per shard",
             missing.join(", "),
-            shards.len()
+            given.join(", ")
         )));
     }
 
