@@ -740,9 +740,25 @@ fn cancelcheck_within_20s(args: &[&str]) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the binary runs");
+    // Read both pipes as the child writes, so that a long output never blocks it.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
     for _ in 0..200 {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Output {
+                status,
+                stdout: stdout.join().expect("stdout read"),
+                stderr: stderr.join().expect("stderr read"),
+            };
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }

@@ -108,6 +108,42 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Adds `other`, the summary of seeds none of which this one ran (a later batch of the
+    /// same plan, or another shard of it), so that the result is the summary of both sets of
+    /// seeds run as one: counts added, races and truncations combined, and the failing seeds
+    /// listed those a single run would list (the first [`LISTED_FAILURES`] and the first to
+    /// break each invariant). `run_plan` merges its batches with it, and `cancelcheck merge`
+    /// the shards of a run.
+    ///
+    /// Each part lists its own first failures, so the union holds the whole's: a seed among
+    /// the first [`LISTED_FAILURES`] of all is among the first of its part, and the first
+    /// seed to break an invariant is the first of its part to break it.
+    pub fn merge(&mut self, other: Summary) {
+        self.seeds += other.seeds;
+        self.events += other.events;
+        self.reached = self.reached.union(other.reached);
+        self.truncated += other.truncated;
+        self.failing_seeds += other.failing_seeds;
+        self.by_invariant =
+            count_by_invariant(self.by_invariant.iter().chain(&other.by_invariant).copied());
+        let mut all = std::mem::take(&mut self.failures);
+        all.extend(other.failures);
+        all.sort_by_key(|f| f.seed);
+        let mut seen: Vec<InvariantId> = Vec::new();
+        for f in all {
+            let mut first_of_some = false;
+            for inv in &f.invariants {
+                if !seen.contains(inv) {
+                    seen.push(*inv);
+                    first_of_some = true;
+                }
+            }
+            if first_of_some || self.failures.len() < LISTED_FAILURES {
+                self.failures.push(f);
+            }
+        }
+    }
+
     /// The verdict of `scenario` over these seeds: `fail` where a seed broke a MUST of the
     /// dialect, `warn` where seeds broke only SHOULDs, else `vacuous` (with why, and what would
     /// remove each reason) where a race was never reached or the behaviour's fault never
@@ -155,37 +191,17 @@ pub fn run_plan(
     let mut batch: Vec<u64> = Vec::with_capacity(batch_len);
     let done = AtomicU64::new(0);
     let mut total = Summary::default();
-    let mut counts: Vec<(InvariantId, u64)> = InvariantId::all().map(|i| (i, 0)).collect();
     loop {
         batch.clear();
         batch.extend(seeds.by_ref().take(batch_len));
         if batch.is_empty() {
             break;
         }
-        let part = run_batch(scenario, &batch, jobs, &done, progress);
-        total.seeds += part.seeds;
-        total.events += part.events;
-        total.reached = total.reached.union(part.reached);
-        total.truncated += part.truncated;
-        for f in part.failures {
-            total.failing_seeds += 1;
-            let mut first_of_some = false;
-            for inv in &f.invariants {
-                if let Some(c) = counts.iter_mut().find(|(i, _)| i == inv) {
-                    first_of_some |= c.1 == 0;
-                    c.1 += 1;
-                }
-            }
-            if first_of_some || total.failures.len() < LISTED_FAILURES {
-                total.failures.push(f);
-            }
-        }
+        total.merge(run_batch(scenario, &batch, jobs, &done, progress));
         if stop_after.is_some_and(|k| total.failing_seeds >= k as u64) {
             break;
         }
     }
-    total.failures.sort_by_key(|f| f.seed);
-    total.by_invariant = counts.into_iter().filter(|(_, n)| *n > 0).collect();
     total
 }
 
@@ -238,7 +254,26 @@ fn run_batch(
         total.truncated += p.truncated;
         total.failures.extend(p.failures);
     }
+    total.failing_seeds = total.failures.len() as u64;
+    total.by_invariant = count_by_invariant(
+        total
+            .failures
+            .iter()
+            .flat_map(|f| f.invariants.iter().map(|&i| (i, 1))),
+    );
     total
+}
+
+/// Counts per invariant, added up, in catalog order, those above 0 only.
+fn count_by_invariant(counts: impl Iterator<Item = (InvariantId, u64)>) -> Vec<(InvariantId, u64)> {
+    let mut all: Vec<(InvariantId, u64)> = InvariantId::all().map(|i| (i, 0)).collect();
+    for (inv, n) in counts {
+        if let Some(c) = all.iter_mut().find(|(i, _)| *i == inv) {
+            c.1 += n;
+        }
+    }
+    all.retain(|(_, n)| *n > 0);
+    all
 }
 
 /// The races (sometimes properties) that apply to `scenario`: all of them that its dialect
@@ -261,4 +296,66 @@ pub fn applicable_races(scenario: &Scenario) -> PropertySet {
         set.insert(inv);
     }
     set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary of `failures` (seed order) run as one: each counted, listed as `run_plan`
+    /// lists them.
+    fn whole(failures: &[Failure]) -> Summary {
+        let mut s = Summary {
+            seeds: failures.len() as u64,
+            ..Summary::default()
+        };
+        for f in failures {
+            s.merge(Summary {
+                failing_seeds: 1,
+                by_invariant: count_by_invariant(f.invariants.iter().map(|&i| (i, 1))),
+                failures: vec![f.clone()],
+                ..Summary::default()
+            });
+        }
+        s.seeds = failures.len() as u64;
+        s
+    }
+
+    /// More failing seeds than a summary lists, and an invariant first broken past that bound:
+    /// split into shards any way and merged in any order, the summary is the whole's.
+    #[test]
+    fn shards_merged_are_the_whole() {
+        let (a, b) = (
+            InvariantId::SingleResolution,
+            InvariantId::NoAnswerAfterCancel,
+        );
+        let n = LISTED_FAILURES as u64 * 2 + 10;
+        let failures: Vec<Failure> = (0..n)
+            .map(|seed| Failure {
+                seed,
+                invariants: if seed == n - 3 { vec![a, b] } else { vec![a] },
+            })
+            .collect();
+        let all = whole(&failures);
+        assert_eq!(all.failures.len(), LISTED_FAILURES + 1);
+        assert_eq!(all.failures.last().map(|f| f.seed), Some(n - 3));
+        assert_eq!(all.by_invariant, vec![(a, n), (b, 1)]);
+        for shards in [2, 3, 7] {
+            let parts: Vec<Summary> = (0..shards)
+                .map(|i| {
+                    let mine: Vec<Failure> = failures
+                        .iter()
+                        .filter(|f| f.seed % shards == i)
+                        .cloned()
+                        .collect();
+                    whole(&mine)
+                })
+                .collect();
+            let mut merged = Summary::default();
+            for p in parts.into_iter().rev() {
+                merged.merge(p);
+            }
+            assert_eq!(merged, all, "{shards} shards");
+        }
+    }
 }

@@ -29,6 +29,7 @@ mod adjust;
 mod catalog;
 mod clauses;
 mod explore;
+mod merge;
 mod names;
 mod replay;
 mod run;
@@ -130,6 +131,8 @@ struct Cli {
 enum Cmd {
     /// Run a scenario over many seeds; save a trace for each invariant broken.
     Run(run::RunArgs),
+    /// Combine the outputs of `run --shard I/N --json` into the summary the whole run prints.
+    Merge(merge::MergeArgs),
     /// Explore every schedule of a small configuration (breadth-first; shortest counterexample).
     Explore(explore::ExploreArgs),
     /// Re-run a saved trace and compare it event by event.
@@ -160,6 +163,7 @@ pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Run(args) => run::cmd(args),
+        Cmd::Merge(args) => merge::cmd(args),
         Cmd::Explore(args) => explore::cmd(args),
         Cmd::Replay(args) => replay::cmd(args),
         Cmd::Probe(args) => cancelcheck::probe::run(args).map(|(text, code)| {

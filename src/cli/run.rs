@@ -7,6 +7,7 @@ use cancelcheck::trace_file;
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::Status;
 use cancelcheck_sim::coverage::Fix;
+use cancelcheck_sim::runner::Summary;
 use cancelcheck_sim::runner::applicable_races;
 use cancelcheck_sim::scenario::SwarmMix;
 use cancelcheck_sim::{Scenario, SeedPlan, Trace, run_plan, run_seed};
@@ -78,24 +79,45 @@ pub struct RunArgs {
     max_input_bytes: u64,
 }
 
+/// The `format` of `run --json`'s output: each run's, or shard's, summary says what it is, so
+/// that `cancelcheck merge` can combine shards.
+pub const FORMAT: &str = "cancelcheck-run";
+
+/// The version of that format.
+pub const VERSION: u32 = 1;
+
 /// A trace saved for an invariant broken.
 #[derive(Serialize)]
-struct SavedTrace {
-    seed: u64,
-    invariant: &'static str,
-    trace: String,
-    swarm: Option<SwarmMix>,
+pub struct SavedTrace {
+    pub seed: u64,
+    pub invariant: &'static str,
+    pub trace: String,
+    pub swarm: Option<SwarmMix>,
     /// An identical file was already there.
     #[serde(skip)]
-    existed: bool,
+    pub existed: bool,
 }
 
 /// A trace that could not be saved.
 #[derive(Serialize)]
-struct Unsaved {
+pub struct Unsaved {
+    pub seed: u64,
+    pub invariant: &'static str,
+    pub error: String,
+}
+
+/// A failing seed listed, and what it broke.
+#[derive(Serialize)]
+struct Listed {
     seed: u64,
-    invariant: &'static str,
-    error: String,
+    invariants: Vec<&'static str>,
+}
+
+/// Which shard of the seeds ran: `index` of `count` (0 of 1 for all of them).
+#[derive(Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
 }
 
 /// How many seeds broke one invariant, and the first of them.
@@ -108,7 +130,11 @@ struct ByInvariant {
 
 /// What a run did and found: printed as JSON with `--json`, as text otherwise.
 #[derive(Serialize)]
-struct RunReport {
+pub struct RunReport {
+    /// [`FORMAT`].
+    format: &'static str,
+    /// [`VERSION`].
+    version: u32,
     dialect: &'static str,
     behavior: &'static str,
     faulty: bool,
@@ -132,7 +158,18 @@ struct RunReport {
     scenario: Scenario,
     title: &'static str,
     jobs: usize,
-    shard: String,
+    shard: Shard,
+    /// With `--stop-first` the run stopped early: its counts are not whole.
+    stop_first: bool,
+    /// The failing seeds listed (the first 10,000 and the first of each invariant), in seed
+    /// order.
+    failures: Vec<Listed>,
+    /// The flags that chose the scenario and the seeds, as (flag, value) pairs (value empty
+    /// for a switch): what `next_steps` builds on.
+    flags: Vec<(String, String)>,
+    /// The shard files a `merge` combined (empty for a run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    merged_from: Vec<String>,
     max_events: u64,
     first_failures: Vec<ByInvariant>,
     /// What to do next: commands to replay and draw a failure, or to look further after a
@@ -141,6 +178,9 @@ struct RunReport {
     /// Where the built-in scenario was changed so that the behaviour's fault can act: how and
     /// why (absent when it was not, or when a scenario file was given).
     adjusted: Option<String>,
+    /// The exit code the verdict gives.
+    #[serde(skip)]
+    exit: u8,
 }
 
 /// `run`.
@@ -160,10 +200,6 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
         jobs,
     };
     let total = plan.len();
-    let faulty = scenario
-        .behavior
-        .classify(scenario.dialect)
-        .is_some_and(|c| c.faulty);
 
     let bar = if std::io::stderr().is_terminal() && !args.json {
         let bar = indicatif::ProgressBar::new(total);
@@ -188,12 +224,6 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let events_per_sec = if secs > 0.0 {
-        (summary.events as f64 / secs).round() as u64
-    } else {
-        0
-    };
-
     // One trace per violated invariant: the first seed that broke it.
     let mut saved: Vec<SavedTrace> = Vec::new();
     // Traces that could not be saved: the summary still goes out, and the exit code says so.
@@ -228,6 +258,74 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let adjusted = args
+        .scenario
+        .is_none()
+        .then(|| Scenario::built_in_adjustment(scenario.dialect, scenario.behavior))
+        .flatten()
+        .map(|(why, fix)| adjustment_line(fix, why, &scenario));
+    let flags = given_flags(&args, &scenario, &seeds);
+    let report = report(Made {
+        scenario,
+        seeds,
+        shard: Shard {
+            index: shard.0,
+            count: shard.1,
+        },
+        summary,
+        saved,
+        unsaved,
+        secs,
+        jobs,
+        stop_first: args.stop_first,
+        flags,
+        adjusted,
+        merged_from: Vec::new(),
+    });
+    Ok(finish(&report, args.json, &args.save.display().to_string()))
+}
+
+/// What a run's report is made from: a run's own results, or its shards' merged.
+pub struct Made {
+    pub scenario: Scenario,
+    pub seeds: std::ops::Range<u64>,
+    pub shard: Shard,
+    pub summary: Summary,
+    pub saved: Vec<SavedTrace>,
+    pub unsaved: Vec<Unsaved>,
+    pub secs: f64,
+    pub jobs: usize,
+    pub stop_first: bool,
+    pub flags: Vec<(String, String)>,
+    pub adjusted: Option<String>,
+    pub merged_from: Vec<String>,
+}
+
+/// A run's report, verdict and all, from what it ran and found.
+pub fn report(m: Made) -> RunReport {
+    let Made {
+        scenario,
+        seeds,
+        shard,
+        summary,
+        saved,
+        unsaved,
+        secs,
+        jobs,
+        stop_first,
+        flags,
+        adjusted,
+        merged_from,
+    } = m;
+    let faulty = scenario
+        .behavior
+        .classify(scenario.dialect)
+        .is_some_and(|c| c.faulty);
+    let events_per_sec = if secs > 0.0 {
+        (summary.events as f64 / secs).round() as u64
+    } else {
+        0
+    };
     let applicable = applicable_races(&scenario);
     let races_unreached: Vec<&'static str> = applicable
         .iter()
@@ -249,15 +347,11 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let fixes: Vec<Fix> = vacuous.iter().map(|v| v.fix).collect();
-    let next_steps = next_steps(&args, &scenario, &seeds, &saved, &races_unreached, &fixes);
+    let next_steps = next_steps(&flags, &scenario, &seeds, &saved, &races_unreached, &fixes);
     let vacuous: Vec<String> = vacuous.into_iter().map(|v| v.why).collect();
-    let adjusted = args
-        .scenario
-        .is_none()
-        .then(|| Scenario::built_in_adjustment(scenario.dialect, scenario.behavior))
-        .flatten()
-        .map(|(why, fix)| adjustment_line(fix, why, &scenario));
-    let report = RunReport {
+    RunReport {
+        format: FORMAT,
+        version: VERSION,
         dialect: scenario.dialect.id(),
         behavior: scenario.behavior.name(),
         faulty,
@@ -282,34 +376,46 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
         ran: Ran::of(&scenario),
         title: scenario.dialect.rules().title,
         jobs,
-        shard: if shard.1 > 1 {
-            format!("{}/{}", shard.0, shard.1)
-        } else {
-            String::new()
-        },
+        shard,
+        stop_first,
+        failures: summary
+            .failures
+            .iter()
+            .map(|f| Listed {
+                seed: f.seed,
+                invariants: f.invariants.iter().map(|i| i.name()).collect(),
+            })
+            .collect(),
+        flags,
+        merged_from,
         max_events: scenario.max_events,
         first_failures,
         next_steps,
         adjusted,
         scenario,
-    };
-    emit(&report, args.json);
+        exit: status.exit_code(),
+    }
+}
+
+/// Prints `report` and says the exit code: the verdict's, or 3 when a trace of a violation
+/// could not be saved (under `save`).
+pub fn finish(report: &RunReport, json: bool, save: &str) -> ExitCode {
+    emit(report, json);
     if !report.unsaved.is_empty() {
         eprintln!(
-            "cancelcheck: {} could not be saved under {} (exit 3: violations found, evidence not saved)",
+            "cancelcheck: {} could not be saved under {save} (exit 3: violations found, evidence not saved)",
             plural(report.unsaved.len() as u64, "trace", "traces"),
-            args.save.display()
         );
-        return Ok(ExitCode(3));
+        return ExitCode(3);
     }
-    Ok(ExitCode(status.exit_code()))
+    ExitCode(report.exit)
 }
 
 /// After a failure: how to replay and draw the first trace saved. After a vacuous run: first
 /// the same command with the options that remove its reasons. After a run that broke nothing:
 /// how to look further (the races not reached, other orders and faults, every schedule).
 fn next_steps(
-    args: &RunArgs,
+    given: &[(String, String)],
     s: &Scenario,
     seeds: &std::ops::Range<u64>,
     saved: &[SavedTrace],
@@ -328,7 +434,7 @@ fn next_steps(
     let (d, b) = (s.dialect.id(), s.behavior.name());
     let mut steps = Vec::new();
     if !fixes.is_empty() {
-        let mut flags = given_flags(args, s, seeds);
+        let mut flags = given.to_vec();
         for fix in fixes {
             for (flag, value) in adjust::run_flags(*fix, seeds) {
                 let field = |v: &str| v.split('=').next().unwrap_or_default().to_string();
@@ -350,10 +456,10 @@ fn next_steps(
             line.join(" ")
         ));
     }
-    let scenario = args
-        .scenario
-        .as_ref()
-        .map_or(String::new(), |f| format!(" --scenario {}", f.display()));
+    let scenario = given
+        .iter()
+        .find(|(f, _)| f == "--scenario")
+        .map_or(String::new(), |(_, file)| format!(" --scenario {file}"));
     if !s.swarm {
         steps.push(format!(
             "cancelcheck run{scenario} --dialect {d} --behavior {b} --swarm --seeds {}..{}   # vary order, loss, duplication, disconnects per seed",
@@ -430,10 +536,15 @@ pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = if self.faulty { "faulty" } else { "correct" };
-        let shard = if self.shard.is_empty() {
-            String::new()
+        let shard = if self.shard.count > 1 {
+            format!(" shard {}/{}", self.shard.index, self.shard.count)
+        } else if !self.merged_from.is_empty() {
+            format!(
+                " (merged from {})",
+                plural(self.merged_from.len() as u64, "shard", "shards")
+            )
         } else {
-            format!(" shard {}", self.shard)
+            String::new()
         };
         writeln!(
             f,
@@ -597,7 +708,7 @@ fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     Ok(s)
 }
 
-fn parse_seeds(s: &str) -> anyhow::Result<std::ops::Range<u64>> {
+pub fn parse_seeds(s: &str) -> anyhow::Result<std::ops::Range<u64>> {
     let err = || {
         bad(format!(
             "--seeds {s:?}: expected A..B (B > A) or a single seed, e.g. 0..10000"

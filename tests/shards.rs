@@ -1,0 +1,355 @@
+//! A run split into shards and merged says what the whole run says: `run --seeds R --json`
+//! against `run --seeds R --shard I/3 --json` for each I, then `merge`, for a passing, a
+//! failing and a vacuous run; `merge` refuses what is not the shards of one run; and
+//! `examples/run-shards.sh`, the recipes' local twin, runs shards in parallel and merges them.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+mod common;
+use common::{Scratch, cancelcheck, json_out, text};
+
+/// The fields that differ between a whole run and its shards merged: the timings, the worker
+/// threads, which shard ran, and which files were merged.
+const MAY_DIFFER: [&str; 5] = ["seconds", "events_per_sec", "jobs", "shard", "merged_from"];
+
+/// Asserts that a whole run's JSON and its shards' merge agree on every field that must.
+fn same(whole: &Value, merged: &Value, what: &str) {
+    let (w, m) = (whole.as_object().unwrap(), merged.as_object().unwrap());
+    for key in w.keys().chain(m.keys()) {
+        if MAY_DIFFER.contains(&key.as_str()) {
+            continue;
+        }
+        assert_eq!(w.get(key), m.get(key), "{what}: field `{key}` differs");
+    }
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn run(args: &[&str], code: i32) -> Output {
+    let o = cancelcheck(args);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{args:?}\nstderr: {}",
+        text(&o.stderr)
+    );
+    o
+}
+
+/// Runs `args` whole and in 3 shards (saving traces under `dir`), merges the shards (given in
+/// reverse order) and compares every field of the JSON and every line of the text but the
+/// first two (what ran, and the timings); returns the whole run's JSON.
+fn whole_and_sharded(dir: &Path, args: &[&str], code: i32) -> Value {
+    let save = dir.join("traces").display().to_string();
+    let with = |extra: &[&str]| {
+        let mut all: Vec<&str> = vec!["run"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--save", &save, "--jobs", "1"]);
+        all.extend_from_slice(extra);
+        all.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    // The text first: it notes a trace already saved, which the merge cannot know.
+    let whole_text = text(&run(&strs(&with(&[])), code).stdout);
+    let whole_json = json_out(&run(&strs(&with(&["--json"])), code));
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        // A shard of a failing run may pass on its own seeds: 0 or 1.
+        let o = cancelcheck(&strs(&with(&["--shard", &shard, "--json"])));
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{}",
+            text(&o.stderr)
+        );
+        let v = json_out(&o);
+        assert_eq!(v["format"], "cancelcheck-run");
+        assert_eq!(v["shard"]["index"], i);
+        assert_eq!(v["shard"]["count"], 3);
+        let file = dir.join(format!("shard-{i}.json"));
+        std::fs::write(&file, &o.stdout).expect("write shard");
+        files.push(file.display().to_string());
+    }
+    files.reverse();
+    let mut merge: Vec<&str> = vec!["merge"];
+    merge.extend(files.iter().map(String::as_str));
+    let merged_text = text(&run(&merge, code).stdout);
+    merge.push("--json");
+    let merged_json = json_out(&run(&merge, code));
+
+    let (w, m) = (
+        whole_json.as_object().unwrap(),
+        merged_json.as_object().unwrap(),
+    );
+    for key in w.keys().chain(m.keys()) {
+        if MAY_DIFFER.contains(&key.as_str()) {
+            continue;
+        }
+        assert_eq!(w.get(key), m.get(key), "{args:?}: field `{key}` differs");
+    }
+    assert_eq!(m["merged_from"].as_array().map(Vec::len), Some(3));
+    let tail = |t: &str| t.lines().skip(2).map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        tail(&whole_text),
+        tail(&merged_text),
+        "{args:?}: the text differs"
+    );
+    assert!(
+        merged_text
+            .lines()
+            .next()
+            .unwrap()
+            .contains("merged from 3 shards"),
+        "{merged_text}"
+    );
+    whole_json
+}
+
+#[test]
+fn shards_merged_say_what_the_whole_run_says() {
+    let tmp = Scratch::new("same");
+    let v = whole_and_sharded(tmp.path(), &["--seeds", "0..600"], 0);
+    assert_eq!(v["verdict"], "pass");
+    // More failing seeds than a summary lists: the first 10,000 and the counts agree.
+    let v = whole_and_sharded(
+        tmp.path(),
+        &["--behavior", "answers-twice", "--seeds", "0..12000"],
+        1,
+    );
+    assert_eq!(v["verdict"], "fail");
+    assert!(
+        v["failing_seeds"].as_u64().unwrap() > 10_000,
+        "{}",
+        v["failing_seeds"]
+    );
+    assert_eq!(v["failures"].as_array().map(Vec::len), Some(10_000));
+    assert!(!v["violations"].as_array().unwrap().is_empty());
+    let v = whole_and_sharded(tmp.path(), &["--seeds", "0..3"], 0);
+    assert_eq!(v["verdict"], "vacuous");
+    assert!(!v["vacuous_because"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn merge_refuses_what_is_not_the_shards_of_one_run() {
+    let tmp = Scratch::new("refuse");
+    let dir = tmp.path();
+    let save = dir.join("traces").display().to_string();
+    let shard = |name: &str, args: &[&str]| {
+        let mut all = vec!["run", "--seeds", "0..40", "--save", &save, "--json"];
+        all.extend_from_slice(args);
+        let o = cancelcheck(&all);
+        let file = dir.join(name);
+        std::fs::write(&file, &o.stdout).expect("write shard");
+        file.display().to_string()
+    };
+    let s0 = shard("s0.json", &["--shard", "0/2"]);
+    let s1 = shard("s1.json", &["--shard", "1/2"]);
+    let other = shard(
+        "other.json",
+        &["--shard", "1/2", "--behavior", "answers-twice"],
+    );
+    let stopped = shard("stopped.json", &["--shard", "1/2", "--stop-first"]);
+    let scenario = dir.join("scenario.json").display().to_string();
+    std::fs::write(&scenario, cancelcheck(&["scenario"]).stdout).expect("write scenario");
+    let cut = dir.join("cut.json").display().to_string();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
+    v["seeds"] = Value::from(3);
+    std::fs::write(&cut, v.to_string()).unwrap();
+    assert_eq!(
+        run(&["merge", &s0, &s1, "--json"], 0).status.code(),
+        Some(0)
+    );
+    for (files, fragments) in [
+        (vec![&s0], vec!["shard 1/2 missing"]),
+        (vec![&s0, &s0], vec![&s0, "field `shard.index`", "again"]),
+        (
+            vec![&s0, &other],
+            vec![&other, "field `scenario`", "differs"],
+        ),
+        (vec![&s0, &stopped], vec![&stopped, "field `stop_first`"]),
+        (vec![&s0, &cut], vec![&cut, "field `seeds`", "expected 20"]),
+        (
+            vec![&scenario],
+            vec![&scenario, "field `format`", "not a shard"],
+        ),
+    ] {
+        let mut args = vec!["merge"];
+        args.extend(files.iter().map(|f| f.as_str()));
+        let o = run(&args, 2);
+        let err = text(&o.stderr);
+        for f in fragments {
+            assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
+        }
+    }
+}
+
+/// The binary's folder, first on a `PATH` for scripts that call `cancelcheck`.
+fn path_with_binary() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cancelcheck"));
+    format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Runs `script` with `sh` in `dir`, with `env`; returns its output.
+fn sh(dir: &Path, script: &str, env: &[(&str, &str)]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path_with_binary())
+        .envs(env.iter().copied())
+        .output()
+        .expect("sh runs")
+}
+
+/// The whole run of `flags` as JSON, run in `dir` with traces saved under `traces/found`.
+fn whole(dir: &Path, flags: &str, code: i32) -> Value {
+    let o = sh(
+        dir,
+        &format!("cancelcheck run --json --save traces/found {flags}"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(code), "{}", text(&o.stderr));
+    json_out(&o)
+}
+
+/// The text of the literal block (`|`) that starts on the first line ending in `|` at or
+/// after the line holding `marker`, its indentation removed.
+fn literal_block(yaml: &str, marker: &str) -> String {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no {marker:?}"));
+    let start = (at..lines.len())
+        .find(|&i| lines[i].trim_end().ends_with('|'))
+        .unwrap_or_else(|| panic!("no block after {marker:?}"))
+        + 1;
+    let indent_of = |l: &str| l.len() - l.trim_start().len();
+    let indent = indent_of(lines[start]);
+    lines[start..]
+        .iter()
+        .take_while(|l| l.trim().is_empty() || indent_of(l) >= indent)
+        .map(|l| l.get(indent..).unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn repo_file(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+const FLAGS: &str = "--behavior answers-twice --seeds 0..400 --jobs 1";
+
+#[test]
+fn run_shards_sh_runs_shards_at_once_and_merges_them() {
+    let tmp = Scratch::new("script");
+    let dir = tmp.path();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/run-shards.sh");
+    let o = sh(
+        dir,
+        &format!("sh {} 3 {FLAGS} --save traces/found", script.display()),
+        &[("OUT", "out"), ("MERGE_FLAGS", "--json")],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let merged = json_out(&o);
+    assert_eq!(merged["merged_from"].as_array().map(Vec::len), Some(3));
+    same(&whole(dir, FLAGS, 1), &merged, "run-shards.sh");
+}
+
+/// The CI matrix's shard step, run for each index as the matrix would, then its merge step.
+#[test]
+fn the_ci_matrix_recipe_runs_its_shards_and_merges_them() {
+    let tmp = Scratch::new("ci");
+    let dir = tmp.path();
+    let yaml = repo_file("examples/ci/shards.yml");
+    assert!(yaml.contains("index: [0, 1, 2, 3]") && yaml.contains("SHARDS: 4"));
+    let step = literal_block(&yaml, "- name: Run shard");
+    assert!(
+        step.contains("--shard ${{ matrix.index }}/$SHARDS --json"),
+        "{step}"
+    );
+    for i in 0..4 {
+        let script = step
+            .replace("${{ matrix.index }}", &i.to_string())
+            .replace("bin/cancelcheck", "cancelcheck");
+        let o = sh(dir, &script, &[("RUN_FLAGS", FLAGS), ("SHARDS", "4")]);
+        assert!(o.status.success(), "shard {i}: {}", text(&o.stderr));
+    }
+    let merge = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- run: bin/cancelcheck merge"))
+        .expect("a merge step");
+    let o = sh(dir, &format!("cancelcheck merge{merge} --json"), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    same(&whole(dir, FLAGS, 1), &json_out(&o), "the CI recipe");
+}
+
+/// The Indexed Job's container script, run for each completion index with the shared volume
+/// a folder here, then the merge Job's.
+#[test]
+fn the_indexed_job_recipe_runs_its_shards_and_merges_them() {
+    let tmp = Scratch::new("k8s");
+    let dir = tmp.path();
+    let out = dir.display().to_string();
+    let job = repo_file("examples/k8s/shards.yaml");
+    for needed in [
+        "completionMode: Indexed",
+        "completions: 4",
+        "value: \"4\"",
+        "mountPath: /out",
+    ] {
+        assert!(job.contains(needed), "shards.yaml lacks {needed:?}");
+    }
+    let script = literal_block(&job, "JOB_COMPLETION_INDEX is set").replace("/out", &out);
+    assert!(script.contains("--shard \"$I/$SHARDS\""), "{script}");
+    for i in 0..4 {
+        let index = i.to_string();
+        let o = sh(
+            dir,
+            &script,
+            &[
+                ("JOB_COMPLETION_INDEX", &index),
+                ("SHARDS", "4"),
+                ("RUN_FLAGS", FLAGS),
+            ],
+        );
+        assert!(o.status.success(), "index {i}: {}", text(&o.stderr));
+        assert!(dir.join(format!("shard-{i}.json")).is_file());
+    }
+    let merge = literal_block(&repo_file("examples/k8s/merge.yaml"), "args:").replace("/out", &out);
+    let o = sh(dir, &merge, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let merged: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let save = dir.join("traces");
+    let save = save.display().to_string();
+    let whole = json_out(&run(
+        &[
+            "run",
+            "--json",
+            "--save",
+            &save,
+            "--behavior",
+            "answers-twice",
+            "--seeds",
+            "0..400",
+            "--jobs",
+            "1",
+        ],
+        1,
+    ));
+    same(&whole, &merged, "the Indexed Job recipe");
+    assert!(
+        text(&o.stdout).contains("verdict: fail"),
+        "{}",
+        text(&o.stdout)
+    );
+}
