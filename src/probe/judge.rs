@@ -146,19 +146,44 @@ pub struct Judgement {
     /// What the peer's answer to the handshake says of the protocol version it speaks, where
     /// that is not the one the dialect's text is of (`None`: the same, or none negotiated).
     pub protocol: Option<String>,
+    /// Why the scenario tested nothing, each with what would fix it (empty: it tested what it
+    /// claims): its work request refused before it ran, or, where the scenario claims a cancel
+    /// of a request in flight ([`Judgement::claim`]), answered before any cancel was sent.
+    pub vacuous_because: Vec<String>,
+    /// The assumptions a finding rests on, where the wire alone does not decide it (a work
+    /// request judged dropped because the same work read after it was answered).
+    pub assumptions: Vec<String>,
+    /// Whether the scenario claims a cancel reaching a request in flight and one did: a cancel
+    /// was sent while a work request the peer had not refused was still unanswered.
+    pub exercised_in_flight: bool,
+    /// Why no cancel reached a work request in flight (`None`: one did).
+    not_in_flight: Option<String>,
 }
 
 impl Judgement {
-    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs) or `pass`
-    /// ([`Status::judged`]). A scenario exercises what it claims by sending it: the races it
-    /// reached are reported, not judged.
+    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs), `vacuous` (nothing
+    /// broken, but the scenario tested nothing: [`Judgement::vacuous_because`]) or `pass`
+    /// ([`Status::judged`]). The races it reached are reported, not judged.
     pub fn status(&self) -> Status {
         let error = !self.errors.is_empty();
         Status::judged(
             error || self.verdict.failed(),
             error || !self.verdict.passed(),
-            true,
+            self.vacuous_because.is_empty(),
         )
+    }
+
+    /// Applies what the scenario claims: `in_flight`, that a cancel reaches a work request
+    /// still in flight. A scenario that claims it and sent every cancel after the work was
+    /// answered (or sent none) tested nothing.
+    pub fn claim(&mut self, in_flight: bool) {
+        if !in_flight || !self.vacuous_because.is_empty() {
+            return;
+        }
+        match &self.not_in_flight {
+            Some(why) => self.vacuous_because.push(why.clone()),
+            None => self.exercised_in_flight = true,
+        }
     }
 }
 
@@ -304,6 +329,32 @@ struct Judge<'c> {
     handshake_sent: bool,
     /// What its answer says of the peer's protocol version, where not the dialect's.
     protocol: Option<String>,
+    /// The probe's work requests: when each was sent and first answered.
+    work: BTreeMap<RequestId, WorkTimes>,
+    /// Work requests the peer refused before they ran.
+    refused: BTreeSet<RequestId>,
+    /// A cancel was sent while a work request was in flight.
+    in_flight: bool,
+    /// Why the scenario tested nothing, so far (a refusal).
+    vacuous_because: Vec<String>,
+    /// The cancels the probe sent (of any kind): their indices among the messages sent.
+    cancels_at: Vec<usize>,
+    /// The assumptions a finding rests on, each once.
+    assumptions: Vec<String>,
+}
+
+/// When a work request of the probe's was sent and first answered (record times).
+struct WorkTimes {
+    /// Its index among the messages the probe sent.
+    at: usize,
+    /// The last cancel (an index among the messages sent) the peer was proved to have read
+    /// when this request was sent.
+    after_read_cancel: Option<usize>,
+    wire: Option<WireId>,
+    sent_us: u64,
+    answered_us: Option<u64>,
+    /// The text of an MCP tool's error result (`isError: true`), if it answered so.
+    tool_error: Option<String>,
 }
 
 impl Judge<'_> {
@@ -464,6 +515,22 @@ impl Judge<'_> {
         {
             self.cancel_sent = true;
         }
+        if let WireMessage::Notification { method, .. } = &msg
+            && (method == rules.cancel_method
+                || Some(method.as_str()) == rules.session_cancel_method
+                || session_cancelled(dialect, &msg).is_some())
+        {
+            self.cancels_at.push(self.sent.len());
+            // A cancel of any kind sent while a work request (not refused) is unanswered: the
+            // scenario's moment came with the work in flight.
+            if self
+                .work
+                .iter()
+                .any(|(id, w)| w.answered_us.is_none() && !self.refused.contains(id))
+            {
+                self.in_flight = true;
+            }
+        }
         let handshake = match dialect {
             Dialect::Mcp20260728 => cancelcheck_wire::mcp::DISCOVER,
             _ => rules.initialize_method.unwrap_or("initialize"),
@@ -501,6 +568,22 @@ impl Judge<'_> {
             match m {
                 Message::Request { id, method } => {
                     self.methods.insert(id, method);
+                    if method == Method::Work {
+                        let after_read_cancel = self
+                            .cancels_at
+                            .iter()
+                            .rev()
+                            .copied()
+                            .find(|&k| self.sent[k].read);
+                        self.work.entry(id).or_insert(WorkTimes {
+                            at: self.sent.len(),
+                            after_read_cancel,
+                            wire: request.clone(),
+                            sent_us: rec.t_us,
+                            answered_us: None,
+                            tool_error: None,
+                        });
+                    }
                     if let (Method::Work, WireMessage::Request { params, .. }) = (method, &msg)
                         && self.ctx.prompt_turn()
                         && let Some(session) = session_of(params.as_ref())
@@ -651,14 +734,33 @@ impl Judge<'_> {
                 && REFUSALS.contains(code)
                 && self.methods.get(&mid) == Some(&Method::Work)
             {
-                self.errors.push(SessionError {
-                    kind: "refused",
-                    offset: Some(rec.offset),
-                    message: format!(
-                        "the peer refused request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params",
+                self.refused.insert(mid);
+                if self.vacuous_because.is_empty() {
+                    self.vacuous_because.push(format!(
+                        "the peer refused the work request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params",
                         self.ctx.work_method
-                    ),
-                });
+                    ));
+                }
+            }
+            if let Some(w) = self.work.get_mut(&mid)
+                && w.answered_us.is_none()
+            {
+                w.answered_us = Some(rec.t_us);
+                w.tool_error = match body {
+                    cancelcheck_wire::Body::Result(v)
+                        if v.get("isError") == Some(&Value::Bool(true)) =>
+                    {
+                        Some(
+                            v.pointer("/content/0/text")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .chars()
+                                .take(80)
+                                .collect(),
+                        )
+                    }
+                    _ => None,
+                };
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
             let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
@@ -742,8 +844,75 @@ impl Judge<'_> {
         }
     }
 
+    /// Why no cancel reached a work request in flight, and what would fix it.
+    fn why_not_in_flight(&self) -> String {
+        const FIX: &str = "name a slower one with --method/--params, or raise its duration";
+        let cancel = if !self.cancels_at.is_empty() {
+            "before the cancel"
+        } else {
+            "before the scenario's moment to cancel it (no cancel was sent)"
+        };
+        let Some(w) = self.work.values().rev().find(|w| w.answered_us.is_some()) else {
+            return format!("no work request was in flight when a cancel was sent: {FIX}");
+        };
+        let id = w
+            .wire
+            .as_ref()
+            .map(WireId::to_json_text)
+            .unwrap_or_default();
+        let ms = w.answered_us.unwrap_or(0).saturating_sub(w.sent_us) / 1000;
+        let tool = w
+            .tool_error
+            .as_ref()
+            .map(|t| format!(" with a tool error ({t:?})"))
+            .unwrap_or_default();
+        format!(
+            "the work request {id} ({}) was answered{tool} {ms} ms after it was sent, {cancel}: {FIX}",
+            self.ctx.work_method
+        )
+    }
+
+    /// Work requests the peer dropped: never answered, never cancelled by the probe, sent
+    /// before a cancel (naming something else) that the peer was proved to have read before a
+    /// control, the same work sent after that proof, which it answered. On a FIFO stream the
+    /// peer read each such request before its control; no time limit tells a dropped request
+    /// from slow work, so this rests on an assumption, named in the verdict: the peer answers
+    /// the same work in the order it read it. The probe sends every work request of a session
+    /// with the same method and params.
+    fn dropped(&mut self) {
+        if self.gone {
+            return;
+        }
+        let answered = |id: &RequestId, w: &WorkTimes| {
+            w.answered_us.is_some() && w.tool_error.is_none() && !self.refused.contains(id)
+        };
+        let mut found = Vec::new();
+        for (id, w) in &self.work {
+            if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(id) {
+                continue;
+            }
+            let control = self
+                .work
+                .iter()
+                .find(|&(c, cw)| answered(c, cw) && cw.after_read_cancel.is_some_and(|k| w.at < k));
+            if let Some((_, cw)) = control {
+                found.push((*id, w.wire.clone(), cw.wire.clone()));
+            }
+        }
+        for (id, wire, control) in found {
+            let name = |w: Option<WireId>| w.map(|w| w.to_json_text()).unwrap_or_default();
+            self.assumptions.push(format!(
+                "request {} was never answered though {}, the same work read after it and after the peer had read a cancel naming another id, was: judged dropped for that cancel (exact-id-match), assuming the peer answers the same work in the order it read it",
+                name(wire),
+                name(control)
+            ));
+            self.server(Output::Dropped(id));
+        }
+    }
+
     fn finish(mut self) -> Judgement {
         let dialect = self.ctx.dialect;
+        self.dropped();
         self.emit(Event::End {
             quiescent: true,
             open_incoming: [0, 0],
@@ -779,14 +948,27 @@ impl Judge<'_> {
             }
             hidden.sort();
         }
+        let not_in_flight = (!self.in_flight).then(|| self.why_not_in_flight());
         Judgement {
             verdict,
             events: self.events,
             errors: self.errors,
             not_observable: hidden,
             protocol: self.protocol,
+            vacuous_because: self.vacuous_because,
+            assumptions: self.assumptions,
+            exercised_in_flight: false,
+            not_in_flight,
         }
     }
+}
+
+/// Judges one recorded session of the scenario `name` (see the module documentation), with
+/// what that scenario claims ([`Judgement::claim`]); an unknown name claims nothing.
+pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgement {
+    let mut j = judge(ctx, records);
+    j.claim(super::scenario::by_name(name).is_some_and(|s| s.in_flight));
+    j
 }
 
 /// Judges one recorded session (see the module documentation).
@@ -813,6 +995,12 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         handshake: None,
         handshake_sent: false,
         protocol: None,
+        work: BTreeMap::new(),
+        refused: BTreeSet::new(),
+        in_flight: false,
+        vacuous_because: Vec::new(),
+        cancels_at: Vec::new(),
+        assumptions: Vec::new(),
     };
     for rec in records {
         match rec.dir {
@@ -1242,6 +1430,121 @@ mod tests {
             assert!(gave_up(&j));
             for i in [InvariantId::ExactIdMatch, InvariantId::InternalCancelCode] {
                 assert!(j.not_observable.contains(&i), "{answer}: {i}");
+            }
+        }
+    }
+
+    /// MCP: request 1 and the messages of `cancel-during-work` around it, with the answer
+    /// before or after the cancel was sent; or refused (-32601).
+    fn work_then_cancel(answer: Option<&str>, before_cancel: bool) -> Vec<Record> {
+        let work = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+        );
+        let cancel = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        );
+        let barrier = rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","method":"ping"}"#,
+        );
+        let pong = rec(
+            Dir::Received,
+            r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","result":{}}"#,
+        );
+        let mut r = vec![work];
+        let answer = answer.map(|a| rec(Dir::Received, a));
+        if before_cancel {
+            r.extend(answer.clone());
+        }
+        r.extend([cancel, barrier, pong]);
+        if !before_cancel {
+            r.extend(answer);
+        }
+        r
+    }
+
+    /// A scenario that claims a cancel of a request in flight is vacuous when the work was
+    /// answered before any cancel was sent, or refused; a cancel sent first exercised it, and a
+    /// scenario that claims nothing of a request in flight is not vacuous for an early answer.
+    #[test]
+    fn an_answer_before_the_cancel_or_a_refusal_makes_the_scenario_vacuous() {
+        let ctx = Context::new(Dialect::Mcp20251125);
+        let full = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+        let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+        let mut j = judge(&ctx, &work_then_cancel(Some(full), true));
+        j.claim(true);
+        assert_eq!(j.status(), Status::Vacuous);
+        assert!(j.vacuous_because[0].contains("before the cancel"), "{j:?}");
+        let mut j = judge(&ctx, &work_then_cancel(Some(full), true));
+        j.claim(false);
+        assert_eq!(j.status(), Status::Pass);
+        let mut j = judge(&ctx, &work_then_cancel(None, false));
+        j.claim(true);
+        assert_eq!(j.status(), Status::Pass);
+        assert!(j.exercised_in_flight);
+        // Refused, before or after the cancel was sent: never ran (a refusal after the cancel
+        // was read is an answer after it, a SHOULD broken, which still warns).
+        for before in [true, false] {
+            let mut j = judge(&ctx, &work_then_cancel(Some(refused), before));
+            j.claim(true);
+            assert!(j.errors.is_empty());
+            assert!(j.vacuous_because[0].contains("-32601"));
+            assert!(!j.exercised_in_flight);
+        }
+        let mut j = judge(&ctx, &work_then_cancel(Some(refused), true));
+        j.claim(true);
+        assert_eq!(j.status(), Status::Vacuous, "{j:?}");
+    }
+
+    /// MCP: request "7" and a cancel naming 7, read (the barrier's answer); then the same work
+    /// again ("8"), answered while "7" never is: "7" was dropped for a cancel of another id
+    /// (`exact-id-match`), under the assumption named. Answered, even after "8", it was not.
+    #[test]
+    fn a_request_never_answered_while_the_same_work_read_after_it_was_is_exact_id_match() {
+        let ctx = Context::new(Dialect::Mcp20251125);
+        let answer_7 = rec(
+            Dir::Received,
+            r#"{"jsonrpc":"2.0","id":"7","result":{"content":[]}}"#,
+        );
+        for answered in [false, true] {
+            let mut r = vec![
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{}}"#,
+                ),
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+                ),
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","method":"ping"}"#,
+                ),
+                rec(
+                    Dir::Received,
+                    r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","result":{}}"#,
+                ),
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","id":"8","method":"tools/call","params":{}}"#,
+                ),
+                rec(
+                    Dir::Received,
+                    r#"{"jsonrpc":"2.0","id":"8","result":{"content":[]}}"#,
+                ),
+            ];
+            if answered {
+                r.push(answer_7.clone());
+            }
+            let j = judge(&ctx, &r);
+            if answered {
+                assert_found(&j, None);
+                assert!(j.assumptions.is_empty());
+            } else {
+                assert_found(&j, Some((InvariantId::ExactIdMatch, "fail")));
+                assert!(j.assumptions[0].contains("assuming"), "{j:?}");
             }
         }
     }

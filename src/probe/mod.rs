@@ -248,7 +248,7 @@ pub fn run_scenario(setup: &Setup, sc: &'static scenario::Scenario, seed: u64) -
             (vec![rec], end)
         }
     };
-    let judgement = judge::judge(&setup.ctx, &records);
+    let judgement = judge::judge_scenario(&setup.ctx, sc.name, &records);
     Outcome {
         name: sc.name,
         seed,

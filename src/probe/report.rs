@@ -1,7 +1,7 @@
 //! What a probe run reports: the verdict table, the `--json` document, and probe traces (saved
 //! for every finding, re-judged offline by `cancelcheck replay`).
 
-use super::judge::{Dir, Judgement, Record, judge};
+use super::judge::{Dir, Judgement, Record, judge_scenario};
 use super::process::PeerEnd;
 use cancelcheck_model::Dialect;
 use cancelcheck_properties::{InvariantId, Status, Strength};
@@ -74,13 +74,28 @@ fn protocol_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
         .collect()
 }
 
-/// The verdict of several outcomes: the strongest (`pass` for none).
+/// The verdict of several outcomes ([`Status::judged`]): `fail` or `warn` as the strongest
+/// scenario's; `vacuous` when no scenario exercised a cancel of a request in flight (`pass`
+/// for none).
 pub fn overall(outcomes: &[Outcome]) -> Status {
-    outcomes
+    let worst = outcomes
         .iter()
         .map(|o| o.judgement.status())
         .min()
-        .unwrap_or(Status::Pass)
+        .unwrap_or(Status::Pass);
+    let exercised = outcomes.is_empty() || outcomes.iter().any(|o| o.judgement.exercised_in_flight);
+    Status::judged(worst == Status::Fail, worst <= Status::Warn, exercised)
+}
+
+/// Why the run as a whole tested nothing (empty unless it is `vacuous`).
+pub fn run_vacuous_because(outcomes: &[Outcome]) -> Vec<String> {
+    if overall(outcomes) != Status::Vacuous {
+        return Vec::new();
+    }
+    vec![
+        "no scenario's cancel reached a work request in flight (each scenario's vacuous_because says why and what would fix it)"
+            .to_string(),
+    ]
 }
 
 fn trace_path(o: &Outcome) -> Value {
@@ -108,14 +123,21 @@ pub fn judgement_json(dialect: Dialect, j: &Judgement) -> Value {
         .iter()
         .map(|e| json!({"kind": e.kind, "offset": e.offset, "message": e.message}))
         .collect();
-    json!({
+    let mut v = json!({
         "result": j.status().as_str(),
         "violations": violations,
         "errors": errors,
         "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
         "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
         "events": j.verdict.events,
-    })
+    });
+    if !j.vacuous_because.is_empty() {
+        v["vacuous_because"] = json!(j.vacuous_because);
+    }
+    if !j.assumptions.is_empty() {
+        v["assumptions"] = json!(j.assumptions);
+    }
+    v
 }
 
 /// The run as one JSON document.
@@ -149,6 +171,8 @@ pub fn run_json(
                 "errors": errors,
                 "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+                "vacuous_because": j.vacuous_because,
+                "assumptions": j.assumptions,
                 "peer_protocol": j.protocol,
                 "messages": o.records.iter().filter(|r| r.dir != Dir::Note).count(),
                 "peer_exit": o.end.status,
@@ -169,6 +193,7 @@ pub fn run_json(
     };
     json!({
         "verdict": overall(outcomes).as_str(),
+        "vacuous_because": run_vacuous_because(outcomes),
         "protocol": protocol,
         "dialect": dialect.id(),
         "framing": framing.as_str(),
@@ -306,6 +331,9 @@ pub fn run_text(
                 v.invariant.name()
             );
         }
+        for a in &j.assumptions {
+            let _ = writeln!(t, "    {a}");
+        }
         for e in &j.errors {
             let at = e
                 .offset
@@ -326,6 +354,21 @@ pub fn run_text(
             }
             None => {}
         }
+    }
+    let vacuous: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.judgement.vacuous_because.is_empty())
+        .collect();
+    if !vacuous.is_empty() {
+        let _ = writeln!(t, "vacuous (tested nothing):");
+    }
+    for o in vacuous {
+        for why in &o.judgement.vacuous_because {
+            let _ = writeln!(t, "  {} (seed {}): {why}", o.name, o.seed);
+        }
+    }
+    for why in run_vacuous_because(outcomes) {
+        let _ = writeln!(t, "vacuous: {why}");
     }
     let (mean, max) = cost(outcomes);
     let _ = writeln!(
@@ -436,7 +479,8 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
             text: text.to_string(),
         });
     }
-    let fresh = judgement_json(dialect, &judge(&ctx, &records));
+    let scenario = doc.get("scenario").and_then(Value::as_str).unwrap_or("");
+    let fresh = judgement_json(dialect, &judge_scenario(&ctx, scenario, &records));
     let same = doc.get("verdict") == Some(&fresh);
     Ok(Some((fresh, same, records.len())))
 }

@@ -22,6 +22,11 @@ pub struct Scenario {
     /// Whether it exists only where the client's request is a prompt turn with a cancel of its
     /// own (ACP's `session/prompt`).
     pub prompt_turn: bool,
+    /// Whether what it claims needs a cancel to reach a work request still in flight: sent
+    /// while the peer had not answered it. Where none did (the work answered first), it tested
+    /// nothing and is `vacuous`. The others claim nothing of a request in flight (a cancel of
+    /// an answered request, of an unknown id, malformed cancels, progress).
+    pub in_flight: bool,
 }
 
 impl Scenario {
@@ -59,6 +64,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: cancel_before_work,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "cancel-during-work",
@@ -67,6 +73,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: cancel_during_work,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "cancel-after-answer",
@@ -75,14 +82,16 @@ pub static SCENARIOS: &[Scenario] = &[
         run: cancel_after_answer,
         acp_only: false,
         prompt_turn: false,
+        in_flight: false,
     },
     Scenario {
         name: "cancel-crossing-answer",
-        summary: "cancel at a seeded moment near the end of the work, so it may cross the answer",
+        summary: "cancel at a seeded moment near the end of the work (its duration measured first), so it may cross the answer",
         ids: ints(1),
         run: cancel_crossing_answer,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "unknown-id",
@@ -91,6 +100,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: unknown_id,
         acp_only: false,
         prompt_turn: false,
+        in_flight: false,
     },
     Scenario {
         name: "malformed-cancels",
@@ -99,6 +109,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: malformed_cancels,
         acp_only: false,
         prompt_turn: false,
+        in_flight: false,
     },
     Scenario {
         name: "string-vs-number",
@@ -111,6 +122,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: string_vs_number,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "id-zero",
@@ -120,6 +132,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: cancel_during_work,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "empty-string-id",
@@ -132,6 +145,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: empty_string_id,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "two-concurrent-one-cancelled",
@@ -140,6 +154,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: two_concurrent,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "same-cancel-twice",
@@ -148,6 +163,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: same_cancel_twice,
         acp_only: false,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "progress-after-answer",
@@ -156,6 +172,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: progress_after_answer,
         acp_only: false,
         prompt_turn: false,
+        in_flight: false,
     },
     Scenario {
         name: "session-cancel",
@@ -164,6 +181,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: session_cancel,
         acp_only: true,
         prompt_turn: false,
+        in_flight: true,
     },
     Scenario {
         name: "cancel-request-names-prompt",
@@ -172,6 +190,7 @@ pub static SCENARIOS: &[Scenario] = &[
         run: cancel_request_names_prompt,
         acp_only: true,
         prompt_turn: true,
+        in_flight: true,
     },
 ];
 
@@ -218,9 +237,16 @@ fn cancel_after_answer(s: &mut Session<'_>) -> Step<()> {
 }
 
 fn cancel_crossing_answer(s: &mut Session<'_>) -> Step<()> {
+    // The work's duration, measured: one run of it, uncancelled, in this session.
+    let t0 = std::time::Instant::now();
+    let first = s.send_work()?;
+    s.wait_resolved(first)?;
+    let took = u64::try_from(t0.elapsed().as_micros()).unwrap_or(u64::MAX);
+    // A seeded moment in the last quarter of that duration: the work should still run, and its
+    // answer may cross the cancel.
+    let permille = s.rng.between(750, 999);
+    let ms = took.saturating_mul(permille) / 1_000_000;
     let id = s.send_work()?;
-    // Somewhere in the work's span: before, at or after its end.
-    let ms = s.rng.between(0, 400);
     s.pause(ms, |s| s.resolved(id))?;
     if s.resolved(id) {
         s.cancel_again(id);
@@ -269,7 +295,7 @@ fn string_vs_number(s: &mut Session<'_>) -> Step<()> {
     let p = s.cancel_params(json!(7));
     s.raw_cancel(Some(p));
     s.barrier()?;
-    s.wait_resolved(id)
+    s.wait_untouched(id)
 }
 
 fn empty_string_id(s: &mut Session<'_>) -> Step<()> {
@@ -293,7 +319,8 @@ fn two_concurrent(s: &mut Session<'_>) -> Step<()> {
     until_started(s, a)?;
     s.cancel(a);
     s.barrier()?;
-    settle(s, &[a, b])
+    settle(s, &[a])?;
+    s.wait_untouched(b)
 }
 
 fn same_cancel_twice(s: &mut Session<'_>) -> Step<()> {

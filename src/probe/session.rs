@@ -576,6 +576,30 @@ impl<'a> Session<'a> {
         self.pump_until(&what, |s| s.resolved(id))
     }
 
+    /// Waits for the answer to `id`, a work request the probe did not cancel, after a barrier
+    /// proved the peer had read a cancel naming something else. A peer that took that cancel
+    /// for `id` may never answer it, and no time limit tells that from slow work: so the probe
+    /// sends the same work again, a control, and waits for either answer. A control answered
+    /// while `id`, read earlier, is not is what the judge decides on (`exact-id-match`, under
+    /// the assumption it names); then the scenario ends, and what the peer still sends before
+    /// it exits is judged too.
+    pub fn wait_untouched(&mut self, id: RequestId) -> Step<()> {
+        if self.resolved(id) {
+            return Ok(());
+        }
+        let control = self.send_work()?;
+        let what = format!(
+            "the answer to request {} or to the same work sent after it, {}",
+            self.ids.wire(id),
+            self.ids.wire(control)
+        );
+        self.pump_until(&what, |s| s.resolved(id) || s.resolved(control))?;
+        if self.resolved(id) {
+            self.wait_resolved(control)?;
+        }
+        Ok(())
+    }
+
     /// Reads the peer for `ms` milliseconds, or until `until` holds.
     pub fn pause(&mut self, ms: u64, until: impl Fn(&Session<'_>) -> bool) -> Step<()> {
         let end = Instant::now() + Duration::from_millis(ms);

@@ -164,6 +164,14 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
             continue;
         }
         checked += 1;
+        if b == Behaviour::CancelCancelsAll && !d.rules().internal_cancellation {
+            // The request it stops for a cancel of another is shown from the wire (in MCP,
+            // where it is never answered, by a control request: see
+            // `a_request_stopped_by_a_cancel_of_another_id_is_exact_id_match_not_a_timeout`),
+            // never as a timeout.
+            assert_eq!(inv, ["exact-id-match"], "{b} in {d}: {v:#}");
+            assert!(errors.is_empty(), "{b} in {d}: {v:#}");
+        }
         let names: Vec<&str> = declared.iter().map(|i| i.name()).collect();
         for found in &inv {
             assert!(
@@ -1161,4 +1169,114 @@ fn a_peer_of_another_protocol_version_is_named_at_the_top() {
         &["--dialect", "mcp-2025-11-25"],
     );
     assert!(v["protocol"].is_null(), "{v:#}");
+}
+
+/// Issue #25: a scenario whose work request was answered before its cancel was sent (a tool
+/// that returns at once) tested nothing: `vacuous`, with why and what would fix it, never
+/// `pass`; and a run in which no scenario's cancel reached a request in flight is `vacuous`
+/// (exit 0). A work request the peer refuses (an unknown method, -32601) never ran: the same.
+#[test]
+fn a_work_request_answered_before_its_cancel_or_refused_is_vacuous_never_a_pass() {
+    let fast = r#"{"name":"slow","arguments":{"ms":0}}"#;
+    let (v, code, _) = probe(
+        "vacuous-fast",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--params",
+            fast,
+            "--scenarios",
+            "cancel-during-work,id-zero,two-concurrent-one-cancelled,same-cancel-twice",
+        ],
+        &["--dialect", "mcp-2025-11-25"],
+    );
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert_eq!(code, 0);
+    assert!(v["vacuous_because"][0].is_string(), "{v:#}");
+    for s in v["scenarios"].as_array().unwrap() {
+        assert_eq!(s["verdict"], "vacuous", "{s:#}");
+        let why = s["vacuous_because"][0].as_str().unwrap_or("");
+        assert!(
+            why.contains("was answered") && why.contains("--method/--params"),
+            "{s:#}"
+        );
+    }
+    let (v, code, _) = probe(
+        "vacuous-refused",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--method",
+            "tools/unknown",
+            "--params",
+            "{}",
+            "--scenarios",
+            "cancel-during-work,unknown-id",
+        ],
+        &["--dialect", "mcp-2025-11-25"],
+    );
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert_eq!(code, 0);
+    for s in v["scenarios"].as_array().unwrap() {
+        assert_eq!(s["verdict"], "vacuous", "{s:#}");
+        assert_eq!(s["errors"], Value::Array(vec![]), "{s:#}");
+        let why = s["vacuous_because"][0].as_str().unwrap_or("");
+        assert!(why.contains("-32601") && why.contains("--method"), "{s:#}");
+    }
+}
+
+/// Issue #25: a peer that stops a request for a cancel naming another id (`cancel-cancels-all`:
+/// the cancel of 7 stops "7"; the cancel of one of two requests stops both) never answers it.
+/// After the barrier proved the cancel read, the probe sends the same work again; that control
+/// answered while the untouched request, read before it, never is, is `exact-id-match` (MUST)
+/// decided from the wire under the assumption the verdict names, never a `timeout`.
+#[test]
+fn a_request_stopped_by_a_cancel_of_another_id_is_exact_id_match_not_a_timeout() {
+    for d in ["mcp-2025-11-25", "mcp-2026-07-28"] {
+        let (v, code, _) = probe(
+            &format!("dropped-{d}"),
+            &[
+                "--dialect",
+                d,
+                "--params",
+                FAST,
+                "--scenarios",
+                "string-vs-number,two-concurrent-one-cancelled",
+                "--timeout",
+                "5000",
+            ],
+            &["--dialect", d, "--behavior", "cancel-cancels-all"],
+        );
+        assert_eq!(code, 1, "{v:#}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["errors"], Value::Array(vec![]), "{d}: {s:#}");
+            let broken: Vec<&str> = s["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|x| x["invariant"].as_str())
+                .collect();
+            assert_eq!(broken, ["exact-id-match"], "{d}: {s:#}");
+            let assumed = s["assumptions"][0].as_str().unwrap_or("");
+            assert!(assumed.contains("assuming"), "{d}: {s:#}");
+        }
+        // The correct peer answers the request it did not cancel: no finding, no assumption.
+        let (v, code, _) = probe(
+            &format!("undropped-{d}"),
+            &[
+                "--dialect",
+                d,
+                "--params",
+                FAST,
+                "--scenarios",
+                "string-vs-number,two-concurrent-one-cancelled",
+            ],
+            &["--dialect", d],
+        );
+        assert_eq!(v["verdict"], "pass", "{d}: {v:#}");
+        assert_eq!(code, 0);
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["assumptions"], Value::Array(vec![]), "{d}: {s:#}");
+        }
+    }
 }
