@@ -313,8 +313,9 @@ impl Behaviour {
             // (with the parent's number), which the receiver then stops: a sibling's subtree is
             // hit (ACP, ACP RFD); in MCP the sibling is never answered, so its requester and
             // the request it serves wait for ever, and a requester that named it in a cancel
-            // still takes its answer if one comes. The child meant runs on (ACP RFD: the
-            // cascade is incomplete).
+            // still takes its answer if one comes, and a sibling already answered is cancelled
+            // after its answer came (MCP's "believed to still be in-progress"). The child meant
+            // runs on (ACP RFD: the cascade is incomplete).
             let breaks: &'static [&'static str] = match dialect {
                 Dialect::Acp => &["exact-id-match", "siblings-untouched"],
                 Dialect::AcpRfd => &["exact-id-match", "siblings-untouched", "cascade-complete"],
@@ -323,6 +324,7 @@ impl Behaviour {
                     "eventual-resolution",
                     "late-answer-ignored",
                     "no-leak-at-quiescence",
+                    "cancel-only-in-progress",
                 ],
                 _ => &["exact-id-match"],
             };
