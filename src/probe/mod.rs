@@ -163,6 +163,12 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
         ));
     }
+    if let Some(why) = unrunnable(&args.command[0]) {
+        return Err(bad(format!(
+            "the peer command {:?} {why}: give the path of a program that speaks JSON-RPC on stdio (nothing was run, no trace written)",
+            args.command[0]
+        )));
+    }
     if args.timeout == 0 || args.jobs == 0 || args.repeat == 0 || args.max_frame == 0 {
         return Err(bad(
             "--timeout, --jobs, --repeat and --max-frame must be at least 1",
@@ -215,6 +221,19 @@ fn selected(args: &ProbeArgs, ctx: &Context) -> anyhow::Result<Vec<&'static scen
                 })
         })
         .collect()
+}
+
+/// Why `program` cannot be started, if it plainly cannot: a path that names no file, or a
+/// name found in no directory of `PATH` (a usage error, said once, rather than a finding per
+/// scenario). Whether the file is executable is left to the start itself.
+fn unrunnable(program: &str) -> Option<&'static str> {
+    let path = std::path::Path::new(program);
+    if program.contains(std::path::MAIN_SEPARATOR) {
+        return (!path.is_file()).then_some("names no file");
+    }
+    let found = std::env::var_os("PATH")
+        .is_some_and(|dirs| std::env::split_paths(&dirs).any(|d| d.join(program).is_file()));
+    (!found).then_some("is found in no directory of PATH")
 }
 
 /// Runs one scenario in a fresh peer process and judges it.

@@ -400,23 +400,36 @@ fn a_peer_that_never_reads_cannot_block_the_probe() {
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
+/// A program that is not there is one usage error, said before anything runs, with no trace
+/// written; a file that is there but will not start is a finding, not a crash.
 #[test]
-fn a_missing_program_is_a_finding_not_a_crash() {
+fn a_missing_program_is_one_usage_error_and_a_program_that_will_not_start_a_finding() {
     let save = scratch("missing");
-    let cli = Cli::try_parse_from([
-        "probe",
-        "--json",
-        "--dialect",
-        "mcp-2025-11-25",
-        "--save",
-        save.to_str().unwrap(),
-        "--scenarios",
-        "unknown-id",
-        "--",
-        "/nonexistent/cancelcheck-peer",
-    ])
-    .unwrap();
-    let (text, code) = run(cli.args).unwrap();
+    let probe = |program: &str| {
+        let cli = Cli::try_parse_from([
+            "probe",
+            "--json",
+            "--dialect",
+            "mcp-2025-11-25",
+            "--save",
+            save.to_str().unwrap(),
+            "--scenarios",
+            "unknown-id",
+            "--",
+            program,
+        ])
+        .unwrap();
+        run(cli.args)
+    };
+    let err = probe("/nonexistent/cancelcheck-peer").expect_err("a usage error");
+    assert!(err.to_string().contains("names no file"), "{err}");
+    assert!(
+        std::fs::read_dir(&save).map_or(true, |mut d| d.next().is_none()),
+        "nothing written"
+    );
+    // A file that is not a program: the start itself fails.
+    let not_a_program = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let (text, code) = probe(not_a_program).expect("a judged run");
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("could not start the peer"), "{text}");
 }
@@ -466,6 +479,21 @@ fn bad_usage_is_an_error() {
             r#"{"arguments":{}}"#,
             "--",
             PEER,
+        ],
+        // A peer command that cannot start: one usage error, no finding per scenario.
+        vec![
+            "probe",
+            "--dialect",
+            "lsp",
+            "--",
+            "/nonexistent/cancelcheck-peer",
+        ],
+        vec![
+            "probe",
+            "--dialect",
+            "lsp",
+            "--",
+            "cancelcheck-no-such-peer-on-path",
         ],
     ] {
         let cli = Cli::try_parse_from(&argv).unwrap();
