@@ -257,7 +257,32 @@ pub fn run_text(
         .unwrap_or(8)
         .max(8);
     let head: String = (1..=cols.len()).map(|n| format!("{:>3}", n)).collect();
-    let _ = writeln!(t, "{:width$}  verdict  {head}  session", "scenario");
+    // With `--repeat`, a scenario has a row per seed: the seed tells them apart.
+    let repeated = outcomes
+        .iter()
+        .enumerate()
+        .any(|(k, o)| outcomes[..k].iter().any(|p| p.name == o.name));
+    let seed_width = if repeated {
+        outcomes
+            .iter()
+            .map(|o| o.seed.to_string().len())
+            .max()
+            .unwrap_or(4)
+            .max(4)
+    } else {
+        0
+    };
+    let seed_cell = |seed: Option<u64>| match (repeated, seed) {
+        (false, _) => String::new(),
+        (true, Some(s)) => format!("{s:>seed_width$}  "),
+        (true, None) => format!("{:>seed_width$}  ", "seed"),
+    };
+    let _ = writeln!(
+        t,
+        "{:width$}  {}verdict  {head}  session",
+        "scenario",
+        seed_cell(None)
+    );
     for o in outcomes {
         let j = &o.judgement;
         let cells: String = cols
@@ -286,8 +311,9 @@ pub fn run_text(
         };
         let _ = writeln!(
             t,
-            "{:width$}  {:7}  {cells}  {session}",
+            "{:width$}  {}{:7}  {cells}  {session}",
             o.name,
+            seed_cell(Some(o.seed)),
             j.status().as_str()
         );
     }

@@ -400,6 +400,42 @@ fn a_peer_that_never_reads_cannot_block_the_probe() {
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
+/// With `--repeat`, each row names its seed (a scenario then has a row per seed).
+#[test]
+fn repeated_rows_name_their_seed() {
+    let save = scratch("repeat-rows");
+    let cli = Cli::try_parse_from([
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--save",
+        save.to_str().unwrap(),
+        "--scenarios",
+        "unknown-id",
+        "--repeat",
+        "2",
+        "--seed",
+        "40",
+        "--",
+        PEER,
+        "--dialect",
+        "mcp-2025-11-25",
+    ])
+    .unwrap();
+    let (text, code) = run(cli.args).unwrap();
+    assert_eq!(code, 0, "{text}");
+    let rows: Vec<&str> = text.lines().skip(1).take(3).collect();
+    assert!(rows[0].contains(" seed  verdict"), "{text}");
+    assert!(
+        rows[1].starts_with("unknown-id") && rows[1].contains(" 40  pass"),
+        "{text}"
+    );
+    assert!(
+        rows[2].starts_with("unknown-id") && rows[2].contains(" 41  pass"),
+        "{text}"
+    );
+}
+
 /// A program that is not there is one usage error, said before anything runs, with no trace
 /// written; a file that is there but will not start is a finding, not a crash.
 #[test]
