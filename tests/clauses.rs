@@ -8,7 +8,7 @@ use cancelcheck_properties::CATALOG;
 use serde_json::Value;
 
 mod common;
-use common::{cancelcheck, json_out, text};
+use common::{cancelcheck, every_dialect_in_order, json_out, text};
 
 const STATES: [&str; 6] = [
     "judged",
@@ -31,18 +31,22 @@ fn count(v: &Value, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("{key} missing in {v}"))
 }
 
+/// The summary's count of each status, in the order of the docs table's columns.
+const STATUSES: [&str; 6] = [
+    "judged",
+    "exercised",
+    "not_judgeable",
+    "not_modelled",
+    "not_an_obligation",
+    "superseded",
+];
+
 #[test]
 fn json_places_every_clause_of_every_dialect() {
     let doc = document(&["clauses", "--json"]);
     assert_eq!(doc["format"], "cancelcheck-clauses");
     assert_eq!(doc["version"], 1);
-    let dialects = doc["dialects"].as_array().expect("dialects");
-    let ids: Vec<&str> = dialects
-        .iter()
-        .map(|d| d["dialect"].as_str().unwrap())
-        .collect();
-    let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.id()).collect();
-    assert_eq!(ids, all);
+    let dialects = every_dialect_in_order(&doc);
     let mut total = 0;
     for d in dialects {
         let dialect: Dialect = d["dialect"].as_str().unwrap().parse().unwrap();
@@ -114,17 +118,7 @@ fn json_places_every_clause_of_every_dialect() {
     }
     let s = &doc["summary"];
     assert_eq!(count(s, "clauses"), total);
-    let by_state: u64 = [
-        "judged",
-        "exercised",
-        "not_judgeable",
-        "not_modelled",
-        "not_an_obligation",
-        "superseded",
-    ]
-    .iter()
-    .map(|k| count(s, k))
-    .sum();
+    let by_state: u64 = STATUSES.iter().map(|k| count(s, k)).sum();
     assert_eq!(by_state, total);
     assert!(count(s, "judged_both_ways") <= count(s, "judged"));
 }
@@ -191,18 +185,10 @@ fn the_docs_table_is_the_commands() {
         .expect("docs/clauses.md");
     for d in doc["dialects"].as_array().unwrap() {
         let s = &d["summary"];
-        let cells: Vec<String> = [
-            "clauses",
-            "judged",
-            "exercised",
-            "not_judgeable",
-            "not_modelled",
-            "not_an_obligation",
-            "superseded",
-        ]
-        .iter()
-        .map(|k| count(s, k).to_string())
-        .collect();
+        let cells: Vec<String> = std::iter::once(&"clauses")
+            .chain(STATUSES.iter())
+            .map(|k| count(s, k).to_string())
+            .collect();
         let row = format!(
             "| `{}` | {} |",
             d["dialect"].as_str().unwrap(),

@@ -263,16 +263,10 @@ impl Scenario {
             .behavior
             .classify(self.dialect)
             .is_some_and(|c| c.faulty);
-        let w = &self.workload;
-        let trees = crate::coverage::nesting_to_act(self);
-        let needs_trees = !trees.is_flat()
-            && crate::coverage::join(w.nesting, trees) != w.nesting
-            && self.dialect.rules().server_work_method.is_some();
-        let needs_requests = w.server_requests < crate::coverage::server_requests_to_act(self)
-            && self.dialect.rules().server_work_method.is_some();
-        if !faulty || !(needs_trees || needs_requests) {
+        if !faulty || self.dialect.rules().server_work_method.is_none() {
             return None;
         }
+        // What would let the fault act, where that is the trees or the server's requests.
         let (why, fix) = crate::coverage::fault_hint(self);
         matches!(fix, Fix::Nesting(_) | Fix::ServerRequests(_)).then_some((why, fix))
     }

@@ -55,3 +55,19 @@ pub fn json_out(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", text(&o.stdout)))
 }
+
+/// The `dialects` of an exported document (`vectors --json`, `clauses --json`), checked to be
+/// every dialect, once each, in `Dialect::ALL`'s order.
+pub fn every_dialect_in_order(doc: &Value) -> &Vec<Value> {
+    let dialects = doc["dialects"].as_array().expect("dialects");
+    let ids: Vec<&str> = dialects
+        .iter()
+        .map(|d| d["dialect"].as_str().unwrap_or_default())
+        .collect();
+    let all: Vec<&str> = cancelcheck_model::Dialect::ALL
+        .iter()
+        .map(|d| d.id())
+        .collect();
+    assert_eq!(ids, all);
+    dialects
+}
