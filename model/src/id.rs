@@ -143,7 +143,17 @@ impl fmt::Debug for IdStr {
 /// `Client` opens the connection (sends `initialize`); in ABP it is the agent, in ACP the
 /// editor. Both parties can send requests and cancels where the dialect allows.
 #[derive(
-    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Debug,
+    serde::Serialize,
+    serde::Deserialize,
+    cancelcheck_derive::Relabel,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Party {

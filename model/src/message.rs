@@ -5,10 +5,11 @@
 //! value so that the simulator's hot loop never allocates.
 
 use crate::id::RequestId;
+use cancelcheck_derive::{Finite, Relabel};
 
 /// What a request asks for. The model tells the session opener from ordinary work, and the
 /// ordinary work of each direction apart (their method names differ on the wire).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Finite, Relabel)]
 pub enum Method {
     /// The dialect's `initialize` (or `session/initialize`), sent by the client;
     /// `cancel_support` is what the client declares (ACP RFD `clientCapabilities.cancellation
@@ -31,35 +32,6 @@ impl Method {
         matches!(self, Method::Initialize { .. })
     }
 
-    /// A number from 0 to 3 that tells the methods apart (their packed form).
-    pub fn code(self) -> u8 {
-        match self {
-            Method::Initialize {
-                cancel_support: true,
-            } => 0,
-            Method::Work => 1,
-            Method::Initialize {
-                cancel_support: false,
-            } => 2,
-            Method::ServerWork => 3,
-        }
-    }
-
-    /// The method whose [`Method::code`] is `code`, if any.
-    pub fn from_code(code: u8) -> Option<Method> {
-        Some(match code {
-            0 => Method::Initialize {
-                cancel_support: true,
-            },
-            1 => Method::Work,
-            2 => Method::Initialize {
-                cancel_support: false,
-            },
-            3 => Method::ServerWork,
-            _ => return None,
-        })
-    }
-
     /// Ordinary work of the party that sends it.
     pub fn work_of(party: crate::id::Party) -> Method {
         match party {
@@ -70,7 +42,7 @@ impl Method {
 }
 
 /// The body of a response.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Relabel)]
 pub enum Reply {
     /// A complete result (ABP: `{success: true}`).
     Full,
@@ -96,7 +68,7 @@ impl Reply {
 }
 
 /// Why an acknowledged cancel (ABP) answered as it did.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Finite, Relabel)]
 pub enum AckReason {
     /// No reason given (the normal `cancelled: true`).
     None,
@@ -122,7 +94,7 @@ impl AckReason {
 }
 
 /// The answer to an acknowledged cancel.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Finite, Relabel)]
 pub struct Ack {
     /// Whether the call is (now) cancelled.
     pub cancelled: bool,
@@ -227,7 +199,7 @@ impl Message {
 }
 
 /// Why a requester gave up on a request.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Finite, Relabel)]
 pub enum CancelCause {
     /// Its application asked to cancel.
     User,

@@ -15,12 +15,12 @@
 
 use crate::id::{IdStr, MAX_STR_ID, Party, RequestId};
 use crate::io::Timer;
-use crate::message::{Ack, AckReason, CancelCause, Message, Method, Reply};
-use crate::request::{Completion, Incoming, Outgoing};
+use crate::message::{Ack, Message, Method, Reply};
+use crate::request::{Incoming, Outgoing};
 use core::fmt;
 use smallvec::SmallVec;
 
-pub use cancelcheck_derive::{CloneState, Pack, Relabel, State};
+pub use cancelcheck_derive::{CloneState, Finite, Pack, Relabel, State};
 
 /// Bytes that do not decode: what was being read, and why.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -190,6 +190,31 @@ impl<T> Transient for Vec<T> {
     }
 }
 
+/// A type with few values, each numbered, derived with `#[derive(Finite)]` (so a value added
+/// to the declaration is numbered without being listed anywhere). Guarantees: `index` is below
+/// `COUNT`, distinct values have distinct indices, and `from_index(v.index()) == Some(v)`;
+/// `from_index` of `COUNT` or more is `None`.
+pub trait Finite: Sized {
+    /// How many values the type has.
+    const COUNT: usize;
+    /// The value's number, below `COUNT`.
+    fn index(&self) -> usize;
+    /// The value numbered `i`, if `i` is below `COUNT`.
+    fn from_index(i: usize) -> Option<Self>;
+}
+
+impl Finite for bool {
+    const COUNT: usize = 2;
+    #[inline]
+    fn index(&self) -> usize {
+        usize::from(*self)
+    }
+    #[inline]
+    fn from_index(i: usize) -> Option<Self> {
+        [false, true].get(i).copied()
+    }
+}
+
 /// Request ids: renamed.
 impl Relabel for RequestId {
     #[inline]
@@ -251,7 +276,8 @@ where
     }
 }
 
-/// Values that hold no request id: renaming leaves them as they are.
+/// Primitive values hold no request id: renaming leaves them as they are. (The model's own
+/// types derive `Relabel`, so a field that comes to hold an id is renamed without a word here.)
 macro_rules! no_ids {
     ($($t:ty),* $(,)?) => {
         $(impl Relabel for $t {
@@ -261,9 +287,7 @@ macro_rules! no_ids {
     };
 }
 
-no_ids!(
-    u8, u16, u32, u64, i64, bool, Party, Method, Reply, Ack, Outgoing, Incoming
-);
+no_ids!(u8, u16, u32, u64, i64, bool);
 
 impl<T: State, const N: usize> State for [T; N] {
     fn pack_state(&self, out: &mut Vec<u8>) {
@@ -476,95 +500,29 @@ impl Pack for RequestId {
     }
 }
 
-/// Small enums pack as one byte: the position of the variant in `ALL`.
-macro_rules! pack_as_index {
-    ($t:ty, $what:literal, [$($v:expr),* $(,)?]) => {
-        impl Pack for $t {
+/// Values of a [`Finite`] type of at most 256 values pack as one byte: their index.
+macro_rules! pack_by_index {
+    ($($t:ty => $what:literal),* $(,)?) => {
+        $(impl Pack for $t {
             #[inline]
             fn pack(&self, out: &mut Vec<u8>) {
-                const ALL: &[$t] = &[$($v),*];
-                // Every variant is listed, so the position is found.
-                let i = ALL.iter().position(|x| x == self).unwrap_or(0);
-                out.push(i as u8);
+                const { assert!(<$t as Finite>::COUNT <= 256, "too many values for one byte") };
+                out.push(Finite::index(self) as u8);
             }
             #[inline]
             fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
-                const ALL: &[$t] = &[$($v),*];
                 let t = r.u8($what)?;
-                ALL.get(usize::from(t)).copied().ok_or(PackError::BadTag($what, t))
+                <$t as Finite>::from_index(usize::from(t)).ok_or(PackError::BadTag($what, t))
             }
-        }
+        })*
     };
 }
 
-impl Pack for Method {
-    #[inline]
-    fn pack(&self, out: &mut Vec<u8>) {
-        out.push(self.code());
-    }
-    #[inline]
-    fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
-        let t = r.u8("method")?;
-        Method::from_code(t).ok_or(PackError::BadTag("method", t))
-    }
-}
-
-pack_as_index!(
-    Outgoing,
-    "outgoing state",
-    [
-        Outgoing::Pending,
-        Outgoing::CancelRequested(CancelCause::User),
-        Outgoing::CancelRequested(CancelCause::Timeout),
-        Outgoing::Abandoned(CancelCause::User),
-        Outgoing::Abandoned(CancelCause::Timeout),
-        Outgoing::Done,
-        Outgoing::CancelRequested(CancelCause::Parent),
-        Outgoing::Abandoned(CancelCause::Parent),
-    ]
-);
-pack_as_index!(
-    Incoming,
-    "incoming state",
-    [
-        Incoming::Queued,
-        Incoming::Working,
-        Incoming::CancelNoted,
-        Incoming::Answered(Completion::Completed),
-        Incoming::Answered(Completion::Cancelled),
-        Incoming::Dropped,
-    ]
-);
-pack_as_index!(
-    Ack,
-    "acknowledgement",
-    [
-        Ack::CANCELLED,
-        Ack {
-            cancelled: false,
-            reason: AckReason::None
-        },
-        Ack {
-            cancelled: true,
-            reason: AckReason::NotFound
-        },
-        Ack {
-            cancelled: false,
-            reason: AckReason::NotFound
-        },
-        Ack {
-            cancelled: true,
-            reason: AckReason::AlreadyCompleted
-        },
-        Ack {
-            cancelled: false,
-            reason: AckReason::AlreadyCompleted
-        },
-        Ack {
-            cancelled: false,
-            reason: AckReason::NotInitialized
-        },
-    ]
+pack_by_index!(
+    Method => "method",
+    Outgoing => "outgoing state",
+    Incoming => "incoming state",
+    Ack => "acknowledgement",
 );
 
 impl Pack for Reply {
@@ -594,16 +552,17 @@ impl Pack for Reply {
     }
 }
 
-/// A request's tag by its method's [`Method::code`] (the other messages take 2 to 6, and 9
-/// for a cancel that names a session).
-const REQUEST_TAGS: [u8; 4] = [0, 1, 7, 8];
+/// A request's tag by its method's [`Finite::index`] (the other messages take 2 to 6, and 9
+/// for a cancel that names a session). A method added to the model is a compile error here
+/// until it has a tag.
+const REQUEST_TAGS: [u8; <Method as Finite>::COUNT] = [0, 1, 7, 8];
 
 impl Pack for Message {
     #[inline]
     fn pack(&self, out: &mut Vec<u8>) {
         match *self {
             Message::Request { id, method } => {
-                out.push(REQUEST_TAGS[usize::from(method.code())]);
+                out.push(REQUEST_TAGS[method.index()]);
                 id.pack(out);
             }
             Message::Response { id, reply } => {
@@ -631,10 +590,10 @@ impl Pack for Message {
     fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
         Ok(match r.u8("message")? {
             t @ (0 | 1 | 7 | 8) => {
-                let code = REQUEST_TAGS.iter().position(|&x| x == t).unwrap_or(0);
+                let index = REQUEST_TAGS.iter().position(|&x| x == t).unwrap_or(0);
                 Message::Request {
                     id: RequestId::unpack(r)?,
-                    method: Method::from_code(code as u8).ok_or(PackError::BadTag("method", t))?,
+                    method: Method::from_index(index).ok_or(PackError::BadTag("method", t))?,
                 }
             }
             2 => Message::Response {
@@ -680,6 +639,9 @@ impl Pack for Timer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::{AckReason, CancelCause};
+    use crate::request::Completion;
+    use std::collections::BTreeSet;
 
     fn round_trip<T: Pack + PartialEq + core::fmt::Debug>(x: T) -> Vec<u8> {
         let mut out = Vec::new();
@@ -703,9 +665,9 @@ mod tests {
         }
         round_trip(RequestId::Null);
         round_trip(RequestId::str(&"x".repeat(MAX_STR_ID)).unwrap());
-        let tags: Vec<u8> = (0..4)
-            .map(|code| {
-                let method = Method::from_code(code).unwrap();
+        let tags: Vec<u8> = (0..Method::COUNT)
+            .map(|i| {
+                let method = Method::from_index(i).unwrap();
                 round_trip(method);
                 round_trip(Message::Request {
                     id: RequestId::Int(1),
@@ -749,6 +711,37 @@ mod tests {
         round_trip(Outgoing::Abandoned(CancelCause::Timeout));
     }
 
+    /// Every value of a [`Finite`] type is numbered once, and packs to bytes of its own that
+    /// read back as it.
+    fn every_value_round_trips<T: Finite + Pack + PartialEq + core::fmt::Debug>(count: usize) {
+        assert_eq!(T::COUNT, count);
+        let mut seen = BTreeSet::new();
+        for i in 0..T::COUNT {
+            let v = T::from_index(i).unwrap();
+            assert_eq!(v.index(), i, "{v:?}");
+            assert!(seen.insert(round_trip(v)), "two values share bytes");
+        }
+        assert_eq!(T::from_index(T::COUNT), None);
+    }
+
+    #[test]
+    fn every_value_of_the_small_types_has_bytes_of_its_own() {
+        every_value_round_trips::<bool>(2);
+        every_value_round_trips::<Method>(4);
+        every_value_round_trips::<Outgoing>(8);
+        every_value_round_trips::<Incoming>(6);
+        every_value_round_trips::<Ack>(8);
+        assert_eq!(CancelCause::COUNT, 3);
+        assert_eq!(Completion::COUNT, 2);
+        assert_eq!(AckReason::COUNT, 4);
+        // The numbering follows the declaration: variants in order, first field fastest.
+        assert_eq!(Outgoing::CancelRequested(CancelCause::Parent).index(), 3);
+        assert_eq!(Outgoing::Done.index(), 7);
+        let ack = |cancelled, reason| Ack { cancelled, reason };
+        assert_eq!(ack(true, AckReason::None).index(), 1);
+        assert_eq!(ack(false, AckReason::NotFound).index(), 2);
+    }
+
     #[test]
     fn foreign_bytes_are_errors_not_panics() {
         assert_eq!(
@@ -761,6 +754,10 @@ mod tests {
         assert_eq!(
             Incoming::unpack(&mut Reader::new(&[])),
             Err(PackError::Truncated("incoming state"))
+        );
+        assert_eq!(
+            Outgoing::unpack(&mut Reader::new(&[8])),
+            Err(PackError::BadTag("outgoing state", 8))
         );
     }
 }

@@ -15,9 +15,10 @@
 //! an [`IllegalTransition`] value for the caller to report, never a panic.
 
 use crate::message::{Ack, AckReason};
+use cancelcheck_derive::{Finite, Relabel};
 
 /// The requester's view of one request it sent.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Finite, Relabel)]
 pub enum Outgoing {
     /// Sent; no cancel yet.
     Pending,
@@ -37,7 +38,7 @@ impl Outgoing {
 }
 
 /// How an answered request ended on the responder.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Finite, Relabel)]
 pub enum Completion {
     /// Its work finished (or produced a partial result) and the result was sent.
     Completed,
@@ -46,7 +47,7 @@ pub enum Completion {
 }
 
 /// The responder's view of one request it received.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Finite, Relabel)]
 pub enum Incoming {
     /// Received; waiting for a free worker.
     Queued,

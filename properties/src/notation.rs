@@ -52,6 +52,7 @@
 use crate::event::Event;
 use cancelcheck_model::io::{Anomaly, Ignored, Refusal, Timer};
 use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
+use cancelcheck_model::pack::Finite;
 use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use core::fmt;
 
@@ -197,17 +198,31 @@ struct Msg(Message);
 /// Request methods by [`Method::code`]: `initialize` declares cancellation support,
 /// `initialize-no-cancel` does not; `work` is the client's ordinary request, `server-work` the
 /// server's.
-const METHODS: [&str; 4] = ["initialize", "work", "initialize-no-cancel", "server-work"];
+/// A method's word in the notation.
+fn method_word(m: Method) -> &'static str {
+    match m {
+        Method::Initialize {
+            cancel_support: true,
+        } => "initialize",
+        Method::Initialize {
+            cancel_support: false,
+        } => "initialize-no-cancel",
+        Method::Work => "work",
+        Method::ServerWork => "server-work",
+    }
+}
+
+/// Every method's word, in the order of [`Finite::index`].
+fn method_words() -> [&'static str; Method::COUNT] {
+    core::array::from_fn(|i| Method::from_index(i).map_or("", method_word))
+}
 
 impl fmt::Display for Msg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Message::Request { id, method } => write!(
-                f,
-                "request {} {}",
-                Id(id),
-                METHODS[usize::from(method.code())]
-            ),
+            Message::Request { id, method } => {
+                write!(f, "request {} {}", Id(id), method_word(method))
+            }
             Message::Response { id, reply } => write!(f, "response {} {}", Id(id), Rep(reply)),
             Message::Cancel { id, session } => {
                 let kind = if session { "session-cancel" } else { "cancel" };
@@ -466,8 +481,8 @@ impl<'a> Words<'a> {
         Ok(match self.one_of(&kinds)? {
             0 => {
                 let id = self.id()?;
-                let code = self.one_of(&METHODS)? as u8;
-                let method = Method::from_code(code).unwrap_or(Method::Work);
+                let i = self.one_of(&method_words())?;
+                let method = Method::from_index(i).unwrap_or(Method::Work);
                 Message::Request { id, method }
             }
             1 => Message::Response {
