@@ -42,10 +42,32 @@ enum Role {
     Scratch,
 }
 
+/// Which bits of the type's dirty mask (see [`TypeOptions::dirty_bits`]) mark a field
+/// changed, from `#[state(dirty = BIT)]` (one mask for the field) or `#[state(dirty_each =
+/// BITS)]` (an array field: one mask per element).
+#[derive(Clone)]
+enum DirtyBit {
+    Whole(syn::Expr),
+    Each(syn::Expr),
+}
+
 fn role(attrs: &[Attribute]) -> syn::Result<Role> {
+    Ok(role_and_dirty(attrs)?.0)
+}
+
+fn role_and_dirty(attrs: &[Attribute]) -> syn::Result<(Role, Option<DirtyBit>)> {
     let mut role = Role::Plain;
+    let mut dirty = None;
     for a in attrs.iter().filter(|a| a.path().is_ident("state")) {
         a.parse_nested_meta(|m| {
+            if m.path.is_ident("dirty") {
+                dirty = Some(DirtyBit::Whole(m.value()?.parse()?));
+                return Ok(());
+            }
+            if m.path.is_ident("dirty_each") {
+                dirty = Some(DirtyBit::Each(m.value()?.parse()?));
+                return Ok(());
+            }
             role = if m.path.is_ident("nested") {
                 Role::Nested
             } else if m.path.is_ident("custom") {
@@ -57,28 +79,42 @@ fn role(attrs: &[Attribute]) -> syn::Result<Role> {
             } else if m.path.is_ident("scratch") {
                 Role::Scratch
             } else {
-                return Err(m.error("expected one of nested, custom, config, transient, scratch"));
+                return Err(m.error(
+                    "expected one of nested, custom, config, transient, scratch, dirty = BIT, \
+                     dirty_each = BITS",
+                ));
             };
             Ok(())
         })?;
     }
-    Ok(role)
+    Ok((role, dirty))
 }
 
-/// The method named by `#[state(relabel_then = METHOD)]` on the type, if any.
-fn relabel_then(attrs: &[Attribute]) -> syn::Result<Option<Ident>> {
-    let mut then = None;
+/// What a type's own `#[state(...)]` attribute says.
+#[derive(Default)]
+struct TypeOptions {
+    /// `relabel_then = METHOD`: called after renaming (see `Relabel`).
+    relabel_then: Option<Ident>,
+    /// `dirty_bits = FIELD`: the integer field whose bits say which fields changed since the
+    /// value was last a copy of another (see `Restore`).
+    dirty_bits: Option<Ident>,
+}
+
+fn type_options(attrs: &[Attribute]) -> syn::Result<TypeOptions> {
+    let mut o = TypeOptions::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("state")) {
         a.parse_nested_meta(|m| {
             if m.path.is_ident("relabel_then") {
-                then = Some(m.value()?.parse::<Ident>()?);
-                Ok(())
+                o.relabel_then = Some(m.value()?.parse::<Ident>()?);
+            } else if m.path.is_ident("dirty_bits") {
+                o.dirty_bits = Some(m.value()?.parse::<Ident>()?);
             } else {
-                Err(m.error("expected relabel_then = METHOD"))
+                return Err(m.error("expected relabel_then = METHOD or dirty_bits = FIELD"));
             }
+            Ok(())
         })?;
     }
-    Ok(then)
+    Ok(o)
 }
 
 /// How many flag bits a field of this type takes in the flag group (0: not a flag).
@@ -460,7 +496,8 @@ pub fn derive_relabel(input: TokenStream) -> TokenStream {
 
 fn expand_relabel(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;
-    let then = relabel_then(&input.attrs)?
+    let then = type_options(&input.attrs)?
+        .relabel_then
         .map(|m| quote! { self.#m(); })
         .unwrap_or_default();
     let body = match &input.data {
@@ -623,6 +660,12 @@ fn member_name(m: &Member) -> String {
 /// `#[derive(CloneState)]`: `Clone` whose `clone_from` copies field by field into what the
 /// target holds (no allocation once its tables are large enough). A `#[state(scratch)]` field
 /// is not copied (a clone starts it at its `Default`).
+///
+/// With `#[state(dirty_bits = FIELD)]` on the type, it also derives `Restore`: `restore_from`
+/// copies a field marked `#[state(dirty = BIT)]` (or an element of one marked
+/// `#[state(dirty_each = BITS)]`) only where its bit is set in `FIELD`, every other field
+/// always, then clears `FIELD`; a clone starts with every bit set, and `clone_from` copies
+/// everything.
 #[proc_macro_derive(CloneState, attributes(state))]
 pub fn derive_clone_state(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -633,27 +676,82 @@ pub fn derive_clone_state(input: TokenStream) -> TokenStream {
 
 fn expand_clone_state(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;
-    let fields = fields_of(named_struct(input, "CloneState")?, true)?;
+    let shape = named_struct(input, "CloneState")?;
+    let fields = fields_of(shape, true)?;
+    let dirty_bits = type_options(&input.attrs)?.dirty_bits;
+    let is_mask =
+        |f: &Field| matches!((&f.member, &dirty_bits), (Member::Named(m), Some(d)) if m == d);
     let clones = fields.iter().map(|f| {
         let m = &f.member;
         if f.role == Role::Scratch {
             quote! { #m: ::core::default::Default::default() }
+        } else if is_mask(f) {
+            quote! { #m: !0 }
         } else {
             quote! { #m: ::core::clone::Clone::clone(&self.#m) }
         }
     });
-    let copies = fields.iter().filter(|f| f.role != Role::Scratch).map(|f| {
-        let m = &f.member;
-        quote! { ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m); }
-    });
     let (imp, ty, wh) = input.generics.split_for_impl();
+    let Some(mask) = &dirty_bits else {
+        let copies = fields.iter().filter(|f| f.role != Role::Scratch).map(|f| {
+            let m = &f.member;
+            quote! { ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m); }
+        });
+        return Ok(quote! {
+            impl #imp ::core::clone::Clone for #name #ty #wh {
+                fn clone(&self) -> Self {
+                    #name { #(#clones),* }
+                }
+                fn clone_from(&mut self, __src: &Self) {
+                    #(#copies)*
+                }
+            }
+        });
+    };
+    if !fields.iter().any(is_mask) {
+        return Err(syn::Error::new(
+            mask.span(),
+            "dirty_bits: no field of that name",
+        ));
+    }
+    let mut restores = Vec::new();
+    for (f, a) in shape.iter().zip(&fields) {
+        if a.role == Role::Scratch || is_mask(a) {
+            continue;
+        }
+        let m = &a.member;
+        restores.push(match role_and_dirty(&f.attrs)?.1 {
+            None => quote! { ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m); },
+            Some(DirtyBit::Whole(bit)) => quote! {
+                if __d & (#bit) != 0 {
+                    ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m);
+                }
+            },
+            Some(DirtyBit::Each(bits)) => quote! {
+                for (__i, __bit) in (#bits).into_iter().enumerate() {
+                    if __d & __bit != 0 {
+                        ::core::clone::Clone::clone_from(&mut self.#m[__i], &__src.#m[__i]);
+                    }
+                }
+            },
+        });
+    }
     Ok(quote! {
         impl #imp ::core::clone::Clone for #name #ty #wh {
             fn clone(&self) -> Self {
                 #name { #(#clones),* }
             }
             fn clone_from(&mut self, __src: &Self) {
-                #(#copies)*
+                self.#mask = !0;
+                ::cancelcheck_model::pack::Restore::restore_from(self, __src);
+            }
+        }
+        impl #imp ::cancelcheck_model::pack::Restore for #name #ty #wh {
+            #[inline]
+            fn restore_from(&mut self, __src: &Self) {
+                let __d = self.#mask;
+                #(#restores)*
+                self.#mask = 0;
             }
         }
     })

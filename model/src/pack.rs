@@ -159,6 +159,15 @@ pub trait Relabel {
     fn relabel<F: Fn(RequestId) -> RequestId>(&mut self, f: &F);
 }
 
+/// A state that knows which of its tables changed since it was last a copy of another, derived
+/// with `#[derive(CloneState)]` and `#[state(dirty_bits = FIELD)]`: `restore_from(src)` makes
+/// it equal to `src` again by copying only those (exact when `src` is the state it was last a
+/// copy of, or after its mask was set in full).
+pub trait Restore {
+    /// Becomes `src` again, copying the changed tables and every untracked field.
+    fn restore_from(&mut self, src: &Self);
+}
+
 /// A field that matters only inside one step (a `#[state(transient)]` field): cleared, keeping
 /// allocations, when a state is unpacked into its value.
 pub trait Transient {

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use cancelcheck_model::pack::PackError;
+use cancelcheck_model::pack::{PackError, Restore};
 use cancelcheck_properties::{InvariantId, PropertySet, Verdict};
 
 use super::flat::{Flat, FlatMemo, FlatShared, FlatStep};
@@ -275,7 +275,7 @@ impl Form for Explorer {
     }
 
     fn restore_from(&mut self, src: &Self) {
-        Explorer::restore_from(self, src);
+        Restore::restore_from(self, src);
     }
 
     fn forget_origin(&mut self) {

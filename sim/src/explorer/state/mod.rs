@@ -11,7 +11,7 @@
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::Method;
-use cancelcheck_model::pack::{Pack, PackError, Reader, Relabel, State, copy_into};
+use cancelcheck_model::pack::{CloneState, Pack, PackError, Reader, Relabel, State};
 use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Event, PropertySet, Verdict};
 use core::hash::{Hash, Hasher};
@@ -111,7 +111,7 @@ struct TreeNode {
 
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
 /// form holds it (a search with server requests runs on plain states).
-#[derive(Clone, Debug, Pack, Relabel)]
+#[derive(Debug, Pack, Relabel, CloneState)]
 struct ServerScript {
     sent: u8,
     cancels: SmallVec<[u8; 4]>,
@@ -126,7 +126,8 @@ struct ServerScript {
 /// races reached, the event log) and renamed ([`Relabel`], for the symmetry reduction; see
 /// [`Explorer::canonicalize`]). Queues on a reordering link, work and timers are kept sorted,
 /// so equal states pack to equal bytes.
-#[derive(Debug, State, Relabel)]
+#[derive(Debug, State, Relabel, CloneState)]
+#[state(dirty_bits = dirty)]
 pub struct Explorer {
     /// Which initial scenario (of `initial_scenarios`) the state descends from.
     root: u8,
@@ -134,14 +135,20 @@ pub struct Explorer {
     world: World,
     /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
     /// reordering one (where order carries no information), so equal states look equal.
+    #[state(dirty_each = Dirty::NET)]
     net: [SmallVec<[Message; 8]>; 2],
     /// Running work and armed timers, kept sorted.
+    #[state(dirty = Dirty::WORK)]
     work: SmallVec<[(Party, RequestId); 8]>,
     /// Running work that already reported progress.
+    #[state(dirty = Dirty::PROGRESSED)]
     progressed: SmallVec<[(Party, RequestId); 8]>,
+    #[state(dirty = Dirty::TIMERS)]
     timers: SmallVec<[(Party, Timer); 8]>,
     sent: u8,
+    #[state(dirty = Dirty::CANCELS)]
     cancels: SmallVec<[u8; 8]>,
+    #[state(dirty = Dirty::IDS)]
     ids: SmallVec<[Option<RequestId>; 8]>,
     /// Duplications the network may still make.
     duplicates_left: u8,
@@ -162,7 +169,7 @@ pub struct Explorer {
     #[state(scratch)]
     outs: Vec<Output>,
     /// Which of the tables above were changed since the state was a copy of another (bits of
-    /// [`Dirty`]): [`Explorer::restore_from`] copies back only those.
+    /// [`Dirty`]): [`cancelcheck_model::pack::Restore::restore_from`] copies back only those.
     #[state(config)]
     dirty: u8,
 }
@@ -186,37 +193,6 @@ where
 {
     let at = v.partition_point(|y| *y <= x);
     v.insert(at, x);
-}
-
-/// `clone_from` copies into what the target already holds: the search copies a state this way
-/// for every successor, with no allocation once the scratch state has grown.
-impl Clone for Explorer {
-    fn clone(&self) -> Self {
-        Explorer {
-            root: self.root,
-            world: self.world.clone(),
-            net: self.net.clone(),
-            work: self.work.clone(),
-            progressed: self.progressed.clone(),
-            timers: self.timers.clone(),
-            sent: self.sent,
-            cancels: self.cancels.clone(),
-            ids: self.ids.clone(),
-            duplicates_left: self.duplicates_left,
-            malformed_left: self.malformed_left,
-            server: self.server.clone(),
-            tree: self.tree.clone(),
-            nested: self.nested,
-            steps: self.steps,
-            outs: Vec::new(),
-            dirty: Dirty::ALL,
-        }
-    }
-
-    fn clone_from(&mut self, src: &Self) {
-        self.dirty = Dirty::ALL;
-        self.restore_from(src);
-    }
 }
 
 /// What a driver holds, read out of a plain state (for another form of it).
@@ -305,45 +281,6 @@ impl Explorer {
 }
 
 impl Explorer {
-    /// Becomes `src` again, copying only the tables changed since this state was last a copy
-    /// of it (or all of them after [`Explorer::forget_origin`]).
-    pub(super) fn restore_from(&mut self, src: &Self) {
-        let d = self.dirty;
-        self.root = src.root;
-        self.world.clone_from(&src.world);
-        for (i, bit) in Dirty::NET.into_iter().enumerate() {
-            if d & bit != 0 {
-                copy_into(&mut self.net[i], &src.net[i]);
-            }
-        }
-        if d & Dirty::WORK != 0 {
-            copy_into(&mut self.work, &src.work);
-        }
-        if d & Dirty::PROGRESSED != 0 {
-            copy_into(&mut self.progressed, &src.progressed);
-        }
-        if d & Dirty::TIMERS != 0 {
-            copy_into(&mut self.timers, &src.timers);
-        }
-        if d & Dirty::CANCELS != 0 {
-            copy_into(&mut self.cancels, &src.cancels);
-        }
-        if d & Dirty::IDS != 0 {
-            copy_into(&mut self.ids, &src.ids);
-        }
-        self.sent = src.sent;
-        self.duplicates_left = src.duplicates_left;
-        self.malformed_left = src.malformed_left;
-        self.server.sent = src.server.sent;
-        copy_into(&mut self.server.cancels, &src.server.cancels);
-        copy_into(&mut self.server.ids, &src.server.ids);
-        self.server.malformed_left = src.server.malformed_left;
-        copy_into(&mut self.tree, &src.tree);
-        self.nested = src.nested;
-        self.steps = src.steps;
-        self.dirty = 0;
-    }
-
     /// Marks every table changed: the state it was a copy of has itself changed.
     pub(super) fn forget_origin(&mut self) {
         self.dirty = Dirty::ALL;
@@ -867,6 +804,7 @@ mod tests {
     use super::*;
     use crate::explorer::ExploreSpec;
     use crate::link::Order;
+    use cancelcheck_model::pack::Restore;
     use cancelcheck_model::{Behaviour, Dialect};
 
     /// A copy that took a step and was restored from its source is its source again, in every
