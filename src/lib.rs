@@ -8,5 +8,6 @@ pub mod names;
 pub mod probe;
 pub mod render;
 pub mod trace_file;
+pub mod trace_json;
 pub mod vectors;
 pub mod wire;

@@ -1,7 +1,8 @@
 //! Renderings of a trace for people: a text timeline, a mermaid `sequenceDiagram` and one
 //! HTML page holding both, each marking every event that breaks an invariant.
 
-use crate::wire::{Sessions, event_json, message_json_in};
+use crate::trace_json::event_json;
+use crate::wire::{Sessions, message_json_in};
 use cancelcheck_model::{Input, Message, Output, Party};
 use cancelcheck_properties::tree::CancelReason;
 use cancelcheck_properties::{Checker, Event, RequestTree, Violation};
@@ -362,7 +363,9 @@ fn rows(t: &Trace) -> Vec<Row> {
         }
     };
     for (i, e) in t.events.iter().enumerate() {
-        sessions.observe(&e.event);
+        if let Event::Output { party, output } = e.event {
+            sessions.observe(party, output);
+        }
         let label = |from: Party, m: &Message, tree: Option<&str>| label(&sessions, from, m, tree);
         match e.event {
             Event::Output {

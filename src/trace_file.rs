@@ -1,7 +1,8 @@
 //! Trace files: versioned JSON, written atomically and never overwritten; read back with
 //! errors that name the file, the field and what was expected.
 
-use crate::wire::{Sessions, event_json, verdict_json};
+use crate::trace_json::{event_json, verdict_json};
+use crate::wire::Sessions;
 use cancelcheck_sim::scenario::{Scenario, SwarmMix};
 use cancelcheck_sim::trace::TRACE_VERSION;
 use cancelcheck_sim::{Origin, Trace};

@@ -1,7 +1,7 @@
 //! `cancelcheck-wire`: the one JSON codec of cancelcheck.
 //!
-//! - [`encode`]: model [`Message`](cancelcheck_model::Message)s, events and verdicts as JSON, per
-//!   dialect (the only place a model message becomes JSON).
+//! - [`encode`]: model [`Message`](cancelcheck_model::Message)s as JSON, per dialect (the only
+//!   place a model message becomes JSON).
 //! - [`decode`]: JSON-RPC 2.0 text back to a [`WireMessage`] (errors as values with the byte
 //!   offset and what was expected), and a `WireMessage` to a model message
 //!   ([`decode::to_model`]).
@@ -28,8 +28,6 @@ pub mod mcp;
 pub mod schema;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
-pub use encode::{
-    Sessions, event_json, id_json, message_json, message_json_in, message_text, verdict_json,
-};
+pub use encode::{Sessions, id_json, message_json, message_json_in, message_text};
 pub use frame::{Frame, FrameError, FrameReader, Framing};
 pub use id::{IdMap, WireId};
