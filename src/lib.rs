@@ -2,6 +2,7 @@
 //! built), trace files, renderings, and the exported catalog. The CLI in `main.rs` is a thin
 //! layer over these.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod export;
 pub mod names;

@@ -1,7 +1,8 @@
 //! Derives, from a type's one declaration, the forms a state takes in the drivers: its packed
-//! bytes (`Pack`, `State`), the renaming of its request ids (`Relabel`) and its
-//! allocation-keeping copy (`CloneState`). A field added to a state type is then packed,
-//! unpacked, renamed and copied without being named anywhere else.
+//! bytes (`Pack`, `State`), the numbering of a small type's values (`Finite`), the renaming of
+//! its request ids (`Relabel`) and its allocation-keeping copy and restore (`CloneState`). A
+//! field or variant added to a state type is then packed, unpacked, numbered, renamed and
+//! copied without being named anywhere else.
 //!
 //! The traits live in `cancelcheck_model::pack`; their documentation says what each
 //! guarantees. The generated code names them by absolute path, so the derives work inside
@@ -12,6 +13,8 @@
 //! other field in declaration order. For an enum: the variant's position as one byte, then its
 //! fields in order. Bytes a derived `unpack` did not write are a `PackError`, never a panic:
 //! unused flag bits, a two-bit value 3, a tag past the last variant.
+
+#![warn(unreachable_pub)]
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};

@@ -4,6 +4,7 @@
 //! [`io::Input`]s and drains [`io::Output`]s. Time exists only as the order of inputs. The one
 //! exception to "no threads" is [`table::RequestTable`], a concurrent component checked by loom.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 // The derives of `pack` name their traits by this crate's path, from here too.
 extern crate self as cancelcheck_model;
@@ -21,7 +22,7 @@ pub mod table;
 /// The synchronisation primitives `table` is written against: `std` here; a loom test crate
 /// compiles `table.rs` again against loom's (see `model/tests/loom_table.rs`).
 mod sync {
-    pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+    pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 }
 
 pub use behaviour::Behaviour;

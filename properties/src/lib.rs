@@ -3,6 +3,7 @@
 //! Every driver (simulator, explorer, probe) emits [`Event`]s; one [`Checker`] judges them
 //! against the [`CATALOG`], each invariant citing the spec clause it comes from.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod checker;
 pub mod clauses;

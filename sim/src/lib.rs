@@ -3,6 +3,7 @@
 //! The [`simulator`] samples runs from one seed each; the [`runner`] spreads seeds over
 //! threads; the [`explorer`] enumerates every schedule of a small configuration. No wall clock is read here: time is virtual, randomness is the seeded ChaCha.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod coverage;
 pub mod explorer;

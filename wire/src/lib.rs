@@ -16,6 +16,7 @@
 //! No CLI dependency (no clap, no indicatif): trace files, renderings, the probe and any other
 //! Rust project can use it.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod acp;
 pub mod client;

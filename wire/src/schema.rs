@@ -135,7 +135,7 @@ impl Kind {
 }
 
 impl<'a> Fields<'a> {
-    pub fn invalid(&self, field: &str, expected: &'static str) -> SchemaError {
+    pub(crate) fn invalid(&self, field: &str, expected: &'static str) -> SchemaError {
         SchemaError::Invalid {
             method: self.method.to_string(),
             field: if field.is_empty() {
@@ -148,14 +148,14 @@ impl<'a> Fields<'a> {
     }
 
     /// The params as an object (required).
-    pub fn object(&self) -> Result<&'a Map<String, Value>, SchemaError> {
+    pub(crate) fn object(&self) -> Result<&'a Map<String, Value>, SchemaError> {
         self.params
             .and_then(Value::as_object)
             .ok_or_else(|| self.invalid("", "an object"))
     }
 
     /// A required field of `kind`.
-    pub fn required(&self, key: &str, kind: Kind) -> Result<&'a Value, SchemaError> {
+    pub(crate) fn required(&self, key: &str, kind: Kind) -> Result<&'a Value, SchemaError> {
         match self.object()?.get(key) {
             Some(v) if kind.admits(v) => Ok(v),
             _ => Err(self.invalid(key, kind.expected())),
@@ -163,7 +163,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional field: absent, or of `kind`.
-    pub fn optional(&self, key: &str, kind: Kind) -> Result<Option<&'a Value>, SchemaError> {
+    pub(crate) fn optional(&self, key: &str, kind: Kind) -> Result<Option<&'a Value>, SchemaError> {
         match self
             .params
             .and_then(Value::as_object)
@@ -177,7 +177,7 @@ impl<'a> Fields<'a> {
 
     /// The object `v` at `path` (relative to these fields: `key` or `key[0]`), read the same
     /// way.
-    pub fn within(&self, path: &str, v: &'a Value) -> Fields<'a> {
+    pub(crate) fn within(&self, path: &str, v: &'a Value) -> Fields<'a> {
         Fields {
             method: self.method,
             params: Some(v),

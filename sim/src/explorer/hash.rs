@@ -110,7 +110,7 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
 
 /// A fingerprint of two words (the flat form's memo keys): one multiply, then the avalanche.
 #[inline]
-pub fn fingerprint_pair(a: u64, b: u64) -> u64 {
+pub(super) fn fingerprint_pair(a: u64, b: u64) -> u64 {
     avalanche(fold_mul(
         a ^ 0xa076_1d64_78bd_642f,
         b ^ 0xe703_7ed1_a0b4_28db,
@@ -123,7 +123,7 @@ pub fn fingerprint_pair(a: u64, b: u64) -> u64 {
 /// can ask for the memory of a lookup it will make shortly and do other work meanwhile.
 /// Grows when five eighths full.
 #[derive(Clone, Debug)]
-pub struct FingerprintMap<V: Copy> {
+pub(super) struct FingerprintMap<V: Copy> {
     /// `(key, value)`; key 0 marks an empty slot (the key 0 itself lives in `zero`).
     slots: Vec<(u64, V)>,
     zero: Option<V>,
@@ -142,7 +142,7 @@ impl<V: Copy> Default for FingerprintMap<V> {
 
 impl<V: Copy + Default> FingerprintMap<V> {
     /// Keys held.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
@@ -162,7 +162,7 @@ impl<V: Copy + Default> FingerprintMap<V> {
 
     /// The value for `key`.
     #[inline]
-    pub fn get(&self, key: u64) -> Option<V> {
+    pub(super) fn get(&self, key: u64) -> Option<V> {
         if key == 0 {
             return self.zero;
         }
@@ -175,12 +175,12 @@ impl<V: Copy + Default> FingerprintMap<V> {
 
     /// Whether `key` is held.
     #[inline]
-    pub fn contains(&self, key: u64) -> bool {
+    pub(super) fn contains(&self, key: u64) -> bool {
         self.get(key).is_some()
     }
 
     /// Puts `key` with `value` unless `key` is held; returns whether it was new.
-    pub fn insert(&mut self, key: u64, value: V) -> bool {
+    pub(super) fn insert(&mut self, key: u64, value: V) -> bool {
         if key == 0 {
             let new = self.zero.is_none();
             if new {
@@ -213,7 +213,7 @@ impl<V: Copy + Default> FingerprintMap<V> {
     }
 
     /// The bytes its table takes.
-    pub fn held_bytes(&self) -> u64 {
+    pub(super) fn held_bytes(&self) -> u64 {
         (self.slots.capacity() * core::mem::size_of::<(u64, V)>()) as u64
     }
 
@@ -222,7 +222,7 @@ impl<V: Copy + Default> FingerprintMap<V> {
     /// is needed).
     ///
     /// [`held_bytes`]: FingerprintMap::held_bytes
-    pub fn held_bytes_after(&self, more: usize) -> u64 {
+    pub(super) fn held_bytes_after(&self, more: usize) -> u64 {
         let want = self.len.saturating_add(more);
         let mut size = self.slots.len();
         while want.saturating_mul(8) > size.saturating_mul(5) {
@@ -238,7 +238,7 @@ impl<V: Copy + Default> FingerprintMap<V> {
 
     /// Asks the processor to bring `key`'s home slot into cache; never changes the map.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub(super) fn prefetch(&self, key: u64) {
         if !self.slots.is_empty() {
             prefetch(&self.slots[self.home(key)]);
         }
@@ -261,7 +261,7 @@ fn prefetch<T>(x: &T) {
 }
 
 /// The visited set: fingerprints.
-pub type FingerprintSet = FingerprintMap<()>;
+pub(super) type FingerprintSet = FingerprintMap<()>;
 
 #[cfg(test)]
 mod tests {
