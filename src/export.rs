@@ -5,7 +5,6 @@
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::CATALOG;
 use serde::Serialize;
-use serde_json::Value;
 use std::fmt;
 
 /// One invariant of the catalog (`properties --json`): `id`, `dialects`, `strength` (the
@@ -114,16 +113,6 @@ impl fmt::Display for Properties {
     }
 }
 
-/// `properties --json`.
-pub fn properties_json() -> Value {
-    serde_json::to_value(properties()).unwrap_or_default()
-}
-
-/// `properties` as text.
-pub fn properties_text() -> String {
-    properties().to_string()
-}
-
 /// One behavior in one dialect where it exists (`behaviors --json`).
 #[derive(Serialize, Debug, Clone)]
 pub struct BehaviorRow {
@@ -224,14 +213,4 @@ impl fmt::Display for Behaviors {
         }
         Ok(())
     }
-}
-
-/// `behaviors --json`.
-pub fn behaviors_json() -> Value {
-    serde_json::to_value(behaviors()).unwrap_or_default()
-}
-
-/// `behaviors` as text, grouped by dialect.
-pub fn behaviors_text() -> String {
-    behaviors().to_string()
 }

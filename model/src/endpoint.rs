@@ -155,16 +155,6 @@ impl Endpoint {
         &self.cfg
     }
 
-    /// Whether the endpoint crashed (a faulty behaviour); it ignores every input since.
-    pub fn is_crashed(&self) -> bool {
-        self.crashed
-    }
-
-    /// Requests sent and still awaiting an answer.
-    pub fn open_outgoing(&self) -> usize {
-        self.outgoing.iter().filter(|e| e.state.is_open()).count()
-    }
-
     /// Requests received and still held (queued, running, or noted but never finished).
     pub fn open_incoming(&self) -> usize {
         self.incoming.iter().filter(|e| e.state.is_open()).count()

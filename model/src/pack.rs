@@ -115,16 +115,6 @@ pub fn put_signed(out: &mut Vec<u8>, v: i64) {
     put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
-/// Makes `dst` a copy of `src`, keeping `dst`'s allocation (the explorer's `clone_from` of a
-/// state, once per successor, allocates nothing this way).
-pub fn copy_into<A: smallvec::Array>(dst: &mut smallvec::SmallVec<A>, src: &smallvec::SmallVec<A>)
-where
-    A::Item: Copy,
-{
-    dst.clear();
-    dst.extend_from_slice(src);
-}
-
 /// A value with a packed form.
 pub trait Pack: Sized {
     /// Appends the value's bytes.

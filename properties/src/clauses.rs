@@ -1141,18 +1141,6 @@ impl Counts {
         }
         c
     }
-
-    /// The count of one state.
-    pub fn of_state(&self, s: State) -> usize {
-        match s {
-            State::Judged => self.judged,
-            State::Exercised => self.exercised,
-            State::NotJudgeable => self.not_judgeable,
-            State::NotModelled => self.not_modelled,
-            State::NotAnObligation => self.not_an_obligation,
-            State::Superseded => self.superseded,
-        }
-    }
 }
 
 /// Why a clause only races cite is not judged.
