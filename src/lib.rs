@@ -12,3 +12,4 @@ pub mod trace_file;
 pub mod trace_json;
 pub mod vectors;
 pub mod wire;
+pub mod write;

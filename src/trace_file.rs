@@ -3,13 +3,13 @@
 
 use crate::trace_json::{event_json, verdict_json};
 use crate::wire::Sessions;
+use crate::write::Taken;
 use cancelcheck_sim::scenario::{Scenario, SwarmMix};
 use cancelcheck_sim::trace::TRACE_VERSION;
 use cancelcheck_sim::{Origin, Trace};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The `format` field every trace file carries.
@@ -608,14 +608,7 @@ pub fn read_trace_within(file: &Path, max_bytes: u64) -> Result<TraceDoc, InputE
     })
 }
 
-/// Where a trace was saved, and whether it was already there.
-#[derive(Debug, Clone)]
-pub struct Saved {
-    /// The file.
-    pub path: PathBuf,
-    /// An identical file was already there (nothing written).
-    pub existed: bool,
-}
+pub use crate::write::Saved;
 
 /// The default file name of a trace: dialect, behavior, and the seed or the explored bounds
 /// (requests, transport as `--transport` names it, steps).
@@ -641,67 +634,11 @@ pub fn transport_name(order: cancelcheck_sim::link::Order) -> &'static str {
     }
 }
 
-/// Writes `t` into `dir` atomically (a temporary file, then a no-clobber link). An existing
-/// file with the same name is never overwritten: if its bytes are the same, nothing is
-/// written; otherwise the trace goes to the first free `name-2.json`, `name-3.json`, ...
-/// Whatever fails (a full disk, the file-size limit), the temporary file is removed: a failed
-/// save leaves nothing behind.
+/// Writes `t` into `dir` under its [`file_name`], whole or not at all
+/// ([`crate::write::no_clobber`]): an identical file there is left as it is; a different one
+/// is never replaced, the trace goes to the first free `name-2.json`, `name-3.json`, ...
 pub fn save(dir: &Path, t: &Trace) -> std::io::Result<Saved> {
-    std::fs::create_dir_all(dir)?;
-    let text = trace_text(t);
-    let name = file_name(t);
-    let stem = name.trim_end_matches(".json").to_string();
-    let tmp = dir.join(format!(".{stem}.{}.tmp", std::process::id()));
-    let result = write_new(&tmp, text.as_bytes()).and_then(|()| link_free(dir, &tmp, &stem, &text));
-    let _ = std::fs::remove_file(&tmp);
-    result
-}
-
-/// Writes `bytes` to a new file at `tmp` and syncs it.
-fn write_new(tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
-/// Links `tmp` (holding `text`) to the first free name `stem.json`, `stem-2.json`, ... in
-/// `dir`, or finds that name already holding the same bytes.
-fn link_free(dir: &Path, tmp: &Path, stem: &str, text: &str) -> std::io::Result<Saved> {
-    for n in 1u32.. {
-        let path = if n == 1 {
-            dir.join(format!("{stem}.json"))
-        } else {
-            dir.join(format!("{stem}-{n}.json"))
-        };
-        match std::fs::hard_link(tmp, &path) {
-            Ok(()) => {
-                return Ok(Saved {
-                    path,
-                    existed: false,
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if same_bytes(&path, text) {
-                    return Ok(Saved {
-                        path,
-                        existed: true,
-                    });
-                }
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other("no free file name"))
-}
-
-/// Whether the file at `path` holds exactly `text` (read no further than `text`'s length).
-fn same_bytes(path: &Path, text: &str) -> bool {
-    use std::io::Read;
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut old = Vec::with_capacity(text.len() + 1);
-    f.take(text.len() as u64 + 1).read_to_end(&mut old).is_ok() && old == text.as_bytes()
+    crate::write::no_clobber(&dir.join(file_name(t)), &trace_text(t), Taken::Sibling)
 }
 
 /// The result of re-running a trace file.

@@ -24,7 +24,6 @@ use cancelcheck_properties::vector::{VectorError, VectorFile};
 use cancelcheck_properties::{Event, Vector};
 use serde_json::{Value, json};
 use std::fmt::{self, Write as _};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The `format` field of every exported document.
@@ -248,26 +247,11 @@ pub fn write_dir(dir: &Path, files: &[VectorFile]) -> Result<Vec<Written>, Write
             });
             continue;
         }
-        let name = path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
-            f.write_all(text.as_bytes()).map_err(|e| io(&tmp, e))?;
-            f.sync_all().map_err(|e| io(&tmp, e))?;
-            match std::fs::hard_link(&tmp, path) {
-                Ok(()) => Ok(false),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    match differs(path, text)? {
-                        Some(false) => Ok(true),
-                        _ => Err(refuse(path)),
-                    }
-                }
-                Err(e) => Err(io(path, e)),
-            }
-        })();
-        let _ = std::fs::remove_file(&tmp);
+        let result = match crate::write::no_clobber(path, text, crate::write::Taken::Refuse) {
+            Ok(saved) => Ok(saved.existed),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(refuse(path)),
+            Err(e) => Err(io(path, e)),
+        };
         written.push(Written {
             path: path.clone(),
             unchanged: result?,

@@ -427,38 +427,15 @@ pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
 }
 
 /// Writes a trace under `dir` without replacing a different file of the same name (a `-2`,
-/// `-3`... sibling is made instead); an identical file is left alone.
+/// `-3`... sibling is made instead); an identical file is left alone
+/// ([`crate::write::no_clobber`]).
 pub fn save(dir: &Path, name: &str, doc: &Value) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
     let text = format!(
         "{}\n",
         serde_json::to_string_pretty(doc).map_err(std::io::Error::other)?
     );
-    for n in 1..1000u32 {
-        let file = if n == 1 {
-            format!("{name}.json")
-        } else {
-            format!("{name}-{n}.json")
-        };
-        let path = dir.join(file);
-        match std::fs::read(&path) {
-            Ok(existing) if existing == text.as_bytes() => return Ok(path),
-            Ok(_) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text.as_bytes())?;
-        // hard_link refuses to replace a file that appeared meanwhile.
-        let linked = std::fs::hard_link(&tmp, &path);
-        let _ = std::fs::remove_file(&tmp);
-        match linked {
-            Ok(()) => return Ok(path),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other("too many traces of this name"))
+    let path = dir.join(format!("{name}.json"));
+    crate::write::no_clobber(&path, &text, crate::write::Taken::Sibling).map(|s| s.path)
 }
 
 /// Re-judges a probe trace document. `Ok(None)` if it is not a probe trace.
