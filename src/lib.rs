@@ -3,6 +3,7 @@
 //! layer over these.
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod export;
 pub mod names;
 pub mod probe;

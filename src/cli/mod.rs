@@ -139,6 +139,9 @@ enum Cmd {
     Replay(replay::ReplayArgs),
     /// Probe a real implementation over stdio and judge what crosses the wire.
     Probe(cancelcheck::probe::ProbeArgs),
+    /// Judge a recorded session (own JSONL, vscode-jsonrpc trace, MCP client log) with the
+    /// probe's judge.
+    Audit(cancelcheck::audit::AuditArgs),
     /// Draw a trace's request tree: each request answered, cancelled, still running or
     /// orphaned, and every cancel's path highlighted.
     Tree(tree::TreeArgs),
@@ -167,6 +170,10 @@ pub fn main() -> std::process::ExitCode {
         Cmd::Explore(args) => explore::cmd(args),
         Cmd::Replay(args) => replay::cmd(args),
         Cmd::Probe(args) => cancelcheck::probe::run(args).map(|(text, code)| {
+            print_out(text);
+            ExitCode(code)
+        }),
+        Cmd::Audit(args) => cancelcheck::audit::run(args).map(|(text, code)| {
             print_out(text);
             ExitCode(code)
         }),

@@ -194,6 +194,19 @@ pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
         .collect()
 }
 
+/// Where a transcript audited by `cancelcheck audit` was recorded, which decides what its order
+/// proves of the client (the requester whose duties the probe never judges in itself).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Vantage {
+    /// The client's own record (its log or trace): the order is the order in which the client
+    /// read and wrote, so a cancel written after an answer was read is the client's.
+    Client,
+    /// A record made by neither party (a proxy between them) or by the server: each direction's
+    /// order is that side's, but not what the client had read when it wrote, so
+    /// [`PROBE_OWN_DUTIES`] are not observable.
+    Between,
+}
+
 /// Duties of the requester that the probe, as the requester, breaks on purpose to see what
 /// the peer does (`cancel-after-answer` cancels a request it has the answer to): they judge
 /// the probe, not the peer, so they are neither reported nor given a column.
@@ -341,6 +354,11 @@ struct Judge<'c> {
     cancels_at: Vec<usize>,
     /// The assumptions a finding rests on, each once.
     assumptions: Vec<String>,
+    /// Judging a transcript (`cancelcheck audit`) recorded from this vantage, rather than a
+    /// probe session: the client is a black box too.
+    audit: Option<Vantage>,
+    /// A cancel of any kind crossed the wire, either way.
+    any_cancel: bool,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -514,6 +532,7 @@ impl Judge<'_> {
                 || Some(method.as_str()) == rules.session_cancel_method)
         {
             self.cancel_sent = true;
+            self.any_cancel = true;
         }
         if let WireMessage::Notification { method, .. } = &msg
             && (method == rules.cancel_method
@@ -809,10 +828,12 @@ impl Judge<'_> {
                 }
             }
             Message::Cancel { id, .. } => {
+                self.any_cancel = true;
                 if let Some(r) = self.peer_requests.get_mut(&id) {
                     r.cancelled = true;
                 }
             }
+            Message::MalformedCancel => self.any_cancel = true,
             Message::Response { id, .. } if self.methods.contains_key(&id) => {
                 self.children_may_be_resolved(id);
             }
@@ -931,9 +952,20 @@ impl Judge<'_> {
         } else {
             hidden.retain(|i| !(SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
         }
-        verdict
-            .violations
-            .retain(|v| !hidden.contains(&v.invariant) && !PROBE_OWN_DUTIES.contains(&v.invariant));
+        // The probe's own duties judge the probe; a client's own record shows the client's.
+        let own_judged = self.audit == Some(Vantage::Client);
+        if self.audit == Some(Vantage::Between) {
+            hidden.extend(
+                PROBE_OWN_DUTIES
+                    .into_iter()
+                    .filter(|i| i.info().application(dialect).is_some()),
+            );
+            hidden.sort();
+        }
+        verdict.violations.retain(|v| {
+            !hidden.contains(&v.invariant)
+                && (own_judged || !PROBE_OWN_DUTIES.contains(&v.invariant))
+        });
         if self.unlinked {
             // A request of the peer's that names no single open prompt: the rules of request
             // trees cannot be decided for it. One seen broken for a linked request stands.
@@ -949,6 +981,13 @@ impl Judge<'_> {
             hidden.sort();
         }
         let not_in_flight = (!self.in_flight).then(|| self.why_not_in_flight());
+        // A transcript claims nothing: it exercised cancellation if a cancel crossed the wire.
+        let exercised = self.audit.is_some() && self.any_cancel;
+        if self.audit.is_some() && !self.any_cancel {
+            self.vacuous_because.push(
+                "the transcript holds no cancel, either way: nothing about cancellation was exercised; record a session in which a request is cancelled".to_string(),
+            );
+        }
         Judgement {
             verdict,
             events: self.events,
@@ -957,7 +996,7 @@ impl Judge<'_> {
             protocol: self.protocol,
             vacuous_because: self.vacuous_because,
             assumptions: self.assumptions,
-            exercised_in_flight: false,
+            exercised_in_flight: exercised,
             not_in_flight,
         }
     }
@@ -973,41 +1012,76 @@ pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgemen
 
 /// Judges one recorded session (see the module documentation).
 pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
-    let mut checker = Checker::new(ctx.dialect, 16);
-    checker.set_fifo(true);
-    let mut j = Judge {
-        ctx,
-        checker,
-        events: Vec::new(),
-        errors: Vec::new(),
-        ids: IdMap::new(),
-        sent: Vec::new(),
-        methods: BTreeMap::new(),
-        resolved: BTreeSet::new(),
-        cancelled: BTreeSet::new(),
-        cancel_sent: false,
-        ambiguous_give_up: false,
-        answered: Vec::new(),
-        prompts: Vec::new(),
-        peer_requests: BTreeMap::new(),
-        unlinked: false,
-        gone: false,
-        handshake: None,
-        handshake_sent: false,
-        protocol: None,
-        work: BTreeMap::new(),
-        refused: BTreeSet::new(),
-        in_flight: false,
-        vacuous_because: Vec::new(),
-        cancels_at: Vec::new(),
-        assumptions: Vec::new(),
-    };
+    let mut j = Judging::new(ctx, None);
     for rec in records {
+        j.push(rec);
+    }
+    j.finish()
+}
+
+/// A judgement fed one record at a time, so a transcript of any size can be judged while it is
+/// read: it holds what each message did (the checker's events), never the messages' text.
+pub struct Judging<'c>(Judge<'c>);
+
+impl<'c> Judging<'c> {
+    /// A judgement of a probe session (`audit: None`: the probe is the client, its own duties
+    /// are not judged) or of a transcript recorded from a [`Vantage`] (`cancelcheck audit`:
+    /// both parties are black boxes; the client is the side whose messages are [`Dir::Sent`];
+    /// a transcript in which no cancel crossed the wire is vacuous).
+    pub fn new(ctx: &'c Context, audit: Option<Vantage>) -> Self {
+        let mut checker = Checker::new(ctx.dialect, 16);
+        checker.set_fifo(true);
+        Judging(Judge {
+            ctx,
+            checker,
+            events: Vec::new(),
+            errors: Vec::new(),
+            ids: IdMap::new(),
+            sent: Vec::new(),
+            methods: BTreeMap::new(),
+            resolved: BTreeSet::new(),
+            cancelled: BTreeSet::new(),
+            cancel_sent: false,
+            ambiguous_give_up: false,
+            answered: Vec::new(),
+            prompts: Vec::new(),
+            peer_requests: BTreeMap::new(),
+            unlinked: false,
+            gone: false,
+            handshake: None,
+            handshake_sent: false,
+            protocol: None,
+            work: BTreeMap::new(),
+            refused: BTreeSet::new(),
+            in_flight: false,
+            vacuous_because: Vec::new(),
+            cancels_at: Vec::new(),
+            assumptions: Vec::new(),
+            audit,
+            any_cancel: false,
+        })
+    }
+
+    /// Judges the next record.
+    pub fn push(&mut self, rec: &Record) {
         match rec.dir {
-            Dir::Note => j.on_note(rec),
-            Dir::Sent => j.on_sent(rec),
-            Dir::Received => j.on_received(rec),
+            Dir::Note => self.0.on_note(rec),
+            Dir::Sent => self.0.on_sent(rec),
+            Dir::Received => self.0.on_received(rec),
         }
+    }
+
+    /// The judgement of everything pushed.
+    pub fn finish(self) -> Judgement {
+        self.0.finish()
+    }
+}
+
+/// Judges a transcript recorded from `vantage` (see [`Judging::new`]).
+pub fn judge_transcript(ctx: &Context, vantage: Vantage, records: &[Record]) -> Judgement {
+    let mut j = Judging::new(ctx, Some(vantage));
+    for rec in records {
+        j.push(rec);
     }
     j.finish()
 }

@@ -1,0 +1,423 @@
+//! `cancelcheck audit`: judge a recorded session with the probe's judge.
+//!
+//! A transcript ([`transcript`]) is read twice, a line at a time: a first pass finds which
+//! party is the client (a vscode trace may be either side's) and which method the client's
+//! cancels name (the request the judge follows, unless `--method` names it); the second feeds
+//! each message to [`judge::Judging`] as it is read, the client's as [`Dir::Sent`], the
+//! server's as [`Dir::Received`]. Both parties are black boxes: what the order of the file
+//! cannot decide is reported not observable (see [`judge::Vantage`]). The verdict table, the
+//! `--json` document and the exit codes are the probe's; a session with a finding is saved as
+//! a probe trace (a third pass) that `cancelcheck replay` re-judges.
+
+pub mod transcript;
+
+use crate::probe::judge::{self, Dir, Judgement, Record, Vantage};
+use crate::probe::process::PeerEnd;
+use crate::probe::report::{self, Outcome};
+use cancelcheck_model::Dialect;
+use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::{Framing, WireMessage};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use transcript::{Entry, Format, LineError, Lines, Writer};
+
+/// The name the verdict table gives the audited session, and the `scenario` of its trace.
+pub const SCENARIO: &str = "audit";
+
+/// The options of `cancelcheck audit`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// The dialect the session speaks: acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 or lsp.
+    #[arg(long)]
+    pub dialect: String,
+    /// The transcript's format.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: Format,
+    /// The method of the requests judged (default: that of the first request the client
+    /// cancels, else the dialect's usual work request).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// The longest line read, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_line: usize,
+    /// Where the trace of a session with findings is saved.
+    #[arg(long, default_value = "traces/found")]
+    pub save: PathBuf,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// The transcript file.
+    pub file: PathBuf,
+}
+
+fn bad(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::anyhow!(msg.into())
+}
+
+fn line_error(file: &Path, e: &LineError) -> anyhow::Error {
+    bad(format!(
+        "{}: line {}: {} (fix or remove the line)",
+        file.display(),
+        e.line,
+        e.expected
+    ))
+}
+
+fn open(args: &AuditArgs) -> anyhow::Result<Lines<BufReader<std::fs::File>>> {
+    let f = std::fs::File::open(&args.file)
+        .map_err(|e| bad(format!("{}: cannot read it: {e}", args.file.display())))?;
+    Ok(Lines::new(BufReader::new(f), args.format, args.max_line))
+}
+
+/// What the first pass learns of a transcript.
+#[derive(Debug, Default)]
+struct Scan {
+    /// A vscode trace's recorder is the server (it read `initialize`).
+    recorder_is_server: bool,
+    /// The methods of the client's requests its cancels name, with how many, first first.
+    cancelled: Vec<(String, u64)>,
+}
+
+fn scan(args: &AuditArgs, dialect: Dialect) -> anyhow::Result<Scan> {
+    let rules = dialect.rules();
+    let mut lines = open(args)?;
+    let mut s = Scan::default();
+    let mut role_known = false;
+    // The methods of requests by id text, per writer (client first).
+    let mut methods: [BTreeMap<String, String>; 2] = Default::default();
+    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+        let Ok(msg) = WireMessage::parse(e.text.as_bytes()) else {
+            continue;
+        };
+        if !role_known
+            && e.writer != Writer::Client
+            && e.writer != Writer::Server
+            && let WireMessage::Request { method, .. } = &msg
+            && Some(method.as_str()) == rules.initialize_method
+        {
+            role_known = true;
+            s.recorder_is_server = e.writer == Writer::Other;
+        }
+        let side = usize::from(client_wrote(&s, e.writer) != Some(true));
+        match &msg {
+            WireMessage::Request { id, method, .. } => {
+                methods[side].insert(id.to_json_text(), method.clone());
+            }
+            WireMessage::Notification { method, params } if side == 0 => {
+                let named = if Some(method.as_str()) == rules.session_cancel_method {
+                    Some(cancelcheck_wire::acp::PROMPT.to_string())
+                } else if method == rules.cancel_method {
+                    params
+                        .as_ref()
+                        .and_then(|p| p.get(rules.cancel_id_field))
+                        .and_then(|id| methods[0].get(&id.to_string()).cloned())
+                } else {
+                    None
+                };
+                if let Some(m) = named {
+                    match s.cancelled.iter_mut().find(|(k, _)| *k == m) {
+                        Some((_, n)) => *n += 1,
+                        None => s.cancelled.push((m, 1)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(s)
+}
+
+/// Whether `writer` is the client (`None` never happens once the scan has decided the roles).
+fn client_wrote(scan: &Scan, writer: Writer) -> Option<bool> {
+    Some(match writer {
+        Writer::Client => true,
+        Writer::Server => false,
+        Writer::Recorder => !scan.recorder_is_server,
+        Writer::Other => scan.recorder_is_server,
+    })
+}
+
+/// The vantage of a transcript: a client's own log or trace shows what the client had read.
+fn vantage(format: Format, scan: &Scan) -> Vantage {
+    match format {
+        Format::McpLog => Vantage::Client,
+        Format::Vscode if !scan.recorder_is_server => Vantage::Client,
+        _ => Vantage::Between,
+    }
+}
+
+/// The record the judge reads for a message (`first_us`: the transcript's first time).
+fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Record {
+    let t = e.time_us.unwrap_or(0);
+    let first = *first_us.get_or_insert(t);
+    Record {
+        t_us: t.saturating_sub(first),
+        dir: if client_wrote(scan, e.writer) == Some(true) {
+            Dir::Sent
+        } else {
+            Dir::Received
+        },
+        offset,
+        text: e.text,
+    }
+}
+
+/// What reading the transcript found, beside the messages.
+struct Read {
+    judgement: Judgement,
+    messages: u64,
+    lines: u64,
+    skipped: u64,
+    truncated: Option<LineError>,
+}
+
+fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Read> {
+    let mut lines = open(args)?;
+    let mut j = judge::Judging::new(ctx, Some(vantage(args.format, scan)));
+    let mut first = None;
+    let mut messages = 0;
+    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+        messages += 1;
+        j.push(&record(scan, e, lines.offset, &mut first));
+    }
+    Ok(Read {
+        judgement: j.finish(),
+        messages,
+        lines: lines.line,
+        skipped: lines.skipped,
+        truncated: lines.truncated,
+    })
+}
+
+/// Writes the trace of the audited session under `dir` (streamed from a third read of the
+/// file), as a probe trace of scenario [`SCENARIO`] that names its vantage; never replaces a
+/// file.
+fn save_trace(
+    args: &AuditArgs,
+    ctx: &Context,
+    scan: &Scan,
+    verdict: &Value,
+    first: &str,
+) -> anyhow::Result<PathBuf> {
+    let dir = &args.save;
+    std::fs::create_dir_all(dir)?;
+    let stem = args
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = format!("audit-{}-{first}-{stem}", ctx.dialect.id());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| -> anyhow::Result<()> {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        let head = json!({
+            "version": report::PROBE_TRACE_VERSION,
+            "kind": "probe",
+            "dialect": ctx.dialect.id(),
+            "framing": Framing::Ndjson.as_str(),
+            "work_method": ctx.work_method,
+            "scenario": SCENARIO,
+            "vantage": vantage_name(vantage(args.format, scan)),
+            "seed": 0,
+            "command": ["audit", args.file.display().to_string()],
+        })
+        .to_string();
+        // The head's fields, then the messages one by one, then the verdict.
+        write!(out, "{},\n\"messages\": [", head.trim_end_matches('}'))?;
+        let mut lines = open(args)?;
+        let mut first_us = None;
+        let mut n = 0;
+        while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+            let r = record(scan, e, lines.offset, &mut first_us);
+            let m =
+                json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text});
+            write!(out, "{}\n{m}", if n == 0 { "" } else { "," })?;
+            n += 1;
+        }
+        writeln!(out, "],\n\"verdict\": {verdict}}}")?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        Ok(())
+    })();
+    let placed = written.and_then(|()| {
+        for k in 1..1000u32 {
+            let file = if k == 1 {
+                format!("{name}.json")
+            } else {
+                format!("{name}-{k}.json")
+            };
+            let path = dir.join(file);
+            match std::fs::hard_link(&tmp, &path) {
+                Ok(()) => return Ok(path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(bad("too many traces of this name"))
+    });
+    let _ = std::fs::remove_file(&tmp);
+    placed
+}
+
+/// The name a trace gives a vantage.
+pub fn vantage_name(v: Vantage) -> &'static str {
+    match v {
+        Vantage::Client => "client",
+        Vantage::Between => "between",
+    }
+}
+
+/// Parses [`vantage_name`].
+pub fn vantage_from_name(s: &str) -> Option<Vantage> {
+    match s {
+        "client" => Some(Vantage::Client),
+        "between" => Some(Vantage::Between),
+        _ => None,
+    }
+}
+
+/// Runs the audit; returns what to print on stdout and the exit code (the probe's: 0 pass,
+/// warn or vacuous, 1 a MUST broken). Bad usage or a bad line is an error (exit 2).
+pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
+    let dialect: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e| bad(format!("--dialect: {e}")))?;
+    if !dialect.rules().json_rpc {
+        return Err(bad(format!(
+            "--dialect: {dialect} is not JSON-RPC; audit reads acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 and lsp"
+        )));
+    }
+    if args.max_line == 0 {
+        return Err(bad("--max-line must be at least 1"));
+    }
+    let scan = scan(&args, dialect)?;
+    let mut ctx = Context::new(dialect);
+    ctx.work_method = match (&args.method, scan.cancelled.first()) {
+        (Some(m), _) => m.clone(),
+        (None, Some((m, _))) => m.clone(),
+        (None, None) if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) => {
+            cancelcheck_wire::acp::PROMPT.into()
+        }
+        (None, None) => ctx.work_method,
+    };
+    let read = judge_file(&args, &ctx, &scan)?;
+    let mut outcome = Outcome {
+        name: SCENARIO,
+        seed: 0,
+        records: Vec::new(),
+        judgement: read.judgement,
+        end: PeerEnd {
+            status: None,
+            killed: false,
+            stderr_bytes: 0,
+            stderr_tail: String::new(),
+            elapsed: std::time::Duration::ZERO,
+            waited: std::time::Duration::ZERO,
+        },
+        trace: None,
+    };
+    if outcome.has_findings() {
+        let verdict = report::judgement_json(dialect, &outcome.judgement);
+        let first = outcome
+            .judgement
+            .verdict
+            .violations
+            .first()
+            .map(|v| v.invariant.name())
+            .or_else(|| outcome.judgement.errors.first().map(|e| e.kind))
+            .unwrap_or("pass");
+        outcome.trace =
+            Some(save_trace(&args, &ctx, &scan, &verdict, first).map_err(|e| e.to_string()));
+    }
+    let outcomes = [outcome];
+    let code = report::overall(&outcomes).exit_code();
+    let not_judged: Vec<String> = scan
+        .cancelled
+        .iter()
+        .filter(|(m, _)| *m != ctx.work_method)
+        .map(|(m, n)| format!("{m} ({n})"))
+        .collect();
+    let v = vantage(args.format, &scan);
+    let text = if args.json {
+        let mut doc = report::run_json(dialect, Framing::Ndjson, &[], &outcomes);
+        if let Some(o) = doc.as_object_mut() {
+            o.remove("framing");
+            o.remove("command");
+            o.remove("probe_ms_per_scenario");
+            o.insert(
+                "transcript".into(),
+                json!({
+                    "file": args.file.display().to_string(),
+                    "format": args.format.as_str(),
+                    "vantage": vantage_name(v),
+                    "client": if scan.recorder_is_server { "other" } else { "recorder" },
+                    "lines": read.lines,
+                    "messages": read.messages,
+                    "skipped_lines": read.skipped,
+                    "truncated_last_line": read.truncated.as_ref().map(|t| json!({"line": t.line, "expected": t.expected})),
+                    "method_judged": ctx.work_method,
+                    "cancelled_methods_not_judged": not_judged,
+                }),
+            );
+        }
+        if let Some(s) = doc
+            .pointer_mut("/scenarios/0")
+            .and_then(Value::as_object_mut)
+        {
+            s.insert("messages".into(), json!(read.messages));
+            for k in [
+                "peer_exit",
+                "peer_killed",
+                "peer_stderr_bytes",
+                "elapsed_ms",
+                "probe_ms",
+            ] {
+                s.remove(k);
+            }
+        }
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )
+    } else {
+        let mut t = format!(
+            "audit: {} transcript {} ({}, {} lines: {} messages, {} skipped), judged from {}; requests judged: {}\n",
+            dialect.id(),
+            args.file.display(),
+            args.format.as_str(),
+            read.lines,
+            read.messages,
+            read.skipped,
+            match v {
+                Vantage::Client => "the client's own record",
+                Vantage::Between =>
+                    "a record between the parties (what the client had read is not observable)",
+            },
+            ctx.work_method,
+        );
+        if !not_judged.is_empty() {
+            t.push_str(&format!(
+                "not judged: cancels of requests of other methods: {} (name one with --method)\n",
+                not_judged.join(", ")
+            ));
+        }
+        if let Some(tr) = &read.truncated {
+            t.push_str(&format!(
+                "truncated: the last line ({}) ends without a newline and is not a whole message ({}); the session is judged up to the line before\n",
+                tr.line, tr.expected
+            ));
+        }
+        // The probe's table, findings and verdict; its header and its own cost are the probe's.
+        let table = report::run_text(dialect, Framing::Ndjson, &[], &outcomes);
+        for line in table.lines().skip(1) {
+            if !line.starts_with("probe's own time") {
+                t.push_str(line);
+                t.push('\n');
+            }
+        }
+        t
+    };
+    Ok((text, code))
+}
