@@ -260,6 +260,29 @@ fn save_trace(
     placed
 }
 
+/// The requester's duties the probe's table has no column for (the probe's own,
+/// [`judge::PROBE_OWN_DUTIES`]), each with what the record says of it.
+fn own_duties_line(dialect: Dialect, j: &Judgement) -> String {
+    let said: Vec<String> = judge::PROBE_OWN_DUTIES
+        .iter()
+        .filter_map(|i| Some((i, i.info().application(dialect)?)))
+        .map(|(i, a)| {
+            let what = if j.not_observable.contains(i) {
+                "not observable (what the client had read is not in a record made between the parties)"
+            } else if j.verdict.violations.iter().any(|v| v.invariant == *i) {
+                "broken (see findings)"
+            } else {
+                "held"
+            };
+            format!("{} ({}): {what}", i.name(), a.strength.as_str())
+        })
+        .collect();
+    if said.is_empty() {
+        return String::new();
+    }
+    format!("client's duties: {}\n", said.join("; "))
+}
+
 /// The name a trace gives a vantage.
 pub fn vantage_name(v: Vantage) -> &'static str {
     match v {
@@ -343,6 +366,10 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
     let text = if args.json {
         let mut doc = report::run_json(dialect, Framing::Ndjson, &[], &outcomes);
         if let Some(o) = doc.as_object_mut() {
+            o.insert(
+                "vacuous_because".into(),
+                json!(outcomes[0].judgement.vacuous_because),
+            );
             o.remove("framing");
             o.remove("command");
             o.remove("probe_ms_per_scenario");
@@ -409,10 +436,14 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
                 tr.line, tr.expected
             ));
         }
-        // The probe's table, findings and verdict; its header and its own cost are the probe's.
+        // The probe's table, findings and verdict; its header, its own cost and its summary of
+        // scenarios are the probe's.
         let table = report::run_text(dialect, Framing::Ndjson, &[], &outcomes);
         for line in table.lines().skip(1) {
-            if !line.starts_with("probe's own time") {
+            if line.starts_with("verdict: ") {
+                t.push_str(&own_duties_line(dialect, &outcomes[0].judgement));
+            }
+            if !line.starts_with("probe's own time") && !line.starts_with("vacuous: no scenario") {
                 t.push_str(line);
                 t.push('\n');
             }

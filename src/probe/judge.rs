@@ -359,6 +359,9 @@ struct Judge<'c> {
     audit: Option<Vantage>,
     /// A cancel of any kind crossed the wire, either way.
     any_cancel: bool,
+    /// Audited from between the parties, the client sent a request with the id of one of its
+    /// earlier requests: whether it had read the earlier one's answer is not observable.
+    reuse_undecided: bool,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -644,6 +647,12 @@ impl Judge<'_> {
             {
                 self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
             }
+        }
+        if self.audit == Some(Vantage::Between)
+            && request.is_some()
+            && self.sent.iter().any(|s| s.request == request)
+        {
+            self.reuse_undecided = true;
         }
         self.sent.push(SentMsg {
             models,
@@ -960,6 +969,11 @@ impl Judge<'_> {
                     .into_iter()
                     .filter(|i| i.info().application(dialect).is_some()),
             );
+            // An id reused after the earlier request's answer passed by: live or not depends on
+            // whether the client had read it. A reuse the record shows live stands.
+            if self.reuse_undecided && !shown.contains(InvariantId::NoLiveIdReuse) {
+                hidden.push(InvariantId::NoLiveIdReuse);
+            }
             hidden.sort();
         }
         verdict.violations.retain(|v| {
@@ -1059,6 +1073,7 @@ impl<'c> Judging<'c> {
             assumptions: Vec::new(),
             audit,
             any_cancel: false,
+            reuse_undecided: false,
         })
     }
 
