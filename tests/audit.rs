@@ -80,39 +80,54 @@ fn replays(dir: &Path) -> PathBuf {
     traces[0].clone()
 }
 
+/// `keeps` passes (exit 0) and `breaks` breaks exactly `broken` (a MUST: exit 1), and the
+/// trace saved of `breaks` re-judges to its verdict; both `--json` documents.
+fn keeps_and_breaks(
+    dialect: &str,
+    format: &str,
+    keeps: &str,
+    breaks: &str,
+    broken: &str,
+) -> (Value, Value) {
+    let tmp = Scratch::new(&format!("{dialect}-{format}"));
+    let k = audit(dialect, format, &fixture(keeps), tmp.path());
+    assert_eq!(
+        verdict(&k),
+        ("pass".into(), vec![], Some(0)),
+        "{keeps}: {}",
+        text(&k.stdout)
+    );
+    let b = audit(dialect, format, &fixture(breaks), tmp.path());
+    assert_eq!(
+        verdict(&b),
+        ("fail".into(), vec![broken.to_string()], Some(1)),
+        "{breaks}: {}",
+        text(&b.stdout)
+    );
+    let trace = replays(tmp.path());
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(doc["vantage"], json_out(&b)["transcript"]["vantage"]);
+    (json_out(&k), json_out(&b))
+}
+
 /// LSP, vscode-jsonrpc's JSON trace of a client whose server answers a cancelled command
 /// -32800 after a ping that proves it read the cancel (keeps every rule), and of the same
 /// session with -32603 (breaks cancel-error-code, a MUST).
 #[test]
 fn a_vscode_jsonrpc_trace_is_judged_from_the_client_side() {
-    let tmp = Scratch::new("vscode");
-    let keeps = audit(
+    let (keeps, _) = keeps_and_breaks(
         "lsp",
         "vscode",
-        &fixture("lsp-keeps.vscode.jsonl"),
-        tmp.path(),
+        "lsp-keeps.vscode.jsonl",
+        "lsp-breaks.vscode.jsonl",
+        "cancel-error-code",
     );
+    assert_eq!(keeps["transcript"]["vantage"], "client");
+    assert_eq!(keeps["transcript"]["messages"], 10);
     assert_eq!(
-        verdict(&keeps),
-        ("pass".into(), vec![], Some(0)),
-        "{}",
-        text(&keeps.stdout)
+        keeps["transcript"]["method_judged"],
+        "workspace/executeCommand"
     );
-    let v = json_out(&keeps);
-    assert_eq!(v["transcript"]["vantage"], "client");
-    assert_eq!(v["transcript"]["messages"], 10);
-    assert_eq!(v["transcript"]["method_judged"], "workspace/executeCommand");
-    let breaks = audit(
-        "lsp",
-        "vscode",
-        &fixture("lsp-breaks.vscode.jsonl"),
-        tmp.path(),
-    );
-    assert_eq!(
-        verdict(&breaks),
-        ("fail".into(), vec!["cancel-error-code".into()], Some(1))
-    );
-    replays(tmp.path());
 }
 
 /// MCP 2025-11-25, the log lines desktop clients write, from the SDK's own client and server:
@@ -121,40 +136,17 @@ fn a_vscode_jsonrpc_trace_is_judged_from_the_client_side() {
 /// because a client's log shows what it had read).
 #[test]
 fn an_mcp_client_log_judges_the_client_as_well_as_the_server() {
-    let tmp = Scratch::new("mcp-log");
-    let keeps = audit(
+    let (keeps, _) = keeps_and_breaks(
         "mcp-2025-11-25",
         "mcp-log",
-        &fixture("mcp-keeps.log"),
-        tmp.path(),
+        "mcp-keeps.log",
+        "mcp-cancel-after-answer.log",
+        "cancel-only-in-progress",
     );
-    assert_eq!(
-        verdict(&keeps),
-        ("pass".into(), vec![], Some(0)),
-        "{}",
-        text(&keeps.stdout)
-    );
-    let v = json_out(&keeps);
-    assert_eq!(v["transcript"]["skipped_lines"], 2);
-    assert_eq!(v["transcript"]["vantage"], "client");
-    let breaks = audit(
-        "mcp-2025-11-25",
-        "mcp-log",
-        &fixture("mcp-cancel-after-answer.log"),
-        tmp.path(),
-    );
-    assert_eq!(
-        verdict(&breaks),
-        (
-            "fail".into(),
-            vec!["cancel-only-in-progress".into()],
-            Some(1)
-        )
-    );
-    let trace = replays(tmp.path());
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
-    assert_eq!(doc["vantage"], "client");
+    assert_eq!(keeps["transcript"]["skipped_lines"], 2);
+    assert_eq!(keeps["transcript"]["vantage"], "client");
     // The text names the client's duty the probe's table has no column for.
+    let tmp = Scratch::new("mcp-text");
     let o = cancelcheck(&[
         "audit",
         "--dialect",
@@ -171,6 +163,23 @@ fn an_mcp_client_log_judges_the_client_as_well_as_the_server() {
         "{out}"
     );
     assert!(out.contains("error: MUST cancel-only-in-progress"), "{out}");
+}
+
+/// ACP, the project's JSONL recorded at the client of the ACP TypeScript SDK: a prompt turn
+/// cancelled with `session/cancel` ends `cancelled` (keeps every rule), or `end_turn` after a
+/// later request's answer proved the agent had read the cancel (breaks
+/// prompt-cancelled-stop-reason, a MUST).
+#[test]
+fn an_acp_sdk_session_in_jsonl_is_judged() {
+    let (keeps, _) = keeps_and_breaks(
+        "acp",
+        "jsonl",
+        "acp-keeps.jsonl",
+        "acp-ignores-cancel.jsonl",
+        "prompt-cancelled-stop-reason",
+    );
+    assert_eq!(keeps["transcript"]["method_judged"], "session/prompt");
+    assert_eq!(keeps["transcript"]["vantage"], "between");
 }
 
 /// Rewrites a fixture as the project's own JSONL (what `watch` writes), the client's messages
