@@ -71,72 +71,101 @@ fn open(args: &AuditArgs) -> anyhow::Result<Lines<BufReader<std::fs::File>>> {
     Ok(Lines::new(BufReader::new(f), args.format, args.max_line))
 }
 
-/// What the first pass learns of a transcript.
+/// What the first pass learns of a transcript (or `watch` as the session goes): which party
+/// is the client, and which methods the client's cancels name.
 #[derive(Debug, Default)]
-struct Scan {
+pub struct Scan {
     /// A vscode trace's recorder is the server (it read `initialize`).
     recorder_is_server: bool,
+    role_known: bool,
     /// The methods of the client's requests its cancels name, with how many, first first.
     cancelled: Vec<(String, u64)>,
+    /// The methods of the client's requests, by id text (the ids a cancel may name).
+    methods: BTreeMap<String, String>,
 }
 
-fn scan(args: &AuditArgs, dialect: Dialect) -> anyhow::Result<Scan> {
-    let rules = dialect.rules();
-    let mut lines = open(args)?;
-    let mut s = Scan::default();
-    let mut role_known = false;
-    // The methods of requests by id text, per writer (client first).
-    let mut methods: [BTreeMap<String, String>; 2] = Default::default();
-    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
-        let Ok(msg) = WireMessage::parse(e.text.as_bytes()) else {
-            continue;
+impl Scan {
+    /// Learns from the next message, `writer`'s.
+    pub fn push(&mut self, dialect: Dialect, writer: Writer, text: &str) {
+        let rules = dialect.rules();
+        let Ok(msg) = WireMessage::parse(text.as_bytes()) else {
+            return;
         };
-        if !role_known
-            && e.writer != Writer::Client
-            && e.writer != Writer::Server
+        if !self.role_known
+            && matches!(writer, Writer::Recorder | Writer::Other)
             && let WireMessage::Request { method, .. } = &msg
             && Some(method.as_str()) == rules.initialize_method
         {
-            role_known = true;
-            s.recorder_is_server = e.writer == Writer::Other;
+            self.role_known = true;
+            self.recorder_is_server = writer == Writer::Other;
         }
-        let side = usize::from(client_wrote(&s, e.writer) != Some(true));
-        match &msg {
+        if !client_wrote(self, writer) {
+            return;
+        }
+        let named = match &msg {
             WireMessage::Request { id, method, .. } => {
-                methods[side].insert(id.to_json_text(), method.clone());
+                self.methods.insert(id.to_json_text(), method.clone());
+                return;
             }
-            WireMessage::Notification { method, params } if side == 0 => {
-                let named = if Some(method.as_str()) == rules.session_cancel_method {
-                    Some(cancelcheck_wire::acp::PROMPT.to_string())
-                } else if method == rules.cancel_method {
-                    params
-                        .as_ref()
-                        .and_then(|p| p.get(rules.cancel_id_field))
-                        .and_then(|id| methods[0].get(&id.to_string()).cloned())
-                } else {
-                    None
-                };
-                if let Some(m) = named {
-                    match s.cancelled.iter_mut().find(|(k, _)| *k == m) {
-                        Some((_, n)) => *n += 1,
-                        None => s.cancelled.push((m, 1)),
-                    }
-                }
+            WireMessage::Notification { method, .. }
+                if Some(method.as_str()) == rules.session_cancel_method =>
+            {
+                Some(cancelcheck_wire::acp::PROMPT.to_string())
             }
-            _ => {}
+            WireMessage::Notification { method, params } if method == rules.cancel_method => params
+                .as_ref()
+                .and_then(|p| p.get(rules.cancel_id_field))
+                .and_then(|id| self.methods.get(&id.to_string()).cloned()),
+            _ => None,
+        };
+        if let Some(m) = named {
+            match self.cancelled.iter_mut().find(|(k, _)| *k == m) {
+                Some((_, n)) => *n += 1,
+                None => self.cancelled.push((m, 1)),
+            }
         }
+    }
+
+    /// The method judged: `given`, else that of the first request the client cancelled, else
+    /// the dialect's usual work request.
+    pub fn method(&self, dialect: Dialect, given: Option<&str>) -> String {
+        match (given, self.cancelled.first()) {
+            (Some(m), _) => m.to_string(),
+            (None, Some((m, _))) => m.clone(),
+            (None, None) if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) => {
+                cancelcheck_wire::acp::PROMPT.into()
+            }
+            (None, None) => Context::new(dialect).work_method,
+        }
+    }
+
+    /// The methods cancelled other than `judged`, each with how many cancels named it.
+    pub fn not_judged(&self, judged: &str) -> Vec<String> {
+        self.cancelled
+            .iter()
+            .filter(|(m, _)| m != judged)
+            .map(|(m, n)| format!("{m} ({n})"))
+            .collect()
+    }
+}
+
+fn scan(args: &AuditArgs, dialect: Dialect) -> anyhow::Result<Scan> {
+    let mut lines = open(args)?;
+    let mut s = Scan::default();
+    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+        s.push(dialect, e.writer, &e.text);
     }
     Ok(s)
 }
 
-/// Whether `writer` is the client (`None` never happens once the scan has decided the roles).
-fn client_wrote(scan: &Scan, writer: Writer) -> Option<bool> {
-    Some(match writer {
+/// Whether `writer` is the client.
+fn client_wrote(scan: &Scan, writer: Writer) -> bool {
+    match writer {
         Writer::Client => true,
         Writer::Server => false,
         Writer::Recorder => !scan.recorder_is_server,
         Writer::Other => scan.recorder_is_server,
-    })
+    }
 }
 
 /// The vantage of a transcript: a client's own log or trace shows what the client had read.
@@ -154,7 +183,7 @@ fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Rec
     let first = *first_us.get_or_insert(t);
     Record {
         t_us: t.saturating_sub(first),
-        dir: if client_wrote(scan, e.writer) == Some(true) {
+        dir: if client_wrote(scan, e.writer) {
             Dir::Sent
         } else {
             Dir::Received
@@ -317,30 +346,9 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
     }
     let scan = scan(&args, dialect)?;
     let mut ctx = Context::new(dialect);
-    ctx.work_method = match (&args.method, scan.cancelled.first()) {
-        (Some(m), _) => m.clone(),
-        (None, Some((m, _))) => m.clone(),
-        (None, None) if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) => {
-            cancelcheck_wire::acp::PROMPT.into()
-        }
-        (None, None) => ctx.work_method,
-    };
+    ctx.work_method = scan.method(dialect, args.method.as_deref());
     let read = judge_file(&args, &ctx, &scan)?;
-    let mut outcome = Outcome {
-        name: SCENARIO,
-        seed: 0,
-        records: Vec::new(),
-        judgement: read.judgement,
-        end: PeerEnd {
-            status: None,
-            killed: false,
-            stderr_bytes: 0,
-            stderr_tail: String::new(),
-            elapsed: std::time::Duration::ZERO,
-            waited: std::time::Duration::ZERO,
-        },
-        trace: None,
-    };
+    let mut outcome = session_outcome(read.judgement);
     if outcome.has_findings() {
         let verdict = report::judgement_json(dialect, &outcome.judgement);
         let first = outcome
@@ -354,16 +362,73 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
         outcome.trace =
             Some(save_trace(&args, &ctx, &scan, &verdict, first).map_err(|e| e.to_string()));
     }
+    let summary = Summary {
+        command: "audit",
+        file: args.file.display().to_string(),
+        format: args.format,
+        vantage: vantage(args.format, &scan),
+        client_is_recorder: !scan.recorder_is_server,
+        lines: read.lines,
+        messages: read.messages,
+        skipped: read.skipped,
+        truncated: read.truncated,
+        not_judged: scan.not_judged(&ctx.work_method),
+        method: ctx.work_method,
+    };
+    Ok(render(dialect, &summary, outcome, args.json))
+}
+
+/// The one session of a transcript as the probe's report takes it.
+pub fn session_outcome(judgement: Judgement) -> Outcome {
+    Outcome {
+        name: SCENARIO,
+        seed: 0,
+        records: Vec::new(),
+        judgement,
+        end: PeerEnd {
+            status: None,
+            killed: false,
+            stderr_bytes: 0,
+            stderr_tail: String::new(),
+            elapsed: std::time::Duration::ZERO,
+            waited: std::time::Duration::ZERO,
+        },
+        trace: None,
+    }
+}
+
+/// What a report says of the transcript beside its verdict.
+pub struct Summary {
+    /// The command reporting (`audit`, `watch`).
+    pub command: &'static str,
+    /// The transcript's file.
+    pub file: String,
+    /// Its format.
+    pub format: Format,
+    /// Where it was recorded.
+    pub vantage: Vantage,
+    /// Whether the client is the party that recorded it (vscode traces).
+    pub client_is_recorder: bool,
+    /// Lines read.
+    pub lines: u64,
+    /// Messages judged.
+    pub messages: u64,
+    /// Lines that were not messages.
+    pub skipped: u64,
+    /// The last line, cut short.
+    pub truncated: Option<LineError>,
+    /// The method whose requests were judged.
+    pub method: String,
+    /// Other methods the client cancelled ([`Scan::not_judged`]).
+    pub not_judged: Vec<String>,
+}
+
+/// The report of one transcript's `outcome` (the probe's table, `--json` document and exit
+/// code, with the transcript's [`Summary`] in place of the probe's command and costs).
+pub fn render(dialect: Dialect, sum: &Summary, outcome: Outcome, json: bool) -> (String, u8) {
     let outcomes = [outcome];
     let code = report::overall(&outcomes).exit_code();
-    let not_judged: Vec<String> = scan
-        .cancelled
-        .iter()
-        .filter(|(m, _)| *m != ctx.work_method)
-        .map(|(m, n)| format!("{m} ({n})"))
-        .collect();
-    let v = vantage(args.format, &scan);
-    let text = if args.json {
+    let text = if json {
         let mut doc = report::run_json(dialect, Framing::Ndjson, &[], &outcomes);
         if let Some(o) = doc.as_object_mut() {
             o.insert(
@@ -376,16 +441,16 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
             o.insert(
                 "transcript".into(),
                 json!({
-                    "file": args.file.display().to_string(),
-                    "format": args.format.as_str(),
-                    "vantage": vantage_name(v),
-                    "client": if scan.recorder_is_server { "other" } else { "recorder" },
-                    "lines": read.lines,
-                    "messages": read.messages,
-                    "skipped_lines": read.skipped,
-                    "truncated_last_line": read.truncated.as_ref().map(|t| json!({"line": t.line, "expected": t.expected})),
-                    "method_judged": ctx.work_method,
-                    "cancelled_methods_not_judged": not_judged,
+                    "file": sum.file,
+                    "format": sum.format.as_str(),
+                    "vantage": vantage_name(sum.vantage),
+                    "client": if sum.client_is_recorder { "recorder" } else { "other" },
+                    "lines": sum.lines,
+                    "messages": sum.messages,
+                    "skipped_lines": sum.skipped,
+                    "truncated_last_line": sum.truncated.as_ref().map(|t| json!({"line": t.line, "expected": t.expected})),
+                    "method_judged": sum.method,
+                    "cancelled_methods_not_judged": sum.not_judged,
                 }),
             );
         }
@@ -393,7 +458,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
             .pointer_mut("/scenarios/0")
             .and_then(Value::as_object_mut)
         {
-            s.insert("messages".into(), json!(read.messages));
+            s.insert("messages".into(), json!(sum.messages));
             for k in [
                 "peer_exit",
                 "peer_killed",
@@ -410,27 +475,28 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
         )
     } else {
         let mut t = format!(
-            "audit: {} transcript {} ({}, {} lines: {} messages, {} skipped), judged from {}; requests judged: {}\n",
+            "{}: {} transcript {} ({}, {} lines: {} messages, {} skipped), judged from {}; requests judged: {}\n",
+            sum.command,
             dialect.id(),
-            args.file.display(),
-            args.format.as_str(),
-            read.lines,
-            read.messages,
-            read.skipped,
-            match v {
+            sum.file,
+            sum.format.as_str(),
+            sum.lines,
+            sum.messages,
+            sum.skipped,
+            match sum.vantage {
                 Vantage::Client => "the client's own record",
                 Vantage::Between =>
                     "a record between the parties (what the client had read is not observable)",
             },
-            ctx.work_method,
+            sum.method,
         );
-        if !not_judged.is_empty() {
+        if !sum.not_judged.is_empty() {
             t.push_str(&format!(
                 "not judged: cancels of requests of other methods: {} (name one with --method)\n",
-                not_judged.join(", ")
+                sum.not_judged.join(", ")
             ));
         }
-        if let Some(tr) = &read.truncated {
+        if let Some(tr) = &sum.truncated {
             t.push_str(&format!(
                 "truncated: the last line ({}) ends without a newline and is not a whole message ({}); the session is judged up to the line before\n",
                 tr.line, tr.expected
@@ -450,5 +516,5 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
         }
         t
     };
-    Ok((text, code))
+    (text, code)
 }
