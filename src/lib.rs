@@ -10,4 +10,5 @@ pub mod probe;
 pub mod render;
 pub mod trace_file;
 pub mod vectors;
+pub mod watch;
 pub mod wire;
