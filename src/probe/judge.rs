@@ -328,6 +328,10 @@ struct Judge<'c> {
     ambiguous_give_up: bool,
     /// The probe's requests the peer answered, in the order of their first answers.
     answered: Vec<RequestId>,
+    /// The same, to look up.
+    answered_set: BTreeSet<RequestId>,
+    /// Every message sent below this index is known to have been read.
+    read_below: usize,
     /// The probe's prompts (its work requests) and the session each names.
     prompts: Vec<(RequestId, Value)>,
     /// The peer's requests the model knows.
@@ -362,6 +366,8 @@ struct Judge<'c> {
     /// Audited from between the parties, the client sent a request with the id of one of its
     /// earlier requests: whether it had read the earlier one's answer is not observable.
     reuse_undecided: bool,
+    /// The ids of the requests the client sent (audits from between the parties).
+    client_ids: BTreeSet<WireId>,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -424,16 +430,19 @@ impl Judge<'_> {
 
     /// Marks everything sent up to index `upto` (inclusive) as read by the peer.
     fn read_upto(&mut self, upto: usize) {
-        for k in 0..=upto.min(self.sent.len().saturating_sub(1)) {
+        let end = upto.min(self.sent.len().saturating_sub(1));
+        // Everything below the mark is read already: a long session is not walked again.
+        for k in self.read_below..=end {
             self.read(k);
         }
+        self.read_below = self.read_below.max(end + 1);
     }
 
     /// The probe's prompts of `session` the peer has not answered.
     fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
         self.prompts
             .iter()
-            .filter(move |(id, s)| s == session && !self.answered.contains(id))
+            .filter(move |(id, s)| s == session && !self.answered_set.contains(id))
             .map(|(id, _)| *id)
     }
 
@@ -649,8 +658,8 @@ impl Judge<'_> {
             }
         }
         if self.audit == Some(Vantage::Between)
-            && request.is_some()
-            && self.sent.iter().any(|s| s.request == request)
+            && let Some(id) = &request
+            && !self.client_ids.insert(id.clone())
         {
             self.reuse_undecided = true;
         }
@@ -722,7 +731,7 @@ impl Judge<'_> {
                 .is_some()
             && self.methods.contains_key(&id)
             && !self.cancelled.contains(&id)
-            && !self.answered.contains(&id)
+            && !self.answered_set.contains(&id)
     }
 
     fn on_received(&mut self, rec: &Record) {
@@ -865,7 +874,7 @@ impl Judge<'_> {
         if let Message::Response { id, reply } = m
             && self.methods.contains_key(&id)
         {
-            if !self.answered.contains(&id) {
+            if self.answered_set.insert(id) {
                 self.answered.push(id);
             }
             if self.resolved.insert(id) {
@@ -1058,6 +1067,8 @@ impl<'c> Judging<'c> {
             cancel_sent: false,
             ambiguous_give_up: false,
             answered: Vec::new(),
+            answered_set: BTreeSet::new(),
+            read_below: 0,
             prompts: Vec::new(),
             peer_requests: BTreeMap::new(),
             unlinked: false,
@@ -1074,6 +1085,7 @@ impl<'c> Judging<'c> {
             audit,
             any_cancel: false,
             reuse_undecided: false,
+            client_ids: BTreeSet::new(),
         })
     }
 
