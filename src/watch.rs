@@ -95,6 +95,18 @@ fn forward_signals(pid: u32) {
     }
 }
 
+/// Gives the recording and judging thread (this one) a lower scheduling priority than the
+/// forwarding threads, so that judging never holds a message back on a busy machine.
+fn lower_priority() {
+    // SAFETY: gettid(2) and setpriority(2) on this thread only; they touch no memory of ours.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid);
+        if let Ok(tid) = libc::id_t::try_from(tid) {
+            libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+        }
+    }
+}
+
 fn micros(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
@@ -236,6 +248,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     }
     let down = std::thread::spawn(move || pump(from_server, std::io::stdout(), false, start, tx));
 
+    lower_priority();
     let mut log = Log::open(args.log.clone());
     let mut judging = Judging::new(&ctx, Some(Vantage::Between));
     let mut scan = Scan::default();

@@ -47,6 +47,12 @@
 //!   permission requests so once it cancels the prompt turn).
 //! - Requests still unanswered when the session ended are unresolved (`eventual-resolution`):
 //!   a session ends when the peer exits after its input closed, or at the timeout.
+//! - A transcript (`cancelcheck audit`, `watch`) is judged the same way, its client's messages
+//!   as the probe's ([`Judging::new`] with a [`Vantage`]): the client is a black box too, so
+//!   its own duties ([`PROBE_OWN_DUTIES`]) are judged where the record shows what it had read
+//!   (its own log) and not observable where it does not (a proxy's record), as is an id it
+//!   reused after the earlier request's answer passed by. A transcript with no cancel either
+//!   way tested nothing (`vacuous`).
 
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
