@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod audit;
 pub mod export;
 pub mod names;
 pub mod probe;
@@ -11,5 +12,6 @@ pub mod render;
 pub mod trace_file;
 pub mod trace_json;
 pub mod vectors;
+pub mod watch;
 pub mod wire;
 pub mod write;

@@ -1,7 +1,8 @@
 //! The one way cancelcheck writes a file a user keeps (a trace, a probe trace, an exported
 //! document): whole or not at all, never over a different file.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// What to do when the file's name is taken by a file with other bytes.
@@ -28,28 +29,41 @@ pub struct Saved {
 /// other bytes is handled as `taken` says. Whatever fails (a full disk, the file-size limit),
 /// the temporary file is removed: a failed write leaves nothing behind.
 pub fn no_clobber(path: &Path, text: &str, taken: Taken) -> std::io::Result<Saved> {
+    no_clobber_streamed(path, taken, |w| w.write_all(text.as_bytes()))
+}
+
+/// [`no_clobber`] of what `fill` writes, streamed (a file larger than memory can be written
+/// this way); an error of `fill` is returned as it is, and nothing is left behind.
+pub fn no_clobber_streamed<E: From<std::io::Error>>(
+    path: &Path,
+    taken: Taken,
+    fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
+) -> Result<Saved, E> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result =
-        write_synced(&tmp, text.as_bytes()).and_then(|()| link_free(&tmp, path, text, taken));
+    let result = write_synced(&tmp, fill).and_then(|()| Ok(link_free(&tmp, path, taken)?));
     let _ = std::fs::remove_file(&tmp);
     result
 }
 
-/// Writes `bytes` to a new file at `tmp` and syncs it.
-fn write_synced(tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+/// Writes what `fill` writes to a new file at `tmp` and syncs it.
+fn write_synced<E: From<std::io::Error>>(
+    tmp: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut w = BufWriter::new(File::create(tmp)?);
+    fill(&mut w)?;
+    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(())
 }
 
-/// Links `tmp` (holding `text`) to `path`, or to its first free sibling name, or finds one of
-/// them already holding the same bytes.
-fn link_free(tmp: &Path, path: &Path, text: &str, taken: Taken) -> std::io::Result<Saved> {
+/// Links `tmp` to `path`, or to its first free sibling name, or finds one of them already
+/// holding the same bytes.
+fn link_free(tmp: &Path, path: &Path, taken: Taken) -> std::io::Result<Saved> {
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -71,7 +85,7 @@ fn link_free(tmp: &Path, path: &Path, text: &str, taken: Taken) -> std::io::Resu
                 });
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if same_bytes(&at, text) {
+                if same_bytes(&at, tmp) {
                     return Ok(Saved {
                         path: at,
                         existed: true,
@@ -87,14 +101,26 @@ fn link_free(tmp: &Path, path: &Path, text: &str, taken: Taken) -> std::io::Resu
     Err(std::io::Error::other("no free file name"))
 }
 
-/// Whether the file at `path` holds exactly `text` (read no further than `text`'s length).
-fn same_bytes(path: &Path, text: &str) -> bool {
-    use std::io::Read;
-    let Ok(f) = std::fs::File::open(path) else {
+/// Whether the files at `a` and `b` hold the same bytes (read a block at a time).
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    let (Ok(fa), Ok(fb)) = (File::open(a), File::open(b)) else {
         return false;
     };
-    let mut old = Vec::with_capacity(text.len() + 1);
-    f.take(text.len() as u64 + 1).read_to_end(&mut old).is_ok() && old == text.as_bytes()
+    let (mut ra, mut rb) = (BufReader::new(fa), BufReader::new(fb));
+    loop {
+        let (Ok(x), Ok(y)) = (ra.fill_buf(), rb.fill_buf()) else {
+            return false;
+        };
+        if x.is_empty() || y.is_empty() {
+            return x.is_empty() && y.is_empty();
+        }
+        let n = x.len().min(y.len());
+        if x[..n] != y[..n] {
+            return false;
+        }
+        ra.consume(n);
+        rb.consume(n);
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! stops working, or a README that drifts from the tool, fails here. `.ci/run` runs the two
 //! set-up commands and the install command (the README's only `cargo` commands); this test
 //! runs every other one, in README order, from one scratch folder that holds a copy of the
-//! regression corpus (`traces/`), so a command may read what an earlier one wrote.
+//! regression corpus (`traces/`) and of the recorded transcripts (`tests/fixtures/audit/`), so
+//! a command may read what an earlier one wrote.
 //!
 //! Where commands are: a ```sh block holds one command a line (a `# comment` may follow; a
 //! trailing `\` continues the line); in a ```console block a line starting with `$ ` is a
@@ -184,6 +185,11 @@ fn every_command_in_the_readme_runs_as_written() {
     let shown = commands(&readme);
     let tmp = Scratch::new("readme");
     copy_tree(&root.join("traces"), &tmp.path().join("traces"));
+    // The recorded transcripts the README's `audit` example reads, at their checkout path.
+    copy_tree(
+        &root.join("tests/fixtures/audit"),
+        &tmp.path().join("tests/fixtures/audit"),
+    );
     let cli = PathBuf::from(env!("CARGO_BIN_EXE_cancelcheck"));
     let peer = testpeer();
     let mut ran = 0;

@@ -139,6 +139,12 @@ enum Cmd {
     Replay(replay::ReplayArgs),
     /// Probe a real implementation over stdio and judge what crosses the wire.
     Probe(cancelcheck::probe::ProbeArgs),
+    /// Judge a recorded session (own JSONL, vscode-jsonrpc trace, MCP client log) with the
+    /// probe's judge.
+    Audit(cancelcheck::audit::AuditArgs),
+    /// Stand in for a server's command: pass stdio through unchanged, record the session and
+    /// judge it as it goes.
+    Watch(cancelcheck::watch::WatchArgs),
     /// Draw a trace's request tree: each request answered, cancelled, still running or
     /// orphaned, and every cancel's path highlighted.
     Tree(tree::TreeArgs),
@@ -170,6 +176,11 @@ pub fn main() -> std::process::ExitCode {
             print_out(text);
             ExitCode(code)
         }),
+        Cmd::Audit(args) => cancelcheck::audit::run(args).map(|(text, code)| {
+            print_out(text);
+            ExitCode(code)
+        }),
+        Cmd::Watch(args) => cancelcheck::watch::run(args).map(ExitCode),
         Cmd::Tree(args) => tree::cmd(args),
         Cmd::Scenario(args) => scenario::cmd(args),
         Cmd::Properties(args) => catalog::properties(args),

@@ -47,6 +47,12 @@
 //!   permission requests so once it cancels the prompt turn).
 //! - Requests still unanswered when the session ended are unresolved (`eventual-resolution`):
 //!   a session ends when the peer exits after its input closed, or at the timeout.
+//! - A transcript (`cancelcheck audit`, `watch`) is judged the same way, its client's messages
+//!   as the probe's ([`Judging::new`] with a [`Vantage`]): the client is a black box too, so
+//!   its own duties ([`PROBE_OWN_DUTIES`]) are judged where the record shows what it had read
+//!   (its own log) and not observable where it does not (a proxy's record), as is an id it
+//!   reused after the earlier request's answer passed by. A transcript with no cancel either
+//!   way tested nothing (`vacuous`).
 
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
@@ -194,6 +200,19 @@ pub fn not_observable(dialect: Dialect) -> Vec<InvariantId> {
         .collect()
 }
 
+/// Where a transcript audited by `cancelcheck audit` was recorded, which decides what its order
+/// proves of the client (the requester whose duties the probe never judges in itself).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Vantage {
+    /// The client's own record (its log or trace): the order is the order in which the client
+    /// read and wrote, so a cancel written after an answer was read is the client's.
+    Client,
+    /// A record made by neither party (a proxy between them) or by the server: each direction's
+    /// order is that side's, but not what the client had read when it wrote, so
+    /// [`PROBE_OWN_DUTIES`] are not observable.
+    Between,
+}
+
 /// Duties of the requester that the probe, as the requester, breaks on purpose to see what
 /// the peer does (`cancel-after-answer` cancels a request it has the answer to): they judge
 /// the probe, not the peer, so they are neither reported nor given a column.
@@ -315,6 +334,10 @@ struct Judge<'c> {
     ambiguous_give_up: bool,
     /// The probe's requests the peer answered, in the order of their first answers.
     answered: Vec<RequestId>,
+    /// The same, to look up.
+    answered_set: BTreeSet<RequestId>,
+    /// Every message sent below this index is known to have been read.
+    read_below: usize,
     /// The probe's prompts (its work requests) and the session each names.
     prompts: Vec<(RequestId, Value)>,
     /// The peer's requests the model knows.
@@ -341,6 +364,16 @@ struct Judge<'c> {
     cancels_at: Vec<usize>,
     /// The assumptions a finding rests on, each once.
     assumptions: Vec<String>,
+    /// Judging a transcript (`cancelcheck audit`) recorded from this vantage, rather than a
+    /// probe session: the client is a black box too.
+    audit: Option<Vantage>,
+    /// A cancel of any kind crossed the wire, either way.
+    any_cancel: bool,
+    /// Audited from between the parties, the client sent a request with the id of one of its
+    /// earlier requests: whether it had read the earlier one's answer is not observable.
+    reuse_undecided: bool,
+    /// The ids of the requests the client sent (audits from between the parties).
+    client_ids: BTreeSet<WireId>,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -403,16 +436,19 @@ impl Judge<'_> {
 
     /// Marks everything sent up to index `upto` (inclusive) as read by the peer.
     fn read_upto(&mut self, upto: usize) {
-        for k in 0..=upto.min(self.sent.len().saturating_sub(1)) {
+        let end = upto.min(self.sent.len().saturating_sub(1));
+        // Everything below the mark is read already: a long session is not walked again.
+        for k in self.read_below..=end {
             self.read(k);
         }
+        self.read_below = self.read_below.max(end + 1);
     }
 
     /// The probe's prompts of `session` the peer has not answered.
     fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
         self.prompts
             .iter()
-            .filter(move |(id, s)| s == session && !self.answered.contains(id))
+            .filter(move |(id, s)| s == session && !self.answered_set.contains(id))
             .map(|(id, _)| *id)
     }
 
@@ -514,6 +550,7 @@ impl Judge<'_> {
                 || Some(method.as_str()) == rules.session_cancel_method)
         {
             self.cancel_sent = true;
+            self.any_cancel = true;
         }
         if let WireMessage::Notification { method, .. } = &msg
             && (method == rules.cancel_method
@@ -626,6 +663,12 @@ impl Judge<'_> {
                 self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
             }
         }
+        if self.audit == Some(Vantage::Between)
+            && let Some(id) = &request
+            && !self.client_ids.insert(id.clone())
+        {
+            self.reuse_undecided = true;
+        }
         self.sent.push(SentMsg {
             models,
             request,
@@ -694,7 +737,7 @@ impl Judge<'_> {
                 .is_some()
             && self.methods.contains_key(&id)
             && !self.cancelled.contains(&id)
-            && !self.answered.contains(&id)
+            && !self.answered_set.contains(&id)
     }
 
     fn on_received(&mut self, rec: &Record) {
@@ -809,10 +852,12 @@ impl Judge<'_> {
                 }
             }
             Message::Cancel { id, .. } => {
+                self.any_cancel = true;
                 if let Some(r) = self.peer_requests.get_mut(&id) {
                     r.cancelled = true;
                 }
             }
+            Message::MalformedCancel => self.any_cancel = true,
             Message::Response { id, .. } if self.methods.contains_key(&id) => {
                 self.children_may_be_resolved(id);
             }
@@ -835,7 +880,7 @@ impl Judge<'_> {
         if let Message::Response { id, reply } = m
             && self.methods.contains_key(&id)
         {
-            if !self.answered.contains(&id) {
+            if self.answered_set.insert(id) {
                 self.answered.push(id);
             }
             if self.resolved.insert(id) {
@@ -931,9 +976,25 @@ impl Judge<'_> {
         } else {
             hidden.retain(|i| !(SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
         }
-        verdict
-            .violations
-            .retain(|v| !hidden.contains(&v.invariant) && !PROBE_OWN_DUTIES.contains(&v.invariant));
+        // The probe's own duties judge the probe; a client's own record shows the client's.
+        let own_judged = self.audit == Some(Vantage::Client);
+        if self.audit == Some(Vantage::Between) {
+            hidden.extend(
+                PROBE_OWN_DUTIES
+                    .into_iter()
+                    .filter(|i| i.info().application(dialect).is_some()),
+            );
+            // An id reused after the earlier request's answer passed by: live or not depends on
+            // whether the client had read it. A reuse the record shows live stands.
+            if self.reuse_undecided && !shown.contains(InvariantId::NoLiveIdReuse) {
+                hidden.push(InvariantId::NoLiveIdReuse);
+            }
+            hidden.sort();
+        }
+        verdict.violations.retain(|v| {
+            !hidden.contains(&v.invariant)
+                && (own_judged || !PROBE_OWN_DUTIES.contains(&v.invariant))
+        });
         if self.unlinked {
             // A request of the peer's that names no single open prompt: the rules of request
             // trees cannot be decided for it. One seen broken for a linked request stands.
@@ -949,6 +1010,13 @@ impl Judge<'_> {
             hidden.sort();
         }
         let not_in_flight = (!self.in_flight).then(|| self.why_not_in_flight());
+        // A transcript claims nothing: it exercised cancellation if a cancel crossed the wire.
+        let exercised = self.audit.is_some() && self.any_cancel;
+        if self.audit.is_some() && !self.any_cancel {
+            self.vacuous_because.push(
+                "the transcript holds no cancel, either way: nothing about cancellation was exercised; record a session in which a request is cancelled".to_string(),
+            );
+        }
         Judgement {
             verdict,
             events: self.events,
@@ -957,7 +1025,7 @@ impl Judge<'_> {
             protocol: self.protocol,
             vacuous_because: self.vacuous_because,
             assumptions: self.assumptions,
-            exercised_in_flight: false,
+            exercised_in_flight: exercised,
             not_in_flight,
         }
     }
@@ -973,41 +1041,80 @@ pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgemen
 
 /// Judges one recorded session (see the module documentation).
 pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
-    let mut checker = Checker::new(ctx.dialect, 16);
-    checker.set_fifo(true);
-    let mut j = Judge {
-        ctx,
-        checker,
-        events: Vec::new(),
-        errors: Vec::new(),
-        ids: IdMap::new(),
-        sent: Vec::new(),
-        methods: BTreeMap::new(),
-        resolved: BTreeSet::new(),
-        cancelled: BTreeSet::new(),
-        cancel_sent: false,
-        ambiguous_give_up: false,
-        answered: Vec::new(),
-        prompts: Vec::new(),
-        peer_requests: BTreeMap::new(),
-        unlinked: false,
-        gone: false,
-        handshake: None,
-        handshake_sent: false,
-        protocol: None,
-        work: BTreeMap::new(),
-        refused: BTreeSet::new(),
-        in_flight: false,
-        vacuous_because: Vec::new(),
-        cancels_at: Vec::new(),
-        assumptions: Vec::new(),
-    };
+    let mut j = Judging::new(ctx, None);
     for rec in records {
+        j.push(rec);
+    }
+    j.finish()
+}
+
+/// A judgement fed one record at a time, so a transcript of any size can be judged while it is
+/// read: it holds what each message did (the checker's events), never the messages' text.
+pub struct Judging<'c>(Judge<'c>);
+
+impl<'c> Judging<'c> {
+    /// A judgement of a probe session (`audit: None`: the probe is the client, its own duties
+    /// are not judged) or of a transcript recorded from a [`Vantage`] (`cancelcheck audit`:
+    /// both parties are black boxes; the client is the side whose messages are [`Dir::Sent`];
+    /// a transcript in which no cancel crossed the wire is vacuous).
+    pub fn new(ctx: &'c Context, audit: Option<Vantage>) -> Self {
+        let mut checker = Checker::new(ctx.dialect, 16);
+        checker.set_fifo(true);
+        Judging(Judge {
+            ctx,
+            checker,
+            events: Vec::new(),
+            errors: Vec::new(),
+            ids: IdMap::new(),
+            sent: Vec::new(),
+            methods: BTreeMap::new(),
+            resolved: BTreeSet::new(),
+            cancelled: BTreeSet::new(),
+            cancel_sent: false,
+            ambiguous_give_up: false,
+            answered: Vec::new(),
+            answered_set: BTreeSet::new(),
+            read_below: 0,
+            prompts: Vec::new(),
+            peer_requests: BTreeMap::new(),
+            unlinked: false,
+            gone: false,
+            handshake: None,
+            handshake_sent: false,
+            protocol: None,
+            work: BTreeMap::new(),
+            refused: BTreeSet::new(),
+            in_flight: false,
+            vacuous_because: Vec::new(),
+            cancels_at: Vec::new(),
+            assumptions: Vec::new(),
+            audit,
+            any_cancel: false,
+            reuse_undecided: false,
+            client_ids: BTreeSet::new(),
+        })
+    }
+
+    /// Judges the next record.
+    pub fn push(&mut self, rec: &Record) {
         match rec.dir {
-            Dir::Note => j.on_note(rec),
-            Dir::Sent => j.on_sent(rec),
-            Dir::Received => j.on_received(rec),
+            Dir::Note => self.0.on_note(rec),
+            Dir::Sent => self.0.on_sent(rec),
+            Dir::Received => self.0.on_received(rec),
         }
+    }
+
+    /// The judgement of everything pushed.
+    pub fn finish(self) -> Judgement {
+        self.0.finish()
+    }
+}
+
+/// Judges a transcript recorded from `vantage` (see [`Judging::new`]).
+pub fn judge_transcript(ctx: &Context, vantage: Vantage, records: &[Record]) -> Judgement {
+    let mut j = Judging::new(ctx, Some(vantage));
+    for rec in records {
+        j.push(rec);
     }
     j.finish()
 }

@@ -483,7 +483,16 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
         });
     }
     let scenario = doc.get("scenario").and_then(Value::as_str).unwrap_or("");
-    let fresh = judgement_json(dialect, &judge_scenario(&ctx, scenario, &records));
+    // A transcript audited names where it was recorded.
+    let judgement = match doc.get("vantage").and_then(Value::as_str) {
+        Some(v) => {
+            let v = crate::audit::vantage_from_name(v)
+                .ok_or("field `vantage`: expected client or between")?;
+            super::judge::judge_transcript(&ctx, v, &records)
+        }
+        None => judge_scenario(&ctx, scenario, &records),
+    };
+    let fresh = judgement_json(dialect, &judgement);
     let same = doc.get("verdict") == Some(&fresh);
     Ok(Some((fresh, same, records.len())))
 }

@@ -1,0 +1,501 @@
+//! `cancelcheck audit`: judge a recorded session with the probe's judge.
+//!
+//! A transcript ([`transcript`]) is read twice, a line at a time: a first pass finds which
+//! party is the client (a vscode trace may be either side's) and which method the client's
+//! cancels name (the request the judge follows, unless `--method` names it); the second feeds
+//! each message to [`judge::Judging`] as it is read, the client's as [`Dir::Sent`], the
+//! server's as [`Dir::Received`]. Both parties are black boxes: what the order of the file
+//! cannot decide is reported not observable (see [`judge::Vantage`]). The verdict table, the
+//! `--json` document and the exit codes are the probe's; a session with a finding is saved as
+//! a probe trace (a third pass) that `cancelcheck replay` re-judges.
+
+pub mod transcript;
+
+use crate::probe::judge::{self, Dir, Judgement, Record, Vantage};
+use crate::probe::process::PeerEnd;
+use crate::probe::report::{self, Outcome};
+use crate::write::{Taken, no_clobber_streamed};
+use cancelcheck_model::Dialect;
+use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::{Framing, WireMessage};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use transcript::{Entry, Format, LineError, Lines, Writer};
+
+/// The name the verdict table gives the audited session, and the `scenario` of its trace.
+pub const SCENARIO: &str = "audit";
+
+/// The options of `cancelcheck audit`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// The dialect the session speaks: acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 or lsp.
+    #[arg(long)]
+    pub dialect: String,
+    /// The transcript's format.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: Format,
+    /// The method of the requests judged (default: that of the first request the client
+    /// cancels, else the dialect's usual work request).
+    #[arg(long)]
+    pub method: Option<String>,
+    /// The longest line read, in bytes.
+    #[arg(long, default_value_t = 16 << 20)]
+    pub max_line: usize,
+    /// Where the trace of a session with findings is saved.
+    #[arg(long, default_value = "traces/found")]
+    pub save: PathBuf,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+    /// The transcript file.
+    pub file: PathBuf,
+}
+
+fn bad(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::anyhow!(msg.into())
+}
+
+fn line_error(file: &Path, e: &LineError) -> anyhow::Error {
+    bad(format!(
+        "{}: line {}: {} (fix or remove the line)",
+        file.display(),
+        e.line,
+        e.expected
+    ))
+}
+
+fn open(args: &AuditArgs) -> anyhow::Result<Lines<BufReader<std::fs::File>>> {
+    let f = std::fs::File::open(&args.file)
+        .map_err(|e| bad(format!("{}: cannot read it: {e}", args.file.display())))?;
+    Ok(Lines::new(BufReader::new(f), args.format, args.max_line))
+}
+
+/// What the first pass learns of a transcript (or `watch` as the session goes): which party
+/// is the client, and which methods the client's cancels name.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// A vscode trace's recorder is the server (it read `initialize`).
+    recorder_is_server: bool,
+    role_known: bool,
+    /// The methods of the client's requests its cancels name, with how many, first first.
+    cancelled: Vec<(String, u64)>,
+    /// The methods of the client's requests, by id text (the ids a cancel may name).
+    methods: BTreeMap<String, String>,
+}
+
+impl Scan {
+    /// Learns from the next message, `writer`'s.
+    pub fn push(&mut self, dialect: Dialect, writer: Writer, text: &str) {
+        let rules = dialect.rules();
+        let Ok(msg) = WireMessage::parse(text.as_bytes()) else {
+            return;
+        };
+        if !self.role_known
+            && matches!(writer, Writer::Recorder | Writer::Other)
+            && let WireMessage::Request { method, .. } = &msg
+            && Some(method.as_str()) == rules.initialize_method
+        {
+            self.role_known = true;
+            self.recorder_is_server = writer == Writer::Other;
+        }
+        if !client_wrote(self, writer) {
+            return;
+        }
+        let named = match &msg {
+            WireMessage::Request { id, method, .. } => {
+                self.methods.insert(id.to_json_text(), method.clone());
+                return;
+            }
+            WireMessage::Notification { method, .. }
+                if Some(method.as_str()) == rules.session_cancel_method =>
+            {
+                Some(cancelcheck_wire::acp::PROMPT.to_string())
+            }
+            WireMessage::Notification { method, params } if method == rules.cancel_method => params
+                .as_ref()
+                .and_then(|p| p.get(rules.cancel_id_field))
+                .and_then(|id| self.methods.get(&id.to_string()).cloned()),
+            _ => None,
+        };
+        if let Some(m) = named {
+            match self.cancelled.iter_mut().find(|(k, _)| *k == m) {
+                Some((_, n)) => *n += 1,
+                None => self.cancelled.push((m, 1)),
+            }
+        }
+    }
+
+    /// The method judged: `given`, else that of the first request the client cancelled, else
+    /// the dialect's usual work request.
+    pub fn method(&self, dialect: Dialect, given: Option<&str>) -> String {
+        match (given, self.cancelled.first()) {
+            (Some(m), _) => m.to_string(),
+            (None, Some((m, _))) => m.clone(),
+            (None, None) if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) => {
+                cancelcheck_wire::acp::PROMPT.into()
+            }
+            (None, None) => Context::new(dialect).work_method,
+        }
+    }
+
+    /// The methods cancelled other than `judged`, each with how many cancels named it.
+    pub fn not_judged(&self, judged: &str) -> Vec<String> {
+        self.cancelled
+            .iter()
+            .filter(|(m, _)| m != judged)
+            .map(|(m, n)| format!("{m} ({n})"))
+            .collect()
+    }
+}
+
+fn scan(args: &AuditArgs, dialect: Dialect) -> anyhow::Result<Scan> {
+    let mut lines = open(args)?;
+    let mut s = Scan::default();
+    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+        s.push(dialect, e.writer, &e.text);
+    }
+    Ok(s)
+}
+
+/// Whether `writer` is the client.
+fn client_wrote(scan: &Scan, writer: Writer) -> bool {
+    match writer {
+        Writer::Client => true,
+        Writer::Server => false,
+        Writer::Recorder => !scan.recorder_is_server,
+        Writer::Other => scan.recorder_is_server,
+    }
+}
+
+/// The vantage of a transcript: a client's own log or trace shows what the client had read.
+fn vantage(format: Format, scan: &Scan) -> Vantage {
+    match format {
+        Format::McpLog => Vantage::Client,
+        Format::Vscode if !scan.recorder_is_server => Vantage::Client,
+        _ => Vantage::Between,
+    }
+}
+
+/// The record the judge reads for a message (`first_us`: the transcript's first time).
+fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Record {
+    let t = e.time_us.unwrap_or(0);
+    let first = *first_us.get_or_insert(t);
+    Record {
+        t_us: t.saturating_sub(first),
+        dir: if client_wrote(scan, e.writer) {
+            Dir::Sent
+        } else {
+            Dir::Received
+        },
+        offset,
+        text: e.text,
+    }
+}
+
+/// What reading the transcript found, beside the messages.
+struct Read {
+    judgement: Judgement,
+    messages: u64,
+    lines: u64,
+    skipped: u64,
+    truncated: Option<LineError>,
+}
+
+fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Read> {
+    let mut lines = open(args)?;
+    let mut j = judge::Judging::new(ctx, Some(vantage(args.format, scan)));
+    let mut first = None;
+    let mut messages = 0;
+    while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+        messages += 1;
+        j.push(&record(scan, e, lines.offset, &mut first));
+    }
+    Ok(Read {
+        judgement: j.finish(),
+        messages,
+        lines: lines.line,
+        skipped: lines.skipped,
+        truncated: lines.truncated,
+    })
+}
+
+/// Writes the trace of the audited session under `dir` (streamed from a third read of the
+/// file), as a probe trace of scenario [`SCENARIO`] that names its vantage; never replaces a
+/// file.
+fn save_trace(
+    args: &AuditArgs,
+    ctx: &Context,
+    scan: &Scan,
+    verdict: &Value,
+    first: &str,
+) -> anyhow::Result<PathBuf> {
+    let stem = args
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let path = args
+        .save
+        .join(format!("audit-{}-{first}-{stem}.json", ctx.dialect.id()));
+    let saved = no_clobber_streamed(&path, Taken::Sibling, |out| -> anyhow::Result<()> {
+        let head = json!({
+            "version": report::PROBE_TRACE_VERSION,
+            "kind": "probe",
+            "dialect": ctx.dialect.id(),
+            "framing": Framing::Ndjson.as_str(),
+            "work_method": ctx.work_method,
+            "scenario": SCENARIO,
+            "vantage": vantage_name(vantage(args.format, scan)),
+            "seed": 0,
+            "command": ["audit", args.file.display().to_string()],
+        })
+        .to_string();
+        // The head's fields, then the messages one by one, then the verdict.
+        write!(out, "{},\n\"messages\": [", head.trim_end_matches('}'))?;
+        let mut lines = open(args)?;
+        let mut first_us = None;
+        let mut n = 0;
+        while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
+            let r = record(scan, e, lines.offset, &mut first_us);
+            let m =
+                json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text});
+            write!(out, "{}\n{m}", if n == 0 { "" } else { "," })?;
+            n += 1;
+        }
+        writeln!(out, "],\n\"verdict\": {verdict}}}")?;
+        Ok(())
+    })?;
+    Ok(saved.path)
+}
+
+/// The requester's duties the probe's table has no column for (the probe's own,
+/// [`judge::PROBE_OWN_DUTIES`]), each with what the record says of it.
+fn own_duties_line(dialect: Dialect, j: &Judgement) -> String {
+    let said: Vec<String> = judge::PROBE_OWN_DUTIES
+        .iter()
+        .filter_map(|i| Some((i, i.info().application(dialect)?)))
+        .map(|(i, a)| {
+            let what = if j.not_observable.contains(i) {
+                "not observable (what the client had read is not in a record made between the parties)"
+            } else if j.verdict.violations.iter().any(|v| v.invariant == *i) {
+                "broken (see findings)"
+            } else {
+                "held"
+            };
+            format!("{} ({}): {what}", i.name(), a.strength.as_str())
+        })
+        .collect();
+    if said.is_empty() {
+        return String::new();
+    }
+    format!("client's duties: {}\n", said.join("; "))
+}
+
+/// The name a trace gives a vantage.
+pub fn vantage_name(v: Vantage) -> &'static str {
+    match v {
+        Vantage::Client => "client",
+        Vantage::Between => "between",
+    }
+}
+
+/// Parses [`vantage_name`].
+pub fn vantage_from_name(s: &str) -> Option<Vantage> {
+    match s {
+        "client" => Some(Vantage::Client),
+        "between" => Some(Vantage::Between),
+        _ => None,
+    }
+}
+
+/// Runs the audit; returns what to print on stdout and the exit code (the probe's: 0 pass,
+/// warn or vacuous, 1 a MUST broken). Bad usage or a bad line is an error (exit 2).
+pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
+    let dialect: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e| bad(format!("--dialect: {e}")))?;
+    if !dialect.rules().json_rpc {
+        return Err(bad(format!(
+            "--dialect: {dialect} is not JSON-RPC; audit reads acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 and lsp"
+        )));
+    }
+    if args.max_line == 0 {
+        return Err(bad("--max-line must be at least 1"));
+    }
+    let scan = scan(&args, dialect)?;
+    let mut ctx = Context::new(dialect);
+    ctx.work_method = scan.method(dialect, args.method.as_deref());
+    let read = judge_file(&args, &ctx, &scan)?;
+    let mut outcome = session_outcome(read.judgement);
+    if outcome.has_findings() {
+        let verdict = report::judgement_json(dialect, &outcome.judgement);
+        let first = outcome
+            .judgement
+            .verdict
+            .violations
+            .first()
+            .map(|v| v.invariant.name())
+            .or_else(|| outcome.judgement.errors.first().map(|e| e.kind))
+            .unwrap_or("pass");
+        outcome.trace =
+            Some(save_trace(&args, &ctx, &scan, &verdict, first).map_err(|e| e.to_string()));
+    }
+    let summary = Summary {
+        command: "audit",
+        file: args.file.display().to_string(),
+        format: args.format,
+        vantage: vantage(args.format, &scan),
+        client_is_recorder: !scan.recorder_is_server,
+        lines: read.lines,
+        messages: read.messages,
+        skipped: read.skipped,
+        truncated: read.truncated,
+        not_judged: scan.not_judged(&ctx.work_method),
+        method: ctx.work_method,
+    };
+    Ok(render(dialect, &summary, outcome, args.json))
+}
+
+/// The one session of a transcript as the probe's report takes it.
+pub fn session_outcome(judgement: Judgement) -> Outcome {
+    Outcome {
+        name: SCENARIO,
+        seed: 0,
+        records: Vec::new(),
+        judgement,
+        end: PeerEnd {
+            status: None,
+            killed: false,
+            stderr_bytes: 0,
+            stderr_tail: String::new(),
+            elapsed: std::time::Duration::ZERO,
+            waited: std::time::Duration::ZERO,
+        },
+        trace: None,
+    }
+}
+
+/// What a report says of the transcript beside its verdict.
+pub struct Summary {
+    /// The command reporting (`audit`, `watch`).
+    pub command: &'static str,
+    /// The transcript's file.
+    pub file: String,
+    /// Its format.
+    pub format: Format,
+    /// Where it was recorded.
+    pub vantage: Vantage,
+    /// Whether the client is the party that recorded it (vscode traces).
+    pub client_is_recorder: bool,
+    /// Lines read.
+    pub lines: u64,
+    /// Messages judged.
+    pub messages: u64,
+    /// Lines that were not messages.
+    pub skipped: u64,
+    /// The last line, cut short.
+    pub truncated: Option<LineError>,
+    /// The method whose requests were judged.
+    pub method: String,
+    /// Other methods the client cancelled ([`Scan::not_judged`]).
+    pub not_judged: Vec<String>,
+}
+
+/// The report of one transcript's `outcome` (the probe's table, `--json` document and exit
+/// code, with the transcript's [`Summary`] in place of the probe's command and costs).
+pub fn render(dialect: Dialect, sum: &Summary, outcome: Outcome, json: bool) -> (String, u8) {
+    let outcomes = [outcome];
+    let code = report::overall(&outcomes).exit_code();
+    let text = if json {
+        let mut doc = report::run_json(dialect, Framing::Ndjson, &[], &outcomes);
+        if let Some(o) = doc.as_object_mut() {
+            o.insert(
+                "vacuous_because".into(),
+                json!(outcomes[0].judgement.vacuous_because),
+            );
+            o.remove("framing");
+            o.remove("command");
+            o.remove("probe_ms_per_scenario");
+            o.insert(
+                "transcript".into(),
+                json!({
+                    "file": sum.file,
+                    "format": sum.format.as_str(),
+                    "vantage": vantage_name(sum.vantage),
+                    "client": if sum.client_is_recorder { "recorder" } else { "other" },
+                    "lines": sum.lines,
+                    "messages": sum.messages,
+                    "skipped_lines": sum.skipped,
+                    "truncated_last_line": sum.truncated.as_ref().map(|t| json!({"line": t.line, "expected": t.expected})),
+                    "method_judged": sum.method,
+                    "cancelled_methods_not_judged": sum.not_judged,
+                }),
+            );
+        }
+        if let Some(s) = doc
+            .pointer_mut("/scenarios/0")
+            .and_then(Value::as_object_mut)
+        {
+            s.insert("messages".into(), json!(sum.messages));
+            for k in [
+                "peer_exit",
+                "peer_killed",
+                "peer_stderr_bytes",
+                "elapsed_ms",
+                "probe_ms",
+            ] {
+                s.remove(k);
+            }
+        }
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )
+    } else {
+        let mut t = format!(
+            "{}: {} transcript {} ({}, {} lines: {} messages, {} skipped), judged from {}; requests judged: {}\n",
+            sum.command,
+            dialect.id(),
+            sum.file,
+            sum.format.as_str(),
+            sum.lines,
+            sum.messages,
+            sum.skipped,
+            match sum.vantage {
+                Vantage::Client => "the client's own record",
+                Vantage::Between =>
+                    "a record between the parties (what the client had read is not observable)",
+            },
+            sum.method,
+        );
+        if !sum.not_judged.is_empty() {
+            t.push_str(&format!(
+                "not judged: cancels of requests of other methods: {} (name one with --method)\n",
+                sum.not_judged.join(", ")
+            ));
+        }
+        if let Some(tr) = &sum.truncated {
+            t.push_str(&format!(
+                "truncated: the last line ({}) ends without a newline and is not a whole message ({}); the session is judged up to the line before\n",
+                tr.line, tr.expected
+            ));
+        }
+        // The probe's table, findings and verdict; its header, its own cost and its summary of
+        // scenarios are the probe's.
+        let table = report::run_text(dialect, Framing::Ndjson, &[], &outcomes);
+        for line in table.lines().skip(1) {
+            if line.starts_with("verdict: ") {
+                t.push_str(&own_duties_line(dialect, &outcomes[0].judgement));
+            }
+            if !line.starts_with("probe's own time") && !line.starts_with("vacuous: no scenario") {
+                t.push_str(line);
+                t.push('\n');
+            }
+        }
+        t
+    };
+    (text, code)
+}

@@ -1,0 +1,358 @@
+//! `cancelcheck audit` on transcripts written by the real software that writes each format
+//! (fixtures under tests/fixtures/audit/, recorded by the scripts beside them; see its
+//! README), and on the project's own JSONL as `transcript::jsonl_line` writes it.
+
+use cancelcheck::audit::transcript::{self, Format, Writer};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::{Scratch, cancelcheck, json_out, text};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audit")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// `audit --json` of `file`, saving under `save`.
+fn audit(dialect: &str, format: &str, file: &str, save: &Path) -> Output {
+    cancelcheck(&[
+        "audit",
+        "--dialect",
+        dialect,
+        "--format",
+        format,
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        file,
+    ])
+}
+
+/// The verdict, the invariants broken and the exit code.
+fn verdict(o: &Output) -> (String, Vec<String>, Option<i32>) {
+    let v = json_out(o);
+    let broken = v["scenarios"][0]["violations"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x["invariant"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (
+        v["verdict"].as_str().unwrap_or("").to_string(),
+        broken,
+        o.status.code(),
+    )
+}
+
+fn not_observable(o: &Output) -> Vec<String> {
+    json_out(o)["scenarios"][0]["not_observable"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The one trace saved under `dir`, replayed: it must re-judge to the recorded verdict.
+fn replays(dir: &Path) -> PathBuf {
+    let traces: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("traces saved")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(traces.len(), 1, "{traces:?}");
+    let o = cancelcheck(&[
+        "replay",
+        "--format",
+        "json",
+        &traces[0].display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(json_out(&o)["verdict_matches"], true);
+    traces[0].clone()
+}
+
+/// `keeps` passes (exit 0) and `breaks` breaks exactly `broken` (a MUST: exit 1), and the
+/// trace saved of `breaks` re-judges to its verdict; both `--json` documents.
+fn keeps_and_breaks(
+    dialect: &str,
+    format: &str,
+    keeps: &str,
+    breaks: &str,
+    broken: &str,
+) -> (Value, Value) {
+    let tmp = Scratch::new(&format!("{dialect}-{format}"));
+    let k = audit(dialect, format, &fixture(keeps), tmp.path());
+    assert_eq!(
+        verdict(&k),
+        ("pass".into(), vec![], Some(0)),
+        "{keeps}: {}",
+        text(&k.stdout)
+    );
+    let b = audit(dialect, format, &fixture(breaks), tmp.path());
+    assert_eq!(
+        verdict(&b),
+        ("fail".into(), vec![broken.to_string()], Some(1)),
+        "{breaks}: {}",
+        text(&b.stdout)
+    );
+    let trace = replays(tmp.path());
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(doc["vantage"], json_out(&b)["transcript"]["vantage"]);
+    (json_out(&k), json_out(&b))
+}
+
+/// LSP, vscode-jsonrpc's JSON trace of a client whose server answers a cancelled command
+/// -32800 after a ping that proves it read the cancel (keeps every rule), and of the same
+/// session with -32603 (breaks cancel-error-code, a MUST).
+#[test]
+fn a_vscode_jsonrpc_trace_is_judged_from_the_client_side() {
+    let (keeps, _) = keeps_and_breaks(
+        "lsp",
+        "vscode",
+        "lsp-keeps.vscode.jsonl",
+        "lsp-breaks.vscode.jsonl",
+        "cancel-error-code",
+    );
+    assert_eq!(keeps["transcript"]["vantage"], "client");
+    assert_eq!(keeps["transcript"]["messages"], 10);
+    assert_eq!(
+        keeps["transcript"]["method_judged"],
+        "workspace/executeCommand"
+    );
+}
+
+/// MCP 2025-11-25, the log lines desktop clients write, from the SDK's own client and server:
+/// a call given up (the SDK sends notifications/cancelled, the server never answers it), and a
+/// client that cancels a call it already has the answer to (its own duty, a MUST, judged
+/// because a client's log shows what it had read).
+#[test]
+fn an_mcp_client_log_judges_the_client_as_well_as_the_server() {
+    let (keeps, _) = keeps_and_breaks(
+        "mcp-2025-11-25",
+        "mcp-log",
+        "mcp-keeps.log",
+        "mcp-cancel-after-answer.log",
+        "cancel-only-in-progress",
+    );
+    assert_eq!(keeps["transcript"]["skipped_lines"], 2);
+    assert_eq!(keeps["transcript"]["vantage"], "client");
+    // The text names the client's duty the probe's table has no column for.
+    let tmp = Scratch::new("mcp-text");
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--format",
+        "mcp-log",
+        "--save",
+        &tmp.path().display().to_string(),
+        &fixture("mcp-cancel-after-answer.log"),
+    ]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("client's duties: cancel-only-in-progress (MUST): broken"),
+        "{out}"
+    );
+    assert!(out.contains("error: MUST cancel-only-in-progress"), "{out}");
+}
+
+/// ACP, the project's JSONL recorded at the client of the ACP TypeScript SDK: a prompt turn
+/// cancelled with `session/cancel` ends `cancelled` (keeps every rule), or `end_turn` after a
+/// later request's answer proved the agent had read the cancel (breaks
+/// prompt-cancelled-stop-reason, a MUST).
+#[test]
+fn an_acp_sdk_session_in_jsonl_is_judged() {
+    let (keeps, _) = keeps_and_breaks(
+        "acp",
+        "jsonl",
+        "acp-keeps.jsonl",
+        "acp-ignores-cancel.jsonl",
+        "prompt-cancelled-stop-reason",
+    );
+    assert_eq!(keeps["transcript"]["method_judged"], "session/prompt");
+    assert_eq!(keeps["transcript"]["vantage"], "between");
+}
+
+/// Rewrites a fixture as the project's own JSONL (what `watch` writes), the client's messages
+/// as `client-to-server`.
+fn as_jsonl(format: Format, fixture_name: &str, client_is: Writer, dir: &Path) -> String {
+    let src = std::fs::read_to_string(fixture(fixture_name)).unwrap();
+    let mut out = String::new();
+    for line in src.lines() {
+        if let Ok(transcript::Line::Message(e)) = transcript::parse_line(format, line) {
+            let t = e.time_us.unwrap_or(0) % 1_000_000_000;
+            out.push_str(&transcript::jsonl_line(
+                e.writer == client_is,
+                t,
+                e.text.as_bytes(),
+            ));
+            out.push('\n');
+        }
+    }
+    let p = dir.join(fixture_name.replace('.', "-") + ".jsonl");
+    std::fs::write(&p, out).unwrap();
+    p.display().to_string()
+}
+
+/// The same sessions in the JSONL a proxy between the parties writes: the server's duties are
+/// judged as before, but what the client had read when it cancelled is not in such a record,
+/// so its cancel after the answer is not observable, never passed or failed.
+#[test]
+fn jsonl_from_between_the_parties_leaves_the_clients_reading_unobservable() {
+    let tmp = Scratch::new("jsonl");
+    let save = tmp.path().join("found");
+    let lsp = as_jsonl(
+        Format::Vscode,
+        "lsp-breaks.vscode.jsonl",
+        Writer::Recorder,
+        tmp.path(),
+    );
+    assert_eq!(
+        verdict(&audit("lsp", "jsonl", &lsp, &save)),
+        ("fail".into(), vec!["cancel-error-code".into()], Some(1))
+    );
+    let mcp = as_jsonl(
+        Format::McpLog,
+        "mcp-cancel-after-answer.log",
+        Writer::Client,
+        tmp.path(),
+    );
+    let o = audit("mcp-2025-11-25", "jsonl", &mcp, &save);
+    assert_eq!(verdict(&o), ("pass".into(), vec![], Some(0)));
+    assert!(
+        not_observable(&o).contains(&"cancel-only-in-progress".to_string()),
+        "{:?}",
+        not_observable(&o)
+    );
+    assert_eq!(json_out(&o)["transcript"]["vantage"], "between");
+}
+
+fn jsonl(dir: &Path, name: &str, lines: &[(&str, u64, &str)]) -> String {
+    let mut s = String::new();
+    for (dir, t, m) in lines {
+        s.push_str(&format!(
+            "{{\"direction\":\"{dir}\",\"time\":{t},\"message\":{m}}}\n"
+        ));
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p.display().to_string()
+}
+
+const C: &str = "client-to-server";
+const S: &str = "server-to-client";
+
+/// The client's own duties from a record between the parties: an id reused while its request
+/// is unanswered is decided (broken); reused after the answer passed by, whether the client had
+/// read it is not, so the rule is not observable. In MCP 2025-11-25 ids are never reused.
+#[test]
+fn an_id_reused_is_judged_only_as_far_as_the_order_decides() {
+    let tmp = Scratch::new("reuse");
+    let save = tmp.path().join("found");
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"slow"}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let live = jsonl(
+        tmp.path(),
+        "live.jsonl",
+        &[(C, 0, req), (C, 1, cancel), (C, 2, req), (S, 3, answer)],
+    );
+    assert_eq!(
+        verdict(&audit("lsp", "jsonl", &live, &save)),
+        ("fail".into(), vec!["no-live-id-reuse".into()], Some(1))
+    );
+    let after = jsonl(
+        tmp.path(),
+        "after.jsonl",
+        &[(C, 0, req), (C, 1, cancel), (S, 2, answer), (C, 3, req)],
+    );
+    let o = audit("lsp", "jsonl", &after, &save);
+    assert_eq!(verdict(&o).0, "pass");
+    assert!(not_observable(&o).contains(&"no-live-id-reuse".to_string()));
+}
+
+/// A transcript in which nothing was cancelled tested nothing about cancellation.
+#[test]
+fn a_transcript_without_a_cancel_is_vacuous() {
+    let tmp = Scratch::new("vacuous");
+    let f = jsonl(
+        tmp.path(),
+        "quiet.jsonl",
+        &[
+            (
+                C,
+                0,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+            ),
+            (S, 9, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#),
+        ],
+    );
+    let o = audit("mcp-2025-11-25", "jsonl", &f, tmp.path());
+    assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
+    let why = json_out(&o)["vacuous_because"][0]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(why.contains("no cancel"), "{why}");
+}
+
+/// A bad line is an error naming the line and what was expected; a last line cut short is
+/// reported and the rest judged.
+#[test]
+fn a_bad_line_is_named_and_a_truncated_last_line_is_reported() {
+    let tmp = Scratch::new("bad");
+    let good = std::fs::read_to_string(fixture("lsp-keeps.vscode.jsonl")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let bad = tmp.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        format!(
+            "{}\n{{\"isLSPMessage\":true,\"type\":\"sent\"}}\n{}\n",
+            lines[0], lines[1]
+        ),
+    )
+    .unwrap();
+    let o = audit("lsp", "vscode", &bad.display().to_string(), tmp.path());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("field `type`"),
+        "{err}"
+    );
+    let cut = tmp.path().join("cut.jsonl");
+    let last = lines[lines.len() - 1];
+    let mut body = lines[..lines.len() - 1].join("\n");
+    body.push('\n');
+    body.push_str(&last[..last.len() / 2]);
+    std::fs::write(&cut, body).unwrap();
+    let o = audit("lsp", "vscode", &cut.display().to_string(), tmp.path());
+    assert_eq!(verdict(&o), ("pass".into(), vec![], Some(0)));
+    assert_eq!(
+        json_out(&o)["transcript"]["truncated_last_line"]["line"],
+        lines.len()
+    );
+}
+
+/// The published schema of the JSONL names the fields and directions the reader takes.
+#[test]
+fn the_published_schema_is_the_format_read() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/transcript.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["direction", "time", "message"])
+    );
+    assert_eq!(
+        schema["properties"]["direction"]["enum"],
+        serde_json::json!([transcript::CLIENT_TO_SERVER, transcript::SERVER_TO_CLIENT])
+    );
+}

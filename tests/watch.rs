@@ -1,0 +1,233 @@
+//! `cancelcheck watch` as a client's server command: every byte passed through unchanged, the
+//! server's exit status and the signals sent to `watch` passed on, a log it cannot write
+//! said once, and the verdict it gives live the one `audit` gives of its log.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{Scratch, cancelcheck, json_out, text};
+
+fn watch(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+        .arg("watch")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("watch starts")
+}
+
+fn testpeer() -> PathBuf {
+    let peer = Path::new(env!("CARGO_BIN_EXE_cancelcheck")).with_file_name(format!(
+        "cancelcheck-testpeer{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    if !peer.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "cancelcheck-testpeer"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success());
+    }
+    peer
+}
+
+/// 100,000 messages of mixed sizes (a few bytes to 64 KiB, drawn by a fixed generator), one
+/// a line, through `watch -- cat`: what comes out is what went in, byte for byte, and the log
+/// holds each message twice (once each way).
+#[test]
+fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
+    let tmp = Scratch::new("bytes");
+    let log = tmp.path().join("session.jsonl");
+    let mut input = Vec::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for k in 0..100_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let size = if x % 500 == 0 {
+            (x >> 20) as usize % 65_536
+        } else {
+            (x >> 20) as usize % 400
+        };
+        let pad: String = (0..size)
+            .map(|i| char::from(b'a' + ((i as u64 + x) % 26) as u8))
+            .collect();
+        input.extend_from_slice(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"note/{k}\",\"params\":{{\"pad\":\"{pad}\",\"é\":\"\\r\"}}}}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    let mut child = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        "cat",
+    ]);
+    let mut stdin = child.stdin.take().unwrap();
+    let sent = input.clone();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&sent).unwrap();
+    });
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        out == input,
+        "the bytes differ (in {} out {})",
+        input.len(),
+        out.len()
+    );
+    let lines = BufReader::new(std::fs::File::open(&log).unwrap())
+        .lines()
+        .count();
+    assert_eq!(lines, 200_000);
+}
+
+/// The server's exit code is `watch`'s; a TERM sent to `watch` reaches the server, whose death
+/// by it `watch` passes on as 128 + 15.
+#[test]
+fn the_servers_status_and_signals_pass_through() {
+    let tmp = Scratch::new("status");
+    let log = tmp.path().join("s.jsonl").display().to_string();
+    let o = cancelcheck(&[
+        "watch",
+        "--dialect",
+        "lsp",
+        "--log",
+        &log,
+        "--",
+        "sh",
+        "-c",
+        "exit 7",
+    ]);
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
+    let mut child = watch(&["--dialect", "lsp", "--log", &log, "--", "sleep", "30"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// A log that cannot be written: the session runs unchanged and `watch` says so once.
+#[test]
+fn an_unwritable_log_is_said_once_and_the_session_goes_on() {
+    let input = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n";
+    let mut child = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--log",
+        "/nonexistent-dir/session.jsonl",
+        "--",
+        "cat",
+    ]);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), input);
+    let err = text(&o.stderr);
+    assert_eq!(
+        err.matches("cannot write the transcript").count(),
+        1,
+        "{err}"
+    );
+}
+
+/// A client's session with the test peer answering the cancel notification (which MCP
+/// forbids): the verdict `watch` writes beside its log is the one `audit` gives of the log.
+#[test]
+fn the_live_verdict_is_the_audit_of_the_log() {
+    let tmp = Scratch::new("live");
+    let log = tmp.path().join("live.jsonl");
+    let peer = testpeer();
+    let mut child = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--json",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        &peer.display().to_string(),
+        "--dialect",
+        "mcp-2025-11-25",
+        "--behavior",
+        "answers-cancel-notification",
+    ]);
+    let session = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for m in session {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        if line.contains(r#""id":2"#) {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let live: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
+    )
+    .unwrap();
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--json",
+        "--save",
+        &tmp.path().join("found").display().to_string(),
+        &log.display().to_string(),
+    ]);
+    let audited = json_out(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(live["verdict"], "fail", "{live:#}");
+    for k in ["verdict", "violations", "not_observable"] {
+        let (a, b) = (&live["scenarios"][0][k], &audited["scenarios"][0][k]);
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(a) = v.as_array_mut() {
+                for x in a {
+                    x.as_object_mut().map(|o| o.remove("trace"));
+                }
+            }
+            v
+        };
+        assert_eq!(strip(a), strip(b), "{k}");
+    }
+    assert_eq!(
+        live["scenarios"][0]["violations"][0]["invariant"],
+        "notification-unanswered"
+    );
+}
