@@ -656,6 +656,26 @@ pub fn save(dir: &Path, t: &Trace) -> std::io::Result<Saved> {
     result
 }
 
+/// Writes `bytes` to `path` atomically, replacing what was there: a reader sees the old file
+/// or the whole new one, never part of it. A failed write leaves `path` as it was and no
+/// temporary file behind.
+pub fn replace_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = write_new(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// Writes `bytes` to a new file at `tmp` and syncs it.
 fn write_new(tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = std::fs::File::create(tmp)?;

@@ -71,3 +71,69 @@ fn a_finding_is_saved_as_a_probe_trace_that_replay_rejudges() {
     assert_eq!(r.status.code(), Some(1));
     assert!(text(&r.stdout).contains("DIFFERS"));
 }
+
+/// A probe of a peer that prints one line that is not JSON-RPC and exits: each scenario has
+/// the same findings, at once.
+fn probe_garbage(scenarios: &str, extra: &[&str], save: &str) -> std::process::Output {
+    let mut args = vec![
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        scenarios,
+        "--timeout",
+        "2000",
+        "--save",
+        save,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "sh", "-c", "echo hello"]);
+    cancelcheck(&args)
+}
+
+#[test]
+fn a_baseline_accepts_known_findings_and_fails_on_new_or_stale_ones() {
+    let dir = Scratch::new("baseline");
+    let save = dir.path().join("found").display().to_string();
+    let file = dir.path().join("baseline.txt");
+    let b = file.to_str().unwrap();
+    // Written from a run: the run's findings, each once, and exit 0.
+    let o = probe_garbage("unknown-id", &["--write-baseline", b], &save);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let written = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(
+        lines.contains(&"unknown-id error:not-json-rpc"),
+        "{written}"
+    );
+    // The same findings against it: exit 0, though the verdict is fail.
+    let o = probe_garbage("unknown-id", &["--baseline", b], &save);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("verdict: fail"));
+    assert!(text(&o.stdout).contains("0 new, 0 stale"));
+    // An accepted finding no longer found in a scenario that ran is stale, named with its line.
+    std::fs::write(&file, format!("{written}unknown-id cancel-error-code\n")).unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b, "--json"], &save);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_out(&o);
+    assert_eq!(
+        v["baseline"]["stale"][0]["finding"],
+        "unknown-id cancel-error-code"
+    );
+    assert_eq!(v["baseline"]["stale"][0]["line"], lines.len() + 2);
+    // A finding the baseline does not list is new: exit 1. An entry of a scenario that did not
+    // run is neither.
+    std::fs::write(&file, "cancel-after-answer error:not-json-rpc\n").unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b, "--json"], &save);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_out(&o);
+    assert_eq!(v["baseline"]["new"][0], "unknown-id error:not-json-rpc");
+    assert_eq!(v["baseline"]["stale"], serde_json::json!([]));
+    assert_eq!(v["baseline"]["unchecked"][0]["line"], 1);
+    // A bad file: a usage error naming the line and the field, before anything runs.
+    std::fs::write(&file, "# ok\nunknown-id error:nonsense\n").unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b], &save);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("line 2, field 2 (finding)"), "{err}");
+}

@@ -115,6 +115,9 @@ pub struct Record {
     pub text: String,
 }
 
+/// Every kind of [`SessionError`].
+pub const ERROR_KINDS: [&str; 5] = ["not-json-rpc", "framing", "peer-gone", "timeout", "refused"];
+
 /// A problem that is not a clause of the catalog but breaks the session: output that is not
 /// JSON-RPC, broken framing, a peer that died or hung.
 #[derive(Clone, PartialEq, Eq, Debug)]

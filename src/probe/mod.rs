@@ -11,6 +11,7 @@
 //! - [`judge`]: what the wire decides, as the checker's events;
 //! - [`report`]: the verdict table, `--json`, probe traces and their re-judging.
 
+pub mod baseline;
 pub mod judge;
 pub mod process;
 pub mod report;
@@ -80,6 +81,15 @@ pub struct ProbeArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Accepted findings (one `SCENARIO INVARIANT` or `SCENARIO error:KIND` a line): the run
+    /// fails (exit 1) on a finding the file does not list, or on a listed one of a scenario
+    /// that ran that is no longer found, and passes (exit 0) otherwise.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Write the run's findings to FILE as a baseline (replacing it); the run then exits 0
+    /// unless the file cannot be written.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -290,6 +300,14 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     }
     let setup = setup_from(&args)?;
     let chosen = selected(&args, &setup.ctx)?;
+    let accepted = match &args.baseline {
+        None => None,
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| bad(format!("--baseline {}: {e}", file.display())))?;
+            Some(baseline::parse(file, &text).map_err(|e| bad(format!("--baseline: {e}")))?)
+        }
+    };
     let mut jobs: Vec<(&'static scenario::Scenario, u64)> = Vec::new();
     for k in 0..u64::from(args.repeat) {
         for sc in &chosen {
@@ -339,13 +357,44 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             o.trace = Some(report::save(&args.save, &name, &doc).map_err(|e| e.to_string()));
         }
     }
-    let code = report::overall(&outcomes).exit_code();
-    let text = if args.json {
-        let v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+    let mut code = report::overall(&outcomes).exit_code();
+    let compared = accepted.map(|entries| baseline::compare(&outcomes, &entries));
+    if let Some(c) = &compared {
+        code = u8::from(!c.matches());
+    }
+    let written = args.write_baseline.as_ref().map(|file| {
+        let text = baseline::render(setup.dialect.id(), &baseline::findings(&outcomes));
+        write_report(file, &text)
+    });
+    if let Some(w) = &written {
+        code = u8::from(w.is_err());
+    }
+    let mut text = if args.json {
+        let mut v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let (Some(c), Some(file)) = (&compared, &args.baseline) {
+            v["baseline"] = c.json(file);
+        }
+        if let (Some(w), Some(file)) = (&written, &args.write_baseline) {
+            v["baseline_written"] = match w {
+                Ok(()) => serde_json::json!(file.display().to_string()),
+                Err(e) => serde_json::json!(format!("NOT WRITTEN: {e}")),
+            };
+        }
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
         report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes)
     };
+    if !args.json {
+        if let (Some(c), Some(file)) = (&compared, &args.baseline) {
+            text.push_str(&c.text(file));
+        }
+        if let (Some(w), Some(file)) = (&written, &args.write_baseline) {
+            text.push_str(&match w {
+                Ok(()) => format!("baseline written: {}\n", file.display()),
+                Err(e) => format!("baseline NOT WRITTEN: {e}\n"),
+            });
+        }
+    }
     Ok((text, code))
 }
 
@@ -404,4 +453,10 @@ pub fn replay(file: &Path, text: &str, json: bool) -> anyhow::Result<Option<(Str
         t
     };
     Ok(Some((out, code)))
+}
+
+/// Writes a report file (`--write-baseline`, `--junit`) atomically; the error names the file.
+fn write_report(file: &Path, text: &str) -> Result<(), String> {
+    crate::trace_file::replace_atomic(file, text.as_bytes())
+        .map_err(|e| format!("{}: {e}", file.display()))
 }
