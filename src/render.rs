@@ -644,8 +644,8 @@ pub fn html(t: &Trace) -> String {
     )
 }
 
-/// `s` with HTML's special characters escaped.
-fn escape(s: &str) -> String {
+/// `s` with HTML's special characters escaped (`&`, `<`, `>`, `"`).
+pub fn escape(s: &str) -> String {
     replace_chars(
         s,
         &[

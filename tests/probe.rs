@@ -137,3 +137,166 @@ fn a_baseline_accepts_known_findings_and_fails_on_new_or_stale_ones() {
     let err = text(&o.stderr);
     assert!(err.contains("line 2, field 2 (finding)"), "{err}");
 }
+
+/// The JUnit report's counts agree with its testcases; returns the testcases.
+fn junit_cases(file: &std::path::Path) -> Vec<common::xml::Node> {
+    let doc = std::fs::read_to_string(file).expect("the report is written");
+    let root = common::xml::parse(&doc).unwrap_or_else(|e| panic!("not XML: {e}\n{doc}"));
+    assert_eq!(root.name, "testsuites");
+    let suites: Vec<_> = root.all("testsuite").collect();
+    assert_eq!(suites.len(), 1, "one testsuite per probe run");
+    let suite = suites[0];
+    let cases: Vec<_> = suite.all("testcase").collect();
+    let count = |tag: &str| cases.iter().filter(|c| c.all(tag).next().is_some()).count();
+    for n in [&root, suite] {
+        assert_eq!(n.attr("tests"), Some(cases.len().to_string().as_str()));
+        assert_eq!(
+            n.attr("failures"),
+            Some(count("failure").to_string().as_str())
+        );
+        assert_eq!(
+            n.attr("skipped"),
+            Some(count("skipped").to_string().as_str())
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "written atomically: {leftovers:?}");
+    let mut root = root;
+    root.children
+        .remove(0)
+        .children
+        .into_iter()
+        .filter(|c| c.name == "testcase")
+        .collect()
+}
+
+#[test]
+fn the_xml_checker_refuses_what_is_not_xml() {
+    for bad in [
+        "<a><b></a></b>",
+        "<a>x & y</a>",
+        "<a x=\"1\" x=\"2\"/>",
+        "<a>&nbsp;</a>",
+        "<a/><b/>",
+        "<a>\u{1}</a>",
+    ] {
+        assert!(common::xml::parse(bad).is_err(), "{bad}");
+    }
+    let ok =
+        common::xml::parse("<?xml version=\"1.0\"?>\n<a k='&lt;&amp;'><b/>t&quot;</a>").unwrap();
+    assert_eq!(ok.attr("k"), Some("<&"));
+    assert_eq!(ok.text, "t\"");
+}
+
+#[test]
+fn a_junit_report_has_a_testcase_per_scenario_and_seed_failures_and_skips() {
+    let dir = Scratch::new("junit");
+    let save = dir.path().join("found").display().to_string();
+    let file = dir.path().join("report.xml");
+    let j = file.to_str().unwrap();
+    // Failed scenarios, twice each: a failure naming the session error, and the trace.
+    let o = probe_garbage(
+        "unknown-id,cancel-after-answer",
+        &["--repeat", "2", "--junit", j],
+        &save,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let cases = junit_cases(&file);
+    let names: Vec<&str> = cases.iter().filter_map(|c| c.attr("name")).collect();
+    assert_eq!(
+        names,
+        [
+            "unknown-id (seed 0)",
+            "cancel-after-answer (seed 0)",
+            "unknown-id (seed 1)",
+            "cancel-after-answer (seed 1)"
+        ]
+    );
+    for c in &cases {
+        let f = c.all("failure").next().expect("a failure");
+        assert!(
+            f.attr("message").unwrap().contains("error not-json-rpc"),
+            "{f:?}"
+        );
+        assert!(f.text.contains("at byte 0"), "{f:?}");
+        let out = c.all("system-out").next().expect("the trace");
+        assert!(out.text.contains("trace: "), "{out:?}");
+    }
+    // A peer that refuses every request: the scenario is skipped, with why; markup in the
+    // command survives escaping.
+    let peer = r#"while IFS= read -r l; do id=$(printf '%s' "$l" | sed -n 's/.*"id":\([0-9"][^,}]*\).*/\1/p'); [ -n "$id" ] && printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no <such> & method"}}\n' "$id"; done"#;
+    let o = cancelcheck(&[
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "2000",
+        "--save",
+        &save,
+        "--junit",
+        j,
+        "--",
+        "sh",
+        "-c",
+        peer,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let cases = junit_cases(&file);
+    assert_eq!(cases.len(), 1);
+    let skipped = cases[0].all("skipped").next().expect("skipped");
+    assert!(
+        skipped.attr("message").unwrap().starts_with("vacuous: "),
+        "{skipped:?}"
+    );
+    assert!(cases[0].all("failure").next().is_none());
+    let doc = std::fs::read_to_string(&file).unwrap();
+    let root = common::xml::parse(&doc).unwrap();
+    let props = root.children[0].all("properties").next().unwrap();
+    let command = props
+        .all("property")
+        .find(|p| p.attr("name") == Some("command"))
+        .unwrap();
+    assert_eq!(
+        command.attr("value"),
+        Some(format!("sh -c {peer}").as_str())
+    );
+}
+
+/// The CI workflow's probe step, run as the workflow runs it: it fails on a finding not in the
+/// baseline, passes once the baseline accepts it, and writes the JUnit report either way.
+#[test]
+fn the_ci_probe_recipe_fails_on_a_new_finding_and_writes_its_report() {
+    use common::recipes::{literal_block, repo_file, sh};
+    let tmp = Scratch::new("ci");
+    let dir = tmp.path();
+    let yaml = repo_file("examples/ci/probe.yml");
+    let step = literal_block(&yaml, "- name: Probe");
+    assert!(step.contains("--baseline .cancelcheck/baseline.txt --junit probe-junit.xml"));
+    assert!(yaml.contains("report_paths: probe-junit.xml"));
+    std::fs::create_dir_all(dir.join(".cancelcheck")).unwrap();
+    std::fs::write(dir.join("server.sh"), "echo hello\n").unwrap();
+    let env = [
+        ("DIALECT", "mcp-2025-11-25"),
+        ("SERVER", "sh server.sh"),
+        ("PROBE_FLAGS", "--scenarios 'unknown-id' --timeout 2000"),
+    ];
+    std::fs::write(dir.join(".cancelcheck/baseline.txt"), "").unwrap();
+    let o = sh(dir, &step, &env);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("new (not in the baseline): unknown-id error:not-json-rpc"));
+    let cases = junit_cases(&dir.join("probe-junit.xml"));
+    assert_eq!(cases.len(), 3, "--repeat 3");
+    std::fs::write(
+        dir.join(".cancelcheck/baseline.txt"),
+        "unknown-id error:not-json-rpc\nunknown-id error:peer-gone\n",
+    )
+    .unwrap();
+    let o = sh(dir, &step, &env);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}

@@ -13,6 +13,7 @@
 
 pub mod baseline;
 pub mod judge;
+pub mod junit;
 pub mod process;
 pub mod report;
 pub mod scenario;
@@ -90,6 +91,10 @@ pub struct ProbeArgs {
     /// unless the file cannot be written.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Write a JUnit XML report to FILE (atomically): a testsuite for the run, a testcase per
+    /// scenario (and seed), a failure for a scenario that failed, skipped for a vacuous one.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -369,32 +374,43 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     if let Some(w) = &written {
         code = u8::from(w.is_err());
     }
-    let mut text = if args.json {
+    let junit = args.junit.as_ref().map(|file| {
+        write_report(
+            file,
+            &junit::render(setup.dialect, &setup.command, &outcomes),
+        )
+    });
+    if let Some(Err(_)) = &junit {
+        code = code.max(1);
+    }
+    // Each file written: its path, or `NOT WRITTEN: why`.
+    let said =
+        |w: &Result<String, String>| w.clone().unwrap_or_else(|e| format!("NOT WRITTEN: {e}"));
+    let text = if args.json {
         let mut v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
         if let (Some(c), Some(file)) = (&compared, &args.baseline) {
             v["baseline"] = c.json(file);
         }
-        if let (Some(w), Some(file)) = (&written, &args.write_baseline) {
-            v["baseline_written"] = match w {
-                Ok(()) => serde_json::json!(file.display().to_string()),
-                Err(e) => serde_json::json!(format!("NOT WRITTEN: {e}")),
-            };
+        if let Some(w) = &written {
+            v["baseline_written"] = said(w).into();
+        }
+        if let Some(w) = &junit {
+            v["junit"] = said(w).into();
         }
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
-        report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes)
-    };
-    if !args.json {
+        let mut t = report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes);
         if let (Some(c), Some(file)) = (&compared, &args.baseline) {
-            text.push_str(&c.text(file));
+            t.push_str(&c.text(file));
         }
-        if let (Some(w), Some(file)) = (&written, &args.write_baseline) {
-            text.push_str(&match w {
-                Ok(()) => format!("baseline written: {}\n", file.display()),
-                Err(e) => format!("baseline NOT WRITTEN: {e}\n"),
-            });
+        if let Some(w) = &written {
+            t.push_str(&format!("baseline written: {}\n", said(w)));
         }
-    }
+        if let Some(w @ Err(_)) = &junit {
+            t.push_str(&format!("JUnit report: {}\n", said(w)));
+        }
+        t
+    };
     Ok((text, code))
 }
 
@@ -455,8 +471,10 @@ pub fn replay(file: &Path, text: &str, json: bool) -> anyhow::Result<Option<(Str
     Ok(Some((out, code)))
 }
 
-/// Writes a report file (`--write-baseline`, `--junit`) atomically; the error names the file.
-fn write_report(file: &Path, text: &str) -> Result<(), String> {
+/// Writes a report file (`--write-baseline`, `--junit`) atomically: its path, or an error
+/// naming it.
+fn write_report(file: &Path, text: &str) -> Result<String, String> {
     crate::trace_file::replace_atomic(file, text.as_bytes())
+        .map(|()| file.display().to_string())
         .map_err(|e| format!("{}: {e}", file.display()))
 }

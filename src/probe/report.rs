@@ -228,6 +228,14 @@ fn columns(dialect: Dialect) -> Vec<InvariantId> {
         .collect()
 }
 
+/// Whether a scenario ran more than once (`--repeat`): then its seed tells its rows apart.
+pub fn repeated(outcomes: &[Outcome]) -> bool {
+    outcomes
+        .iter()
+        .enumerate()
+        .any(|(k, o)| outcomes[..k].iter().any(|p| p.name == o.name))
+}
+
 /// The verdict table as text: one row per scenario, one column per invariant of the dialect
 /// (`.` held, `E` a MUST broken, `W` a SHOULD broken, `-` not observable on the wire), then
 /// each finding with its trace, the probe's own cost and the verdict.
@@ -257,11 +265,7 @@ pub fn run_text(
         .unwrap_or(8)
         .max(8);
     let head: String = (1..=cols.len()).map(|n| format!("{:>3}", n)).collect();
-    // With `--repeat`, a scenario has a row per seed: the seed tells them apart.
-    let repeated = outcomes
-        .iter()
-        .enumerate()
-        .any(|(k, o)| outcomes[..k].iter().any(|p| p.name == o.name));
+    let repeated = repeated(outcomes);
     let seed_width = if repeated {
         outcomes
             .iter()
