@@ -189,7 +189,12 @@ pub fn wire_label(
     m: &Message,
     sessions: &Sessions,
 ) -> String {
-    let j = message_json_in(d, from, m, sessions);
+    json_label(&message_json_in(d, from, m, sessions))
+}
+
+/// A JSON-RPC (or ABP) message's label: the method (or ABP's `type`), the id, and the params,
+/// result or error, cut to a readable length.
+pub fn json_label(j: &Value) -> String {
     let Some(obj) = j.as_object() else {
         return j.to_string();
     };
@@ -221,7 +226,7 @@ pub fn wire_label(
 }
 
 /// `s` cut to `n` characters, with `…` where it was cut.
-fn clip_chars(s: &str, n: usize) -> String {
+pub fn clip_chars(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {

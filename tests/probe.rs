@@ -14,6 +14,45 @@ fn bad_usage_exits_2() {
         let o = cancelcheck(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
     }
+    // Params that are not an object, or not what the dialect's schema allows, say what is
+    // expected.
+    for (dialect, params, expected) in [
+        (
+            "mcp-2025-11-25",
+            "[1]",
+            "tools/call: params: expected an object",
+        ),
+        (
+            "mcp-2026-07-28",
+            "[1]",
+            "tools/call: params: expected an object",
+        ),
+        (
+            "lsp",
+            "[1]",
+            "workspace/executeCommand: params: expected an object",
+        ),
+        ("acp", "[1]", "session/prompt: params: expected an object"),
+        (
+            "acp-rfd",
+            "{\"prompt\":1}",
+            "session/prompt: params.prompt: expected an array",
+        ),
+        ("lsp", "1", "--params: expected a JSON object or array"),
+    ] {
+        let o = cancelcheck(&[
+            "probe",
+            "--dialect",
+            dialect,
+            "--params",
+            params,
+            "--",
+            "true",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{dialect} {params}");
+        let err = text(&o.stderr);
+        assert!(err.contains(expected), "{dialect} {params}: {err}");
+    }
 }
 
 #[test]
@@ -299,4 +338,52 @@ fn the_ci_probe_recipe_fails_on_a_new_finding_and_writes_its_report() {
     .unwrap();
     let o = sh(dir, &step, &env);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}
+
+/// The end of the peer's stderr is shown under its finding, in `--json`, in the saved trace
+/// and in `replay` (control characters made harmless in the text).
+#[test]
+fn the_peers_stderr_is_shown_with_its_finding_and_kept_in_the_trace() {
+    let dir = Scratch::new("stderr");
+    let save = dir.path().display().to_string();
+    let peer = "printf 'panic: \\033[31mno such tool\\n' >&2; echo hello";
+    let args = |json: bool| {
+        let mut a = vec![
+            "probe",
+            "--dialect",
+            "mcp-2025-11-25",
+            "--scenarios",
+            "unknown-id",
+            "--timeout",
+            "2000",
+            "--save",
+            &save,
+        ];
+        if json {
+            a.push("--json");
+        }
+        a.extend_from_slice(&["--", "sh", "-c", peer]);
+        cancelcheck(&a)
+    };
+    let o = args(false);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("peer's stderr"), "{out}");
+    assert!(
+        out.contains("      | panic: \u{fffd}[31mno such tool"),
+        "{out}"
+    );
+    let v = json_out(&args(true));
+    let s = &v["scenarios"][0];
+    assert_eq!(s["peer_stderr_tail"], "panic: \u{1b}[31mno such tool\n");
+    let trace = s["trace"].as_str().expect("saved");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(doc["peer_stderr_tail"], s["peer_stderr_tail"]);
+    let r = cancelcheck(&["replay", trace]);
+    assert!(
+        text(&r.stdout).contains("  | panic: \u{fffd}[31mno such tool"),
+        "{}",
+        text(&r.stdout)
+    );
 }

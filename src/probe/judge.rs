@@ -161,6 +161,9 @@ pub struct Judgement {
     pub exercised_in_flight: bool,
     /// Why no cancel reached a work request in flight (`None`: one did).
     not_in_flight: Option<String>,
+    /// For each record judged, how many events there were once it was read (the events of
+    /// the session's end come after the last).
+    record_ends: Vec<usize>,
 }
 
 impl Judgement {
@@ -187,6 +190,13 @@ impl Judgement {
             Some(why) => self.vacuous_because.push(why.clone()),
             None => self.exercised_in_flight = true,
         }
+    }
+
+    /// The record (its index among those judged) whose reading gave the event `event`, or
+    /// `None` for an event of the session's end.
+    pub fn record_of(&self, event: u64) -> Option<usize> {
+        let event = usize::try_from(event).ok()?;
+        self.record_ends.iter().position(|&end| end > event)
     }
 }
 
@@ -962,6 +972,7 @@ impl Judge<'_> {
             assumptions: self.assumptions,
             exercised_in_flight: false,
             not_in_flight,
+            record_ends: Vec::new(),
         }
     }
 }
@@ -1005,14 +1016,18 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         cancels_at: Vec::new(),
         assumptions: Vec::new(),
     };
+    let mut ends = Vec::with_capacity(records.len());
     for rec in records {
         match rec.dir {
             Dir::Note => j.on_note(rec),
             Dir::Sent => j.on_sent(rec),
             Dir::Received => j.on_received(rec),
         }
+        ends.push(j.events.len());
     }
-    j.finish()
+    let mut judgement = j.finish();
+    judgement.record_ends = ends;
+    judgement
 }
 
 #[cfg(test)]

@@ -113,6 +113,14 @@ fn testcase(t: &mut String, dialect: Dialect, o: &Outcome, repeated: bool) {
             let _ = writeln!(out, "assuming: {a}");
         }
     }
+    if o.has_findings() && !o.end.stderr_tail.is_empty() {
+        let _ = writeln!(
+            out,
+            "peer's stderr (the last of {} bytes):",
+            o.end.stderr_bytes
+        );
+        let _ = writeln!(out, "{}", o.end.stderr_tail.trim_end());
+    }
     match &o.trace {
         Some(Ok(p)) => {
             let _ = writeln!(out, "trace: {}", p.display());

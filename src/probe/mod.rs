@@ -18,6 +18,7 @@ pub mod process;
 pub mod report;
 pub mod scenario;
 pub mod session;
+pub mod timeline;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;
@@ -415,60 +416,17 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
 }
 
 /// `cancelcheck replay` of a probe trace: re-judges the recorded messages (a probe trace cannot
-/// re-run the peer). `Ok(None)` if `file` is not a probe trace. Exit 0 when the verdict is the
-/// recorded one, 1 when it differs.
-pub fn replay(file: &Path, text: &str, json: bool) -> anyhow::Result<Option<(String, u8)>> {
+/// re-run the peer) and shows them ([`timeline::show`]). `Ok(None)` if `file` is not a probe
+/// trace. Exit 0 when the verdict is the recorded one, 1 when it differs.
+pub fn replay(
+    file: &Path,
+    text: &str,
+    view: timeline::View,
+) -> anyhow::Result<Option<(String, u8)>> {
     let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
         return Ok(None);
     };
-    let (fresh, same, n) = match report::rejudge(&doc) {
-        Ok(Some(r)) => r,
-        Ok(None) => return Ok(None),
-        Err(e) => return Err(bad(format!("{}: {e}", file.display()))),
-    };
-    let code = u8::from(!same);
-    let out = if json {
-        let v = serde_json::json!({"kind": "probe", "rejudged": true, "reran": false,
-            "messages": n, "verdict": fresh, "verdict_matches": same});
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-    } else {
-        let mut t = format!(
-            "{}: probe trace of scenario {} ({}): re-judged {n} recorded messages; a probe trace cannot re-run the peer.\n",
-            file.display(),
-            doc.get("scenario").and_then(|s| s.as_str()).unwrap_or("?"),
-            doc.get("dialect").and_then(|s| s.as_str()).unwrap_or("?"),
-        );
-        let result = fresh.get("result").and_then(|s| s.as_str()).unwrap_or("?");
-        if let Some(vs) = fresh.get("violations").and_then(|v| v.as_array()) {
-            for v in vs {
-                t.push_str(&format!(
-                    "  {} {} (event {})\n",
-                    v["strength"].as_str().unwrap_or(""),
-                    v["invariant"].as_str().unwrap_or(""),
-                    v["event"]
-                ));
-            }
-        }
-        if let Some(es) = fresh.get("errors").and_then(|v| v.as_array()) {
-            for e in es {
-                t.push_str(&format!(
-                    "  error {}: {}\n",
-                    e["kind"].as_str().unwrap_or(""),
-                    e["message"].as_str().unwrap_or("")
-                ));
-            }
-        }
-        t.push_str(&format!(
-            "verdict: {result} ({})\n",
-            if same {
-                "as recorded"
-            } else {
-                "DIFFERS from the recorded verdict"
-            }
-        ));
-        t
-    };
-    Ok(Some((out, code)))
+    timeline::show(file, &doc, view).map_err(|e| bad(format!("{}: {e}", file.display())))
 }
 
 /// Writes a report file (`--write-baseline`, `--junit`) atomically: its path, or an error
