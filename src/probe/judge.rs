@@ -12,7 +12,10 @@
 //!   probe sent at or after it (the barrier after a cancel, or any later request), or an answer
 //!   that says the request was cancelled (error -32800, which only a cancel asks for). Until
 //!   then a message is in flight, so an answer that arrives before the barrier's answer may have
-//!   crossed the cancel and is judged as the allowed side of that race.
+//!   crossed the cancel and is judged as the allowed side of that race; an error answer to the
+//!   cancelled request that does not say "cancelled" may as well have been caused by it, and
+//!   is not decidable, unless it came sooner than the declared shortest duration of the work
+//!   (`--min-work-ms`, [`note::MIN_WORK`]): then the cancel caused it.
 //! - The peer exiting (or closing its stdout) before the probe closed its stdin is a crash,
 //!   after reading all it was sent.
 //! - ACP's `session/cancel` is a cancel of every prompt turn still open in the session.
@@ -52,7 +55,7 @@ use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{IdMap, WireId, WireMessage, to_model};
+use cancelcheck_wire::{Body, IdMap, WireId, WireMessage, to_model};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -100,6 +103,13 @@ pub mod note {
     pub const FRAMING: &str = "framing-error";
     /// The peer refused to open the session (ACP: no session from `session/new`).
     pub const REFUSED: &str = "refused";
+    /// The declared lower bound on the work's duration (`--min-work-ms`): `N ms ...`.
+    pub const MIN_WORK: &str = "min-work-ms";
+}
+
+/// The detail of a [`note::MIN_WORK`] note declaring `ms`.
+pub fn min_work_note(ms: u64) -> String {
+    format!("{ms} ms (declared: the work request takes at least this long unless cancelled)")
 }
 
 /// One thing that crossed the wire (or happened to the session), with its time.
@@ -354,6 +364,10 @@ struct Judge<'c> {
     cancels_at: Vec<usize>,
     /// The assumptions a finding rests on, each once.
     assumptions: Vec<String>,
+    /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
+    min_work_us: Option<u64>,
+    /// Answers the wire does not tell crossed from caused by a cancel: why, each.
+    undecided: Vec<String>,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -508,6 +522,13 @@ impl Judge<'_> {
                 offset: None,
                 message: detail.to_string(),
             }),
+            note::MIN_WORK => {
+                let ms = detail
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok());
+                self.min_work_us = ms.map(|ms| ms.saturating_mul(1000));
+            }
             _ => {}
         }
     }
@@ -793,6 +814,9 @@ impl Judge<'_> {
             {
                 self.read_upto(k);
             }
+            if !cancelled {
+                self.crossed_or_caused(rec, mid, id, body);
+            }
         }
         let (model, parent) = self.peer_model(&msg);
         let Some(m) = model else { return };
@@ -854,6 +878,65 @@ impl Judge<'_> {
             if self.resolved.insert(id) {
                 self.emit(delivered(id, Outcome::Reply(reply)));
             }
+        }
+    }
+
+    /// An answer to a work request the probe cancelled that came before the peer was proved to
+    /// have read that cancel, and that does not say "cancelled", either crossed the cancel or
+    /// was caused by it. Sooner than the declared shortest duration of the work after the
+    /// request was sent ([`note::MIN_WORK`]), the cancel caused it: the peer had read the cancel
+    /// (an assumption the verdict names). Otherwise nothing on the wire decides it for an error
+    /// answer, whose code is judged only if the cancel caused it: not decidable. (A result is
+    /// the allowed side either way.)
+    fn crossed_or_caused(&mut self, rec: &Record, mid: RequestId, id: &WireId, body: &Body) {
+        if matches!(body, Body::Error { code, .. } if REFUSALS.contains(code)) {
+            return;
+        }
+        let Some(sent_us) = self.work.get(&mid).map(|w| w.sent_us) else {
+            return;
+        };
+        let Some(k) = self.sent.iter().position(|s| {
+            s.models
+                .iter()
+                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
+        }) else {
+            return;
+        };
+        if self.sent[k].read {
+            return;
+        }
+        let after_ms = rec.t_us.saturating_sub(sent_us) / 1000;
+        let what = match body {
+            Body::Error { code, message, .. } => format!("error {code} ({message:?})"),
+            _ => "a result".to_string(),
+        };
+        let id = id.to_json_text();
+        match self.min_work_us {
+            Some(min) if rec.t_us.saturating_sub(sent_us) < min => {
+                self.read_upto(k);
+                self.assumptions.push(format!(
+                    "the answer to request {id} ({what}) came {after_ms} ms after the request was sent, after its cancel and sooner than the {} ms the work takes at least (--min-work-ms): judged caused by the cancel, which the peer had then read, assuming the work never ends sooner on its own",
+                    min / 1000
+                ));
+            }
+            _ if matches!(body, Body::Error { .. }) => {
+                let declared = match self.min_work_us {
+                    Some(min) => format!(
+                        " (it came later than the {} ms declared with --min-work-ms)",
+                        min / 1000
+                    ),
+                    None => String::new(),
+                };
+                let fix = if self.min_work_us.is_some() {
+                    "only an answer sooner than that is decided"
+                } else {
+                    "declare how long the work takes at least with --min-work-ms N to decide"
+                };
+                self.undecided.push(format!(
+                    "not decidable: the answer to request {id} ({what}) came {after_ms} ms after the request was sent, after its cancel but before the peer was proved to have read it{declared}: it may have crossed the cancel (an ordinary failure, the allowed side) or been caused by it (then it is judged as a cancelled request's answer); {fix}"
+                ));
+            }
+            _ => {}
         }
     }
 
@@ -962,6 +1045,9 @@ impl Judge<'_> {
             hidden.sort();
         }
         let not_in_flight = (!self.in_flight).then(|| self.why_not_in_flight());
+        if self.vacuous_because.is_empty() {
+            self.vacuous_because = self.undecided;
+        }
         Judgement {
             verdict,
             events: self.events,
@@ -1015,6 +1101,8 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
         vacuous_because: Vec::new(),
         cancels_at: Vec::new(),
         assumptions: Vec::new(),
+        min_work_us: None,
+        undecided: Vec::new(),
     };
     let mut ends = Vec::with_capacity(records.len());
     for rec in records {
@@ -1091,6 +1179,43 @@ mod tests {
         );
         let j = judge(&ctx, &r);
         assert_eq!(j.status(), Status::Fail);
+    }
+
+    /// An error answer that does not say "cancelled", before the barrier's answer, crossed the
+    /// cancel or was caused by it: not decidable, never a pass; sooner than the declared
+    /// shortest duration of the work, caused by it, with that assumption named.
+    #[test]
+    fn an_error_answer_before_the_barrier_is_not_decidable_unless_sooner_than_the_work() {
+        let ctx = Context::new(Dialect::Mcp20260728);
+        let zero = r#"{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"Request cancelled"}}"#;
+        let mut r = session(false);
+        r[3] = rec(Dir::Received, zero);
+        let j = judge(&ctx, &r);
+        assert_eq!(j.status(), Status::Vacuous, "{:?}", j.verdict);
+        assert!(
+            j.vacuous_because[0].starts_with("not decidable: "),
+            "{:?}",
+            j.vacuous_because
+        );
+        // Work that takes at least 200 ms, answered 5 ms after it was sent.
+        let declared = format!("{}: {}", note::MIN_WORK, min_work_note(200));
+        let mut timed = vec![rec(Dir::Note, &declared)];
+        timed.extend(r.iter().cloned());
+        timed[4].t_us = 5_000;
+        let j = judge(&ctx, &timed);
+        assert_eq!(broken(&j), [InvariantId::NoAnswerAfterCancel]);
+        assert!(
+            j.assumptions[0].contains("sooner than the 200 ms"),
+            "{:?}",
+            j.assumptions
+        );
+        assert!(j.vacuous_because.is_empty());
+        // Answered later than that: not decidable still.
+        timed[4].t_us = 250_000;
+        let j = judge(&ctx, &timed);
+        assert_eq!(j.status(), Status::Vacuous, "{:?}", j.verdict);
+        // A result that crossed the cancel is the allowed side, as before.
+        assert_eq!(judge(&ctx, &session(false)).status(), Status::Pass);
     }
 
     /// An ACP session with opaque session id `"s-opaque"`: `initialize` (1, answered with

@@ -71,6 +71,14 @@ pub struct ProbeArgs {
     /// The largest message accepted from the peer, in bytes.
     #[arg(long, default_value_t = 4 << 20)]
     pub max_frame: usize,
+    /// A lower bound, in ms, on how long the work request takes when nothing cancels it. An
+    /// answer to a cancelled work request that comes after its cancel was sent but sooner than
+    /// this after the request was sent was caused by the cancel (the verdict names this
+    /// assumption). Without it, an error answer to a cancelled request that came before the
+    /// peer was proved to have read the cancel, and that does not say "cancelled", is not
+    /// decidable.
+    #[arg(long, value_name = "MS")]
+    pub min_work_ms: Option<u64>,
     /// Scenarios run at once, each against its own peer process.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -199,6 +207,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         timeout: Duration::from_millis(args.timeout),
         max_frame: args.max_frame,
         linger: Duration::from_millis(args.linger.min(args.timeout)),
+        min_work_ms: args.min_work_ms,
     })
 }
 

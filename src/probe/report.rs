@@ -93,7 +93,7 @@ pub fn run_vacuous_because(outcomes: &[Outcome]) -> Vec<String> {
         return Vec::new();
     }
     vec![
-        "no scenario's cancel reached a work request in flight (each scenario's vacuous_because says why and what would fix it)"
+        "no scenario's cancel reached a work request in flight and decided what the peer did (each scenario's vacuous_because says why and what would fix it)"
             .to_string(),
     ]
 }

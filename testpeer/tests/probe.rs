@@ -1417,3 +1417,55 @@ fn replay_shows_a_probe_trace_as_a_timeline_in_every_format() {
     assert!(html.contains(&format!("MUST cancel-error-code at message #{n}")));
     assert!(html.contains("sequenceDiagram"));
 }
+
+/// A peer that answers a request it stops for a cancel with error 0 "Request cancelled" (as
+/// some SDKs do), before the probe's barrier is answered: without a declared lower bound on the
+/// work's duration, that answer is "not decidable" (never a pass); with `--min-work-ms` below
+/// the work's duration, it is caused by the cancel and judged so, the assumption named.
+#[test]
+fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_take_longer() {
+    let scenarios = ["--scenarios", "cancel-before-work,cancel-during-work"];
+    for (dialect, behaviour, rule) in [
+        ("lsp", "honour", "cancel-error-code"),
+        (
+            "mcp-2025-11-25",
+            "answers-after-cancel",
+            "no-answer-after-cancel",
+        ),
+    ] {
+        let peer = [
+            "--dialect",
+            dialect,
+            "--behavior",
+            behaviour,
+            "--cancel-code-zero",
+        ];
+        let mut flags = vec!["--dialect", dialect];
+        flags.extend_from_slice(&scenarios);
+        let (v, code, _) = probe("code-zero", &flags, &peer);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["verdict"], "vacuous", "{v}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["verdict"], "vacuous", "{dialect}: {s}");
+            let why = s["vacuous_because"][0].as_str().unwrap();
+            assert!(
+                why.starts_with("not decidable: ") && why.contains("--min-work-ms"),
+                "{why}"
+            );
+        }
+        // The work takes 300 ms; declared at least 200.
+        flags.extend_from_slice(&["--min-work-ms", "200"]);
+        let (v, _, _) = probe("code-zero-min", &flags, &peer);
+        let (inv, err) = findings(&v);
+        assert_eq!(inv, [rule], "{dialect}: {v}");
+        assert!(err.is_empty(), "{err:?}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["violations"][0]["invariant"], rule, "{dialect}: {s}");
+            let a = s["assumptions"][0].as_str().unwrap();
+            assert!(
+                a.contains("sooner than the 200 ms") && a.contains("caused by the cancel"),
+                "{a}"
+            );
+        }
+    }
+}
