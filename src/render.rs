@@ -190,7 +190,12 @@ pub fn wire_label(
     m: &Message,
     sessions: &Sessions,
 ) -> String {
-    let j = message_json_in(d, from, m, sessions);
+    json_label(&message_json_in(d, from, m, sessions))
+}
+
+/// A JSON-RPC (or ABP) message's label: the method (or ABP's `type`), the id, and the params,
+/// result or error, cut to a readable length.
+pub fn json_label(j: &Value) -> String {
     let Some(obj) = j.as_object() else {
         return j.to_string();
     };
@@ -222,7 +227,7 @@ pub fn wire_label(
 }
 
 /// `s` cut to `n` characters, with `…` where it was cut.
-fn clip_chars(s: &str, n: usize) -> String {
+pub fn clip_chars(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
@@ -647,8 +652,8 @@ pub fn html(t: &Trace) -> String {
     )
 }
 
-/// `s` with HTML's special characters escaped.
-fn escape(s: &str) -> String {
+/// `s` with HTML's special characters escaped (`&`, `<`, `>`, `"`).
+pub fn escape(s: &str) -> String {
     replace_chars(
         s,
         &[

@@ -1,5 +1,6 @@
 //! The one way cancelcheck writes a file a user keeps (a trace, a probe trace, an exported
-//! document): whole or not at all, never over a different file.
+//! document, a report): whole or not at all, and never over a different file unless asked
+//! to ([`replace`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -47,6 +48,27 @@ pub fn no_clobber_streamed<E: From<std::io::Error>>(
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = write_synced(&tmp, fill).and_then(|()| Ok(link_free(&tmp, path, taken)?));
     let _ = std::fs::remove_file(&tmp);
+    result
+}
+
+/// Writes `bytes` to `path`, replacing what was there (a file the user asked to be
+/// rewritten, such as a baseline): a reader sees the old file or the whole new one, never part
+/// of it, and a failed write leaves `path` as it was and no temporary file behind.
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result =
+        write_synced(&tmp, |w| w.write_all(bytes)).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
     result
 }
 

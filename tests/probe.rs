@@ -14,6 +14,45 @@ fn bad_usage_exits_2() {
         let o = cancelcheck(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
     }
+    // Params that are not an object, or not what the dialect's schema allows, say what is
+    // expected.
+    for (dialect, params, expected) in [
+        (
+            "mcp-2025-11-25",
+            "[1]",
+            "tools/call: params: expected an object",
+        ),
+        (
+            "mcp-2026-07-28",
+            "[1]",
+            "tools/call: params: expected an object",
+        ),
+        (
+            "lsp",
+            "[1]",
+            "workspace/executeCommand: params: expected an object",
+        ),
+        ("acp", "[1]", "session/prompt: params: expected an object"),
+        (
+            "acp-rfd",
+            "{\"prompt\":1}",
+            "session/prompt: params.prompt: expected an array",
+        ),
+        ("lsp", "1", "--params: expected a JSON object or array"),
+    ] {
+        let o = cancelcheck(&[
+            "probe",
+            "--dialect",
+            dialect,
+            "--params",
+            params,
+            "--",
+            "true",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{dialect} {params}");
+        let err = text(&o.stderr);
+        assert!(err.contains(expected), "{dialect} {params}: {err}");
+    }
 }
 
 #[test]
@@ -70,4 +109,281 @@ fn a_finding_is_saved_as_a_probe_trace_that_replay_rejudges() {
     let r = cancelcheck(&["replay", edited.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(1));
     assert!(text(&r.stdout).contains("DIFFERS"));
+}
+
+/// A probe of a peer that prints one line that is not JSON-RPC and exits: each scenario has
+/// the same findings, at once.
+fn probe_garbage(scenarios: &str, extra: &[&str], save: &str) -> std::process::Output {
+    let mut args = vec![
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        scenarios,
+        "--timeout",
+        "2000",
+        "--save",
+        save,
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "sh", "-c", "echo hello"]);
+    cancelcheck(&args)
+}
+
+#[test]
+fn a_baseline_accepts_known_findings_and_fails_on_new_or_stale_ones() {
+    let dir = Scratch::new("baseline");
+    let save = dir.path().join("found").display().to_string();
+    let file = dir.path().join("baseline.txt");
+    let b = file.to_str().unwrap();
+    // Written from a run: the run's findings, each once, and exit 0.
+    let o = probe_garbage("unknown-id", &["--write-baseline", b], &save);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let written = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = written.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(
+        lines.contains(&"unknown-id error:not-json-rpc"),
+        "{written}"
+    );
+    // The same findings against it: exit 0, though the verdict is fail.
+    let o = probe_garbage("unknown-id", &["--baseline", b], &save);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("verdict: fail"));
+    assert!(text(&o.stdout).contains("0 new, 0 stale"));
+    // An accepted finding no longer found in a scenario that ran is stale, named with its line.
+    std::fs::write(&file, format!("{written}unknown-id cancel-error-code\n")).unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b, "--json"], &save);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_out(&o);
+    assert_eq!(
+        v["baseline"]["stale"][0]["finding"],
+        "unknown-id cancel-error-code"
+    );
+    assert_eq!(v["baseline"]["stale"][0]["line"], lines.len() + 2);
+    // A finding the baseline does not list is new: exit 1. An entry of a scenario that did not
+    // run is neither.
+    std::fs::write(&file, "cancel-after-answer error:not-json-rpc\n").unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b, "--json"], &save);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_out(&o);
+    assert_eq!(v["baseline"]["new"][0], "unknown-id error:not-json-rpc");
+    assert_eq!(v["baseline"]["stale"], serde_json::json!([]));
+    assert_eq!(v["baseline"]["unchecked"][0]["line"], 1);
+    // A bad file: a usage error naming the line and the field, before anything runs.
+    std::fs::write(&file, "# ok\nunknown-id error:nonsense\n").unwrap();
+    let o = probe_garbage("unknown-id", &["--baseline", b], &save);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("line 2, field 2 (finding)"), "{err}");
+}
+
+/// The JUnit report's counts agree with its testcases; returns the testcases.
+fn junit_cases(file: &std::path::Path) -> Vec<common::xml::Node> {
+    let doc = std::fs::read_to_string(file).expect("the report is written");
+    let root = common::xml::parse(&doc).unwrap_or_else(|e| panic!("not XML: {e}\n{doc}"));
+    assert_eq!(root.name, "testsuites");
+    let suites: Vec<_> = root.all("testsuite").collect();
+    assert_eq!(suites.len(), 1, "one testsuite per probe run");
+    let suite = suites[0];
+    let cases: Vec<_> = suite.all("testcase").collect();
+    let count = |tag: &str| cases.iter().filter(|c| c.all(tag).next().is_some()).count();
+    for n in [&root, suite] {
+        assert_eq!(n.attr("tests"), Some(cases.len().to_string().as_str()));
+        assert_eq!(
+            n.attr("failures"),
+            Some(count("failure").to_string().as_str())
+        );
+        assert_eq!(
+            n.attr("skipped"),
+            Some(count("skipped").to_string().as_str())
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "written atomically: {leftovers:?}");
+    let mut root = root;
+    root.children
+        .remove(0)
+        .children
+        .into_iter()
+        .filter(|c| c.name == "testcase")
+        .collect()
+}
+
+#[test]
+fn the_xml_checker_refuses_what_is_not_xml() {
+    for bad in [
+        "<a><b></a></b>",
+        "<a>x & y</a>",
+        "<a x=\"1\" x=\"2\"/>",
+        "<a>&nbsp;</a>",
+        "<a/><b/>",
+        "<a>\u{1}</a>",
+    ] {
+        assert!(common::xml::parse(bad).is_err(), "{bad}");
+    }
+    let ok =
+        common::xml::parse("<?xml version=\"1.0\"?>\n<a k='&lt;&amp;'><b/>t&quot;</a>").unwrap();
+    assert_eq!(ok.attr("k"), Some("<&"));
+    assert_eq!(ok.text, "t\"");
+}
+
+#[test]
+fn a_junit_report_has_a_testcase_per_scenario_and_seed_failures_and_skips() {
+    let dir = Scratch::new("junit");
+    let save = dir.path().join("found").display().to_string();
+    let file = dir.path().join("report.xml");
+    let j = file.to_str().unwrap();
+    // Failed scenarios, twice each: a failure naming the session error, and the trace.
+    let o = probe_garbage(
+        "unknown-id,cancel-after-answer",
+        &["--repeat", "2", "--junit", j],
+        &save,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let cases = junit_cases(&file);
+    let names: Vec<&str> = cases.iter().filter_map(|c| c.attr("name")).collect();
+    assert_eq!(
+        names,
+        [
+            "unknown-id (seed 0)",
+            "cancel-after-answer (seed 0)",
+            "unknown-id (seed 1)",
+            "cancel-after-answer (seed 1)"
+        ]
+    );
+    for c in &cases {
+        let f = c.all("failure").next().expect("a failure");
+        assert!(
+            f.attr("message").unwrap().contains("error not-json-rpc"),
+            "{f:?}"
+        );
+        assert!(f.text.contains("at byte 0"), "{f:?}");
+        let out = c.all("system-out").next().expect("the trace");
+        assert!(out.text.contains("trace: "), "{out:?}");
+    }
+    // A peer that refuses every request: the scenario is skipped, with why; markup in the
+    // command survives escaping.
+    let peer = r#"while IFS= read -r l; do id=$(printf '%s' "$l" | sed -n 's/.*"id":\([0-9"][^,}]*\).*/\1/p'); [ -n "$id" ] && printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no <such> & method"}}\n' "$id"; done"#;
+    let o = cancelcheck(&[
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "2000",
+        "--save",
+        &save,
+        "--junit",
+        j,
+        "--",
+        "sh",
+        "-c",
+        peer,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let cases = junit_cases(&file);
+    assert_eq!(cases.len(), 1);
+    let skipped = cases[0].all("skipped").next().expect("skipped");
+    assert!(
+        skipped.attr("message").unwrap().starts_with("vacuous: "),
+        "{skipped:?}"
+    );
+    assert!(cases[0].all("failure").next().is_none());
+    let doc = std::fs::read_to_string(&file).unwrap();
+    let root = common::xml::parse(&doc).unwrap();
+    let props = root.children[0].all("properties").next().unwrap();
+    let command = props
+        .all("property")
+        .find(|p| p.attr("name") == Some("command"))
+        .unwrap();
+    assert_eq!(
+        command.attr("value"),
+        Some(format!("sh -c {peer}").as_str())
+    );
+}
+
+/// The CI workflow's probe step, run as the workflow runs it: it fails on a finding not in the
+/// baseline, passes once the baseline accepts it, and writes the JUnit report either way.
+#[test]
+fn the_ci_probe_recipe_fails_on_a_new_finding_and_writes_its_report() {
+    use common::recipes::{literal_block, repo_file, sh};
+    let tmp = Scratch::new("ci");
+    let dir = tmp.path();
+    let yaml = repo_file("examples/ci/probe.yml");
+    let step = literal_block(&yaml, "- name: Probe");
+    assert!(step.contains("--baseline .cancelcheck/baseline.txt --junit probe-junit.xml"));
+    assert!(yaml.contains("report_paths: probe-junit.xml"));
+    std::fs::create_dir_all(dir.join(".cancelcheck")).unwrap();
+    std::fs::write(dir.join("server.sh"), "echo hello\n").unwrap();
+    let env = [
+        ("DIALECT", "mcp-2025-11-25"),
+        ("SERVER", "sh server.sh"),
+        ("PROBE_FLAGS", "--scenarios 'unknown-id' --timeout 2000"),
+    ];
+    std::fs::write(dir.join(".cancelcheck/baseline.txt"), "").unwrap();
+    let o = sh(dir, &step, &env);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("new (not in the baseline): unknown-id error:not-json-rpc"));
+    let cases = junit_cases(&dir.join("probe-junit.xml"));
+    assert_eq!(cases.len(), 3, "--repeat 3");
+    std::fs::write(
+        dir.join(".cancelcheck/baseline.txt"),
+        "unknown-id error:not-json-rpc\nunknown-id error:peer-gone\n",
+    )
+    .unwrap();
+    let o = sh(dir, &step, &env);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}
+
+/// The end of the peer's stderr is shown under its finding, in `--json`, in the saved trace
+/// and in `replay` (control characters made harmless in the text).
+#[test]
+fn the_peers_stderr_is_shown_with_its_finding_and_kept_in_the_trace() {
+    let dir = Scratch::new("stderr");
+    let save = dir.path().display().to_string();
+    let peer = "printf 'panic: \\033[31mno such tool\\n' >&2; echo hello";
+    let args = |json: bool| {
+        let mut a = vec![
+            "probe",
+            "--dialect",
+            "mcp-2025-11-25",
+            "--scenarios",
+            "unknown-id",
+            "--timeout",
+            "2000",
+            "--save",
+            &save,
+        ];
+        if json {
+            a.push("--json");
+        }
+        a.extend_from_slice(&["--", "sh", "-c", peer]);
+        cancelcheck(&a)
+    };
+    let o = args(false);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("peer's stderr"), "{out}");
+    assert!(
+        out.contains("      | panic: \u{fffd}[31mno such tool"),
+        "{out}"
+    );
+    let v = json_out(&args(true));
+    let s = &v["scenarios"][0];
+    assert_eq!(s["peer_stderr_tail"], "panic: \u{1b}[31mno such tool\n");
+    let trace = s["trace"].as_str().expect("saved");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(doc["peer_stderr_tail"], s["peer_stderr_tail"]);
+    let r = cancelcheck(&["replay", trace]);
+    assert!(
+        text(&r.stdout).contains("  | panic: \u{fffd}[31mno such tool"),
+        "{}",
+        text(&r.stdout)
+    );
 }

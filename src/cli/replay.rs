@@ -21,6 +21,19 @@ pub enum Format {
     Html,
 }
 
+impl Format {
+    /// The same format for a probe trace.
+    fn probe_view(self) -> cancelcheck::probe::timeline::View {
+        use cancelcheck::probe::timeline::View;
+        match self {
+            Format::Text => View::Text,
+            Format::Mermaid => View::Mermaid,
+            Format::Json => View::Json,
+            Format::Html => View::Html,
+        }
+    }
+}
+
 /// `replay`'s flags.
 #[derive(clap::Args)]
 pub struct ReplayArgs {
@@ -61,7 +74,7 @@ pub fn cmd(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     // A probe trace is re-judged, not re-run.
     if let Ok(text) = trace_file::read_text(&args.file, args.max_input_bytes)
         && let Some((out, code)) =
-            cancelcheck::probe::replay(&args.file, &text, matches!(args.format, Format::Json))?
+            cancelcheck::probe::replay(&args.file, &text, args.format.probe_view())?
     {
         print_out(out);
         return Ok(ExitCode(code));

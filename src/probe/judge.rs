@@ -12,7 +12,10 @@
 //!   probe sent at or after it (the barrier after a cancel, or any later request), or an answer
 //!   that says the request was cancelled (error -32800, which only a cancel asks for). Until
 //!   then a message is in flight, so an answer that arrives before the barrier's answer may have
-//!   crossed the cancel and is judged as the allowed side of that race.
+//!   crossed the cancel and is judged as the allowed side of that race; an error answer to the
+//!   cancelled request that does not say "cancelled" may as well have been caused by it, and
+//!   is not decidable, unless it came sooner than the declared shortest duration of the work
+//!   (`--min-work-ms`, [`note::MIN_WORK`]): then the cancel caused it.
 //! - The peer exiting (or closing its stdout) before the probe closed its stdin is a crash,
 //!   after reading all it was sent.
 //! - ACP's `session/cancel` is a cancel of every prompt turn still open in the session.
@@ -58,7 +61,7 @@ use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{IdMap, WireId, WireMessage, to_model};
+use cancelcheck_wire::{Body, IdMap, WireId, WireMessage, to_model};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -106,6 +109,13 @@ pub mod note {
     pub const FRAMING: &str = "framing-error";
     /// The peer refused to open the session (ACP: no session from `session/new`).
     pub const REFUSED: &str = "refused";
+    /// The declared lower bound on the work's duration (`--min-work-ms`): `N ms ...`.
+    pub const MIN_WORK: &str = "min-work-ms";
+}
+
+/// The detail of a [`note::MIN_WORK`] note declaring `ms`.
+pub fn min_work_note(ms: u64) -> String {
+    format!("{ms} ms (declared: the work request takes at least this long unless cancelled)")
 }
 
 /// One thing that crossed the wire (or happened to the session), with its time.
@@ -120,6 +130,9 @@ pub struct Record {
     /// The frame's body (lossy UTF-8), or for a note `kind: detail`.
     pub text: String,
 }
+
+/// Every kind of [`SessionError`].
+pub const ERROR_KINDS: [&str; 5] = ["not-json-rpc", "framing", "peer-gone", "timeout", "refused"];
 
 /// A problem that is not a clause of the catalog but breaks the session: output that is not
 /// JSON-RPC, broken framing, a peer that died or hung.
@@ -164,6 +177,9 @@ pub struct Judgement {
     pub exercised_in_flight: bool,
     /// Why no cancel reached a work request in flight (`None`: one did).
     not_in_flight: Option<String>,
+    /// For each record judged, how many events there were once it was read (the events of
+    /// the session's end come after the last).
+    record_ends: Vec<usize>,
 }
 
 impl Judgement {
@@ -190,6 +206,13 @@ impl Judgement {
             Some(why) => self.vacuous_because.push(why.clone()),
             None => self.exercised_in_flight = true,
         }
+    }
+
+    /// The record (its index among those judged) whose reading gave the event `event`, or
+    /// `None` for an event of the session's end.
+    pub fn record_of(&self, event: u64) -> Option<usize> {
+        let event = usize::try_from(event).ok()?;
+        self.record_ends.iter().position(|&end| end > event)
     }
 }
 
@@ -374,6 +397,10 @@ struct Judge<'c> {
     reuse_undecided: bool,
     /// The ids of the requests the client sent (audits from between the parties).
     client_ids: BTreeSet<WireId>,
+    /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
+    min_work_us: Option<u64>,
+    /// Answers the wire does not tell crossed from caused by a cancel: why, each.
+    undecided: Vec<String>,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -531,6 +558,13 @@ impl Judge<'_> {
                 offset: None,
                 message: detail.to_string(),
             }),
+            note::MIN_WORK => {
+                let ms = detail
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok());
+                self.min_work_us = ms.map(|ms| ms.saturating_mul(1000));
+            }
             _ => {}
         }
     }
@@ -823,6 +857,9 @@ impl Judge<'_> {
             {
                 self.read_upto(k);
             }
+            if !cancelled {
+                self.crossed_or_caused(rec, mid, id, body);
+            }
         }
         let (model, parent) = self.peer_model(&msg);
         let Some(m) = model else { return };
@@ -886,6 +923,65 @@ impl Judge<'_> {
             if self.resolved.insert(id) {
                 self.emit(delivered(id, Outcome::Reply(reply)));
             }
+        }
+    }
+
+    /// An answer to a work request the probe cancelled that came before the peer was proved to
+    /// have read that cancel, and that does not say "cancelled", either crossed the cancel or
+    /// was caused by it. Sooner than the declared shortest duration of the work after the
+    /// request was sent ([`note::MIN_WORK`]), the cancel caused it: the peer had read the cancel
+    /// (an assumption the verdict names). Otherwise nothing on the wire decides it for an error
+    /// answer, whose code is judged only if the cancel caused it: not decidable. (A result is
+    /// the allowed side either way.)
+    fn crossed_or_caused(&mut self, rec: &Record, mid: RequestId, id: &WireId, body: &Body) {
+        if matches!(body, Body::Error { code, .. } if REFUSALS.contains(code)) {
+            return;
+        }
+        let Some(sent_us) = self.work.get(&mid).map(|w| w.sent_us) else {
+            return;
+        };
+        let Some(k) = self.sent.iter().position(|s| {
+            s.models
+                .iter()
+                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
+        }) else {
+            return;
+        };
+        if self.sent[k].read {
+            return;
+        }
+        let after_ms = rec.t_us.saturating_sub(sent_us) / 1000;
+        let what = match body {
+            Body::Error { code, message, .. } => format!("error {code} ({message:?})"),
+            _ => "a result".to_string(),
+        };
+        let id = id.to_json_text();
+        match self.min_work_us {
+            Some(min) if rec.t_us.saturating_sub(sent_us) < min => {
+                self.read_upto(k);
+                self.assumptions.push(format!(
+                    "the answer to request {id} ({what}) came {after_ms} ms after the request was sent, after its cancel and sooner than the {} ms the work takes at least (--min-work-ms): judged caused by the cancel, which the peer had then read, assuming the work never ends sooner on its own",
+                    min / 1000
+                ));
+            }
+            _ if matches!(body, Body::Error { .. }) => {
+                let declared = match self.min_work_us {
+                    Some(min) => format!(
+                        " (it came later than the {} ms declared with --min-work-ms)",
+                        min / 1000
+                    ),
+                    None => String::new(),
+                };
+                let fix = if self.min_work_us.is_some() {
+                    "only an answer sooner than that is decided"
+                } else {
+                    "declare how long the work takes at least with --min-work-ms N to decide"
+                };
+                self.undecided.push(format!(
+                    "not decidable: the answer to request {id} ({what}) came {after_ms} ms after the request was sent, after its cancel but before the peer was proved to have read it{declared}: it may have crossed the cancel (an ordinary failure, the allowed side) or been caused by it (then it is judged as a cancelled request's answer); {fix}"
+                ));
+            }
+            _ => {}
         }
     }
 
@@ -1017,6 +1113,9 @@ impl Judge<'_> {
                 "the transcript holds no cancel, either way: nothing about cancellation was exercised; record a session in which a request is cancelled".to_string(),
             );
         }
+        if self.vacuous_because.is_empty() {
+            self.vacuous_because = self.undecided;
+        }
         Judgement {
             verdict,
             events: self.events,
@@ -1027,6 +1126,7 @@ impl Judge<'_> {
             assumptions: self.assumptions,
             exercised_in_flight: exercised,
             not_in_flight,
+            record_ends: Vec::new(),
         }
     }
 }
@@ -1050,7 +1150,7 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
 
 /// A judgement fed one record at a time, so a transcript of any size can be judged while it is
 /// read: it holds what each message did (the checker's events), never the messages' text.
-pub struct Judging<'c>(Judge<'c>);
+pub struct Judging<'c>(Judge<'c>, Vec<usize>);
 
 impl<'c> Judging<'c> {
     /// A judgement of a probe session (`audit: None`: the probe is the client, its own duties
@@ -1060,39 +1160,44 @@ impl<'c> Judging<'c> {
     pub fn new(ctx: &'c Context, audit: Option<Vantage>) -> Self {
         let mut checker = Checker::new(ctx.dialect, 16);
         checker.set_fifo(true);
-        Judging(Judge {
-            ctx,
-            checker,
-            events: Vec::new(),
-            errors: Vec::new(),
-            ids: IdMap::new(),
-            sent: Vec::new(),
-            methods: BTreeMap::new(),
-            resolved: BTreeSet::new(),
-            cancelled: BTreeSet::new(),
-            cancel_sent: false,
-            ambiguous_give_up: false,
-            answered: Vec::new(),
-            answered_set: BTreeSet::new(),
-            read_below: 0,
-            prompts: Vec::new(),
-            peer_requests: BTreeMap::new(),
-            unlinked: false,
-            gone: false,
-            handshake: None,
-            handshake_sent: false,
-            protocol: None,
-            work: BTreeMap::new(),
-            refused: BTreeSet::new(),
-            in_flight: false,
-            vacuous_because: Vec::new(),
-            cancels_at: Vec::new(),
-            assumptions: Vec::new(),
-            audit,
-            any_cancel: false,
-            reuse_undecided: false,
-            client_ids: BTreeSet::new(),
-        })
+        Judging(
+            Judge {
+                ctx,
+                checker,
+                events: Vec::new(),
+                errors: Vec::new(),
+                ids: IdMap::new(),
+                sent: Vec::new(),
+                methods: BTreeMap::new(),
+                resolved: BTreeSet::new(),
+                cancelled: BTreeSet::new(),
+                cancel_sent: false,
+                ambiguous_give_up: false,
+                answered: Vec::new(),
+                answered_set: BTreeSet::new(),
+                read_below: 0,
+                prompts: Vec::new(),
+                peer_requests: BTreeMap::new(),
+                unlinked: false,
+                gone: false,
+                handshake: None,
+                handshake_sent: false,
+                protocol: None,
+                work: BTreeMap::new(),
+                refused: BTreeSet::new(),
+                in_flight: false,
+                vacuous_because: Vec::new(),
+                cancels_at: Vec::new(),
+                assumptions: Vec::new(),
+                audit,
+                any_cancel: false,
+                reuse_undecided: false,
+                client_ids: BTreeSet::new(),
+                min_work_us: None,
+                undecided: Vec::new(),
+            },
+            Vec::new(),
+        )
     }
 
     /// Judges the next record.
@@ -1102,11 +1207,14 @@ impl<'c> Judging<'c> {
             Dir::Sent => self.0.on_sent(rec),
             Dir::Received => self.0.on_received(rec),
         }
+        self.1.push(self.0.events.len());
     }
 
     /// The judgement of everything pushed.
     pub fn finish(self) -> Judgement {
-        self.0.finish()
+        let mut judgement = self.0.finish();
+        judgement.record_ends = self.1;
+        judgement
     }
 }
 
@@ -1180,6 +1288,43 @@ mod tests {
         );
         let j = judge(&ctx, &r);
         assert_eq!(j.status(), Status::Fail);
+    }
+
+    /// An error answer that does not say "cancelled", before the barrier's answer, crossed the
+    /// cancel or was caused by it: not decidable, never a pass; sooner than the declared
+    /// shortest duration of the work, caused by it, with that assumption named.
+    #[test]
+    fn an_error_answer_before_the_barrier_is_not_decidable_unless_sooner_than_the_work() {
+        let ctx = Context::new(Dialect::Mcp20260728);
+        let zero = r#"{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"Request cancelled"}}"#;
+        let mut r = session(false);
+        r[3] = rec(Dir::Received, zero);
+        let j = judge(&ctx, &r);
+        assert_eq!(j.status(), Status::Vacuous, "{:?}", j.verdict);
+        assert!(
+            j.vacuous_because[0].starts_with("not decidable: "),
+            "{:?}",
+            j.vacuous_because
+        );
+        // Work that takes at least 200 ms, answered 5 ms after it was sent.
+        let declared = format!("{}: {}", note::MIN_WORK, min_work_note(200));
+        let mut timed = vec![rec(Dir::Note, &declared)];
+        timed.extend(r.iter().cloned());
+        timed[4].t_us = 5_000;
+        let j = judge(&ctx, &timed);
+        assert_eq!(broken(&j), [InvariantId::NoAnswerAfterCancel]);
+        assert!(
+            j.assumptions[0].contains("sooner than the 200 ms"),
+            "{:?}",
+            j.assumptions
+        );
+        assert!(j.vacuous_because.is_empty());
+        // Answered later than that: not decidable still.
+        timed[4].t_us = 250_000;
+        let j = judge(&ctx, &timed);
+        assert_eq!(j.status(), Status::Vacuous, "{:?}", j.verdict);
+        // A result that crossed the cancel is the allowed side, as before.
+        assert_eq!(judge(&ctx, &session(false)).status(), Status::Pass);
     }
 
     /// An ACP session with opaque session id `"s-opaque"`: `initialize` (1, answered with

@@ -11,11 +11,14 @@
 //! - [`judge`]: what the wire decides, as the checker's events;
 //! - [`report`]: the verdict table, `--json`, probe traces and their re-judging.
 
+pub mod baseline;
 pub mod judge;
+pub mod junit;
 pub mod process;
 pub mod report;
 pub mod scenario;
 pub mod session;
+pub mod timeline;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;
@@ -68,6 +71,14 @@ pub struct ProbeArgs {
     /// The largest message accepted from the peer, in bytes.
     #[arg(long, default_value_t = 4 << 20)]
     pub max_frame: usize,
+    /// A lower bound, in ms, on how long the work request takes when nothing cancels it. An
+    /// answer to a cancelled work request that comes after its cancel was sent but sooner than
+    /// this after the request was sent was caused by the cancel (the verdict names this
+    /// assumption). Without it, an error answer to a cancelled request that came before the
+    /// peer was proved to have read the cancel, and that does not say "cancelled", is not
+    /// decidable.
+    #[arg(long, value_name = "MS")]
+    pub min_work_ms: Option<u64>,
     /// Scenarios run at once, each against its own peer process.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -80,6 +91,19 @@ pub struct ProbeArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// Accepted findings (one `SCENARIO INVARIANT` or `SCENARIO error:KIND` a line): the run
+    /// fails (exit 1) on a finding the file does not list, or on a listed one of a scenario
+    /// that ran that is no longer found, and passes (exit 0) otherwise.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Write the run's findings to FILE as a baseline (replacing it); the run then exits 0
+    /// unless the file cannot be written.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Write a JUnit XML report to FILE (atomically): a testsuite for the run, a testcase per
+    /// scenario (and seed), a failure for a scenario that failed, skipped for a vacuous one.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -183,6 +207,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         timeout: Duration::from_millis(args.timeout),
         max_frame: args.max_frame,
         linger: Duration::from_millis(args.linger.min(args.timeout)),
+        min_work_ms: args.min_work_ms,
     })
 }
 
@@ -290,6 +315,14 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     }
     let setup = setup_from(&args)?;
     let chosen = selected(&args, &setup.ctx)?;
+    let accepted = match &args.baseline {
+        None => None,
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| bad(format!("--baseline {}: {e}", file.display())))?;
+            Some(baseline::parse(file, &text).map_err(|e| bad(format!("--baseline: {e}")))?)
+        }
+    };
     let mut jobs: Vec<(&'static scenario::Scenario, u64)> = Vec::new();
     for k in 0..u64::from(args.repeat) {
         for sc in &chosen {
@@ -339,69 +372,76 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             o.trace = Some(report::save(&args.save, &name, &doc).map_err(|e| e.to_string()));
         }
     }
-    let code = report::overall(&outcomes).exit_code();
+    let mut code = report::overall(&outcomes).exit_code();
+    let compared = accepted.map(|entries| baseline::compare(&outcomes, &entries));
+    if let Some(c) = &compared {
+        code = u8::from(!c.matches());
+    }
+    let written = args.write_baseline.as_ref().map(|file| {
+        let text = baseline::render(setup.dialect.id(), &baseline::findings(&outcomes));
+        write_report(file, &text)
+    });
+    if let Some(w) = &written {
+        code = u8::from(w.is_err());
+    }
+    let junit = args.junit.as_ref().map(|file| {
+        write_report(
+            file,
+            &junit::render(setup.dialect, &setup.command, &outcomes),
+        )
+    });
+    if let Some(Err(_)) = &junit {
+        code = code.max(1);
+    }
+    // Each file written: its path, or `NOT WRITTEN: why`.
+    let said =
+        |w: &Result<String, String>| w.clone().unwrap_or_else(|e| format!("NOT WRITTEN: {e}"));
     let text = if args.json {
-        let v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+        let mut v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let (Some(c), Some(file)) = (&compared, &args.baseline) {
+            v["baseline"] = c.json(file);
+        }
+        if let Some(w) = &written {
+            v["baseline_written"] = said(w).into();
+        }
+        if let Some(w) = &junit {
+            v["junit"] = said(w).into();
+        }
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
-        report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes)
+        let mut t = report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let (Some(c), Some(file)) = (&compared, &args.baseline) {
+            t.push_str(&c.text(file));
+        }
+        if let Some(w) = &written {
+            t.push_str(&format!("baseline written: {}\n", said(w)));
+        }
+        if let Some(w @ Err(_)) = &junit {
+            t.push_str(&format!("JUnit report: {}\n", said(w)));
+        }
+        t
     };
     Ok((text, code))
 }
 
 /// `cancelcheck replay` of a probe trace: re-judges the recorded messages (a probe trace cannot
-/// re-run the peer). `Ok(None)` if `file` is not a probe trace. Exit 0 when the verdict is the
-/// recorded one, 1 when it differs.
-pub fn replay(file: &Path, text: &str, json: bool) -> anyhow::Result<Option<(String, u8)>> {
+/// re-run the peer) and shows them ([`timeline::show`]). `Ok(None)` if `file` is not a probe
+/// trace. Exit 0 when the verdict is the recorded one, 1 when it differs.
+pub fn replay(
+    file: &Path,
+    text: &str,
+    view: timeline::View,
+) -> anyhow::Result<Option<(String, u8)>> {
     let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
         return Ok(None);
     };
-    let (fresh, same, n) = match report::rejudge(&doc) {
-        Ok(Some(r)) => r,
-        Ok(None) => return Ok(None),
-        Err(e) => return Err(bad(format!("{}: {e}", file.display()))),
-    };
-    let code = u8::from(!same);
-    let out = if json {
-        let v = serde_json::json!({"kind": "probe", "rejudged": true, "reran": false,
-            "messages": n, "verdict": fresh, "verdict_matches": same});
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-    } else {
-        let mut t = format!(
-            "{}: probe trace of scenario {} ({}): re-judged {n} recorded messages; a probe trace cannot re-run the peer.\n",
-            file.display(),
-            doc.get("scenario").and_then(|s| s.as_str()).unwrap_or("?"),
-            doc.get("dialect").and_then(|s| s.as_str()).unwrap_or("?"),
-        );
-        let result = fresh.get("result").and_then(|s| s.as_str()).unwrap_or("?");
-        if let Some(vs) = fresh.get("violations").and_then(|v| v.as_array()) {
-            for v in vs {
-                t.push_str(&format!(
-                    "  {} {} (event {})\n",
-                    v["strength"].as_str().unwrap_or(""),
-                    v["invariant"].as_str().unwrap_or(""),
-                    v["event"]
-                ));
-            }
-        }
-        if let Some(es) = fresh.get("errors").and_then(|v| v.as_array()) {
-            for e in es {
-                t.push_str(&format!(
-                    "  error {}: {}\n",
-                    e["kind"].as_str().unwrap_or(""),
-                    e["message"].as_str().unwrap_or("")
-                ));
-            }
-        }
-        t.push_str(&format!(
-            "verdict: {result} ({})\n",
-            if same {
-                "as recorded"
-            } else {
-                "DIFFERS from the recorded verdict"
-            }
-        ));
-        t
-    };
-    Ok(Some((out, code)))
+    timeline::show(file, &doc, view).map_err(|e| bad(format!("{}: {e}", file.display())))
+}
+
+/// Writes a report file (`--write-baseline`, `--junit`) atomically: its path, or an error
+/// naming it.
+fn write_report(file: &Path, text: &str) -> Result<String, String> {
+    crate::write::replace(file, text.as_bytes())
+        .map(|()| file.display().to_string())
+        .map_err(|e| format!("{}: {e}", file.display()))
 }

@@ -93,7 +93,7 @@ pub fn run_vacuous_because(outcomes: &[Outcome]) -> Vec<String> {
         return Vec::new();
     }
     vec![
-        "no scenario's cancel reached a work request in flight (each scenario's vacuous_because says why and what would fix it)"
+        "no scenario's cancel reached a work request in flight and decided what the peer did (each scenario's vacuous_because says why and what would fix it)"
             .to_string(),
     ]
 }
@@ -178,6 +178,7 @@ pub fn run_json(
                 "peer_exit": o.end.status,
                 "peer_killed": o.end.killed,
                 "peer_stderr_bytes": o.end.stderr_bytes,
+                "peer_stderr_tail": o.end.stderr_tail,
                 "elapsed_ms": round(o.end.elapsed.as_secs_f64() * 1000.0),
                 "probe_ms": round(o.probe_ms()),
             })
@@ -228,6 +229,14 @@ fn columns(dialect: Dialect) -> Vec<InvariantId> {
         .collect()
 }
 
+/// Whether a scenario ran more than once (`--repeat`): then its seed tells its rows apart.
+pub fn repeated(outcomes: &[Outcome]) -> bool {
+    outcomes
+        .iter()
+        .enumerate()
+        .any(|(k, o)| outcomes[..k].iter().any(|p| p.name == o.name))
+}
+
 /// The verdict table as text: one row per scenario, one column per invariant of the dialect
 /// (`.` held, `E` a MUST broken, `W` a SHOULD broken, `-` not observable on the wire), then
 /// each finding with its trace, the probe's own cost and the verdict.
@@ -257,11 +266,7 @@ pub fn run_text(
         .unwrap_or(8)
         .max(8);
     let head: String = (1..=cols.len()).map(|n| format!("{:>3}", n)).collect();
-    // With `--repeat`, a scenario has a row per seed: the seed tells them apart.
-    let repeated = outcomes
-        .iter()
-        .enumerate()
-        .any(|(k, o)| outcomes[..k].iter().any(|p| p.name == o.name));
+    let repeated = repeated(outcomes);
     let seed_width = if repeated {
         outcomes
             .iter()
@@ -380,6 +385,7 @@ pub fn run_text(
             }
             None => {}
         }
+        stderr_lines(&mut t, &o.end);
     }
     let vacuous: Vec<&Outcome> = outcomes
         .iter()
@@ -405,6 +411,42 @@ pub fn run_text(
     t
 }
 
+/// The lines of the peer's stderr shown under a finding.
+const STDERR_LINES: usize = 10;
+
+/// The end of the peer's stderr, under a finding: its last lines (all of the kept tail is in
+/// `--json` and the trace).
+fn stderr_lines(t: &mut String, end: &PeerEnd) {
+    use std::fmt::Write as _;
+    let lines: Vec<&str> = end.stderr_tail.lines().collect();
+    if lines.is_empty() {
+        return;
+    }
+    let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+    let _ = writeln!(
+        t,
+        "    peer's stderr (the end of its {} bytes):",
+        end.stderr_bytes
+    );
+    for l in shown {
+        let _ = writeln!(t, "      | {}", printable(l));
+    }
+}
+
+/// A line of the peer's output as it is safe to print: control characters (a terminal's
+/// escape sequences among them) written as U+FFFD.
+pub fn printable(line: &str) -> String {
+    line.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// A probe trace: the wire record of one scenario and its verdict.
 pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
     let messages: Vec<Value> = o
@@ -422,6 +464,8 @@ pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
         "seed": o.seed,
         "command": setup.command,
         "messages": messages,
+        "peer_stderr_bytes": o.end.stderr_bytes,
+        "peer_stderr_tail": o.end.stderr_tail,
         "verdict": judgement_json(setup.dialect, &o.judgement),
     })
 }
@@ -438,8 +482,21 @@ pub fn save(dir: &Path, name: &str, doc: &Value) -> std::io::Result<PathBuf> {
     crate::write::no_clobber(&path, &text, crate::write::Taken::Sibling).map(|s| s.path)
 }
 
-/// Re-judges a probe trace document. `Ok(None)` if it is not a probe trace.
-pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
+/// A probe trace as read back: what the judge needs to judge it again.
+pub struct ProbeTrace {
+    /// The dialect and the work method.
+    pub ctx: Context,
+    /// The scenario's name.
+    pub scenario: String,
+    /// Where an audited transcript was recorded (`None`: a probe session).
+    pub vantage: Option<super::judge::Vantage>,
+    /// The records, in the order of the file's `messages`.
+    pub records: Vec<Record>,
+}
+
+/// Reads a probe trace document. `Ok(None)` if it is not a probe trace; an error names the
+/// field.
+pub fn read_probe_trace(doc: &Value) -> Result<Option<ProbeTrace>, String> {
     if doc.get("kind").and_then(Value::as_str) != Some("probe") {
         return Ok(None);
     }
@@ -482,17 +539,45 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
             text: text.to_string(),
         });
     }
-    let scenario = doc.get("scenario").and_then(Value::as_str).unwrap_or("");
+    let scenario = doc
+        .get("scenario")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     // A transcript audited names where it was recorded.
-    let judgement = match doc.get("vantage").and_then(Value::as_str) {
-        Some(v) => {
-            let v = crate::audit::vantage_from_name(v)
-                .ok_or("field `vantage`: expected client or between")?;
-            super::judge::judge_transcript(&ctx, v, &records)
-        }
-        None => judge_scenario(&ctx, scenario, &records),
+    let vantage = match doc.get("vantage").and_then(Value::as_str) {
+        Some(v) => Some(
+            crate::audit::vantage_from_name(v)
+                .ok_or("field `vantage`: expected client or between")?,
+        ),
+        None => None,
     };
-    let fresh = judgement_json(dialect, &judgement);
+    Ok(Some(ProbeTrace {
+        ctx,
+        scenario,
+        vantage,
+        records,
+    }))
+}
+
+/// Re-judges a probe trace: the judgement, its verdict as JSON, and whether that is the
+/// recorded verdict.
+pub fn rejudge_trace(doc: &Value, t: &ProbeTrace) -> (Judgement, Value, bool) {
+    let j = match t.vantage {
+        Some(v) => super::judge::judge_transcript(&t.ctx, v, &t.records),
+        None => judge_scenario(&t.ctx, &t.scenario, &t.records),
+    };
+    let fresh = judgement_json(t.ctx.dialect, &j);
     let same = doc.get("verdict") == Some(&fresh);
-    Ok(Some((fresh, same, records.len())))
+    (j, fresh, same)
+}
+
+/// Re-judges a probe trace document: the verdict as JSON, whether it is the recorded one, and
+/// the number of records. `Ok(None)` if it is not a probe trace.
+pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
+    let Some(t) = read_probe_trace(doc)? else {
+        return Ok(None);
+    };
+    let (_, fresh, same) = rejudge_trace(doc, &t);
+    Ok(Some((fresh, same, t.records.len())))
 }

@@ -46,6 +46,9 @@ pub struct Setup {
     /// How long the peer may take to exit once its input is closed before it is killed (not
     /// an error: what it sends meanwhile is judged).
     pub linger: Duration,
+    /// The declared lower bound on the work request's duration (`--min-work-ms`), recorded as
+    /// the session's first note for the judge.
+    pub min_work_ms: Option<u64>,
 }
 
 /// How the probe names itself to the peer (`clientInfo`).
@@ -261,7 +264,7 @@ impl<'a> Session<'a> {
             ids,
             capacity: 16,
         };
-        Ok(Session {
+        let mut s = Session {
             setup,
             peer,
             reader: FrameReader::new(setup.framing, setup.max_frame),
@@ -290,7 +293,11 @@ impl<'a> Session<'a> {
             sent_bytes: 0,
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
-        })
+        };
+        if let Some(ms) = setup.min_work_ms {
+            s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
+        }
+        Ok(s)
     }
 
     fn t_us(&self) -> u64 {

@@ -14,7 +14,8 @@
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
-//!     [--lazy-cancel] [--ask-permission] [--give-up-ms N] [--lenient] [--protocol-version V]
+//!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
+//!     [--protocol-version V]
 //! ```
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
@@ -44,6 +45,11 @@
 //! `--lazy-cancel` acts on a cancel only once it has answered the next request it reads (a
 //! `ping` or an unknown method: the probe's barrier), as a server whose handler notices a
 //! cancellation token later does; what it then does is provably after it read the cancel.
+//!
+//! `--cancel-code-zero` answers a request it stops for a cancel (all but an ACP prompt turn)
+//! with error 0 "Request cancelled" instead of the dialect's cancelled answer, as some SDKs do:
+//! an answer caused by the cancel that, arriving before the probe's barrier is answered, looks
+//! like one that crossed it.
 //!
 //! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
 //! it cancels on its own) gives up each request still being worked on N ms after its work
@@ -86,6 +92,8 @@ struct Args {
     work_method: Option<String>,
     hostile: Option<String>,
     lazy_cancel: bool,
+    /// Answer a request it cancels with error 0 "Request cancelled" (`--cancel-code-zero`).
+    cancel_code_zero: bool,
     ask_permission: bool,
     /// Give up each request this long after its work started (internal cancellation).
     give_up_ms: Option<u64>,
@@ -113,6 +121,7 @@ fn parse_args() -> Result<Args, String> {
         work_method: None,
         hostile: None,
         lazy_cancel: false,
+        cancel_code_zero: false,
         ask_permission: false,
         give_up_ms: None,
         strict: true,
@@ -140,6 +149,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--work-method" => a.work_method = Some(value()?),
             "--lazy-cancel" => a.lazy_cancel = true,
+            "--cancel-code-zero" => a.cancel_code_zero = true,
             "--ask-permission" => a.ask_permission = true,
             "--give-up-ms" => {
                 a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
@@ -317,6 +327,10 @@ impl Peer {
                             && let Some(result) = self.initialized(cancel_support)
                         {
                             self.respond(wid, Body::Result(result));
+                            continue;
+                        }
+                        if reply == Reply::Cancelled && self.args.cancel_code_zero && !prompt {
+                            self.respond(wid, Self::error(0, "Request cancelled", None));
                             continue;
                         }
                         if reply == Reply::Cancelled && self.acp() {

@@ -1344,3 +1344,128 @@ fn a_request_stopped_by_a_cancel_of_another_id_is_exact_id_match_not_a_timeout()
         }
     }
 }
+
+/// `replay` of a probe trace shows its messages in every format, numbered as the file's
+/// `messages` are, with the finding at the message that broke the rule.
+#[test]
+fn replay_shows_a_probe_trace_as_a_timeline_in_every_format() {
+    use cancelcheck::probe::timeline::View;
+    let (v, code, _) = probe(
+        "replay-views",
+        &["--dialect", "lsp", "--scenarios", "cancel-during-work"],
+        &[
+            "--dialect",
+            "lsp",
+            "--behavior",
+            "wrong-error-code",
+            "--lazy-cancel",
+        ],
+    );
+    assert_eq!(code, 1, "{v}");
+    let file = PathBuf::from(v["scenarios"][0]["trace"].as_str().expect("saved"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let messages = doc["messages"].as_array().unwrap();
+    // The message that broke cancel-error-code: the answer to the cancelled request.
+    let n = messages
+        .iter()
+        .position(|m| m["dir"] == "received" && m["text"].as_str().unwrap().contains("-32603"))
+        .expect("the -32603 answer is recorded");
+    let show = |view| {
+        cancelcheck::probe::replay(&file, &text, view)
+            .unwrap()
+            .expect("a probe trace")
+    };
+    let (out, code) = show(View::Text);
+    assert_eq!(code, 0);
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("#{n} ")))
+        .unwrap_or_else(|| panic!("no line #{n}:\n{out}"));
+    assert!(
+        line.contains("peer -> probe") && line.contains("error -32603"),
+        "{line}"
+    );
+    assert!(line.ends_with("<- MUST cancel-error-code"), "{line}");
+    assert!(
+        out.contains(&format!("MUST cancel-error-code at message #{n}")),
+        "{out}"
+    );
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.trim_start().starts_with('#'))
+            .count(),
+        messages.len() + 1,
+        "a line per message, and the header:\n{out}"
+    );
+    let (json, _) = show(View::Json);
+    let j: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(j["findings"][0]["message"], n);
+    assert_eq!(j["timeline"].as_array().unwrap().len(), messages.len());
+    let (mermaid, _) = show(View::Mermaid);
+    assert!(mermaid.starts_with("sequenceDiagram\n"), "{mermaid}");
+    assert!(
+        mermaid.contains(&format!("S->>P: #35;{n} id=2 error -32603")),
+        "{mermaid}"
+    );
+    assert!(
+        mermaid.contains("Note over S: MUST cancel-error-code"),
+        "{mermaid}"
+    );
+    let (html, _) = show(View::Html);
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<pre class=\"timeline\">"));
+    assert!(html.contains(&format!("MUST cancel-error-code at message #{n}")));
+    assert!(html.contains("sequenceDiagram"));
+}
+
+/// A peer that answers a request it stops for a cancel with error 0 "Request cancelled" (as
+/// some SDKs do), before the probe's barrier is answered: without a declared lower bound on the
+/// work's duration, that answer is "not decidable" (never a pass); with `--min-work-ms` below
+/// the work's duration, it is caused by the cancel and judged so, the assumption named.
+#[test]
+fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_take_longer() {
+    let scenarios = ["--scenarios", "cancel-before-work,cancel-during-work"];
+    for (dialect, behaviour, rule) in [
+        ("lsp", "honour", "cancel-error-code"),
+        (
+            "mcp-2025-11-25",
+            "answers-after-cancel",
+            "no-answer-after-cancel",
+        ),
+    ] {
+        let peer = [
+            "--dialect",
+            dialect,
+            "--behavior",
+            behaviour,
+            "--cancel-code-zero",
+        ];
+        let mut flags = vec!["--dialect", dialect];
+        flags.extend_from_slice(&scenarios);
+        let (v, code, _) = probe("code-zero", &flags, &peer);
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["verdict"], "vacuous", "{v}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["verdict"], "vacuous", "{dialect}: {s}");
+            let why = s["vacuous_because"][0].as_str().unwrap();
+            assert!(
+                why.starts_with("not decidable: ") && why.contains("--min-work-ms"),
+                "{why}"
+            );
+        }
+        // The work takes 300 ms; declared at least 200.
+        flags.extend_from_slice(&["--min-work-ms", "200"]);
+        let (v, _, _) = probe("code-zero-min", &flags, &peer);
+        let (inv, err) = findings(&v);
+        assert_eq!(inv, [rule], "{dialect}: {v}");
+        assert!(err.is_empty(), "{err:?}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["violations"][0]["invariant"], rule, "{dialect}: {s}");
+            let a = s["assumptions"][0].as_str().unwrap();
+            assert!(
+                a.contains("sooner than the 200 ms") && a.contains("caused by the cancel"),
+                "{a}"
+            );
+        }
+    }
+}

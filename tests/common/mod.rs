@@ -2,6 +2,9 @@
 //! reading its output. (Each test binary compiles this module; not every one uses all of it.)
 #![allow(dead_code)]
 
+pub mod recipes;
+pub mod xml;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
