@@ -202,9 +202,14 @@ impl Endpoint {
         }
     }
 
-    /// Whether the session is open for ordinary requests.
+    /// Whether the session is open for ordinary requests (for the faulty
+    /// `sends-before-initialize`, as soon as `initialize` is sent).
     pub fn is_ready(&self) -> bool {
-        matches!(self.session, Session::Ready { .. })
+        match self.session {
+            Session::Ready { .. } => true,
+            Session::Initializing(_) => self.b() == Behaviour::SendsBeforeInitialize,
+            _ => false,
+        }
     }
 
     /// Whether this party sends activity notifications for the work it does (the dialect has

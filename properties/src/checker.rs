@@ -33,9 +33,9 @@ pub struct Violation {
     pub id: Option<RequestId>,
 }
 
-/// A set of properties as bits of a `u32` (see [`InvariantId::bit`]).
+/// A set of properties as bits of a `u64` (see [`InvariantId::bit`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Pack, Relabel)]
-pub struct PropertySet(pub u32);
+pub struct PropertySet(pub u64);
 
 impl PropertySet {
     /// Adds one.
@@ -825,6 +825,8 @@ impl Checker {
             Message::Request { id, method } => {
                 if let Method::Initialize { cancel_support } = method {
                     self.declared_support[from.index()] = Some(cancel_support);
+                } else if !self.initialize_answered(from) {
+                    self.violate(InvariantId::NoRequestBeforeInitialize, Some((from, id)));
                 }
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
@@ -950,6 +952,19 @@ impl Checker {
             }
             Message::MalformedCancel => {}
         }
+    }
+
+    /// Whether `initialize` is answered as far as `party` can know: the client has received
+    /// the answer, the server has sent it.
+    fn initialize_answered(&self, party: Party) -> bool {
+        self.reqs.iter().any(|r| {
+            r.requester == Party::Client
+                && r.initialize
+                && match party {
+                    Party::Client => r.responses_received > 0,
+                    Party::Server => r.responses_sent > 0,
+                }
+        })
     }
 
     /// Whether `party`, giving one of its requests up for `cause`, owes the receiver a cancel

@@ -109,6 +109,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
+    ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
     ("abp", "never-answers-cancelled", 1, 10, 1100),              // eventual-resolution
     ("abp", "answers-twice", 1, 7, 124), // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match
