@@ -108,6 +108,9 @@ pub enum Behaviour {
     CancelsAfterAnswer,
     /// Sends its requests as soon as it has sent `initialize`, without waiting for the answer.
     SendsBeforeInitialize,
+    /// ABP: forgets a call once it has answered it, so a cancel for a completed call is
+    /// answered "Operation not found" instead of "Operation already completed".
+    ForgetsCompletedCall,
 }
 
 /// How a behaviour counts in one dialect.
@@ -185,6 +188,7 @@ table! {
     GivesUpSilently, "gives-up-silently", Requester, true, ["cancel-sent-on-give-up"], "give a request up (its application's cancel, its timeout) without sending the cancel";
     CancelsAfterAnswer, "cancels-after-answer", Requester, true, ["cancel-only-in-progress"], "send a cancel for a request whose answer it already received";
     SendsBeforeInitialize, "sends-before-initialize", Requester, true, ["no-request-before-initialize"], "send requests before initialize is answered";
+    ForgetsCompletedCall, "forgets-completed-call", Responder, true, ["cancel-result-per-table"], "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
 }
 
 impl Behaviour {
@@ -507,6 +511,7 @@ impl Behaviour {
             }
             // Where the text says nothing is asked before `initialize` is answered (LSP).
             Behaviour::SendsBeforeInitialize => dialect == Dialect::Lsp,
+            Behaviour::ForgetsCompletedCall => abp,
         }
     }
 }

@@ -853,21 +853,15 @@ impl Endpoint {
             return;
         }
         if b == Behaviour::CancelCancelsAll {
-            let named = self
-                .find_in(id)
-                .filter(|&i| self.incoming[i].state.is_open());
+            // (The named call is answered as the table says; the fault is in the others.)
+            let named = self.find_in(id).map(|i| self.incoming[i].state);
             for i in 0..self.incoming.len() {
                 if self.incoming[i].state.is_open() {
                     self.honour(i, out);
                 }
             }
             if acked {
-                let ack = if named.is_some() {
-                    Ack::CANCELLED
-                } else {
-                    acknowledged_cancel(None).1
-                };
-                self.ack(id, ack, out);
+                self.ack(id, acknowledged_cancel(named).1, out);
             }
             return;
         }
@@ -891,6 +885,12 @@ impl Endpoint {
                 let (_, mut ack) = acknowledged_cancel(Some(state));
                 if b == Behaviour::SecondCancelNotCancelled && ack.cancelled {
                     ack.cancelled = false;
+                }
+                if b == Behaviour::ForgetsCompletedCall
+                    && state == Incoming::Answered(Completion::Completed)
+                {
+                    // The faulty app dropped the call from its table when it answered it.
+                    ack = acknowledged_cancel(None).1;
                 }
                 self.ack(id, ack, out);
             } else {

@@ -83,6 +83,7 @@ pub enum InvariantId {
     CancelSentOnGiveUp,
     CancelOnlyInProgress,
     NoRequestBeforeInitialize,
+    CancelResultPerTable,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -492,7 +493,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 32] = [
+pub static CATALOG: [Invariant; 33] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1217,6 +1218,21 @@ pub static CATALOG: [Invariant; 32] = [
             Must,
             TABLE,
             "no request of any kind before initialize is answered"
+        )],
+    },
+    Invariant {
+        id: InvariantId::CancelResultPerTable,
+        name: "cancel-result-per-table",
+        kind: Expectation::Always,
+        statement: "Every `capabilities/cancel` the app reads is answered, as the text's table says: error NOT_INITIALIZED without a session, `cancelled: false` \"Operation not found\" for a call it never got, \"Operation already completed\" for one it completed, and never \"not found\" or NOT_INITIALIZED for a call it holds (the `cancelled` flag of a known call is ack-agrees-with-outcome's and cancel-idempotent's).",
+        // What the app had read when it answered is what the wire shows it had been sent
+        // before, on a FIFO link.
+        observable_on_wire: true,
+        applies: &[at!(
+            Abp,
+            Must,
+            ABP,
+            "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }"
         )],
     },
     Invariant {

@@ -117,6 +117,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
+    ("abp", "forgets-completed-call", 1, 3, 12), // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 1782),
     ("acp", "cancels-sibling-subtree", 2, 9, 1340),
