@@ -106,6 +106,11 @@ pub enum Behaviour {
     /// Cancels a request whose answer it has already received (a cancel that does not check
     /// whether the request is still in progress).
     CancelsAfterAnswer,
+    /// Sends its requests as soon as it has sent `initialize`, without waiting for the answer.
+    SendsBeforeInitialize,
+    /// ABP: forgets a call once it has answered it, so a cancel for a completed call is
+    /// answered "Operation not found" instead of "Operation already completed".
+    ForgetsCompletedCall,
 }
 
 /// How a behaviour counts in one dialect.
@@ -182,6 +187,8 @@ table! {
     ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, true, ["exact-id-match"], "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
     GivesUpSilently, "gives-up-silently", Requester, true, ["cancel-sent-on-give-up"], "give a request up (its application's cancel, its timeout) without sending the cancel";
     CancelsAfterAnswer, "cancels-after-answer", Requester, true, ["cancel-only-in-progress"], "send a cancel for a request whose answer it already received";
+    SendsBeforeInitialize, "sends-before-initialize", Requester, true, ["no-request-before-initialize"], "send requests before initialize is answered";
+    ForgetsCompletedCall, "forgets-completed-call", Responder, true, ["cancel-result-per-table"], "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
 }
 
 impl Behaviour {
@@ -297,6 +304,18 @@ impl Behaviour {
             return Some(Classification {
                 faulty: true,
                 breaks,
+            });
+        }
+        if self == Behaviour::IdTypeConfusion && dialect == Dialect::Lsp {
+            // Its answer to `initialize`, under the other type's id, answers nothing: its own
+            // requests then go out before `initialize` is answered.
+            return Some(Classification {
+                faulty: true,
+                breaks: &[
+                    "exact-id-match",
+                    "eventual-resolution",
+                    "no-request-before-initialize",
+                ],
             });
         }
         if self == Behaviour::SpawnsAfterCancel && dialect == Dialect::AcpRfd {
@@ -490,6 +509,9 @@ impl Behaviour {
             Behaviour::CancelsAfterAnswer => {
                 matches!(dialect, Dialect::Mcp20251125 | Dialect::Mcp20260728)
             }
+            // Where the text says nothing is asked before `initialize` is answered (LSP).
+            Behaviour::SendsBeforeInitialize => dialect == Dialect::Lsp,
+            Behaviour::ForgetsCompletedCall => abp,
         }
     }
 }

@@ -192,9 +192,14 @@ impl Endpoint {
         }
     }
 
-    /// Whether the session is open for ordinary requests.
+    /// Whether the session is open for ordinary requests (for the faulty
+    /// `sends-before-initialize`, as soon as `initialize` is sent).
     pub fn is_ready(&self) -> bool {
-        matches!(self.session, Session::Ready { .. })
+        match self.session {
+            Session::Ready { .. } => true,
+            Session::Initializing(_) => self.b() == Behaviour::SendsBeforeInitialize,
+            _ => false,
+        }
     }
 
     /// Whether this party sends activity notifications for the work it does (the dialect has
@@ -838,21 +843,15 @@ impl Endpoint {
             return;
         }
         if b == Behaviour::CancelCancelsAll {
-            let named = self
-                .find_in(id)
-                .filter(|&i| self.incoming[i].state.is_open());
+            // (The named call is answered as the table says; the fault is in the others.)
+            let named = self.find_in(id).map(|i| self.incoming[i].state);
             for i in 0..self.incoming.len() {
                 if self.incoming[i].state.is_open() {
                     self.honour(i, out);
                 }
             }
             if acked {
-                let ack = if named.is_some() {
-                    Ack::CANCELLED
-                } else {
-                    acknowledged_cancel(None).1
-                };
-                self.ack(id, ack, out);
+                self.ack(id, acknowledged_cancel(named).1, out);
             }
             return;
         }
@@ -876,6 +875,12 @@ impl Endpoint {
                 let (_, mut ack) = acknowledged_cancel(Some(state));
                 if b == Behaviour::SecondCancelNotCancelled && ack.cancelled {
                     ack.cancelled = false;
+                }
+                if b == Behaviour::ForgetsCompletedCall
+                    && state == Incoming::Answered(Completion::Completed)
+                {
+                    // The faulty app dropped the call from its table when it answered it.
+                    ack = acknowledged_cancel(None).1;
                 }
                 self.ack(id, ack, out);
             } else {

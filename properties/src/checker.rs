@@ -10,7 +10,7 @@ use cancelcheck_model::dialect::{
     CancelSenders, CancelShape, DialectRules, GiveUpSignal, Honouring, IdReuse, ReceiverDuty,
 };
 use cancelcheck_model::io::Timer;
-use cancelcheck_model::message::{AckReason, CancelCause, Method};
+use cancelcheck_model::message::{Ack, AckReason, CancelCause, Method};
 use cancelcheck_model::pack::{
     CloneState, Pack, PackError, Reader, Relabel, State, Transient, pack_seq, put_varint,
     unpack_seq,
@@ -33,9 +33,9 @@ pub struct Violation {
     pub id: Option<RequestId>,
 }
 
-/// A set of properties as bits of a `u32` (see [`InvariantId::bit`]).
+/// A set of properties as bits of a `u64` (see [`InvariantId::bit`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Pack, Relabel)]
-pub struct PropertySet(pub u32);
+pub struct PropertySet(pub u64);
 
 impl PropertySet {
     /// Adds one.
@@ -345,6 +345,8 @@ pub struct Checker {
     #[state(transient)]
     nesting: [Option<RequestId>; 2],
     crashed: [bool; 2],
+    /// Acknowledged cancels (ABP) each party has read and not yet answered.
+    cancels_unanswered: [u8; 2],
     disconnected: bool,
     /// Whether the link delivers each direction in order.
     #[state(config)]
@@ -382,6 +384,7 @@ impl Checker {
             commanded: [None; 2],
             nesting: [None; 2],
             crashed: [false; 2],
+            cancels_unanswered: [0; 2],
             disconnected: false,
             fifo: false,
             canonical: false,
@@ -425,6 +428,7 @@ impl Checker {
         self.commanded = [None; 2];
         self.nesting = [None; 2];
         self.crashed = [false; 2];
+        self.cancels_unanswered = [0; 2];
         self.disconnected = false;
     }
 
@@ -684,6 +688,10 @@ impl Checker {
                 }
             }
             Input::Receive(Message::Cancel { id, session }) => {
+                if self.rules().cancel_shape == CancelShape::AcknowledgedRequest {
+                    let n = &mut self.cancels_unanswered[party.index()];
+                    *n = n.saturating_add(1);
+                }
                 let Some(i) = self.find_held(party.peer(), id) else {
                     return;
                 };
@@ -825,6 +833,8 @@ impl Checker {
             Message::Request { id, method } => {
                 if let Method::Initialize { cancel_support } = method {
                     self.declared_support[from.index()] = Some(cancel_support);
+                } else if !self.initialize_answered(from) {
+                    self.violate(InvariantId::NoRequestBeforeInitialize, Some((from, id)));
                 }
                 if let Some(prev) = self.find(from, id) {
                     let p = self.reqs[prev];
@@ -918,6 +928,11 @@ impl Checker {
                 r.cancels_sent = r.cancels_sent.saturating_add(1);
             }
             Message::CancelAck { id, ack } => {
+                let n = &mut self.cancels_unanswered[from.index()];
+                *n = n.saturating_sub(1);
+                if self.ack_off_table(from, id, ack) {
+                    self.violate(InvariantId::CancelResultPerTable, Some((from.peer(), id)));
+                }
                 let Some(i) = self.find_held(from.peer(), id) else {
                     return;
                 };
@@ -950,6 +965,55 @@ impl Checker {
             }
             Message::MalformedCancel => {}
         }
+    }
+
+    /// Whether `app`'s answer `ack` to a cancel of `id` says other than the text's table
+    /// (ABP): NOT_INITIALIZED before the app has read `initialize`, "Operation not found" for
+    /// a call it never read, "Operation already completed" where it answered the call in full
+    /// and says `cancelled: false`, and neither "not found" nor NOT_INITIALIZED for a call it
+    /// holds. A known call's `cancelled` flag is judged by ack-agrees-with-outcome and
+    /// cancel-idempotent, not here.
+    fn ack_off_table(&self, app: Party, id: RequestId, ack: Ack) -> bool {
+        let requester = app.peer();
+        let session = self.rules().initialize_method.is_none()
+            || self
+                .reqs
+                .iter()
+                .any(|r| r.requester == requester && r.initialize && r.work != Work::Unseen);
+        let held = self
+            .find_held(requester, id)
+            .map(|i| self.reqs[i])
+            .filter(|r| r.work != Work::Unseen);
+        let tabled = match held {
+            _ if !session => return ack != Ack::NOT_INITIALIZED,
+            None => {
+                return ack
+                    != Ack {
+                        cancelled: false,
+                        reason: AckReason::NotFound,
+                    };
+            }
+            Some(r) if r.result_cancelled == Some(false) => AckReason::AlreadyCompleted,
+            Some(_) => AckReason::None,
+        };
+        match ack.reason {
+            AckReason::NotFound | AckReason::NotInitialized => true,
+            AckReason::None => tabled == AckReason::AlreadyCompleted && !ack.cancelled,
+            AckReason::AlreadyCompleted => false,
+        }
+    }
+
+    /// Whether `initialize` is answered as far as `party` can know: the client has received
+    /// the answer, the server has sent it.
+    fn initialize_answered(&self, party: Party) -> bool {
+        self.reqs.iter().any(|r| {
+            r.requester == Party::Client
+                && r.initialize
+                && match party {
+                    Party::Client => r.responses_received > 0,
+                    Party::Server => r.responses_sent > 0,
+                }
+        })
     }
 
     /// Whether `party`, giving one of its requests up for `cause`, owes the receiver a cancel
@@ -1205,6 +1269,12 @@ impl Checker {
         if let Some(i) = uncascaded {
             let r = self.reqs[i];
             self.violate(InvariantId::CascadeComplete, Some((r.requester, r.id)));
+        }
+        for party in [Party::Client, Party::Server] {
+            if self.cancels_unanswered[party.index()] > 0 && !self.crashed[party.index()] {
+                // A cancel it read got no answer.
+                self.violate(InvariantId::CancelResultPerTable, None);
+            }
         }
         // Two requests with one id in a party's table are not the party's doing.
         // A handler still holding a request whose child's answer was lost holds it for that.

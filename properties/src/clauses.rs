@@ -924,8 +924,8 @@ pub static TABLE: &[Row] = &[
         ABP,
         "Cancel already-completed call | Return { cancelled: false, reason: 'Operation already completed' }",
         Judged {
-            by: &[I::AckAgreesWithOutcome],
-            why: "the acknowledgement's cancelled: false agrees with a call that completed (ack-agrees-with-outcome); the reason's words are not judged"
+            by: &[I::AckAgreesWithOutcome, I::CancelResultPerTable],
+            why: "the acknowledgement's cancelled: false agrees with a call that completed (ack-agrees-with-outcome), and says it completed, not that it was never found (cancel-result-per-table, which cites the table's row on a cancel without a session)"
         }
     ),
     row!(
@@ -940,14 +940,6 @@ pub static TABLE: &[Row] = &[
     row!(
         Abp,
         ABP,
-        "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }",
-        NotModelled(
-            "the model's app answers so, but no invariant judges it: a rule that a cancel before any session is answered NOT_INITIALIZED, and a fault that answers otherwise, would"
-        )
-    ),
-    row!(
-        Abp,
-        ABP,
         "Apps cannot distinguish between timeout-triggered and signal-triggered cancellation (and SHOULD NOT need to).",
         NotAnObligation(
             "a design note: a timeout reaches the app as the same capabilities/cancel, as the model sends it"
@@ -958,8 +950,8 @@ pub static TABLE: &[Row] = &[
         README,
         "answers the cancel with `{callId, cancelled, reason?}`; the call's result carries `cancelled: true` iff it was cancelled",
         Judged {
-            by: &[I::AckAgreesWithOutcome],
-            why: "the README's summary of the text's edge cases: the acknowledgement agrees with the call's result"
+            by: &[I::AckAgreesWithOutcome, I::CancelResultPerTable],
+            why: "the README's summary of the text's edge cases: every cancel is answered, as the table says (cancel-result-per-table), and the acknowledgement agrees with the call's result (ack-agrees-with-outcome)"
         }
     ),
 ];

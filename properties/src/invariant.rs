@@ -82,6 +82,8 @@ pub enum InvariantId {
     MalformedCancelIgnored,
     CancelSentOnGiveUp,
     CancelOnlyInProgress,
+    NoRequestBeforeInitialize,
+    CancelResultPerTable,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -491,7 +493,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 31] = [
+pub static CATALOG: [Invariant; 33] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1204,6 +1206,36 @@ pub static CATALOG: [Invariant; 31] = [
         ],
     },
     Invariant {
+        id: InvariantId::NoRequestBeforeInitialize,
+        name: "no-request-before-initialize",
+        kind: Expectation::Always,
+        statement: "No request but `initialize` is sent before `initialize` is answered: the client sends none before it has received the answer, the server none before it has sent it.",
+        // The client's request leaves before the answer reached it; the server's before its
+        // answer went out (on a FIFO link, the server's request arrives ahead of that answer).
+        observable_on_wire: true,
+        applies: &[at!(
+            Lsp,
+            Must,
+            TABLE,
+            "no request of any kind before initialize is answered"
+        )],
+    },
+    Invariant {
+        id: InvariantId::CancelResultPerTable,
+        name: "cancel-result-per-table",
+        kind: Expectation::Always,
+        statement: "Every `capabilities/cancel` the app reads is answered, as the text's table says: error NOT_INITIALIZED without a session, `cancelled: false` \"Operation not found\" for a call it never got, \"Operation already completed\" for one it completed, and never \"not found\" or NOT_INITIALIZED for a call it holds (the `cancelled` flag of a known call is ack-agrees-with-outcome's and cancel-idempotent's).",
+        // What the app had read when it answered is what the wire shows it had been sent
+        // before, on a FIFO link.
+        observable_on_wire: true,
+        applies: &[at!(
+            Abp,
+            Must,
+            ABP,
+            "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }"
+        )],
+    },
+    Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,
         name: "race-cancel-crosses-answer",
         kind: Expectation::Sometimes,
@@ -1438,9 +1470,9 @@ impl InvariantId {
         InvariantId::all().find(|i| i.name() == name)
     }
 
-    /// The bit of this id in a `u32` set.
-    pub fn bit(self) -> u32 {
-        1 << (self as u32)
+    /// The bit of this id in a `u64` set.
+    pub fn bit(self) -> u64 {
+        1 << (self as u64)
     }
 }
 
@@ -1463,7 +1495,7 @@ mod tests {
             assert!(!inv.applies.is_empty(), "{} applies nowhere", inv.name);
             assert!(inv.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
         }
-        assert!(CATALOG.len() <= 32, "bit sets are u32");
+        assert!(CATALOG.len() <= 64, "bit sets are u64");
     }
 
     /// A rule of request trees is decided on the wire only where the wire links a nested

@@ -473,7 +473,7 @@ impl Vector {
 mod tests {
     use super::*;
 
-    const ONE: &str = r#"{"dialect": "lsp", "vectors": [{
+    const ONE: &str = r#"{"dialect": "acp", "vectors": [{
         "name": "answered-twice", "invariant": "single-resolution", "expect": "breaks",
         "strength": "MUST", "raised_at": 3, "description": "two answers",
         "events": ["client sends request 1 work", "server receives request 1 work",
@@ -489,7 +489,7 @@ mod tests {
     #[test]
     fn a_good_file_reads_and_its_vector_checks() {
         let f = VectorFile::parse("x.json", ONE).unwrap();
-        assert_eq!(f.dialect, Dialect::Lsp);
+        assert_eq!(f.dialect, Dialect::Acp);
         let v = &f.vectors[0];
         assert_eq!(v.strength, Strength::Must);
         assert_eq!(v.link, Link::Reordering);
@@ -525,7 +525,7 @@ mod tests {
     fn bad_files_name_the_vector_the_field_and_the_fix() {
         refused("{", "", "line 1");
         refused(
-            &ONE.replace("\"lsp\"", "\"lsb\""),
+            &ONE.replace("\"acp\"", "\"acq\""),
             "dialect",
             "unknown dialect",
         );
@@ -537,7 +537,7 @@ mod tests {
         refused(
             &ONE.replace("\"single-resolution\"", "\"capability-gated\""),
             "field `invariant`",
-            "applies in lsp",
+            "applies in acp",
         );
         refused(
             &ONE.replace("\"MUST\"", "\"SHOULD\""),
@@ -573,7 +573,7 @@ mod tests {
                 "\"clause\": {\"file\": \"README.md\", \"quote\": \"no\"}, \"description\"",
             ),
             "field `clause`",
-            "A request that got canceled",
+            "MUST send one of these responses",
         );
         refused(
             &ONE.replace("\"name\"", "\"nom\""),

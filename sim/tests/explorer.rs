@@ -109,6 +109,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
+    ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
     ("abp", "never-answers-cancelled", 1, 10, 1100),              // eventual-resolution
     ("abp", "answers-twice", 1, 7, 124), // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match
@@ -116,6 +117,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
     ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
+    ("abp", "forgets-completed-call", 1, 3, 12), // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 1782),
     ("acp", "cancels-sibling-subtree", 2, 9, 1340),
