@@ -356,3 +356,49 @@ fn the_published_schema_is_the_format_read() {
         serde_json::json!([transcript::CLIENT_TO_SERVER, transcript::SERVER_TO_CLIENT])
     );
 }
+
+/// A request sent before `initialize` was answered breaks `no-request-before-initialize` where
+/// the transcript holds the handshake; one that starts after it (no handshake recorded) cannot
+/// show that, so the rule is not observable there, never broken nor passed.
+#[test]
+fn requests_before_initialize_is_judged_only_where_the_handshake_was_recorded() {
+    let tmp = Scratch::new("before-init");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let init_answer = r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#;
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"slow"}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let early = jsonl(
+        tmp.path(),
+        "early.jsonl",
+        &[
+            (C, 0, init),
+            (C, 1, req),
+            (S, 2, init_answer),
+            (C, 3, cancel),
+            (S, 4, answer),
+        ],
+    );
+    let o = audit("lsp", "jsonl", &early, &save);
+    assert_eq!(
+        verdict(&o),
+        (
+            "fail".into(),
+            vec!["no-request-before-initialize".into()],
+            Some(1)
+        )
+    );
+    let mid = jsonl(
+        tmp.path(),
+        "mid.jsonl",
+        &[(C, 1, req), (C, 3, cancel), (S, 4, answer)],
+    );
+    let o = audit("lsp", "jsonl", &mid, &save);
+    assert_eq!(verdict(&o), ("pass".into(), vec![], Some(0)));
+    assert!(
+        not_observable(&o).contains(&"no-request-before-initialize".to_string()),
+        "{:?}",
+        not_observable(&o)
+    );
+}

@@ -1087,6 +1087,19 @@ impl Judge<'_> {
             }
             hidden.sort();
         }
+        // A transcript that holds no handshake (it starts after one) cannot show what was
+        // sent before the handshake was answered.
+        if self.audit.is_some() && !self.handshake_sent {
+            for i in [
+                InvariantId::NoRequestBeforeInitialize,
+                InvariantId::InitializeNotCancelled,
+            ] {
+                if i.info().application(dialect).is_some() && !hidden.contains(&i) {
+                    hidden.push(i);
+                }
+            }
+            hidden.sort();
+        }
         verdict.violations.retain(|v| {
             !hidden.contains(&v.invariant)
                 && (own_judged || !PROBE_OWN_DUTIES.contains(&v.invariant))
