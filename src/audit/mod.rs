@@ -332,14 +332,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
     let mut outcome = session_outcome(read.judgement);
     if outcome.has_findings() {
         let verdict = report::judgement_json(dialect, &outcome.judgement);
-        let first = outcome
-            .judgement
-            .verdict
-            .violations
-            .first()
-            .map(|v| v.invariant.name())
-            .or_else(|| outcome.judgement.errors.first().map(|e| e.kind))
-            .unwrap_or("pass");
+        let first = outcome.judgement.first_finding();
         outcome.trace =
             Some(save_trace(&args, &ctx, &scan, &verdict, first).map_err(|e| e.to_string()));
     }

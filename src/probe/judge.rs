@@ -183,6 +183,17 @@ pub struct Judgement {
 }
 
 impl Judgement {
+    /// The name a saved trace takes from its first finding: the first invariant broken, else
+    /// the first session error's kind, else `pass`.
+    pub fn first_finding(&self) -> &'static str {
+        self.verdict
+            .violations
+            .first()
+            .map(|v| v.invariant.name())
+            .or_else(|| self.errors.first().map(|e| e.kind))
+            .unwrap_or("pass")
+    }
+
     /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs), `vacuous` (nothing
     /// broken, but the scenario tested nothing: [`Judgement::vacuous_because`]) or `pass`
     /// ([`Status::judged`]). The races it reached are reported, not judged.

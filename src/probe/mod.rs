@@ -353,14 +353,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         .collect();
     for o in &mut outcomes {
         if o.has_findings() || args.save_all {
-            let first = o
-                .judgement
-                .verdict
-                .violations
-                .first()
-                .map(|v| v.invariant.name())
-                .or_else(|| o.judgement.errors.first().map(|e| e.kind))
-                .unwrap_or("pass");
+            let first = o.judgement.first_finding();
             let name = format!(
                 "probe-{}-{}-{}-seed{}",
                 setup.dialect.id(),
