@@ -1,13 +1,15 @@
 """Summarizes probe-all's results: one block per run, from the probe's --json.
 
     python3 summary.py OUT_DIR RUN...
+    python3 summary.py --expected EXPECTED OUT_DIR RUN...
 
 reads OUT_DIR/RUN.json and OUT_DIR/RUN.sdk (the SDK and its version) and prints, for each run,
 its first line (run, SDK and version, dialect, verdict over every repeat), a line for a peer
 that speaks another protocol version than the dialect's, then each finding (a broken rule, a
 session error, a vacuous scenario) with the scenario, and how many of the scenario's repeats
 showed it: `(5/5)` is a stable finding. The lines are sorted, so the text depends only on
-what the peer did.
+what the peer did. With `--expected`, it writes the two sides probe-all compares instead
+(see `allow_sometimes`).
 """
 
 import json
@@ -43,7 +45,54 @@ def block(out_dir: str, run: str) -> list[str]:
     return lines
 
 
+def expected_blocks(path: str, runs: list[str]) -> list[str]:
+    """The blocks of `runs` in the expected file, in order (a line saying so for a run it lacks)."""
+    blocks: dict[str, list[str]] = {}
+    current = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            if not line.startswith(" "):
+                current = line.split(":", 1)[0]
+                blocks[current] = []
+            blocks.setdefault(current or "", []).append(line.rstrip("\n"))
+    lines = []
+    for run in runs:
+        lines += blocks.get(run, [f"{run}: (no expected outcome in examples/peers/expected.txt)"])
+    return lines
+
+
+def allow_sometimes(expected: list[str], found: list[str]) -> tuple[list[str], list[str]]:
+    """Both sides with what the expected side allows to vary taken out.
+
+    A finding expected `(sometimes)` (a race the peer loses now and then) may be found in any
+    number of repeats, or none; a verdict expected `pass|fail` may be either.
+    """
+    key = lambda line: line.rsplit(" (", 1)[0]
+    sometimes = {key(x) for x in expected if x.endswith(" (sometimes)")}
+    exp = [x for x in expected if not x.endswith(" (sometimes)")]
+    got = [x for x in found if not (x.startswith(" ") and key(x) in sometimes)]
+    for i, x in enumerate(exp):
+        if not x.startswith(" ") and "|" in x.rsplit(": ", 1)[-1]:
+            head, verdicts = x.rsplit(": ", 1)
+            for j, y in enumerate(got):
+                if not y.startswith(" ") and y.rsplit(": ", 1)[0] == head and y.rsplit(": ", 1)[1] in verdicts.split("|"):
+                    got[j] = x
+    return exp, got
+
+
 def main() -> None:
+    if sys.argv[1] == "--expected":
+        # summary.py --expected EXPECTED OUT_DIR RUN...: write OUT_DIR/expected.txt and
+        # OUT_DIR/found.txt, the two sides to compare.
+        path, out_dir, runs = sys.argv[2], sys.argv[3], sys.argv[4:]
+        found = [line for run in runs for line in block(out_dir, run)]
+        exp, got = allow_sometimes(expected_blocks(path, runs), found)
+        for name, lines in (("expected", exp), ("found", got)):
+            with open(f"{out_dir}/{name}.txt", "w") as f:
+                f.write("\n".join(lines) + "\n")
+        return
     out_dir, runs = sys.argv[1], sys.argv[2:]
     for run in runs:
         print("\n".join(block(out_dir, run)))

@@ -32,14 +32,18 @@ const app = agent({ name: "slow-agent" })
     turns.set(params.sessionId, turn);
     const text = params.prompt.find((b) => b.type === "text")?.text ?? "";
     const ms = Number.isFinite(Number(text)) && text.trim() !== "" ? Number(text) : 300;
-    const cancelled = await sleep(ms, AbortSignal.any([turn.signal, signal]));
+    const cancelled = AbortSignal.any([turn.signal, signal]);
+    await sleep(ms, cancelled);
+    // The turn stays open until it is answered: a cancel read meanwhile (the work done, its
+    // last update on the way) still makes it end "cancelled", as ACP requires.
+    if (!cancelled.aborted) {
+      await client.notify(methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } },
+      });
+    }
     if (turns.get(params.sessionId) === turn) turns.delete(params.sessionId);
-    if (cancelled) return { stopReason: "cancelled" };
-    await client.notify(methods.client.session.update, {
-      sessionId: params.sessionId,
-      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } },
-    });
-    return { stopReason: "end_turn" };
+    return { stopReason: cancelled.aborted ? "cancelled" : "end_turn" };
   })
   .onNotification(methods.agent.session.cancel, ({ params }) => {
     turns.get(params.sessionId)?.abort();
