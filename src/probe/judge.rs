@@ -792,7 +792,13 @@ impl Judge<'_> {
                 self.errors.push(SessionError {
                     kind: "not-json-rpc",
                     offset: Some(rec.offset + e.offset as u64),
-                    message: format!("the peer's output {e}"),
+                    // The offset is the stream's; the message shows the line it is in.
+                    message: format!(
+                        "expected {}, found {}, in the peer's message {}",
+                        e.expected,
+                        e.found,
+                        cancelcheck_wire::decode::cut(&rec.text)
+                    ),
                 });
                 return;
             }
@@ -1834,6 +1840,13 @@ mod tests {
         let j = judge(&ctx, &r);
         assert_eq!(j.errors[0].kind, "not-json-rpc");
         assert_eq!(j.errors[0].offset, Some(100 + 17));
+        // One offset (the stream's, in `offset`), and the message the peer wrote.
+        let m = &j.errors[0].message;
+        assert!(!m.contains("byte"), "{m}");
+        assert!(
+            m.ends_with("in the peer's message {\"jsonrpc\":\"2.0\","),
+            "{m}"
+        );
         assert_eq!(j.errors[1].kind, "peer-gone");
         assert_eq!(j.errors[1].message, "the peer exited");
         assert_eq!(j.status(), Status::Fail);

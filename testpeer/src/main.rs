@@ -6,13 +6,14 @@
 //! `ms` milliseconds (from the request's `params.arguments.ms`, `params.arguments[0].ms`,
 //! `params._meta.ms` or `params.ms`, else
 //! `--work-ms`), reporting progress every `--progress-ms` when the request asked for it
-//! (`params._meta.progressToken`). It behaves correctly or as any responder fault of the
+//! (`params._meta.progressToken`); `--cold-start-ms N` makes the first work request take N ms
+//! longer, as a server's first call that loads what later calls reuse. It behaves correctly or as any responder fault of the
 //! catalog (`--behavior`, names as `cancelcheck behaviors` lists them), and can be hostile
 //! (`--hostile`) to test that the probe survives it.
 //!
 //! ```text
 //! cancelcheck-testpeer --dialect mcp-2025-11-25 [--behavior honour] [--framing ndjson]
-//!     [--work-ms 300] [--progress-ms 50] [--work-method M]
+//!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
 //!     [--protocol-version V]
@@ -88,6 +89,8 @@ struct Args {
     behaviour: Behaviour,
     framing: Framing,
     work_ms: u64,
+    /// How much longer the first work request takes than the others.
+    cold_start_ms: u64,
     progress_ms: u64,
     work_method: Option<String>,
     hostile: Option<String>,
@@ -117,6 +120,7 @@ fn parse_args() -> Result<Args, String> {
         behaviour: Behaviour::Honour,
         framing: Framing::Ndjson,
         work_ms: 300,
+        cold_start_ms: 0,
         progress_ms: 50,
         work_method: None,
         hostile: None,
@@ -142,6 +146,11 @@ fn parse_args() -> Result<Args, String> {
                 framing_given = true;
             }
             "--work-ms" => a.work_ms = value()?.parse().map_err(|e| format!("--work-ms: {e}"))?,
+            "--cold-start-ms" => {
+                a.cold_start_ms = value()?
+                    .parse()
+                    .map_err(|e| format!("--cold-start-ms: {e}"))?
+            }
             "--progress-ms" => {
                 a.progress_ms = value()?
                     .parse()
@@ -248,6 +257,8 @@ struct Peer {
     jobs: BTreeMap<RequestId, Job>,
     /// Work duration and progress wish of requests received and not yet started.
     asked_work: BTreeMap<RequestId, (u64, bool)>,
+    /// Whether a work request came yet (the first one pays the cold start).
+    warm: bool,
     out: std::io::Stdout,
     crashed: bool,
     /// Cancels read but not acted on yet (`--lazy-cancel`).
@@ -556,6 +567,11 @@ impl Peer {
                     })
                     .and_then(Value::as_u64)
                     .unwrap_or(self.args.work_ms);
+                let ms = if method != Method::Work || std::mem::replace(&mut self.warm, true) {
+                    ms
+                } else {
+                    ms + self.args.cold_start_ms
+                };
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
                 self.asked_work.insert(mid, (ms, progress));
                 if self.acp() && self.ctx.prompt_turn() && method == Method::Work {
@@ -754,6 +770,7 @@ fn main() -> ExitCode {
         ids: IdMap::new(),
         jobs: BTreeMap::new(),
         asked_work: BTreeMap::new(),
+        warm: false,
         out: std::io::stdout(),
         crashed: false,
         deferred: Vec::new(),

@@ -1469,3 +1469,32 @@ fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_ta
         }
     }
 }
+
+/// A server whose first call is slower than the rest (it loads what later calls reuse, as the
+/// SDKs' servers do): `cancel-crossing-answer` measures the work on that first call, so a
+/// cancel timed from it came after the second call's answer, and the scenario tested nothing
+/// (`vacuous`) on a correct server. It measures again on each call answered too soon, and
+/// cancels the work in flight.
+#[test]
+fn the_crossing_cancel_reaches_work_in_flight_after_a_slow_first_call() {
+    let (v, code, _) = probe(
+        "cold-start",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--scenarios",
+            "cancel-crossing-answer",
+            "--repeat",
+            "3",
+            "--params",
+            r#"{"name":"slow","arguments":{"ms":200}}"#,
+        ],
+        &["--dialect", "mcp-2025-11-25", "--cold-start-ms", "400"],
+    );
+    for s in v["scenarios"].as_array().unwrap() {
+        assert_eq!(s["verdict"], "pass", "{s:#}");
+        assert_eq!(s["vacuous_because"], Value::Array(vec![]), "{s:#}");
+    }
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+}

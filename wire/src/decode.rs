@@ -79,7 +79,8 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-fn cut(s: &str) -> String {
+/// `s`, or its first 77 characters and `...` when it is longer than 80.
+pub fn cut(s: &str) -> String {
     if s.chars().count() > 80 {
         let c: String = s.chars().take(77).collect();
         format!("{c}...")
