@@ -111,6 +111,12 @@ pub mod note {
     pub const REFUSED: &str = "refused";
     /// The declared lower bound on the work's duration (`--min-work-ms`): `N ms ...`.
     pub const MIN_WORK: &str = "min-work-ms";
+    /// A recipe's set-up step (or readiness wait) failed: which, and what the peer answered.
+    /// The run is then a usage error (exit 2), not a verdict.
+    pub const SETUP_FAILED: &str = "setup-failed";
+    /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
+    /// verdict.
+    pub const ASSUMED: &str = "assumed";
 }
 
 /// The detail of a [`note::MIN_WORK`] note declaring `ms`.
@@ -564,6 +570,9 @@ impl Judge<'_> {
                     .next()
                     .and_then(|n| n.parse::<u64>().ok());
                 self.min_work_us = ms.map(|ms| ms.saturating_mul(1000));
+            }
+            note::ASSUMED if !self.assumptions.iter().any(|a| a == detail) => {
+                self.assumptions.push(detail.to_string());
             }
             _ => {}
         }
