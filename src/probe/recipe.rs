@@ -394,6 +394,53 @@ mod tests {
         assert!(e.contains("unknown field `wrok`"), "{e}");
     }
 
+    /// The published schema names the fields the reader takes, and the examples follow it.
+    #[test]
+    fn the_published_schema_is_the_format_read() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(root.join("schemas/recipe.schema.json")).unwrap();
+        let schema: Value = serde_json::from_str(&text).unwrap();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            k.sort();
+            k
+        };
+        assert_eq!(
+            keys(&schema),
+            [
+                "$schema",
+                "description",
+                "initialize",
+                "ready",
+                "setup",
+                "work"
+            ]
+        );
+        assert_eq!(
+            keys(&schema["properties"]["setup"]["items"]),
+            ["notification", "params", "request", "timeout_ms"]
+        );
+        assert_eq!(
+            keys(&schema["properties"]["ready"]),
+            ["delay_ms", "notification", "params", "timeout_ms"]
+        );
+        assert_eq!(keys(&schema["properties"]["work"]), ["method", "params"]);
+        let example = root.join("examples/recipes/pyright/recipe.json");
+        let text = std::fs::read_to_string(&example).unwrap();
+        // `${text:big.py}` names a generated file: read from a folder holding one.
+        let dir = std::env::temp_dir().join(format!("cancelcheck-recipe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("big.py"), "x = 1\n").unwrap();
+        let r = Recipe::parse(&example, &text, &dir).unwrap();
+        assert!(matches!(r.ready, Some(Ready::Notification { .. })));
+        assert_eq!(r.work.unwrap().0, "textDocument/references");
+    }
+
     #[test]
     fn strings_name_the_recipes_folder() {
         let r =
