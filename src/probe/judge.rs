@@ -829,7 +829,7 @@ impl Judge<'_> {
                 self.refused.insert(mid);
                 if self.vacuous_because.is_empty() {
                     self.vacuous_because.push(format!(
-                        "the peer refused the work request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params",
+                        "the peer refused the work request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params, or in a recipe (--recipe: its work, after the set-up the peer needs)",
                         self.ctx.work_method
                     ));
                 }
@@ -1002,7 +1002,7 @@ impl Judge<'_> {
 
     /// Why no cancel reached a work request in flight, and what would fix it.
     fn why_not_in_flight(&self) -> String {
-        const FIX: &str = "name a slower one with --method/--params, or raise its duration";
+        const FIX: &str = "name a slower one with --method/--params (or a recipe's work), or raise its duration; a peer that answers at once until it is ready needs a recipe's ready wait";
         let cancel = if !self.cancels_at.is_empty() {
             "before the cancel"
         } else {
