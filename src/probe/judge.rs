@@ -111,6 +111,12 @@ pub mod note {
     pub const REFUSED: &str = "refused";
     /// The declared lower bound on the work's duration (`--min-work-ms`): `N ms ...`.
     pub const MIN_WORK: &str = "min-work-ms";
+    /// A recipe's set-up step (or readiness wait) failed: which, and what the peer answered.
+    /// The run is then a usage error (exit 2), not a verdict.
+    pub const SETUP_FAILED: &str = "setup-failed";
+    /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
+    /// verdict.
+    pub const ASSUMED: &str = "assumed";
 }
 
 /// The detail of a [`note::MIN_WORK`] note declaring `ms`.
@@ -576,6 +582,9 @@ impl Judge<'_> {
                     .and_then(|n| n.parse::<u64>().ok());
                 self.min_work_us = ms.map(|ms| ms.saturating_mul(1000));
             }
+            note::ASSUMED if !self.assumptions.iter().any(|a| a == detail) => {
+                self.assumptions.push(detail.to_string());
+            }
             _ => {}
         }
     }
@@ -831,7 +840,7 @@ impl Judge<'_> {
                 self.refused.insert(mid);
                 if self.vacuous_because.is_empty() {
                     self.vacuous_because.push(format!(
-                        "the peer refused the work request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params",
+                        "the peer refused the work request {id} ({}) with error {code} ({message}): it never ran; name a request of the peer's that takes a while with --method and --params, or in a recipe (--recipe: its work, after the set-up the peer needs)",
                         self.ctx.work_method
                     ));
                 }
@@ -1004,7 +1013,7 @@ impl Judge<'_> {
 
     /// Why no cancel reached a work request in flight, and what would fix it.
     fn why_not_in_flight(&self) -> String {
-        const FIX: &str = "name a slower one with --method/--params, or raise its duration";
+        const FIX: &str = "name a slower one with --method/--params (or a recipe's work), or raise its duration; a peer that answers at once until it is ready needs a recipe's ready wait";
         let cancel = if !self.cancels_at.is_empty() {
             "before the cancel"
         } else {

@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod judge;
 pub mod junit;
 pub mod process;
+pub mod recipe;
 pub mod report;
 pub mod scenario;
 pub mod session;
@@ -53,6 +54,11 @@ pub struct ProbeArgs {
     /// schema refuses.
     #[arg(long)]
     pub params: Option<String>,
+    /// A recipe (JSON, `schemas/recipe.schema.json`): the set-up a real server needs
+    /// (initialize params merged over the dialect's, set-up notifications and requests, a
+    /// readiness wait) and the work request, which replaces --method and --params.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "params"])]
+    pub recipe: Option<PathBuf>,
     /// Comma-separated scenario names (default: all; `list` prints them).
     #[arg(long)]
     pub scenarios: Option<String>,
@@ -133,7 +139,11 @@ fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
     if !known {
         return Ok(());
     }
-    let out = session::Outgoing { ctx, params };
+    let out = session::Outgoing {
+        ctx,
+        params,
+        initialize: None,
+    };
     let text = out.work(cancelcheck_wire::WireId::Int(1), Some("the-session"));
     let msg = cancelcheck_wire::WireMessage::parse(text.as_bytes())
         .map_err(|e| bad(format!("--params: {e}")))?;
@@ -164,9 +174,15 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
             ))
         })?,
     };
-    let params = match &args.params {
-        None => default_params(dialect),
-        Some(p) => {
+    let recipe = match &args.recipe {
+        None => None,
+        Some(file) => Some(recipe::Recipe::load(file).map_err(|e| bad(format!("--recipe {e}")))?),
+    };
+    let recipe_work = recipe.as_ref().and_then(|r| r.work.clone());
+    let params = match (&args.params, &recipe_work) {
+        (_, Some((_, p))) if !p.is_null() => p.clone(),
+        (None, _) => default_params(dialect),
+        (Some(p), _) => {
             let v: serde_json::Value =
                 serde_json::from_str(p).map_err(|e| bad(format!("--params: not JSON: {e}")))?;
             if !v.is_object() && !v.is_array() {
@@ -177,11 +193,22 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
     };
     let mut ctx = Context::new(dialect);
     ctx.work_method = match (&args.method, dialect) {
+        _ if recipe_work.is_some() => recipe_work.map(|(m, _)| m).unwrap_or_default(),
         (Some(m), _) => m.clone(),
         (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
         (None, _) => ctx.work_method,
     };
-    check_work(&ctx, &params)?;
+    check_work(&ctx, &params).map_err(|e| match &args.recipe {
+        Some(file) => bad(format!(
+            "--recipe {}: work.{}",
+            file.display(),
+            e.to_string().trim_start_matches("--")
+        )),
+        None => e,
+    })?;
+    if let Some(r) = &recipe {
+        check_recipe(&ctx, r)?;
+    }
     if args.command.is_empty() {
         return Err(bad(
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
@@ -208,6 +235,70 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         max_frame: args.max_frame,
         linger: Duration::from_millis(args.linger.min(args.timeout)),
         min_work_ms: args.min_work_ms,
+        recipe,
+    })
+}
+
+/// Refuses a recipe whose messages the dialect's schema refuses (where it defines the
+/// method): its merged `initialize` (which must keep what the schema requires) and its set-up
+/// steps.
+fn check_recipe(ctx: &Context, r: &recipe::Recipe) -> anyhow::Result<()> {
+    use cancelcheck_wire::schema::{SchemaError, check_client_message};
+    let file = r.file.display();
+    let params = default_params(ctx.dialect);
+    let out = session::Outgoing {
+        ctx,
+        params: &params,
+        initialize: r.initialize.as_ref(),
+    };
+    let mut texts = Vec::new();
+    if let Some(t) = out.initialize(cancelcheck_wire::WireId::Int(1), true) {
+        texts.push(("initialize".to_string(), t));
+    }
+    for (i, step) in r.setup.iter().enumerate() {
+        let text = match step {
+            recipe::Step::Notify { method, params } => {
+                cancelcheck_wire::WireMessage::Notification {
+                    method: method.clone(),
+                    params: params.clone(),
+                }
+            }
+            recipe::Step::Request { method, params, .. } => {
+                cancelcheck_wire::WireMessage::Request {
+                    id: cancelcheck_wire::WireId::Int(1),
+                    method: method.clone(),
+                    params: params.clone(),
+                }
+            }
+        };
+        texts.push((format!("setup[{i}]"), text.to_text()));
+    }
+    for (field, text) in texts {
+        let msg = cancelcheck_wire::WireMessage::parse(text.as_bytes())
+            .map_err(|e| bad(format!("--recipe {file}: {field}: {e}")))?;
+        match check_client_message(ctx.dialect, &msg) {
+            Ok(()) | Err(SchemaError::UnknownMethod(_)) => {}
+            Err(e) => {
+                return Err(bad(format!(
+                    "--recipe {file}: {field}: {e} (the {} schema requires it; the peer would refuse the message)",
+                    ctx.dialect
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The set-up failure a scenario's record holds ([`judge::note::SETUP_FAILED`]), if any.
+fn setup_failure(o: &Outcome) -> Option<&str> {
+    o.records.iter().find_map(|r| {
+        (r.dir == judge::Dir::Note)
+            .then(|| {
+                r.text
+                    .strip_prefix(judge::note::SETUP_FAILED)?
+                    .strip_prefix(": ")
+            })
+            .flatten()
     })
 }
 
@@ -271,7 +362,10 @@ pub fn run_scenario(setup: &Setup, sc: &'static scenario::Scenario, seed: u64) -
     let (records, end) = match Session::start(setup, ids, seed) {
         Ok(mut s) => {
             // A stop (timeout, peer gone) ends the steps; the record is judged all the same.
-            let _ = s.handshake().and_then(|()| (sc.run)(&mut s));
+            let _ = s
+                .handshake()
+                .and_then(|()| s.recipe_setup())
+                .and_then(|()| (sc.run)(&mut s));
             s.finish()
         }
         Err(e) => {
@@ -351,6 +445,18 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         .into_iter()
         .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
         .collect();
+    if let (Some(o), Some(file)) = (
+        outcomes.iter().find(|o| setup_failure(o).is_some()),
+        &args.recipe,
+    ) {
+        let why = setup_failure(o).unwrap_or_default();
+        return Err(bad(format!(
+            "--recipe {}: {why} (scenario {}, seed {}; no verdict, no trace written: fix the recipe, or the peer's set-up)",
+            file.display(),
+            o.name,
+            o.seed
+        )));
+    }
     for o in &mut outcomes {
         if o.has_findings() || args.save_all {
             let first = o.judgement.first_finding();
@@ -403,6 +509,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
         let mut t = report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let Some(a) = setup.recipe.as_ref().and_then(recipe::Recipe::assumption) {
+            t.insert_str(0, &format!("assumption: {a}\n"));
+        }
         if let (Some(c), Some(file)) = (&compared, &args.baseline) {
             t.push_str(&c.text(file));
         }

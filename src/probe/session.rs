@@ -49,6 +49,8 @@ pub struct Setup {
     /// The declared lower bound on the work request's duration (`--min-work-ms`), recorded as
     /// the session's first note for the judge.
     pub min_work_ms: Option<u64>,
+    /// The recipe (`--recipe`): initialize params, set-up steps and the readiness wait.
+    pub recipe: Option<super::recipe::Recipe>,
 }
 
 /// How the probe names itself to the peer (`clientInfo`).
@@ -69,6 +71,8 @@ pub struct Outgoing<'a> {
     pub ctx: &'a Context,
     /// The slow request's params, as given (or the default).
     pub params: &'a Value,
+    /// Merged over the dialect's `initialize` params (a recipe's).
+    pub initialize: Option<&'a serde_json::Map<String, Value>>,
 }
 
 impl Outgoing<'_> {
@@ -78,7 +82,10 @@ impl Outgoing<'_> {
 
     /// The handshake's request (`initialize`), if the dialect has one.
     pub fn initialize(&self, id: WireId, cancel_support: bool) -> Option<String> {
-        let (method, params) = client::initialize(self.dialect(), cancel_support, ME)?;
+        let (method, mut params) = client::initialize(self.dialect(), cancel_support, ME)?;
+        if let Some(over) = self.initialize {
+            super::recipe::merge(&mut params, &Value::Object(over.clone()));
+        }
         Some(request(id, method, Some(params)))
     }
 
@@ -155,10 +162,16 @@ impl Outgoing<'_> {
     }
 
     /// The answer to a request of the peer's that the probe does not serve: -32601 (MCP
-    /// 2025-11-25's `ping` is answered `{}`).
-    pub fn not_served(&self, id: WireId, method: &str) -> String {
+    /// 2025-11-25's `ping` is answered `{}`; LSP's requests a client accepts without serving
+    /// anything, [`cancelcheck_wire::lsp::client_answer`], with their empty answers).
+    pub fn not_served(&self, id: WireId, method: &str, params: Option<&Value>) -> String {
+        let lsp = (self.dialect() == Dialect::Lsp)
+            .then(|| cancelcheck_wire::lsp::client_answer(method, params))
+            .flatten();
         let body = if method == "ping" && self.dialect() == Dialect::Mcp20251125 {
             Body::Result(json!({}))
+        } else if let Some(result) = lsp {
+            Body::Result(result)
         } else {
             Body::Error {
                 code: -32601,
@@ -242,6 +255,8 @@ pub struct Session<'a> {
     pub waited: Duration,
     /// The seeded generator for this scenario's timing.
     pub rng: SimRng,
+    /// Whether the recipe's readiness notification came.
+    ready_seen: bool,
 }
 
 impl<'a> Session<'a> {
@@ -293,6 +308,7 @@ impl<'a> Session<'a> {
             sent_bytes: 0,
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
+            ready_seen: false,
         };
         if let Some(ms) = setup.min_work_ms {
             s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
@@ -334,6 +350,11 @@ impl<'a> Session<'a> {
         Outgoing {
             ctx: &self.setup.ctx,
             params: &self.setup.params,
+            initialize: self
+                .setup
+                .recipe
+                .as_ref()
+                .and_then(|r| r.initialize.as_ref()),
         }
     }
 
@@ -432,6 +453,99 @@ impl<'a> Session<'a> {
             }
             if let Some(text) = self.outgoing().initialized() {
                 self.send_text(text);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the recipe's set-up steps, then its readiness wait. A step refused (an error
+    /// answer, no answer in time, the peer gone) stops the scenario with a
+    /// [`note::SETUP_FAILED`] note naming the step (its index and method) and what the peer
+    /// answered; a readiness notification that never comes, likewise. A fixed delay is noted
+    /// as the assumption it is ([`note::ASSUMED`]).
+    pub fn recipe_setup(&mut self) -> Step<()> {
+        let Some(recipe) = self.setup.recipe.as_ref() else {
+            return Ok(());
+        };
+        for (i, step) in recipe.setup.iter().enumerate() {
+            let what = format!("set-up step {i} ({})", step.method());
+            match step {
+                super::recipe::Step::Notify { method, params } => {
+                    self.send_text(notification(method, params.clone()));
+                }
+                super::recipe::Step::Request {
+                    method,
+                    params,
+                    timeout,
+                } => {
+                    let id = WireId::Str(format!("cancelcheck-setup-{i}"));
+                    self.send_text(request(id.clone(), method, params.clone()));
+                    let end = Instant::now() + *timeout;
+                    let got = self.pump(end, |s| s.other_answers.contains_key(&id));
+                    let why = match (got, self.other_answers.get(&id)) {
+                        (Ok(true), Some(Body::Result(_))) => continue,
+                        (
+                            Ok(true),
+                            Some(Body::Error {
+                                code,
+                                message,
+                                data,
+                            }),
+                        ) => {
+                            let data = data.as_ref().map(|d| format!(", data {d}"));
+                            format!(
+                                "the peer answered error {code} {message:?}{}",
+                                data.unwrap_or_default()
+                            )
+                        }
+                        (Err(Stop::Gone), _) => "the peer exited before answering".into(),
+                        _ => format!(
+                            "no answer within {} ms (the step's timeout_ms, bounded by --timeout)",
+                            timeout.as_millis().min(self.setup.timeout.as_millis())
+                        ),
+                    };
+                    self.note(note::SETUP_FAILED, &format!("{what}: {why}"), 0);
+                    return Err(Stop::Refused);
+                }
+            }
+        }
+        match &recipe.ready {
+            None => {}
+            Some(super::recipe::Ready::Delay(d)) => {
+                if let Some(a) = recipe.assumption() {
+                    self.note(note::ASSUMED, &a, 0);
+                }
+                let end = Instant::now() + *d;
+                if let Err(stop) = self.pump(end, |_| false) {
+                    self.note(
+                        note::SETUP_FAILED,
+                        "ready.delay_ms: the peer exited while the probe waited for it to be ready",
+                        0,
+                    );
+                    return Err(stop);
+                }
+            }
+            Some(super::recipe::Ready::Notification {
+                method, timeout, ..
+            }) => {
+                let end = Instant::now() + *timeout;
+                let got = self.pump(end, |s| s.ready_seen);
+                if !matches!(got, Ok(true)) {
+                    let why = if got.is_err() {
+                        "the peer exited before sending it".to_string()
+                    } else {
+                        format!(
+                            "not received within {} ms (ready.timeout_ms, bounded by --timeout)",
+                            timeout.as_millis().min(self.setup.timeout.as_millis())
+                        )
+                    };
+                    self.note(
+                        note::SETUP_FAILED,
+                        &format!("ready: the notification {method} {why}"),
+                        0,
+                    );
+                    return Err(Stop::Refused);
+                }
             }
         }
         Ok(())
@@ -694,6 +808,23 @@ impl<'a> Session<'a> {
         let Ok(msg) = WireMessage::parse(body) else {
             return;
         };
+        if let (
+            WireMessage::Notification { method, params },
+            Some(super::recipe::Ready::Notification {
+                method: want,
+                params: want_params,
+                ..
+            }),
+        ) = (
+            &msg,
+            self.setup.recipe.as_ref().and_then(|r| r.ready.as_ref()),
+        ) && method == want
+            && want_params
+                .as_ref()
+                .is_none_or(|w| super::recipe::contains(params.as_ref().unwrap_or(&Value::Null), w))
+        {
+            self.ready_seen = true;
+        }
         if let WireMessage::Response { id, body } = &msg {
             if self.barriers_open.remove(id) {
                 return;
@@ -739,7 +870,9 @@ impl<'a> Session<'a> {
                 return;
             }
             // The peer's other requests: the probe offers nothing, as JSON-RPC allows.
-            let text = self.outgoing().not_served(id.clone(), method);
+            let text = self
+                .outgoing()
+                .not_served(id.clone(), method, params.as_ref());
             self.send_text(text);
             return;
         }
@@ -824,6 +957,7 @@ mod tests {
         let out = Outgoing {
             ctx,
             params: &params,
+            initialize: None,
         };
         let mut ids = IdMap::new();
         let mut texts = Vec::new();
@@ -861,7 +995,7 @@ mod tests {
         }
         texts.push(out.barrier(WireId::Str("cancelcheck-barrier-1".into())));
         for method in ["ping", "sampling/createMessage", "terminal/create"] {
-            texts.push(out.not_served(WireId::Int(5), method));
+            texts.push(out.not_served(WireId::Int(5), method, None));
         }
         texts
     }

@@ -102,6 +102,12 @@ struct Args {
     give_up_ms: Option<u64>,
     strict: bool,
     protocol_version: Option<String>,
+    /// Not ready for this long after it starts (`--ready-ms`): work is answered at once, as
+    /// by a server still loading its workspace; then it sends `cancelcheck/ready`.
+    ready_ms: Option<u64>,
+    /// LSP: ask `window/workDoneProgress/create` before each work request and fail the work
+    /// with the error the client answers it with (`--progress-create`).
+    progress_create: bool,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -130,6 +136,8 @@ fn parse_args() -> Result<Args, String> {
         give_up_ms: None,
         strict: true,
         protocol_version: None,
+        ready_ms: None,
+        progress_create: false,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -166,6 +174,10 @@ fn parse_args() -> Result<Args, String> {
             "--lenient" => a.strict = false,
             "--strict" => a.strict = true,
             "--protocol-version" => a.protocol_version = Some(value()?),
+            "--ready-ms" => {
+                a.ready_ms = Some(value()?.parse().map_err(|e| format!("--ready-ms: {e}"))?)
+            }
+            "--progress-create" => a.progress_create = true,
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -273,6 +285,11 @@ struct Peer {
     session_of: BTreeMap<RequestId, String>,
     /// ACP: the prompt each of the agent's own requests is sent for.
     parent_of: BTreeMap<RequestId, RequestId>,
+    /// When it becomes ready (`--ready-ms`), until it is.
+    ready_at: Option<Instant>,
+    /// Work requests waiting for the answer to their `window/workDoneProgress/create`, by
+    /// that request's id (`--progress-create`).
+    creating: BTreeMap<String, Vec<u8>>,
 }
 
 impl Peer {
@@ -543,6 +560,44 @@ impl Peer {
             }
             return;
         }
+        if let WireMessage::Response {
+            id: WireId::Str(k),
+            body,
+        } = &msg
+            && let Some(work) = self.creating.remove(k)
+        {
+            // The answer to the progress token's creation: the work runs, or fails with it.
+            match (body, WireMessage::parse(&work)) {
+                (Body::Error { .. }, Ok(WireMessage::Request { id, .. })) => {
+                    self.respond(id, body.clone());
+                }
+                _ => self.on_work(&work),
+            }
+            return;
+        }
+        if self.args.progress_create
+            && let WireMessage::Request { id, method, .. } = &msg
+            && *method == self.ctx.work_method
+        {
+            let k = format!("create-{}", id.to_json_text());
+            let text = WireMessage::Request {
+                id: WireId::Str(k.clone()),
+                method: "window/workDoneProgress/create".into(),
+                params: Some(json!({"token": k})),
+            }
+            .to_text();
+            self.creating.insert(k, body.to_vec());
+            self.write(&text);
+            return;
+        }
+        self.on_work(body);
+    }
+
+    /// Acts on a message (parsed from `body`) the peer has decided to read.
+    fn on_work(&mut self, body: &[u8]) {
+        let Ok(msg) = WireMessage::parse(body) else {
+            return;
+        };
         if self.acp()
             && let WireMessage::Notification { method, params } = &msg
             && method == acp::SESSION_CANCEL
@@ -567,6 +622,8 @@ impl Peer {
                     })
                     .and_then(Value::as_u64)
                     .unwrap_or(self.args.work_ms);
+                // Not ready yet: answered at once, as a server still loading answers.
+                let ms = if self.ready_at.is_some() { 0 } else { ms };
                 let ms = if method != Method::Work || std::mem::replace(&mut self.warm, true) {
                     ms
                 } else {
@@ -621,11 +678,21 @@ impl Peer {
             .values()
             .flat_map(|j| [Some(j.done_at), j.next_progress, j.give_up_at])
             .flatten()
+            .chain(self.ready_at)
             .min()
     }
 
     fn fire_timers(&mut self) {
         let now = Instant::now();
+        if self.ready_at.is_some_and(|t| t <= now) {
+            self.ready_at = None;
+            let text = WireMessage::Notification {
+                method: "cancelcheck/ready".into(),
+                params: Some(json!({"ready": true})),
+            }
+            .to_text();
+            self.write(&text);
+        }
         let due: Vec<RequestId> = self
             .jobs
             .iter()
@@ -779,6 +846,10 @@ fn main() -> ExitCode {
         sessions: Vec::new(),
         session_of: BTreeMap::new(),
         parent_of: BTreeMap::new(),
+        ready_at: args
+            .ready_ms
+            .map(|ms| Instant::now() + Duration::from_millis(ms)),
+        creating: BTreeMap::new(),
         args,
     };
     let mut eof = false;

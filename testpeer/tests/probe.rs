@@ -1498,3 +1498,235 @@ fn the_crossing_cancel_reaches_work_in_flight_after_a_slow_first_call() {
     assert_eq!(v["verdict"], "pass", "{v:#}");
     assert_eq!(code, 0);
 }
+
+/// Writes `recipe` (JSON) as `recipe.json` in a scratch folder; returns its path.
+fn recipe_file(name: &str, recipe: &str) -> PathBuf {
+    let dir = scratch(&format!("recipe-{name}"));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let file = dir.join("recipe.json");
+    std::fs::write(&file, recipe).expect("recipe written");
+    file
+}
+
+/// Runs the probe expecting a usage error (exit 2): its message, and whether the save folder
+/// is still absent (no trace written).
+fn probe_error(name: &str, flags: &[&str], peer: &[&str]) -> (String, bool) {
+    let save = scratch(&format!("save-{name}"));
+    let mut argv: Vec<String> = vec!["probe".into(), "--json".into(), "--save".into()];
+    argv.push(save.display().to_string());
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    argv.push("--".into());
+    argv.push(PEER.into());
+    argv.extend(peer.iter().map(|s| s.to_string()));
+    let cli = Cli::try_parse_from(&argv).expect("arguments parse");
+    let e = run(cli.args).expect_err("a usage error");
+    (e.to_string(), !save.exists())
+}
+
+/// Issue #25: a recipe's set-up step the peer refuses is a usage error (exit 2) naming the
+/// step (its index and method) and what the peer answered; no verdict, no trace.
+#[test]
+fn a_recipe_whose_set_up_step_is_refused_names_the_step_and_writes_no_trace() {
+    let file = recipe_file(
+        "refused",
+        r#"{"setup": [{"notification": "x/hello", "params": {}},
+                      {"request": "x/prepare", "params": {"p": 1}, "timeout_ms": 5000}],
+            "work": {"method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 80}}}}"#,
+    );
+    let f = file.display().to_string();
+    let (e, no_trace) = probe_error(
+        "recipe-refused",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--recipe",
+            &f,
+            "--scenarios",
+            "cancel-during-work",
+        ],
+        &["--dialect", "mcp-2025-11-25"],
+    );
+    assert!(e.contains("set-up step 1 (x/prepare)"), "{e}");
+    assert!(e.contains("error -32601"), "{e}");
+    assert!(e.contains(&f), "{e}");
+    assert!(no_trace, "a trace was written");
+}
+
+/// Issue #25: a peer not ready for a while after it starts (`--ready-ms`: it answers work at
+/// once until it sends `cancelcheck/ready`, as a language server loading its workspace does)
+/// exercises nothing with the defaults; a recipe that waits for its readiness notification,
+/// or as a last resort a fixed delay (stated as an assumption), tests it.
+#[test]
+fn a_recipe_waits_for_the_peers_readiness_notification() {
+    let peer = ["--dialect", "mcp-2025-11-25", "--ready-ms", "600"];
+    let scenarios = [
+        "--scenarios",
+        "cancel-during-work,two-concurrent-one-cancelled",
+    ];
+    let mut flags = mcp(&scenarios);
+    flags.extend(["--timeout", "20000"]);
+    let (v, _, _) = probe("not-ready", &flags, &peer);
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    let work =
+        r#""work": {"method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 150}}}"#;
+    let waits = recipe_file(
+        "ready",
+        &format!(
+            r#"{{"ready": {{"notification": "cancelcheck/ready", "params": {{"ready": true}}, "timeout_ms": 15000}}, {work}}}"#
+        ),
+    );
+    let w = waits.display().to_string();
+    let mut flags = vec![
+        "--dialect",
+        "mcp-2025-11-25",
+        "--recipe",
+        &w,
+        "--timeout",
+        "20000",
+    ];
+    flags.extend(scenarios);
+    let (v, code, _) = probe("ready", &flags, &peer);
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        v["scenarios"][0]["assumptions"],
+        Value::Array(vec![]),
+        "{v:#}"
+    );
+    let delays = recipe_file(
+        "delay",
+        &format!(r#"{{"ready": {{"delay_ms": 900}}, {work}}}"#),
+    );
+    let d = delays.display().to_string();
+    let mut flags = vec![
+        "--dialect",
+        "mcp-2025-11-25",
+        "--recipe",
+        &d,
+        "--timeout",
+        "20000",
+    ];
+    flags.extend(scenarios);
+    let (v, _, _) = probe("delay", &flags, &peer);
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    let said = v["scenarios"][0]["assumptions"][0].as_str().unwrap_or("");
+    assert!(
+        said.contains("900 ms") && said.contains("delay_ms"),
+        "{v:#}"
+    );
+    // A readiness notification that never comes names itself.
+    let never = recipe_file(
+        "never",
+        &format!(r#"{{"ready": {{"notification": "x/never", "timeout_ms": 300}}, {work}}}"#),
+    );
+    let n = never.display().to_string();
+    let (e, no_trace) = probe_error(
+        "never",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--recipe",
+            &n,
+            "--scenarios",
+            "cancel-during-work",
+        ],
+        &peer,
+    );
+    assert!(
+        e.contains("ready: the notification x/never not received within 300 ms"),
+        "{e}"
+    );
+    assert!(no_trace);
+}
+
+/// Issue #25: a recipe that is not what the schema says is an error naming the file and the
+/// field's path (exit 2, nothing run); so is an `initialize` merge that breaks what the
+/// dialect requires, and a recipe given with --method or --params.
+#[test]
+fn a_bad_recipe_is_an_error_with_the_field_path() {
+    let cases = [
+        (
+            r#"{"setup": [{"request": "a"}, {"request": "b", "timeout_ms": "soon"}]}"#,
+            "mcp-2025-11-25",
+            "setup[1].timeout_ms: invalid type",
+        ),
+        (
+            r#"{"setup": [{"params": {}}]}"#,
+            "mcp-2025-11-25",
+            "setup[0]: give exactly one",
+        ),
+        (
+            r#"{"ready": {"delay_ms": 5, "notification": "x"}}"#,
+            "lsp",
+            "ready: give exactly one",
+        ),
+        (
+            r#"{"work": {"params": {}}}"#,
+            "lsp",
+            "work: missing field `method`",
+        ),
+        (
+            r#"{"initialize": {"capabilities": 3}}"#,
+            "lsp",
+            "initialize: params.capabilities",
+        ),
+        (
+            r#"{"work": {"method": "workspace/executeCommand", "params": {"arguments": []}}}"#,
+            "lsp",
+            "work.params: workspace/executeCommand: params.command",
+        ),
+        (r#"{"setup": [] "#, "lsp", "line 1, column"),
+    ];
+    for (i, (text, dialect, want)) in cases.iter().enumerate() {
+        let file = recipe_file(&format!("bad{i}"), text);
+        let f = file.display().to_string();
+        let (e, no_trace) = probe_error(
+            &format!("bad{i}"),
+            &["--dialect", dialect, "--recipe", &f],
+            &[],
+        );
+        assert!(e.contains(&f) && e.contains(want), "{text}: {e}");
+        assert!(no_trace);
+    }
+    let argv = [
+        "cc",
+        "--dialect",
+        "lsp",
+        "--recipe",
+        "r.json",
+        "--method",
+        "m",
+        "--",
+        PEER,
+    ];
+    assert!(Cli::try_parse_from(argv).is_err());
+}
+
+/// Issue #25, found against pyright: a language server asks the client to create a progress
+/// token (`window/workDoneProgress/create`) before its work and fails the work with the
+/// client's error when it is refused. The probe answered it -32601, so every scenario's work
+/// was refused and the run tested nothing; it now accepts what a client accepts without
+/// serving anything (`--progress-create` makes the test peer behave so).
+#[test]
+fn a_language_server_that_asks_for_a_progress_token_gets_one() {
+    let file = recipe_file(
+        "progress",
+        r#"{"initialize": {"capabilities": {"window": {"workDoneProgress": true}}},
+            "work": {"method": "workspace/executeCommand", "params": {"command": "slow", "arguments": [{"ms": 80}]}}}"#,
+    );
+    let f = file.display().to_string();
+    let (v, code, _) = probe(
+        "progress-create",
+        &[
+            "--dialect",
+            "lsp",
+            "--recipe",
+            &f,
+            "--scenarios",
+            "cancel-during-work,id-zero",
+        ],
+        &["--dialect", "lsp", "--progress-create"],
+    );
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+}

@@ -25,6 +25,34 @@ pub fn initialize_params() -> Value {
     json!({"processId": null, "rootUri": null, "capabilities": {}})
 }
 
+/// A client's answer to a request of the server's that a client accepts without serving
+/// anything (a progress token, a capability registration, settings it has none of, a message
+/// shown), or `None` for a request the client does not implement (answered -32601). A server
+/// such as pyright fails its own work with the client's error when its
+/// `window/workDoneProgress/create` is refused.
+pub fn client_answer(method: &str, params: Option<&Value>) -> Option<Value> {
+    match method {
+        "window/workDoneProgress/create"
+        | "client/registerCapability"
+        | "client/unregisterCapability"
+        | "window/showMessageRequest"
+        | "workspace/codeLens/refresh"
+        | "workspace/semanticTokens/refresh"
+        | "workspace/inlayHint/refresh"
+        | "workspace/inlineValue/refresh"
+        | "workspace/diagnostic/refresh" => Some(Value::Null),
+        // `ConfigurationParams.items`: one setting each, none known (null).
+        "workspace/configuration" => {
+            let n = params
+                .and_then(|p| p.get("items"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            Some(Value::Array(vec![Value::Null; n]))
+        }
+        _ => None,
+    }
+}
+
 /// Whether `method` is one the check knows.
 pub fn knows(method: &str) -> bool {
     matches!(
