@@ -111,6 +111,9 @@ pub enum Behaviour {
     /// ABP: forgets a call once it has answered it, so a cancel for a completed call is
     /// answered "Operation not found" instead of "Operation already completed".
     ForgetsCompletedCall,
+    /// ACP: the client, having cancelled a prompt turn (`session/cancel`), answers the turn's
+    /// pending permission requests as their work ends (`selected`) instead of `cancelled`.
+    SelectsAfterCancel,
 }
 
 /// How a behaviour counts in one dialect.
@@ -189,6 +192,7 @@ table! {
     CancelsAfterAnswer, "cancels-after-answer", Requester, true, ["cancel-only-in-progress"], "send a cancel for a request whose answer it already received";
     SendsBeforeInitialize, "sends-before-initialize", Requester, true, ["no-request-before-initialize"], "send requests before initialize is answered";
     ForgetsCompletedCall, "forgets-completed-call", Responder, true, ["cancel-result-per-table"], "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
+    SelectsAfterCancel, "selects-after-cancel", Responder, true, ["permission-cancelled-after-cancel"], "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
 }
 
 impl Behaviour {
@@ -410,7 +414,9 @@ impl Behaviour {
             Role::Responder
                 if matches!(
                     self,
-                    Behaviour::ForgetsGrandchild | Behaviour::LeavesChildPending
+                    Behaviour::ForgetsGrandchild
+                        | Behaviour::LeavesChildPending
+                        | Behaviour::SelectsAfterCancel
                 ) =>
             {
                 Party::Client
@@ -512,6 +518,8 @@ impl Behaviour {
             // Where the text says nothing is asked before `initialize` is answered (LSP).
             Behaviour::SendsBeforeInitialize => dialect == Dialect::Lsp,
             Behaviour::ForgetsCompletedCall => abp,
+            // Where the client cancels a prompt turn by its session (ACP's `session/cancel`).
+            Behaviour::SelectsAfterCancel => r.session_cancel_method.is_some(),
         }
     }
 }

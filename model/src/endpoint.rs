@@ -99,6 +99,12 @@ struct InEntry {
     /// The answer decided for it, held back until every request sent on its behalf is
     /// resolved (a handler answers after its children).
     owed: Option<Reply>,
+    /// The request of this party's on whose behalf the peer sent it, as the request names it
+    /// (ACP: the `sessionId` of the prompt turn a `session/request_permission` serves).
+    session: Option<RequestId>,
+    /// It serves a prompt turn this party cancelled while it held it, or before it arrived
+    /// (ACP): it owes it the outcome `cancelled` when its work ends.
+    turn_cancelled: bool,
 }
 
 /// One party: its requests in both directions and its session.
@@ -165,6 +171,13 @@ impl Endpoint {
         self.find_in(id).map(|i| self.incoming[i].state)
     }
 
+    /// The peer's request on whose behalf this party sent its newest request with `id`, if it
+    /// sent one so: what that request names on the wire (ACP's `sessionId`), for
+    /// [`Endpoint::handle_in`] at the peer.
+    pub fn sent_for(&self, id: RequestId) -> Option<RequestId> {
+        self.find_out(id).and_then(|i| self.outgoing[i].parent)
+    }
+
     /// Sorts both tables by id (after a renaming: see [`Relabel`]).
     fn sort_tables(&mut self) {
         self.outgoing.sort_by_key(|e| e.id);
@@ -217,8 +230,17 @@ impl Endpoint {
         self.cfg.behaviour
     }
 
-    /// Feeds one input; appends what the endpoint does to `out` (in order).
+    /// Feeds one input; appends what the endpoint does to `out` (in order). A received request
+    /// names no request of this party's it serves (see [`Endpoint::handle_in`]).
     pub fn handle(&mut self, input: Input, out: &mut Vec<Output>) {
+        self.handle_in(input, None, out);
+    }
+
+    /// Feeds one input as [`Endpoint::handle`] does; a received request serves `session`, this
+    /// party's request it names (ACP's `sessionId`: the prompt turn a permission request is
+    /// asked for; [`Endpoint::sent_for`] of its sender). A correct ACP client answers a
+    /// permission request of a prompt turn it cancelled with the outcome `cancelled`.
+    pub fn handle_in(&mut self, input: Input, session: Option<RequestId>, out: &mut Vec<Output>) {
         if self.crashed {
             return;
         }
@@ -241,6 +263,11 @@ impl Endpoint {
                 }
             }
             Input::TimerFired(Timer::InitTimeout) => self.init_timeout(out),
+            Input::Receive(Message::Request { id, method }) => {
+                // (Only a party that ends a cancelled turn's requests keeps what they serve.)
+                let session = session.filter(|_| self.ends_turn_requests());
+                self.on_request(id, method, session, out)
+            }
             Input::Receive(msg) => self.receive(msg, out),
             Input::WorkDone(id) => self.work_done(id, out),
             Input::WorkProgress(id) => {
@@ -598,6 +625,22 @@ impl Endpoint {
             return self.give_up(i, cause, cause != CancelCause::Timeout, out);
         }
         out.push(Output::Send(Message::Cancel { id: named, session }));
+        if session && self.ends_turn_requests() {
+            // ACP: "The client MUST answer every pending `session/request_permission` with
+            // `{"outcome":{"outcome":"cancelled"}}`" once it has cancelled the prompt turn.
+            // It answers each so when its work ends (or when the agent's cancel for it comes);
+            // one whose work is over waits for its children, which are cancelled now.
+            for k in 0..self.incoming.len() {
+                let e = self.incoming[k];
+                if e.session == Some(id) && e.state.is_open() {
+                    self.incoming[k].turn_cancelled = true;
+                    if matches!(e.owed, Some(Reply::Full | Reply::Partial)) {
+                        self.incoming[k].owed = Some(Reply::Cancelled);
+                        self.cascade(e.id, out);
+                    }
+                }
+            }
+        }
         if rules.requester_waits {
             self.outgoing[i].state = Outgoing::CancelRequested(cause);
             if cause == CancelCause::Timeout {
@@ -718,7 +761,13 @@ impl Endpoint {
         }
     }
 
-    fn on_request(&mut self, id: RequestId, method: Method, out: &mut Vec<Output>) {
+    fn on_request(
+        &mut self,
+        id: RequestId,
+        method: Method,
+        session: Option<RequestId>,
+        out: &mut Vec<Output>,
+    ) {
         if let Some(i) = self.find_in(id)
             && self.incoming[i].state.is_open()
         {
@@ -731,6 +780,8 @@ impl Endpoint {
                     state: Incoming::Answered(Completion::Completed),
                     running: false,
                     owed: None,
+                    session,
+                    turn_cancelled: false,
                 });
                 if self.session == Session::NotStarted {
                     self.session = Session::Ready {
@@ -751,7 +802,11 @@ impl Endpoint {
                     state: Incoming::Queued,
                     running: false,
                     owed: None,
+                    session,
+                    turn_cancelled: false,
                 });
+                let last = self.incoming.len() - 1;
+                self.incoming[last].turn_cancelled = self.turn_cancelled(last);
                 self.start_next(out);
             }
         }
@@ -767,6 +822,22 @@ impl Endpoint {
         let state = self.incoming[i].state;
         if !state.is_open() && self.b() == Behaviour::SpawnsAfterCancel {
             // The faulty handler's work outlived the cancel it answered; it ends quietly.
+            self.start_next(out);
+            return;
+        }
+        if self.incoming[i].turn_cancelled && state.is_open() {
+            // Its prompt turn was cancelled here: it ends with the outcome `cancelled`, once the
+            // requests sent on its behalf are cancelled and resolved.
+            self.cascade(id, out);
+            if !self.defer(i, Reply::Cancelled) {
+                match state.cancel(true) {
+                    Ok(next) => {
+                        self.incoming[i].state = next;
+                        self.respond(id, Reply::Cancelled, out);
+                    }
+                    Err(e) => out.push(Output::Anomaly(Anomaly::Illegal(id, e))),
+                }
+            }
             self.start_next(out);
             return;
         }
@@ -919,6 +990,24 @@ impl Endpoint {
         }
     }
 
+    /// Whether this party answers the requests of a prompt turn it cancelled itself as
+    /// cancelled (ACP's client; the faulty `selects-after-cancel` does not, and answers them as
+    /// their work ends).
+    fn ends_turn_requests(&self) -> bool {
+        self.rules().session_cancel_method.is_some()
+            && self.cfg.party == Party::Client
+            && self.b() != Behaviour::SelectsAfterCancel
+    }
+
+    /// Whether received request `i` serves a prompt turn this party has cancelled and not yet
+    /// seen end.
+    fn turn_cancelled(&self, i: usize) -> bool {
+        self.incoming[i]
+            .session
+            .and_then(|s| self.find_out(s))
+            .is_some_and(|o| matches!(self.outgoing[o].state, Outgoing::CancelRequested(_)))
+    }
+
     /// Stops an open received request because of a cancel, answering as the behaviour says.
     fn honour(&mut self, i: usize, out: &mut Vec<Output>) {
         let rules = self.rules();
@@ -993,7 +1082,7 @@ impl Endpoint {
 
     fn receive(&mut self, msg: Message, out: &mut Vec<Output>) {
         match msg {
-            Message::Request { id, method } => self.on_request(id, method, out),
+            Message::Request { id, method } => self.on_request(id, method, None, out),
             Message::Response { id, reply } => self.on_response(id, reply, out),
             Message::Cancel { id, session } => self.on_cancel(id, session, out),
             Message::MalformedCancel => {

@@ -272,6 +272,9 @@ struct Req {
     /// Its requester resolved it as cancelled (after a cancel, a timeout, or its parent's
     /// cancel).
     resolved_cancelled: bool,
+    /// Its receiver, the client, had cancelled the prompt turn it serves (ACP `session/cancel`
+    /// of its parent) while it held it unanswered: it owes it the outcome `cancelled`.
+    turn_cancelled: bool,
 }
 
 impl Req {
@@ -685,6 +688,11 @@ impl Checker {
             Input::Receive(Message::Request { id, .. }) => {
                 if let Some(i) = self.find_arriving(party.peer(), id) {
                     self.reqs[i].work = Work::Queued;
+                    // It arrives for a prompt turn its receiver has cancelled and not yet seen end.
+                    let turn = self.reqs[i].parent.map(|p| self.reqs[usize::from(p)]);
+                    if turn.is_some_and(|p| self.turn_cancelled_by(party, &p)) {
+                        self.end_turn_request(party, i);
+                    }
                 }
             }
             Input::Receive(Message::Cancel { id, session }) => {
@@ -808,7 +816,8 @@ impl Checker {
                 if matches!(output, Output::Dropped(_)) {
                     r.responder_done = true;
                 }
-                if !r.cancel_received && !r.internal && !self.disconnected {
+                // (A request of a prompt turn its receiver cancelled may stop with the turn.)
+                if !r.cancel_received && !r.internal && !r.turn_cancelled && !self.disconnected {
                     self.violate(InvariantId::ExactIdMatch, Some((party.peer(), id)));
                 }
             }
@@ -880,7 +889,16 @@ impl Checker {
                         .and_then(|p| u8::try_from(p).ok()),
                     cascade_owed: false,
                     resolved_cancelled: false,
+                    turn_cancelled: false,
                 });
+                // Sent for a request whose prompt turn its sender cancelled: that request ends
+                // cancelled, and this one with it.
+                let last = self.reqs.len() - 1;
+                if let Some(p) = self.reqs[last].parent
+                    && self.reqs[usize::from(p)].turn_cancelled
+                {
+                    self.reqs[last].cascade_owed = true;
+                }
                 if self
                     .reqs
                     .iter()
@@ -926,6 +944,16 @@ impl Checker {
                 let r = &mut self.reqs[i];
                 r.cancel_sent = true;
                 r.cancels_sent = r.cancels_sent.saturating_add(1);
+                if self.turn_cancelled_by(from, &self.reqs[i]) {
+                    // Each request of the turn its sender holds unanswered.
+                    for k in 0..self.reqs.len() {
+                        let c = self.reqs[k];
+                        let held = c.work != Work::Unseen && c.responses_sent == 0;
+                        if c.parent == u8::try_from(i).ok() && held && !c.responder_done {
+                            self.end_turn_request(from, k);
+                        }
+                    }
+                }
             }
             Message::CancelAck { id, ack } => {
                 let n = &mut self.cancels_unanswered[from.index()];
@@ -1096,9 +1124,16 @@ impl Checker {
             {
                 self.violate(InvariantId::InternalCancelCode, Some((from.peer(), id)));
             }
-        } else if reply.is_cancelled() && !self.disconnected {
+        } else if reply.is_cancelled() && !r.turn_cancelled && !self.disconnected {
             // Cancelled, though no cancel named it and its receiver did not give it up.
             self.violate(InvariantId::ExactIdMatch, Some((from.peer(), id)));
+        }
+        if r.turn_cancelled && matches!(reply, Reply::Full | Reply::Partial) {
+            // A result other than the outcome `cancelled` for a turn its sender cancelled.
+            self.violate(
+                InvariantId::PermissionCancelledAfterCancel,
+                Some((from.peer(), id)),
+            );
         }
         if rules.cancel_shape == CancelShape::AcknowledgedRequest && r.result_cancelled.is_none() {
             let cancelled = reply.is_cancelled();
@@ -1157,6 +1192,24 @@ impl Checker {
         self.reqs
             .iter()
             .filter(move |r| i.is_some() && r.parent == i)
+    }
+
+    /// Whether `client` has cancelled prompt turn `p` (ACP `session/cancel`), a request of its
+    /// own, and not yet seen it end.
+    fn turn_cancelled_by(&self, client: Party, p: &Req) -> bool {
+        self.rules().session_cancel_method.is_some()
+            && client == Party::Client
+            && p.requester == client
+            && !p.initialize
+            && p.cancel_sent
+            && p.delivered == 0
+    }
+
+    /// `client` holds record `k` for a prompt turn it cancelled: it owes it the outcome
+    /// `cancelled`, and the requests it sent on its behalf the cascade.
+    fn end_turn_request(&mut self, client: Party, k: usize) {
+        self.reqs[k].turn_cancelled = true;
+        self.owe_cascade(client, k);
     }
 
     /// Record `i`'s handler (`handler`) took a cancel for it, or gave it up: each request it
@@ -1531,6 +1584,7 @@ mod tests {
             parent: Some(3),
             cascade_owed: true,
             resolved_cancelled: true,
+            turn_cancelled: true,
         };
         let mut bytes = Vec::new();
         r.pack(&mut bytes);

@@ -592,14 +592,6 @@ pub static TABLE: &[Row] = &[
             why: "the text's internal-cancellation SHOULD, restated"
         }
     ),
-    row!(
-        Acp,
-        README,
-        "The client MUST answer every pending `session/request_permission` with `{\"outcome\":{\"outcome\":\"cancelled\"}}`",
-        NotModelled(
-            "the answer itself is owed (eventual-resolution judges that), but not its shape: the checker holds only the agent's answer to a cancelled prompt to the cancelled result (prompt-cancelled-stop-reason); the same rule for the client's answer to a permission request pending when the turn was cancelled, and a fault answering it otherwise, would judge it"
-        )
-    ),
     // The ACP RFD.
     row!(
         AcpRfd,

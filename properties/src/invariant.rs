@@ -84,6 +84,7 @@ pub enum InvariantId {
     CancelOnlyInProgress,
     NoRequestBeforeInitialize,
     CancelResultPerTable,
+    PermissionCancelledAfterCancel,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -428,6 +429,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         (TABLE, "The cascade:", a::ACP_PROMPT_TURN, "Cancellation"),
         (
             TABLE,
+            "The client MUST answer every pending",
+            a::ACP_PROMPT_TURN,
+            "Cancellation",
+        ),
+        (
+            TABLE,
             "it MUST answer `session/prompt`",
             a::ACP_PROMPT_TURN,
             "Cancellation",
@@ -493,7 +500,7 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 33] = [
+pub static CATALOG: [Invariant; 34] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1233,6 +1240,21 @@ pub static CATALOG: [Invariant; 33] = [
             Must,
             ABP,
             "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }"
+        )],
+    },
+    Invariant {
+        id: InvariantId::PermissionCancelledAfterCancel,
+        name: "permission-cancelled-after-cancel",
+        kind: Expectation::Always,
+        statement: "Once the client has cancelled a prompt turn (`session/cancel`), each request the agent sent for that turn and the client had not answered yet (`session/request_permission`) is answered with the outcome `cancelled`, not with another outcome (`selected`).",
+        // The client's answer follows its own session/cancel on the wire it writes; which turn
+        // the request serves is its sessionId.
+        observable_on_wire: true,
+        applies: &[at!(
+            Acp,
+            Must,
+            TABLE,
+            "The client MUST answer every pending `session/request_permission` with `{\"outcome\":{\"outcome\":\"cancelled\"}}`"
         )],
     },
     Invariant {

@@ -115,6 +115,7 @@ pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
         | Behaviour::CancelsSiblingSubtree
         | Behaviour::SpawnsAfterCancel
         | Behaviour::LeavesChildPending
+        | Behaviour::SelectsAfterCancel
         | Behaviour::ForwardsCancelUnrewritten => Nesting {
             depth: 2,
             fanout: 1,
@@ -180,6 +181,7 @@ pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
         | Behaviour::CancelsSiblingSubtree
         | Behaviour::SpawnsAfterCancel
         | Behaviour::LeavesChildPending
+        | Behaviour::SelectsAfterCancel
         | Behaviour::ForwardsCancelUnrewritten
             if w.nesting.is_flat() =>
         {

@@ -6,7 +6,7 @@
 
 use cancelcheck_model::endpoint::{EndpointConfig, IdPolicy};
 use cancelcheck_model::pack::{CloneState, PackError, Reader, Relabel, State};
-use cancelcheck_model::{Endpoint, Input, Output, Party, RequestId};
+use cancelcheck_model::{Endpoint, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event};
 
 use crate::link::Order;
@@ -144,7 +144,14 @@ impl World {
         self.emit(Event::Input { party, input });
         let mut outs = core::mem::take(&mut self.outs);
         outs.clear();
-        self.endpoints[party.index()].handle(input, &mut outs);
+        // A request names the request of the receiver's it serves, where it serves one.
+        let session = match input {
+            Input::Receive(Message::Request { id, .. }) => {
+                self.endpoints[party.peer().index()].sent_for(id)
+            }
+            _ => None,
+        };
+        self.endpoints[party.index()].handle_in(input, session, &mut outs);
         for &output in &outs {
             self.emit(Event::Output { party, output });
         }

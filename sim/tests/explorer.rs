@@ -119,9 +119,10 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
     ("abp", "forgets-completed-call", 1, 3, 12), // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
-    ("acp", "answers-parent-first", 1, 6, 1782),
-    ("acp", "cancels-sibling-subtree", 2, 9, 1340),
-    ("acp", "leaves-child-pending", 1, 9, 554),
+    ("acp", "answers-parent-first", 1, 6, 2446),
+    ("acp", "cancels-sibling-subtree", 2, 9, 1344),
+    ("acp", "leaves-child-pending", 1, 9, 576),
+    ("acp", "selects-after-cancel", 1, 8, 208), // permission-cancelled-after-cancel
     ("acp-rfd", "forgets-grandchild", 1, 15, 1376),
     ("acp-rfd", "cancels-sibling-subtree", 2, 9, 649),
     ("acp-rfd", "spawns-after-cancel", 1, 7, 51),
@@ -1229,10 +1230,10 @@ const TREE_SHAPES: &[(&str, Order, u16, u8, u8, u64)] = &[
     ("acp", Order::Fifo, 2, 2, 2, 93756),
     ("acp", Order::Reordering, 1, 1, 1, 40),
     ("acp", Order::Reordering, 1, 1, 2, 40),
-    ("acp", Order::Reordering, 1, 2, 1, 168),
-    ("acp", Order::Reordering, 1, 2, 2, 1796),
+    ("acp", Order::Reordering, 1, 2, 1, 210),
+    ("acp", Order::Reordering, 1, 2, 2, 2854),
     ("acp", Order::Reordering, 2, 1, 1, 158),
-    ("acp", Order::Reordering, 2, 2, 1, 50662),
+    ("acp", Order::Reordering, 2, 2, 1, 90940),
     ("acp-rfd", Order::Fifo, 1, 1, 1, 24),
     ("acp-rfd", Order::Fifo, 1, 1, 2, 24),
     ("acp-rfd", Order::Fifo, 1, 2, 1, 74),

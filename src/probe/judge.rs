@@ -254,9 +254,14 @@ pub enum Vantage {
 }
 
 /// Duties of the requester that the probe, as the requester, breaks on purpose to see what
-/// the peer does (`cancel-after-answer` cancels a request it has the answer to): they judge
-/// the probe, not the peer, so they are neither reported nor given a column.
-pub const PROBE_OWN_DUTIES: [InvariantId; 1] = [InvariantId::CancelOnlyInProgress];
+/// the peer does (`cancel-after-answer` cancels a request it has the answer to), or keeps as
+/// the client it is (its answers to an ACP agent's permission requests after its own
+/// `session/cancel`): they judge the probe, not the peer, so they are neither reported nor
+/// given a column.
+pub const PROBE_OWN_DUTIES: [InvariantId; 2] = [
+    InvariantId::CancelOnlyInProgress,
+    InvariantId::PermissionCancelledAfterCancel,
+];
 
 /// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
 /// request was given up as plainly as -32800 does, in another code.
@@ -270,11 +275,12 @@ const SHOWN_WHEN_BROKEN: [InvariantId; 1] = [InvariantId::InternalCancelCode];
 
 /// The rules of request trees: a wire-only judge decides them only through the link from a
 /// nested request to its parent.
-const TREE_RULES: [InvariantId; 4] = [
+const TREE_RULES: [InvariantId; 5] = [
     InvariantId::CascadeComplete,
     InvariantId::ChildrenBeforeParent,
     InvariantId::NoChildAfterCancel,
     InvariantId::SiblingsUntouched,
+    InvariantId::PermissionCancelledAfterCancel,
 ];
 
 /// The kinds of ACP `session/update` that are a prompt turn's content (messages, thoughts,
