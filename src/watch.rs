@@ -207,13 +207,7 @@ fn passed_through(status: std::process::ExitStatus) -> u8 {
 /// Runs the proxy until the server has exited and its stdout closed; returns the exit code to
 /// pass through. A server that cannot be started is an error (exit 2).
 pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
-    let dialect: Dialect = args
-        .dialect
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--dialect: {e}"))?;
-    if !dialect.rules().json_rpc {
-        anyhow::bail!("--dialect: {dialect} is not JSON-RPC over stdio");
-    }
+    let dialect = crate::probe::json_rpc_dialect(&args.dialect, "watch")?;
     let framing = match args.framing.as_deref() {
         None if dialect == Dialect::Lsp => Framing::ContentLength,
         None => Framing::Ndjson,

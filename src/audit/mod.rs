@@ -313,15 +313,7 @@ pub fn vantage_from_name(s: &str) -> Option<Vantage> {
 /// Runs the audit; returns what to print on stdout and the exit code (the probe's: 0 pass,
 /// warn or vacuous, 1 a MUST broken). Bad usage or a bad line is an error (exit 2).
 pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
-    let dialect: Dialect = args
-        .dialect
-        .parse()
-        .map_err(|e| bad(format!("--dialect: {e}")))?;
-    if !dialect.rules().json_rpc {
-        return Err(bad(format!(
-            "--dialect: {dialect} is not JSON-RPC; audit reads acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 and lsp"
-        )));
-    }
+    let dialect = crate::probe::json_rpc_dialect(&args.dialect, "audit")?;
     if args.max_line == 0 {
         return Err(bad("--max-line must be at least 1"));
     }

@@ -119,6 +119,24 @@ fn bad(msg: impl Into<String>) -> anyhow::Error {
     anyhow::anyhow!(msg.into())
 }
 
+/// `--dialect` of a command that speaks or reads JSON-RPC over stdio (`command`: the probe,
+/// `audit`, `watch`): the dialect, or an error naming the ones it takes.
+pub fn json_rpc_dialect(name: &str, command: &str) -> anyhow::Result<Dialect> {
+    let dialect: Dialect = name.parse().map_err(|e| bad(format!("--dialect: {e}")))?;
+    if !dialect.rules().json_rpc {
+        let ids: Vec<&str> = Dialect::ALL
+            .iter()
+            .filter(|d| d.rules().json_rpc)
+            .map(|d| d.id())
+            .collect();
+        return Err(bad(format!(
+            "--dialect: {dialect} is not JSON-RPC over stdio; {command} takes {}",
+            ids.join(", ")
+        )));
+    }
+    Ok(dialect)
+}
+
 /// The default slow request's params for a dialect.
 pub fn default_params(dialect: Dialect) -> serde_json::Value {
     cancelcheck_wire::client::default_work_params(dialect)
@@ -156,15 +174,7 @@ fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
 }
 
 fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
-    let dialect: Dialect = args
-        .dialect
-        .parse()
-        .map_err(|e| bad(format!("--dialect: {e}")))?;
-    if !dialect.rules().json_rpc {
-        return Err(bad(format!(
-            "--dialect: {dialect} is not JSON-RPC over stdio; the probe speaks acp, acp-rfd, mcp-2025-11-25, mcp-2026-07-28 and lsp"
-        )));
-    }
+    let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
     let framing = match args.framing.as_deref() {
         None if dialect == Dialect::Lsp => Framing::ContentLength,
         None => Framing::Ndjson,
