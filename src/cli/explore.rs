@@ -1,6 +1,6 @@
 //! `cancelcheck explore`: every schedule of a small configuration.
 
-use super::names::{BEHAVIOR, DIALECT};
+use super::names::{BEHAVIOR_OR_ALL, DIALECT_OR_ALL, Pick};
 use super::run::{apply_names, validate};
 use super::{ExitCode, bad, emit, plural, races_lines, save_error, transport_name};
 use cancelcheck::trace_file::{self, InputError};
@@ -39,210 +39,263 @@ impl Transport {
 /// `explore`'s flags.
 #[derive(clap::Args)]
 pub struct ExploreArgs {
-    /// Protocol dialect (default: acp, or the scenario file's).
-    #[arg(long, value_parser = DIALECT)]
-    dialect: Option<Dialect>,
+    /// Protocol dialect (default: acp, or the scenario file's); `all` sweeps every dialect.
+    #[arg(long, value_parser = DIALECT_OR_ALL)]
+    pub(super) dialect: Option<Pick<Dialect>>,
     /// Behavior under test (see `cancelcheck behaviors`; default: honour, or the scenario
-    /// file's).
-    #[arg(long, value_parser = BEHAVIOR)]
-    behavior: Option<Behaviour>,
+    /// file's); `all` sweeps every behavior that applies to the dialect.
+    #[arg(long, value_parser = BEHAVIOR_OR_ALL)]
+    pub(super) behavior: Option<Pick<Behaviour>>,
+    /// With `--dialect all` or `--behavior all`: run only shard I of N of the sweep's searches
+    /// (those whose position in the sweep is I modulo N); `cancelcheck merge` combines the
+    /// shards' `--json` outputs into the sweep's.
+    #[arg(long, value_name = "I/N")]
+    pub(super) shard: Option<String>,
     /// Requests the client sends.
     #[arg(long, default_value_t = 2)]
-    requests: u16,
+    pub(super) requests: u16,
     /// Delivery order.
     #[arg(long, value_enum, default_value = "stdio")]
-    transport: Transport,
+    pub(super) transport: Transport,
     /// Requests may time out (a timeout is a step that may come at any point).
     #[arg(long)]
-    timeouts: bool,
+    pub(super) timeouts: bool,
     /// `initialize` may hit a connect timeout.
     #[arg(long)]
-    init_timeout: bool,
+    pub(super) init_timeout: bool,
     /// The application may cancel each request twice (always on for acknowledged cancels).
     #[arg(long)]
-    repeat_cancel: bool,
+    pub(super) repeat_cancel: bool,
     /// Messages may be lost.
     #[arg(long)]
-    loss: bool,
+    pub(super) loss: bool,
     /// Running work may send one progress notification (session/update, $/progress, ...).
     #[arg(long)]
-    progress: bool,
+    pub(super) progress: bool,
     /// The network may deliver one response or notification twice (at any point while it is
     /// in flight; the copy lands right behind it on stdio).
     #[arg(long)]
-    duplicate: bool,
+    pub(super) duplicate: bool,
     /// The client reuses the id of its latest answered request (JSON-RPC allows it).
     #[arg(long)]
-    reuse_ids: bool,
+    pub(super) reuse_ids: bool,
     /// The server may give up running work on its own (internal cancellation: a timeout, a
     /// resource limit), in the dialects whose text says how it answers then (ACP, ACP RFD).
     #[arg(long)]
-    internal_cancel: bool,
+    pub(super) internal_cancel: bool,
     /// The client may send one malformed cancel (no id), which the server must ignore (and
     /// the server one, with server requests).
     #[arg(long)]
-    malformed_cancel: bool,
+    pub(super) malformed_cancel: bool,
     /// Requests the server sends to the client, each of which the server may cancel where the
     /// dialect lets it (not ABP). With any, the search runs without reductions, and in the
     /// ACP RFD explores both answers of the client's declared cancellation support.
     #[arg(long, default_value_t = 0)]
-    server_requests: u16,
+    pub(super) server_requests: u16,
     /// Request trees, `DEPTHxFANOUT` (e.g. `2x2`): each running request above level DEPTH
     /// sends FANOUT requests on its behalf, in the other direction (not ABP). With any, the
     /// search runs without reductions.
     #[arg(long, value_parser = parse_nesting)]
-    nesting: Option<cancelcheck_sim::scenario::Nesting>,
+    pub(super) nesting: Option<cancelcheck_sim::scenario::Nesting>,
     /// Server workers (default: as many as requests).
     #[arg(long)]
-    workers: Option<u16>,
+    pub(super) workers: Option<u16>,
     /// Worker threads (default: available cores).
     #[arg(long)]
-    threads: Option<usize>,
+    pub(super) threads: Option<usize>,
     /// Stop expanding at this depth (the result is then bounded, not a proof).
     #[arg(long)]
-    max_depth: Option<u32>,
+    pub(super) max_depth: Option<u32>,
     /// Stop after this many unique states (the result is then bounded). The search holds a
     /// level's states packed (50 to 100 bytes each) and 15 to 30 bytes per visited state.
     #[arg(long, default_value_t = 4_000_000)]
-    max_states: u64,
+    pub(super) max_states: u64,
     /// Stop before the search holds more than this much memory (its levels or stack, the
     /// visited set, the transition memos), e.g. `512M`, `2G` or bytes; the result is then
     /// bounded. Default: half the memory available (the least of `MemAvailable`, the cgroup's
     /// limit and the address-space limit), 2 GiB where none is known.
     #[arg(long)]
-    max_memory: Option<String>,
+    pub(super) max_memory: Option<String>,
     /// A JSON scenario instead of the flags above (`cancelcheck scenario` prints one; the
     /// README's "Scenario files" says which fields the explorer reads).
     #[arg(long)]
-    scenario: Option<PathBuf>,
+    pub(super) scenario: Option<PathBuf>,
     /// Turn off the partial-order reduction (expanding only some steps where the rest commute
     /// with them: one request's on a reordering transport, one delivery or one party's on
     /// stdio; applied only where it is sound, as the certificate says).
     #[arg(long)]
-    no_por: bool,
+    pub(super) no_por: bool,
     /// Turn off the symmetry reduction (deduplicating states up to a permutation of
     /// interchangeable requests; applied only where it is sound, as the certificate says).
     #[arg(long)]
-    no_symmetry: bool,
+    pub(super) no_symmetry: bool,
     /// Depth-first (memory grows with depth, not width; the counterexample need not be a
     /// shortest one; single-threaded). Combine with --max-depth to bound it.
     #[arg(long)]
-    dfs: bool,
+    pub(super) dfs: bool,
     /// Where to save a counterexample trace.
     #[arg(long, default_value = "traces/found")]
-    save: PathBuf,
+    pub(super) save: PathBuf,
     /// Machine-readable certificate on stdout.
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// The largest input file read, in bytes (default 16 MiB); larger files are refused.
     #[arg(long, default_value_t = trace_file::DEFAULT_MAX_INPUT_BYTES)]
-    max_input_bytes: u64,
+    pub(super) max_input_bytes: u64,
 }
 
 /// The explorer's certificate: what it searched, how far, and what it found.
 #[derive(Serialize)]
-struct ExploreReport {
-    dialect: &'static str,
-    behavior: &'static str,
-    requests: u16,
-    server_requests: u16,
+pub(super) struct ExploreReport {
+    pub(super) dialect: &'static str,
+    pub(super) behavior: &'static str,
+    pub(super) requests: u16,
+    pub(super) server_requests: u16,
     /// The request trees' shape (`depth` 1 or `fanout` 0: none).
-    nesting: cancelcheck_sim::scenario::Nesting,
-    transport: &'static str,
-    workers: u16,
-    timeouts: bool,
-    loss: bool,
-    duplicate: bool,
-    threads: usize,
-    unique_states: u64,
-    total_states: u64,
-    max_depth: u32,
-    peak_states_held: u64,
-    peak_rss_bytes: Option<u64>,
-    peak_bytes_held: u64,
-    max_memory_bytes: u64,
-    max_memory_from: String,
-    bounded_by: Option<&'static str>,
-    seconds: f64,
-    states_per_sec: u64,
-    exhaustive: bool,
-    search: &'static str,
-    symmetry: bool,
-    partial_order: bool,
+    pub(super) nesting: cancelcheck_sim::scenario::Nesting,
+    pub(super) transport: &'static str,
+    pub(super) workers: u16,
+    pub(super) timeouts: bool,
+    pub(super) loss: bool,
+    pub(super) duplicate: bool,
+    pub(super) threads: usize,
+    pub(super) unique_states: u64,
+    pub(super) total_states: u64,
+    pub(super) max_depth: u32,
+    pub(super) peak_states_held: u64,
+    pub(super) peak_rss_bytes: Option<u64>,
+    pub(super) peak_bytes_held: u64,
+    pub(super) max_memory_bytes: u64,
+    pub(super) max_memory_from: String,
+    pub(super) bounded_by: Option<&'static str>,
+    pub(super) seconds: f64,
+    pub(super) states_per_sec: u64,
+    pub(super) exhaustive: bool,
+    pub(super) search: &'static str,
+    pub(super) symmetry: bool,
+    pub(super) partial_order: bool,
     /// The kind of ample set the partial-order reduction took (`fifo-head-or-side`,
     /// `request`, `root-subtree`), where it applied.
-    ample_sets: Option<&'static str>,
+    pub(super) ample_sets: Option<&'static str>,
     /// States expanded through an ample set smaller than their enabled steps.
-    reduced_states: u64,
-    state_form: &'static str,
-    verdict: &'static str,
+    pub(super) reduced_states: u64,
+    pub(super) state_form: &'static str,
+    pub(super) verdict: &'static str,
     /// The verdict the word says.
     #[serde(skip)]
-    status: Status,
-    vacuous_because: Vec<String>,
-    violations: Vec<&'static str>,
-    counterexample: Option<String>,
-    counterexample_steps: Option<usize>,
-    counterexample_shortest: Option<bool>,
-    save_error: Option<String>,
-    races_reached: Vec<&'static str>,
+    pub(super) status: Status,
+    pub(super) vacuous_because: Vec<String>,
+    pub(super) violations: Vec<&'static str>,
+    pub(super) counterexample: Option<String>,
+    pub(super) counterexample_steps: Option<usize>,
+    pub(super) counterexample_shortest: Option<bool>,
+    pub(super) save_error: Option<String>,
+    pub(super) races_reached: Vec<&'static str>,
     /// The races that apply here and no schedule reached.
-    races_unreached: Vec<&'static str>,
+    pub(super) races_unreached: Vec<&'static str>,
     /// Every option of the search, as flags would set them.
-    options: Options,
+    pub(super) options: Options,
     /// What to do next: replay and draw a counterexample, or widen the search.
-    next_steps: Vec<String>,
+    pub(super) next_steps: Vec<String>,
     /// The search hit its memory budget.
     #[serde(skip)]
-    bounded_by_memory: bool,
+    pub(super) bounded_by_memory: bool,
 }
 
 /// The explorer's options that decide what it can reach.
 #[derive(Serialize)]
-struct Options {
-    init_timeout: bool,
-    repeat_cancel: bool,
-    progress: bool,
-    reuse_ids: bool,
-    internal_cancel: bool,
-    malformed_cancel: bool,
-    max_depth: Option<u32>,
-    max_states: u64,
+pub(super) struct Options {
+    pub(super) init_timeout: bool,
+    pub(super) repeat_cancel: bool,
+    pub(super) progress: bool,
+    pub(super) reuse_ids: bool,
+    pub(super) internal_cancel: bool,
+    pub(super) malformed_cancel: bool,
+    pub(super) max_depth: Option<u32>,
+    pub(super) max_states: u64,
 }
 
 /// `explore`.
 pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
-    let scenario = explore_scenario(&args)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        return Err(bad("--threads 0: expected at least 1"));
+    if args.dialect == Some(Pick::All) || args.behavior == Some(Pick::All) {
+        return super::sweep::cmd(args);
     }
-    let budget = memory_budget(args.max_memory.as_deref())?;
-    // The depth-first search runs on one thread.
-    let threads = if args.dfs { 1 } else { threads };
-    let opts = SearchOptions {
-        max_depth: args.max_depth,
-        threads,
-        max_states: Some(args.max_states),
-        max_memory: Some(budget.bytes),
-        depth_first: args.dfs,
-        symmetry: !args.no_symmetry,
-        partial_order: !args.no_por,
-    };
+    if let Some(shard) = &args.shard {
+        return Err(bad(format!(
+            "--shard {shard}: a single search runs whole; --shard splits a sweep (--dialect all or --behavior all) into its searches"
+        )));
+    }
+    let (dialect, behavior) = (
+        args.dialect.and_then(Pick::one),
+        args.behavior.and_then(Pick::one),
+    );
+    let scenario = explore_scenario(&args, dialect, behavior)?;
+    let setup = Setup::new(&args)?;
     let tty = std::io::stderr().is_terminal();
     let progress = |depth: u32, unique: u64, frontier: u64| {
         if tty {
             eprint!("\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}");
         }
     };
-    let started = Instant::now();
-    let report = search(&scenario, &opts, &progress);
-    let secs = started.elapsed().as_secs_f64();
+    let out = search_one(&args, &scenario, &setup, &progress);
     if tty {
         eprint!("\r\x1b[2K");
     }
+    emit(&out, args.json);
+    if let Some(why) = &out.save_error {
+        eprintln!("cancelcheck: the counterexample could not be saved: {why} (exit 3)");
+        return Ok(ExitCode(3));
+    }
+    Ok(ExitCode(out.status.exit_code()))
+}
+
+/// What every search of one `explore` shares: its options, threads and memory budget.
+pub(super) struct Setup {
+    opts: SearchOptions,
+    threads: usize,
+    budget: Budget,
+}
+
+impl Setup {
+    /// The options the flags give, or a usage error.
+    pub(super) fn new(args: &ExploreArgs) -> anyhow::Result<Setup> {
+        let threads = args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if threads == 0 {
+            return Err(bad("--threads 0: expected at least 1"));
+        }
+        let budget = memory_budget(args.max_memory.as_deref())?;
+        // The depth-first search runs on one thread.
+        let threads = if args.dfs { 1 } else { threads };
+        let opts = SearchOptions {
+            max_depth: args.max_depth,
+            threads,
+            max_states: Some(args.max_states),
+            max_memory: Some(budget.bytes),
+            depth_first: args.dfs,
+            symmetry: !args.no_symmetry,
+            partial_order: !args.no_por,
+        };
+        Ok(Setup {
+            opts,
+            threads,
+            budget,
+        })
+    }
+}
+
+/// One search of `scenario`, its counterexample saved, as the certificate `explore` prints.
+pub(super) fn search_one(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    setup: &Setup,
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> ExploreReport {
+    let (opts, threads, budget) = (&setup.opts, setup.threads, &setup.budget);
+    let started = Instant::now();
+    let report = search(scenario, opts, progress);
+    let secs = started.elapsed().as_secs_f64();
     let mut saved = None;
     let mut save_failed: Option<String> = None;
     let mut steps = None;
@@ -251,7 +304,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     if let Some((schedule, invs)) = report.counterexample.as_ref().or(report.warning.as_ref()) {
         steps = Some(schedule.len().saturating_sub(1));
         broken = invs.iter().map(|i| i.name()).collect();
-        let trace = Trace::from_schedule(&scenario, schedule.clone());
+        let trace = Trace::from_schedule(scenario, schedule.clone());
         match trace_file::save(&args.save, &trace) {
             Ok(s) => saved = Some(s),
             Err(e) => save_failed = Some(save_error(&args.save, &e)),
@@ -265,10 +318,10 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 .to_string(),
         );
     }
-    let applicable = applicable_races(&scenario);
+    let applicable = applicable_races(scenario);
     let mut fixes = Vec::new();
     if report.finding().is_none() {
-        for v in coverage::vacuity(&scenario, applicable, report.reached) {
+        for v in coverage::vacuity(scenario, applicable, report.reached) {
             vacuous.push(v.why);
             fixes.push(v.fix);
         }
@@ -284,8 +337,8 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         0
     };
     let counterexample = saved.as_ref().map(|s| s.path.display().to_string());
-    let next_steps = explore_next(&args, &scenario, counterexample.as_deref(), &report, &fixes);
-    let out = ExploreReport {
+    let next_steps = explore_next(args, scenario, counterexample.as_deref(), &report, &fixes);
+    ExploreReport {
         dialect: scenario.dialect.id(),
         behavior: scenario.behavior.name(),
         requests: scenario.workload.requests,
@@ -304,7 +357,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         peak_rss_bytes: peak_resident_bytes(),
         peak_bytes_held: report.peak_bytes_held,
         max_memory_bytes: budget.bytes,
-        max_memory_from: budget.from,
+        max_memory_from: budget.from.clone(),
         bounded_by: bounded_by(&report, args.max_states),
         seconds: secs,
         states_per_sec: per_sec,
@@ -316,7 +369,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         },
         symmetry: report.symmetry,
         partial_order: report.partial_order,
-        ample_sets: cancelcheck_sim::explorer::ample_sets(&scenario)
+        ample_sets: cancelcheck_sim::explorer::ample_sets(scenario)
             .filter(|_| report.partial_order),
         reduced_states: report.reduced_states,
         state_form: if report.flat { "flat" } else { "plain" },
@@ -346,13 +399,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         },
         next_steps,
         bounded_by_memory: report.bounded_by_memory,
-    };
-    emit(&out, args.json);
-    if let Some(why) = &out.save_error {
-        eprintln!("cancelcheck: the counterexample could not be saved: {why} (exit 3)");
-        return Ok(ExitCode(3));
     }
-    Ok(ExitCode(status.exit_code()))
 }
 
 /// After a counterexample: how to replay and draw it. After a search that found nothing: how
@@ -646,7 +693,12 @@ impl fmt::Display for ExploreReport {
     }
 }
 
-fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
+/// The scenario the flags (or `--scenario`'s file) give, with the dialect and behavior named.
+pub(super) fn explore_scenario(
+    args: &ExploreArgs,
+    dialect: Option<Dialect>,
+    behavior: Option<Behaviour>,
+) -> anyhow::Result<Scenario> {
     let mut s = match &args.scenario {
         Some(file) => explorable_file(file, args.max_input_bytes)?,
         None => {
@@ -657,7 +709,7 @@ fn explore_scenario(args: &ExploreArgs) -> anyhow::Result<Scenario> {
             s
         }
     };
-    apply_names(&mut s, args.dialect, args.behavior);
+    apply_names(&mut s, dialect, behavior);
     if args.scenario.is_none() {
         if !(1..=16).contains(&args.requests) {
             return Err(bad(format!(
@@ -717,7 +769,7 @@ fn bounded_by(report: &SearchReport, max_states: u64) -> Option<&'static str> {
 }
 
 /// A memory budget and where it came from.
-struct Budget {
+pub(super) struct Budget {
     bytes: u64,
     from: String,
 }

@@ -1,6 +1,7 @@
 //! `cancelcheck merge`: the shards of a run (`run --shard I/N --json`, one file each) combined
 //! into the summary the whole run prints: the same counts, first failures and verdict, made by
-//! the same functions (`Summary::merge`, `Summary::verdict`, the run's report).
+//! the same functions (`Summary::merge`, `Summary::verdict`, the run's report). The shards of
+//! an `explore` sweep are merged by [`super::sweep::merge`].
 
 use super::run::{self, Made, SavedTrace, Shard, Unsaved};
 use super::{ExitCode, bad};
@@ -16,8 +17,8 @@ use std::path::{Path, PathBuf};
 /// `merge`'s flags.
 #[derive(clap::Args)]
 pub struct MergeArgs {
-    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`), one per shard, in
-    /// any order.
+    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`, or `cancelcheck
+    /// explore --dialect all --shard I/N --json > FILE`), one per shard, in any order.
     #[arg(required = true, value_name = "SHARD.json")]
     files: Vec<PathBuf>,
     /// Machine-readable summary on stdout.
@@ -79,7 +80,7 @@ struct Read {
     summary: Summary,
 }
 
-fn field_error(file: &Path, field: &str, expected: impl Into<String>) -> anyhow::Error {
+pub(super) fn field_error(file: &Path, field: &str, expected: impl Into<String>) -> anyhow::Error {
     InputError {
         file: file.to_path_buf(),
         field: field.to_string(),
@@ -180,6 +181,9 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
 
 /// `merge`.
 pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    if super::sweep::is_sweep(&args.files[0], args.max_input_bytes)? {
+        return super::sweep::merge(&args.files, args.json, args.max_input_bytes);
+    }
     let mut shards = Vec::with_capacity(args.files.len());
     for file in &args.files {
         shards.push(read(file, args.max_input_bytes)?);

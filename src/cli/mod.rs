@@ -35,6 +35,7 @@ mod replay;
 mod run;
 mod scenario;
 mod summary;
+mod sweep;
 mod tree;
 mod vectors;
 
@@ -131,7 +132,7 @@ struct Cli {
 enum Cmd {
     /// Run a scenario over many seeds; save a trace for each invariant broken.
     Run(run::RunArgs),
-    /// Combine the outputs of `run --shard I/N --json` into the summary the whole run prints.
+    /// Combine the outputs of `run --shard I/N --json` (or of an `explore` sweep's shards) into the summary the whole run prints.
     Merge(merge::MergeArgs),
     /// Explore every schedule of a small configuration (breadth-first; shortest counterexample).
     Explore(explore::ExploreArgs),

@@ -61,3 +61,55 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for NameParser<T> {
         ))
     }
 }
+
+/// A name, or `all` of them (`explore`'s sweeps).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pick<T> {
+    /// Every one that applies.
+    All,
+    /// This one.
+    One(T),
+}
+
+impl<T: Copy> Pick<T> {
+    /// The one named, `None` for `all`.
+    pub fn one(self) -> Option<T> {
+        match self {
+            Pick::All => None,
+            Pick::One(t) => Some(t),
+        }
+    }
+}
+
+/// The line of help `all` gets.
+const ALL_HELP: &str = "every one (a sweep: one search each; --shard splits it)";
+
+/// Parses `explore --dialect`: a dialect or `all`.
+pub const DIALECT_OR_ALL: NameParser<Pick<Dialect>> = NameParser {
+    parse: |s| match s {
+        "all" => Ok(Pick::All),
+        _ => names::parse_dialect(s)
+            .map(Pick::One)
+            .map_err(|e| format!("{e} (or all: a sweep)")),
+    },
+    names: || {
+        let mut n = (DIALECT.names)();
+        n.push(("all", ALL_HELP));
+        n
+    },
+};
+
+/// Parses `explore --behavior`: a behavior or `all` (those that apply to each dialect).
+pub const BEHAVIOR_OR_ALL: NameParser<Pick<Behaviour>> = NameParser {
+    parse: |s| match s {
+        "all" => Ok(Pick::All),
+        _ => names::parse_behavior(s)
+            .map(Pick::One)
+            .map_err(|e| format!("{e} (or all: a sweep)")),
+    },
+    names: || {
+        let mut n = (BEHAVIOR.names)();
+        n.push(("all", ALL_HELP));
+        n
+    },
+};
