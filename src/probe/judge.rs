@@ -341,6 +341,22 @@ fn session_cancelled(dialect: Dialect, msg: &WireMessage) -> Option<Value> {
     }
 }
 
+/// The text of an MCP tool's error result (`isError: true`: the call failed), its first 80
+/// characters; `None` for any other answer.
+fn tool_error(body: &Body) -> Option<String> {
+    match body {
+        Body::Result(v) if v.get("isError") == Some(&Value::Bool(true)) => Some(
+            v.pointer("/content/0/text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// The answers that say a request was refused before it ran: an invalid request (-32600), an
 /// unknown method (-32601), invalid params (-32602), a protocol version the server does not
 /// support (MCP 2026-07-28's -32022).
@@ -855,21 +871,7 @@ impl Judge<'_> {
                 && w.answered_us.is_none()
             {
                 w.answered_us = Some(rec.t_us);
-                w.tool_error = match body {
-                    cancelcheck_wire::Body::Result(v)
-                        if v.get("isError") == Some(&Value::Bool(true)) =>
-                    {
-                        Some(
-                            v.pointer("/content/0/text")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .chars()
-                                .take(80)
-                                .collect(),
-                        )
-                    }
-                    _ => None,
-                };
+                w.tool_error = tool_error(body);
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
             let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
@@ -983,8 +985,9 @@ impl Judge<'_> {
             return;
         }
         let after_ms = rec.t_us.saturating_sub(sent_us) / 1000;
-        let what = match body {
-            Body::Error { code, message, .. } => format!("error {code} ({message:?})"),
+        let what = match (body, tool_error(body)) {
+            (Body::Error { code, message, .. }, _) => format!("error {code} ({message:?})"),
+            (_, Some(text)) => format!("a tool error ({text:?})"),
             _ => "a result".to_string(),
         };
         let id = id.to_json_text();
@@ -996,7 +999,8 @@ impl Judge<'_> {
                     min / 1000
                 ));
             }
-            _ if matches!(body, Body::Error { .. }) => {
+            // A tool's error result is an error answer too, in a result's clothes.
+            _ if matches!(body, Body::Error { .. }) || tool_error(body).is_some() => {
                 let declared = match self.min_work_us {
                     Some(min) => format!(
                         " (it came later than the {} ms declared with --min-work-ms)",
@@ -1043,6 +1047,27 @@ impl Judge<'_> {
             "the work request {id} ({}) was answered{tool} {ms} ms after it was sent, {cancel}: {FIX}",
             self.ctx.work_method
         )
+    }
+
+    /// A work request no cancel named that the peer answered with a tool's error: the work
+    /// fails on its own (a tool it does not have, arguments it refuses), so what a cancel did
+    /// to a request of it cannot be told from its answer.
+    fn failed_on_its_own(&self) -> Option<String> {
+        let (_, w) = self
+            .work
+            .iter()
+            .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(id))?;
+        let id = w
+            .wire
+            .as_ref()
+            .map(WireId::to_json_text)
+            .unwrap_or_default();
+        let ms = w.answered_us.unwrap_or(0).saturating_sub(w.sent_us) / 1000;
+        Some(format!(
+            "the work request {id} ({}), which no cancel named, was answered with a tool error ({:?}) {ms} ms after it was sent: the work fails on its own, so what a cancel did to it cannot be told; name a request that succeeds and takes a while with --method/--params (or a recipe's work, after the set-up it needs)",
+            self.ctx.work_method,
+            w.tool_error.as_deref().unwrap_or("")
+        ))
     }
 
     /// Work requests the peer dropped: never answered, never cancelled by the probe, sent
@@ -1150,7 +1175,11 @@ impl Judge<'_> {
             }
             hidden.sort();
         }
-        let not_in_flight = (!self.in_flight).then(|| self.why_not_in_flight());
+        let not_in_flight = if self.in_flight {
+            self.failed_on_its_own()
+        } else {
+            Some(self.why_not_in_flight())
+        };
         // A transcript claims nothing: it exercised cancellation if a cancel crossed the wire.
         let exercised = self.audit.is_some() && self.any_cancel;
         if self.audit.is_some() && !self.any_cancel {

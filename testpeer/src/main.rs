@@ -16,7 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--protocol-version V]
+//!     [--protocol-version V] [--tool-error]
 //! ```
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
@@ -51,6 +51,10 @@
 //! with error 0 "Request cancelled" instead of the dialect's cancelled answer, as some SDKs do:
 //! an answer caused by the cancel that, arriving before the probe's barrier is answered, looks
 //! like one that crossed it.
+//!
+//! `--tool-error` (MCP) answers every work request at once with a tool's error result,
+//! `{"content": [{"type": "text", "text": "Unknown tool: NAME"}], "isError": true}`, as an
+//! SDK answers a call of a tool it does not have: work that fails on its own.
 //!
 //! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
 //! it cancels on its own) gives up each request still being worked on N ms after its work
@@ -108,6 +112,9 @@ struct Args {
     /// LSP: ask `window/workDoneProgress/create` before each work request and fail the work
     /// with the error the client answers it with (`--progress-create`).
     progress_create: bool,
+    /// MCP: answer every work request at once with a tool's error result, `Unknown tool`, as
+    /// an SDK answers a call of a tool it does not have (`--tool-error`).
+    tool_error: bool,
 }
 
 const HOSTILE: [&str; 7] = [
@@ -138,6 +145,7 @@ fn parse_args() -> Result<Args, String> {
         protocol_version: None,
         ready_ms: None,
         progress_create: false,
+        tool_error: false,
     };
     let mut framing_given = false;
     let mut it = std::env::args().skip(1);
@@ -178,6 +186,7 @@ fn parse_args() -> Result<Args, String> {
                 a.ready_ms = Some(value()?.parse().map_err(|e| format!("--ready-ms: {e}"))?)
             }
             "--progress-create" => a.progress_create = true,
+            "--tool-error" => a.tool_error = true,
             "--hostile" => {
                 let v = value()?;
                 if !HOSTILE.contains(&v.as_str()) {
@@ -612,6 +621,19 @@ impl Peer {
                 WireMessage::Request { params, .. },
                 Some(m @ Message::Request { id: mid, method }),
             ) => {
+                if self.args.tool_error && method == Method::Work && !self.acp() {
+                    if let WireMessage::Request { id, .. } = &msg {
+                        let name = params.as_ref().and_then(|p| p.get("name"));
+                        let text = format!(
+                            "Unknown tool: {}",
+                            name.and_then(Value::as_str).unwrap_or("")
+                        );
+                        let result =
+                            json!({"content": [{"type": "text", "text": text}], "isError": true});
+                        self.respond(id.clone(), Body::Result(result));
+                    }
+                    return;
+                }
                 let p = params.as_ref();
                 let ms = p
                     .and_then(|p| {

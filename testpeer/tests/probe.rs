@@ -1730,3 +1730,42 @@ fn a_language_server_that_asks_for_a_progress_token_gets_one() {
     assert_eq!(v["verdict"], "pass", "{v:#}");
     assert_eq!(code, 0);
 }
+
+/// A server that answers every call with a tool's error result (a tool it does not have, as
+/// an SDK answers one) ran no work: no scenario's cancel decided anything, and the run is
+/// `vacuous`, never `pass`. A cancelled call answered so before the barrier is not decidable;
+/// a call no cancel named answered so says the work fails on its own.
+#[test]
+fn work_that_fails_with_a_tool_error_tests_nothing() {
+    for dialect in ["mcp-2025-11-25", "mcp-2026-07-28"] {
+        let (v, code, _) = probe(
+            "tool-error",
+            &["--dialect", dialect, "--params", FAST],
+            &["--dialect", dialect, "--tool-error"],
+        );
+        assert_eq!(code, 0, "{v}");
+        assert_eq!(v["verdict"], "vacuous", "{dialect}: {v}");
+        let (inv, err) = findings(&v);
+        assert!(inv.is_empty() && err.is_empty(), "{inv:?} {err:?}");
+        for s in v["scenarios"].as_array().unwrap() {
+            let name = s["name"].as_str().unwrap_or_default();
+            let claims = ![
+                "cancel-after-answer",
+                "unknown-id",
+                "malformed-cancels",
+                "progress-after-answer",
+            ]
+            .contains(&name);
+            if claims {
+                assert_eq!(s["verdict"], "vacuous", "{dialect}: {s}");
+            }
+            if name == "string-vs-number" {
+                let why = s["vacuous_because"][0].as_str().unwrap();
+                assert!(
+                    why.contains("which no cancel named") && why.contains("Unknown tool"),
+                    "{why}"
+                );
+            }
+        }
+    }
+}
