@@ -73,9 +73,9 @@ use cancelcheck_model::{
     RequestId,
 };
 use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::shapes::{self, Plumbing, Shapes};
 use cancelcheck_wire::{
-    Body, FrameReader, Framing, IdMap, WireId, WireMessage, acp, mcp, message_text, schema,
-    to_model,
+    Body, FrameReader, Framing, IdMap, WireId, WireMessage, mcp, message_text, schema, to_model,
 };
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -188,8 +188,8 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if !framing_given && a.dialect == Dialect::Lsp {
-        a.framing = Framing::ContentLength;
+    if !framing_given {
+        a.framing = shapes::of(a.dialect).default_framing();
     }
     if !a.dialect.rules().json_rpc {
         return Err(format!("{} is not JSON-RPC", a.dialect));
@@ -206,11 +206,10 @@ fn parse_args() -> Result<Args, String> {
             a.dialect
         ));
     }
-    if let Some(v) = &a.protocol_version
-        && matches!(a.dialect, Dialect::Acp | Dialect::AcpRfd)
-        && v.parse::<u64>().is_err()
-    {
-        return Err(format!("--protocol-version: ACP's is an integer, not {v}"));
+    if let Some(v) = &a.protocol_version {
+        shapes::of(a.dialect)
+            .parse_version(v)
+            .map_err(|e| format!("--protocol-version: {e}"))?;
     }
     Ok(a)
 }
@@ -263,6 +262,8 @@ struct Job {
 
 struct Peer {
     args: Args,
+    /// The dialect's wire shapes.
+    shapes: &'static dyn Shapes,
     ctx: Context,
     ep: Endpoint,
     ids: IdMap,
@@ -315,22 +316,16 @@ impl Peer {
 
     /// The protocol version the peer speaks, as its dialect writes it.
     fn version(&self) -> Value {
-        match (&self.args.protocol_version, self.args.dialect) {
-            (Some(v), Dialect::Acp | Dialect::AcpRfd) => json!(v.parse::<u64>().unwrap_or(0)),
-            (Some(v), _) => json!(v),
-            (None, d) => cancelcheck_wire::client::expected_version(d).unwrap_or(Value::Null),
+        match &self.args.protocol_version {
+            Some(v) => self.shapes.parse_version(v).unwrap_or(json!(0)),
+            None => self.shapes.expected_version().unwrap_or(Value::Null),
         }
     }
 
     /// The answer to `initialize`, in the dialect's shape (LSP keeps the codec's).
     fn initialized(&self, cancel_support: bool) -> Option<Value> {
-        let v = self.version();
-        match self.args.dialect {
-            Dialect::Acp => Some(acp::initialize_result(v.as_u64()?, None)),
-            Dialect::AcpRfd => Some(acp::initialize_result(v.as_u64()?, Some(cancel_support))),
-            Dialect::Mcp20251125 => Some(mcp::initialize_result(v.as_str()?, ME)),
-            _ => None,
-        }
+        self.shapes
+            .initialize_result(&self.version(), cancel_support, ME)
     }
 
     fn feed(&mut self, input: Input) {
@@ -364,10 +359,9 @@ impl Peer {
                         if reply == Reply::Cancelled && self.acp() {
                             // A prompt turn ends cancelled with a result, never an error; any
                             // other request with -32800.
-                            let body = if prompt {
-                                Body::Result(acp::stop_reason(true))
-                            } else {
-                                Self::error(-32800, "Request cancelled", None)
+                            let body = match self.shapes.cancelled_prompt_result() {
+                                Some(result) if prompt => Body::Result(result),
+                                _ => Self::error(-32800, "Request cancelled", None),
                             };
                             self.respond(wid, body);
                             continue;
@@ -426,12 +420,15 @@ impl Peer {
     /// permission request in that prompt's session.
     fn ask_permission(&mut self, id: RequestId) {
         let wid = self.ids.wire(id);
-        let options = json!([{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]);
-        let params =
-            acp::permission_request_params(&self.session(id), &format!("call-{wid}"), options);
+        let Some((method, params)) = self
+            .shapes
+            .permission_request(&self.session(id), &format!("call-{wid}"))
+        else {
+            return;
+        };
         let text = WireMessage::Request {
             id: wid,
-            method: acp::REQUEST_PERMISSION.into(),
+            method: method.into(),
             params: Some(params),
         }
         .to_text();
@@ -440,16 +437,22 @@ impl Peer {
 
     /// ACP: a `session/update` of prompt `id`'s session, with some of the turn's content.
     fn update(&mut self, id: RequestId) {
+        let Some((method, params)) = self.shapes.session_update(&self.session(id), "working")
+        else {
+            return;
+        };
         let text = WireMessage::Notification {
-            method: acp::SESSION_UPDATE.into(),
-            params: Some(acp::message_chunk_params(&self.session(id), "working")),
+            method: method.into(),
+            params: Some(params),
         }
         .to_text();
         self.write(&text);
     }
 
+    /// Whether its work runs in sessions it opens (ACP), which its updates, its own requests
+    /// and the session's cancel name.
     fn acp(&self) -> bool {
-        matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+        self.shapes.session_cancel_method().is_some()
     }
 
     /// ACP `session/cancel`: a cancel of the open prompt turns of the session it names (the
@@ -524,20 +527,7 @@ impl Peer {
                 ));
             }
         }
-        if self.args.dialect == Dialect::Mcp20260728 {
-            let asked = p
-                .and_then(|p| p.get("_meta"))
-                .and_then(|m| m.get(mcp::PROTOCOL_VERSION_KEY));
-            let mine = self.version();
-            if asked != Some(&mine) {
-                return Some(Self::error(
-                    mcp::UNSUPPORTED_VERSION,
-                    "Unsupported protocol version",
-                    Some(json!({"supported": [mine], "requested": asked})),
-                ));
-            }
-        }
-        None
+        self.shapes.version_refusal(p, &self.version())
     }
 
     fn on_frame(&mut self, body: &[u8]) {
@@ -600,7 +590,7 @@ impl Peer {
         };
         if self.acp()
             && let WireMessage::Notification { method, params } = &msg
-            && method == acp::SESSION_CANCEL
+            && self.shapes.session_cancel_method() == Some(method.as_str())
         {
             self.session_cancel(params.as_ref());
             return;
@@ -641,18 +631,26 @@ impl Peer {
                 self.feed(Input::Receive(m));
             }
             (WireMessage::Request { id, method, .. }, _) => {
-                let mcp2025 = self.args.dialect == Dialect::Mcp20251125;
-                let body = if method == mcp::PING && (mcp2025 || !self.args.strict) {
-                    Body::Result(json!({}))
-                } else if method == mcp::DISCOVER && self.args.dialect == Dialect::Mcp20260728 {
-                    let v = self.version();
-                    Body::Result(mcp::discover_result(&[v.as_str().unwrap_or("")], ME))
-                } else if method == acp::NEW_SESSION && self.acp() {
-                    let session = format!("session-{}", self.sessions.len() + 1);
-                    self.sessions.push(session.clone());
-                    Body::Result(json!({ "sessionId": session }))
-                } else {
-                    Self::error(-32601, "Method not found", None)
+                let body = match self.shapes.plumbing(method) {
+                    Some(Plumbing::Ping) => Body::Result(json!({})),
+                    // (A lenient peer answers `ping` in any dialect.)
+                    None if method == mcp::PING && !self.args.strict => Body::Result(json!({})),
+                    Some(Plumbing::Discover) => {
+                        let v = self.version();
+                        self.shapes.discover_result(&v, ME).map_or_else(
+                            || Self::error(-32601, "Method not found", None),
+                            Body::Result,
+                        )
+                    }
+                    Some(Plumbing::NewSession) => {
+                        let session = format!("session-{}", self.sessions.len() + 1);
+                        self.sessions.push(session.clone());
+                        self.shapes.new_session_result(&session).map_or_else(
+                            || Self::error(-32601, "Method not found", None),
+                            Body::Result,
+                        )
+                    }
+                    None => Self::error(-32601, "Method not found", None),
                 };
                 self.respond(id.clone(), body);
                 self.apply_deferred();
@@ -807,11 +805,11 @@ fn main() -> ExitCode {
     {
         return code;
     }
+    let shapes = shapes::of(args.dialect);
     let mut ctx = Context::new(args.dialect);
-    ctx.work_method = match (&args.work_method, args.dialect) {
-        (Some(m), _) => m.clone(),
-        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
-        (None, _) => ctx.work_method,
+    ctx.work_method = match &args.work_method {
+        Some(m) => m.clone(),
+        None => shapes.default_work_method().into(),
     };
     let cfg = EndpointConfig {
         party: Party::Server,
@@ -832,6 +830,7 @@ fn main() -> ExitCode {
     let framing = args.framing;
     std::thread::spawn(move || reader(framing, tx));
     let mut peer = Peer {
+        shapes,
         ctx,
         ep: Endpoint::new(cfg),
         ids: IdMap::new(),
