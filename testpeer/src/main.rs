@@ -84,29 +84,62 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// A JSON-RPC peer over stdio for testing `cancelcheck probe`: correct or faulty on demand.
+#[derive(clap::Parser, Debug)]
+#[command(name = "cancelcheck-testpeer", version)]
 struct Args {
+    /// The dialect it speaks (a JSON-RPC one).
+    #[arg(long, default_value = "mcp-2025-11-25")]
     dialect: Dialect,
-    behaviour: Behaviour,
-    framing: Framing,
+    /// How it responds: honour, or a responder fault as `cancelcheck behaviors` lists them.
+    #[arg(long, alias = "behaviour", default_value = "honour")]
+    behavior: Behaviour,
+    /// ndjson or content-length (default: the dialect's).
+    #[arg(long, value_parser = framing)]
+    framing: Option<Framing>,
+    /// How long a work request takes unless its params say (ms).
+    #[arg(long, default_value_t = 300)]
     work_ms: u64,
-    /// How much longer the first work request takes than the others.
+    /// How much longer the first work request takes than the others (ms).
+    #[arg(long, default_value_t = 0)]
     cold_start_ms: u64,
+    /// How often a request that asked for progress gets it (ms, at least 1).
+    #[arg(long, default_value_t = 50)]
     progress_ms: u64,
+    /// The method that runs work (default: the dialect's).
+    #[arg(long)]
     work_method: Option<String>,
+    /// Misbehave to test that the probe survives it.
+    #[arg(long, value_parser = HOSTILE)]
     hostile: Option<String>,
+    /// Act on a cancel only once the next request it reads is answered.
+    #[arg(long)]
     lazy_cancel: bool,
-    /// Answer a request it cancels with error 0 "Request cancelled" (`--cancel-code-zero`).
+    /// Answer a request it cancels with error 0 "Request cancelled".
+    #[arg(long)]
     cancel_code_zero: bool,
+    /// ACP: ask `session/request_permission` as each prompt's work starts.
+    #[arg(long)]
     ask_permission: bool,
     /// Give up each request this long after its work started (internal cancellation).
+    #[arg(long, value_name = "MS")]
     give_up_ms: Option<u64>,
+    /// Accept what the protocols' SDKs refuse.
+    #[arg(long, overrides_with = "strict")]
+    lenient: bool,
+    /// Refuse what the protocols' SDKs refuse (the default).
+    #[arg(long, overrides_with = "lenient")]
     strict: bool,
+    /// The protocol version it speaks, if not its dialect's.
+    #[arg(long)]
     protocol_version: Option<String>,
-    /// Not ready for this long after it starts (`--ready-ms`): work is answered at once, as
-    /// by a server still loading its workspace; then it sends `cancelcheck/ready`.
+    /// Not ready for this long after it starts (ms): work is answered at once, as by a server
+    /// still loading its workspace; then it sends `cancelcheck/ready`.
+    #[arg(long, value_name = "MS")]
     ready_ms: Option<u64>,
     /// LSP: ask `window/workDoneProgress/create` before each work request and fail the work
-    /// with the error the client answers it with (`--progress-create`).
+    /// with the error the client answers it with.
+    #[arg(long)]
     progress_create: bool,
 }
 
@@ -120,98 +153,47 @@ const HOSTILE: [&str; 7] = [
     "no-read",
 ];
 
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        dialect: Dialect::Mcp20251125,
-        behaviour: Behaviour::Honour,
-        framing: Framing::Ndjson,
-        work_ms: 300,
-        cold_start_ms: 0,
-        progress_ms: 50,
-        work_method: None,
-        hostile: None,
-        lazy_cancel: false,
-        cancel_code_zero: false,
-        ask_permission: false,
-        give_up_ms: None,
-        strict: true,
-        protocol_version: None,
-        ready_ms: None,
-        progress_create: false,
-    };
-    let mut framing_given = false;
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--dialect" => a.dialect = value()?.parse().map_err(|e| format!("{e}"))?,
-            "--behavior" | "--behaviour" => {
-                a.behaviour = value()?.parse().map_err(|e| format!("{e}"))?
-            }
-            "--framing" => {
-                let v = value()?;
-                a.framing = Framing::from_name(&v).ok_or(format!("unknown framing {v}"))?;
-                framing_given = true;
-            }
-            "--work-ms" => a.work_ms = value()?.parse().map_err(|e| format!("--work-ms: {e}"))?,
-            "--cold-start-ms" => {
-                a.cold_start_ms = value()?
-                    .parse()
-                    .map_err(|e| format!("--cold-start-ms: {e}"))?
-            }
-            "--progress-ms" => {
-                a.progress_ms = value()?
-                    .parse()
-                    .map_err(|e| format!("--progress-ms: {e}"))?
-            }
-            "--work-method" => a.work_method = Some(value()?),
-            "--lazy-cancel" => a.lazy_cancel = true,
-            "--cancel-code-zero" => a.cancel_code_zero = true,
-            "--ask-permission" => a.ask_permission = true,
-            "--give-up-ms" => {
-                a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
-            }
-            "--lenient" => a.strict = false,
-            "--strict" => a.strict = true,
-            "--protocol-version" => a.protocol_version = Some(value()?),
-            "--ready-ms" => {
-                a.ready_ms = Some(value()?.parse().map_err(|e| format!("--ready-ms: {e}"))?)
-            }
-            "--progress-create" => a.progress_create = true,
-            "--hostile" => {
-                let v = value()?;
-                if !HOSTILE.contains(&v.as_str()) {
-                    return Err(format!("unknown hostile mode {v}; one of {HOSTILE:?}"));
-                }
-                a.hostile = Some(v);
-            }
-            other => return Err(format!("unknown argument {other}")),
+fn framing(name: &str) -> Result<Framing, String> {
+    Framing::from_name(name).ok_or(format!("unknown framing {name}"))
+}
+
+impl Args {
+    /// Whether it refuses what the protocols' SDKs refuse (not `--lenient`).
+    fn strict(&self) -> bool {
+        self.strict || !self.lenient
+    }
+
+    /// The framing: the one given, else the dialect's.
+    fn framing(&self) -> Framing {
+        self.framing
+            .unwrap_or_else(|| shapes::of(self.dialect).default_framing())
+    }
+
+    /// What clap cannot check of the arguments alone.
+    fn check(&self) -> Result<(), String> {
+        let a = self;
+        if !a.dialect.rules().json_rpc {
+            return Err(format!("{} is not JSON-RPC", a.dialect));
         }
+        if a.behavior.role() != Role::Responder {
+            return Err(format!("{} is a requester's behaviour", a.behavior));
+        }
+        if a.progress_ms == 0 {
+            return Err("--progress-ms must be at least 1".into());
+        }
+        if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
+            return Err(format!(
+                "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
+                a.dialect
+            ));
+        }
+        if let Some(v) = &a.protocol_version {
+            shapes::of(a.dialect)
+                .parse_version(v)
+                .map_err(|e| format!("--protocol-version: {e}"))?;
+        }
+        Ok(())
     }
-    if !framing_given {
-        a.framing = shapes::of(a.dialect).default_framing();
-    }
-    if !a.dialect.rules().json_rpc {
-        return Err(format!("{} is not JSON-RPC", a.dialect));
-    }
-    if a.behaviour.role() != Role::Responder {
-        return Err(format!("{} is a requester's behaviour", a.behaviour));
-    }
-    if a.progress_ms == 0 {
-        return Err("--progress-ms must be at least 1".into());
-    }
-    if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
-        return Err(format!(
-            "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
-            a.dialect
-        ));
-    }
-    if let Some(v) = &a.protocol_version {
-        shapes::of(a.dialect)
-            .parse_version(v)
-            .map_err(|e| format!("--protocol-version: {e}"))?;
-    }
-    Ok(a)
 }
 
 enum In {
@@ -295,7 +277,7 @@ struct Peer {
 
 impl Peer {
     fn write(&mut self, text: &str) {
-        let bytes = self.args.framing.frame(text);
+        let bytes = self.args.framing().frame(text);
         let mut out = self.out.lock();
         // A closed stdout ends the conversation; the peer exits at the end of its input.
         let _ = out.write_all(&bytes).and_then(|()| out.flush());
@@ -467,9 +449,9 @@ impl Peer {
             .open_prompts
             .iter()
             .copied()
-            .filter(|p| !self.args.strict || named == self.session_of.get(p).map(String::as_str))
+            .filter(|p| !self.args.strict() || named == self.session_of.get(p).map(String::as_str))
             .collect();
-        if prompts.is_empty() && self.args.strict {
+        if prompts.is_empty() && self.args.strict() {
             eprintln!("cancelcheck-testpeer: session/cancel names no open prompt turn: {named:?}");
         }
         for id in prompts {
@@ -503,7 +485,7 @@ impl Peer {
     /// requires and it lacks (-32602; an unknown method -32601), an ACP prompt in a session it
     /// never opened (-32602), an MCP 2026-07-28 request of another version (-32022).
     fn refusal(&self, msg: &WireMessage) -> Option<Body> {
-        if !self.args.strict {
+        if !self.args.strict() {
             return None;
         }
         if let Err(e) = schema::check_client_message(self.args.dialect, msg) {
@@ -634,7 +616,7 @@ impl Peer {
                 let body = match self.shapes.plumbing(method) {
                     Some(Plumbing::Ping) => Body::Result(json!({})),
                     // (A lenient peer answers `ping` in any dialect.)
-                    None if method == mcp::PING && !self.args.strict => Body::Result(json!({})),
+                    None if method == mcp::PING && !self.args.strict() => Body::Result(json!({})),
                     Some(Plumbing::Discover) => {
                         let v = self.version();
                         self.shapes.discover_result(&v, ME).map_or_else(
@@ -793,15 +775,14 @@ fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("cancelcheck-testpeer: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    // Bad arguments exit 2 (clap's usage errors too).
+    let args = <Args as clap::Parser>::parse();
+    if let Err(e) = args.check() {
+        eprintln!("cancelcheck-testpeer: {e}");
+        return ExitCode::from(2);
+    }
     if let Some(mode) = args.hostile.clone()
-        && let Some(code) = hostile_start(&mode, args.framing)
+        && let Some(code) = hostile_start(&mode, args.framing())
     {
         return code;
     }
@@ -814,7 +795,7 @@ fn main() -> ExitCode {
     let cfg = EndpointConfig {
         party: Party::Server,
         dialect: args.dialect,
-        behaviour: args.behaviour,
+        behaviour: args.behavior,
         workers: 8,
         cancel_support: true,
         request_timeouts: false,
@@ -827,7 +808,7 @@ fn main() -> ExitCode {
         capacity: 16,
     };
     let (tx, rx) = mpsc::channel();
-    let framing = args.framing;
+    let framing = args.framing();
     std::thread::spawn(move || reader(framing, tx));
     let mut peer = Peer {
         shapes,
