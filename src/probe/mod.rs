@@ -9,7 +9,8 @@
 //! - [`session`]: one live session (the reference endpoint driven by real I/O);
 //! - [`scenario`]: the scenarios;
 //! - [`judge`]: what the wire decides, as the checker's events;
-//! - [`report`]: the verdict table, `--json`, probe traces and their re-judging.
+//! - [`report`]: the verdict table, `--json`, probe traces and their re-judging;
+//! - [`tools`]: `--list-tools`, the operations a server lists (MCP `tools/list`).
 
 pub mod baseline;
 pub mod judge;
@@ -20,6 +21,7 @@ pub mod report;
 pub mod scenario;
 pub mod session;
 pub mod timeline;
+pub mod tools;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;
@@ -110,6 +112,10 @@ pub struct ProbeArgs {
     /// scenario (and seed), a failure for a scenario that failed, skipped for a vacuous one.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// List the server's tools (MCP `tools/list`, every page) with the --method and --params
+    /// that probe each, instead of probing: to pick a slow one. Nothing is judged.
+    #[arg(long, conflicts_with_all = ["baseline", "write_baseline", "junit", "scenarios"])]
+    pub list_tools: bool,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -407,6 +413,13 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             t.push_str(&format!("{:30} {}\n", s.name, s.summary));
         }
         return Ok((t, 0));
+    }
+    if args.list_tools {
+        let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
+        if let Some(why) = tools::refusal(cancelcheck_wire::shapes::of(dialect)) {
+            return Err(bad(why));
+        }
+        return tools::list(&setup_from(&args)?, args.json);
     }
     let setup = setup_from(&args)?;
     let chosen = selected(&args, &setup.ctx)?;

@@ -236,6 +236,8 @@ pub struct Session<'a> {
     pub rng: SimRng,
     /// Whether the recipe's readiness notification came.
     ready_seen: bool,
+    /// Requests sent outside the model ([`Session::call`]).
+    calls: u32,
 }
 
 impl<'a> Session<'a> {
@@ -288,6 +290,7 @@ impl<'a> Session<'a> {
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
             ready_seen: false,
+            calls: 0,
         };
         if let Some(ms) = setup.min_work_ms {
             s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
@@ -532,6 +535,16 @@ impl<'a> Session<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Sends a request outside the model (`method` with `params`) and waits for its answer.
+    pub fn call(&mut self, method: &str, params: Option<Value>) -> Step<Body> {
+        self.calls += 1;
+        let id = WireId::Str(format!("cancelcheck-call-{}", self.calls));
+        self.send_text(request(id.clone(), method, params));
+        let what = format!("the answer to {method}");
+        self.pump_until(&what, |s| s.other_answers.contains_key(&id))?;
+        self.other_answers.remove(&id).ok_or(Stop::Gone)
     }
 
     /// ACP: opens a session (`session/new`) and keeps the id the agent gave it.

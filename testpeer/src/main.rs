@@ -612,7 +612,7 @@ impl Peer {
                 }
                 self.feed(Input::Receive(m));
             }
-            (WireMessage::Request { id, method, .. }, _) => {
+            (WireMessage::Request { id, method, params }, _) => {
                 let body = match self.shapes.plumbing(method) {
                     Some(Plumbing::Ping) => Body::Result(json!({})),
                     // (A lenient peer answers `ping` in any dialect.)
@@ -621,6 +621,22 @@ impl Peer {
                         let v = self.version();
                         self.shapes.discover_result(&v, ME).map_or_else(
                             || Self::error(-32601, "Method not found", None),
+                            Body::Result,
+                        )
+                    }
+                    Some(Plumbing::ListTools) => {
+                        let cursor = params
+                            .as_ref()
+                            .and_then(|p| p.get("cursor"))
+                            .and_then(Value::as_str);
+                        tools_page(cursor).map_or_else(
+                            || {
+                                Self::error(
+                                    -32602,
+                                    format!("Invalid params: unknown cursor {cursor:?}"),
+                                    None,
+                                )
+                            },
                             Body::Result,
                         )
                     }
@@ -717,6 +733,32 @@ impl Peer {
             self.feed(Input::WorkDone(id));
         }
     }
+}
+
+/// MCP `tools/list`: its tools, one a page (page 1 has no cursor, page 2 the cursor
+/// `page-2`); `None` for a cursor it never gave. Each runs as the work (its `ms` argument).
+fn tools_page(cursor: Option<&str>) -> Option<Value> {
+    let tool = |name: &str, description: &str, required: &[&str]| mcp::Tool {
+        name: name.into(),
+        description: Some(description.into()),
+        input_schema: json!({"type": "object",
+            "properties": {"ms": {"type": "integer", "description": "How long it takes"}},
+            "required": required}),
+    };
+    Some(match cursor {
+        None => mcp::tools_list_result(
+            &[tool(
+                "slow",
+                "Waits `ms` milliseconds (300 unless given), reporting progress when asked.\nHonours a cancel at once.",
+                &[],
+            )],
+            Some("page-2"),
+        ),
+        Some("page-2") => {
+            mcp::tools_list_result(&[tool("sleep", "Sleeps `ms` milliseconds.", &["ms"])], None)
+        }
+        Some(_) => return None,
+    })
 }
 
 fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {

@@ -46,6 +46,10 @@ pub const INITIALIZED: &str = "notifications/initialized";
 pub const PING: &str = "ping";
 /// 2026-07-28's request every server implements: its versions and capabilities.
 pub const DISCOVER: &str = "server/discover";
+/// The list of the server's tools (paginated with `cursor` and `nextCursor`), both versions.
+pub const TOOLS_LIST: &str = "tools/list";
+/// A call of one of the server's tools, both versions.
+pub const TOOLS_CALL: &str = "tools/call";
 /// The cancel, both versions.
 pub const CANCELLED: &str = "notifications/cancelled";
 /// 2026-07-28's error for a request naming a version the server does not support.
@@ -84,6 +88,78 @@ pub fn discover_result(versions: &[&str], server: (&str, &str)) -> Value {
     json!({"supportedVersions": versions, "capabilities": {"tools": {}},
            "serverInfo": {"name": server.0, "version": server.1},
            "cacheScope": "public", "ttlMs": 0, "resultType": "complete"})
+}
+
+/// One tool of a `tools/list` answer (`Tool`: `name`, `description`, `inputSchema`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// Its name, as `tools/call` names it.
+    pub name: String,
+    /// Its description, if it has one.
+    pub description: Option<String>,
+    /// The JSON Schema of its arguments (`inputSchema`; `{}` where none is given).
+    pub input_schema: Value,
+}
+
+impl Tool {
+    /// The arguments its input schema requires (`inputSchema.required`), in order.
+    pub fn required(&self) -> Vec<String> {
+        self.input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// The tools a `tools/list` result lists and the cursor of its next page (`nextCursor`), or
+/// what is wrong with it.
+pub fn read_tools(result: &Value) -> Result<(Vec<Tool>, Option<String>), String> {
+    let list = result
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or("the result has no `tools` array")?;
+    let mut tools = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let name = t
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or(format!("tools[{i}] has no string `name`"))?;
+        tools.push(Tool {
+            name: name.to_string(),
+            description: t
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            input_schema: t.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
+        });
+    }
+    let next = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok((tools, next))
+}
+
+/// A server's `tools/list` result: `tools` (each `{name, description, inputSchema}`) and the
+/// cursor of the next page, if there is one.
+pub fn tools_list_result(tools: &[Tool], next_cursor: Option<&str>) -> Value {
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+        .collect();
+    let mut result = json!({ "tools": tools });
+    if let Some(c) = next_cursor {
+        result["nextCursor"] = json!(c);
+    }
+    result
+}
+
+/// `tools/call`'s params: the tool's name and its arguments.
+pub fn tool_call_params(name: &str, arguments: Value) -> Value {
+    json!({"name": name, "arguments": arguments})
 }
 
 /// Whether `method` is one the check knows for `version`.
@@ -238,6 +314,22 @@ impl Shapes for Mcp {
         params
     }
 
+    fn list_tools(
+        &self,
+        cursor: Option<&str>,
+        me: Identity<'_>,
+    ) -> Option<(&'static str, Option<Value>)> {
+        let mut params = cursor.map(|c| json!({ "cursor": c }));
+        if self.v2026() {
+            add_request_meta(&mut params, me);
+        }
+        Some((TOOLS_LIST, params))
+    }
+
+    fn tool_call(&self, name: &str, arguments: Value) -> Option<Call> {
+        Some((TOOLS_CALL, tool_call_params(name, arguments)))
+    }
+
     fn expected_version(&self) -> Option<Value> {
         Some(json!(self.version))
     }
@@ -285,6 +377,7 @@ impl Shapes for Mcp {
         match method {
             PING if !self.v2026() => Some(Plumbing::Ping),
             DISCOVER if self.v2026() => Some(Plumbing::Discover),
+            TOOLS_LIST => Some(Plumbing::ListTools),
             _ => None,
         }
     }

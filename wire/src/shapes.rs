@@ -37,6 +37,8 @@ pub enum Plumbing {
     Discover,
     /// Opens a session of work whose answer names it (ACP's `session/new`).
     NewSession,
+    /// The list of the server's operations (MCP's `tools/list`).
+    ListTools,
 }
 
 /// What one dialect puts on the wire. Each method answers for its dialect alone; `None` where
@@ -182,6 +184,23 @@ pub trait Shapes: Sync {
     /// `stopReason`, a permission's `outcome`).
     fn result_says_cancelled(&self, _result: &Value) -> bool {
         false
+    }
+
+    /// The request that lists the server's operations, from page `cursor` (the first where
+    /// `None`), if the dialect has one (MCP: `tools/list`; read its answer with
+    /// [`crate::mcp::read_tools`]).
+    fn list_tools(
+        &self,
+        _cursor: Option<&str>,
+        _me: Identity<'_>,
+    ) -> Option<(&'static str, Option<Value>)> {
+        None
+    }
+
+    /// The request that runs the listed operation `name` with `arguments`, as the slow
+    /// request's method and params (MCP: `tools/call`).
+    fn tool_call(&self, _name: &str, _arguments: Value) -> Option<Call> {
+        None
     }
 
     /// The protocol version the dialect's text is of, as the handshake names it, if the
