@@ -434,7 +434,7 @@ impl<'a> Session<'a> {
         self.init = init;
         if let Some(id) = init {
             self.wait_resolved(id)?;
-            if self.shapes().new_session("/").is_some() {
+            if self.shapes().opens_sessions() {
                 self.new_session()?;
             }
             if let Some(text) = self.outgoing().initialized() {
@@ -988,6 +988,16 @@ mod tests {
             texts.push(out.cancel(named));
         }
         texts.push(out.barrier(WireId::Str("cancelcheck-barrier-1".into())));
+        // `--list-tools`: every page's request.
+        for cursor in [None, Some("page-2")] {
+            if let Some((method, params)) = out.shapes().list_tools(cursor, ME) {
+                texts.push(request(
+                    WireId::Str("cancelcheck-call-1".into()),
+                    method,
+                    params,
+                ));
+            }
+        }
         for method in ["ping", "sampling/createMessage", "terminal/create"] {
             texts.push(out.answer(WireId::Int(5), method, None, false));
         }

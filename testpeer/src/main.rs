@@ -434,7 +434,7 @@ impl Peer {
     /// Whether its work runs in sessions it opens (ACP), which its updates, its own requests
     /// and the session's cancel name.
     fn acp(&self) -> bool {
-        self.shapes.session_cancel_method().is_some()
+        self.shapes.opens_sessions()
     }
 
     /// ACP `session/cancel`: a cancel of the open prompt turns of the session it names (the

@@ -91,6 +91,12 @@ pub trait Shapes: Sync {
         None
     }
 
+    /// Whether work runs in sessions the client opens after the handshake
+    /// ([`Shapes::new_session`]).
+    fn opens_sessions(&self) -> bool {
+        self.new_session("/").is_some()
+    }
+
     /// The session a server's answer to [`Shapes::new_session`] names.
     fn opened_session<'v>(&self, _result: &'v Value) -> Option<&'v str> {
         None
