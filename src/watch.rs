@@ -16,7 +16,6 @@
 use crate::audit::transcript::{Format, Writer, jsonl_line};
 use crate::audit::{self, Scan, Summary};
 use crate::probe::judge::{Dir, Judging, Record, Vantage};
-use cancelcheck_model::Dialect;
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{FrameReader, Framing};
 use std::io::{Read, Write};
@@ -209,8 +208,7 @@ fn passed_through(status: std::process::ExitStatus) -> u8 {
 pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     let dialect = crate::probe::json_rpc_dialect(&args.dialect, "watch")?;
     let framing = match args.framing.as_deref() {
-        None if dialect == Dialect::Lsp => Framing::ContentLength,
-        None => Framing::Ndjson,
+        None => cancelcheck_wire::shapes::of(dialect).default_framing(),
         Some(f) => Framing::from_name(f).ok_or_else(|| {
             anyhow::anyhow!("--framing: expected ndjson or content-length, found {f:?}")
         })?,

@@ -133,10 +133,9 @@ impl Scan {
         match (given, self.cancelled.first()) {
             (Some(m), _) => m.to_string(),
             (None, Some((m, _))) => m.clone(),
-            (None, None) if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) => {
-                cancelcheck_wire::acp::PROMPT.into()
-            }
-            (None, None) => Context::new(dialect).work_method,
+            (None, None) => cancelcheck_wire::shapes::of(dialect)
+                .default_work_method()
+                .into(),
         }
     }
 

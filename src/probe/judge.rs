@@ -332,8 +332,8 @@ struct PeerRequest {
 fn session_cancelled(dialect: Dialect, msg: &WireMessage) -> Option<Value> {
     match msg {
         WireMessage::Notification { method, params }
-            if matches!(dialect, Dialect::Acp | Dialect::AcpRfd)
-                && method == cancelcheck_wire::acp::SESSION_CANCEL =>
+            if cancelcheck_wire::shapes::of(dialect).session_cancel_method()
+                == Some(method.as_str()) =>
         {
             Some(session_of(params.as_ref()).cloned().unwrap_or(Value::Null))
         }
@@ -644,10 +644,7 @@ impl Judge<'_> {
                 self.in_flight = true;
             }
         }
-        let handshake = match dialect {
-            Dialect::Mcp20260728 => cancelcheck_wire::mcp::DISCOVER,
-            _ => rules.initialize_method.unwrap_or("initialize"),
-        };
+        let handshake = cancelcheck_wire::shapes::of(dialect).handshake_method();
         if !self.handshake_sent && msg.method() == Some(handshake) {
             self.handshake_sent = true;
             self.handshake = request.clone();

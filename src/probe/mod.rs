@@ -9,7 +9,8 @@
 //! - [`session`]: one live session (the reference endpoint driven by real I/O);
 //! - [`scenario`]: the scenarios;
 //! - [`judge`]: what the wire decides, as the checker's events;
-//! - [`report`]: the verdict table, `--json`, probe traces and their re-judging.
+//! - [`report`]: the verdict table, `--json`, probe traces and their re-judging;
+//! - [`tools`]: `--list-tools`, the operations a server lists (MCP `tools/list`).
 
 pub mod baseline;
 pub mod judge;
@@ -20,6 +21,7 @@ pub mod report;
 pub mod scenario;
 pub mod session;
 pub mod timeline;
+pub mod tools;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;
@@ -110,6 +112,10 @@ pub struct ProbeArgs {
     /// scenario (and seed), a failure for a scenario that failed, skipped for a vacuous one.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// List the server's tools (MCP `tools/list`, every page) with the --method and --params
+    /// that probe each, instead of probing: to pick a slow one. Nothing is judged.
+    #[arg(long, conflicts_with_all = ["baseline", "write_baseline", "junit", "scenarios"])]
+    pub list_tools: bool,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -139,22 +145,14 @@ pub fn json_rpc_dialect(name: &str, command: &str) -> anyhow::Result<Dialect> {
 
 /// The default slow request's params for a dialect.
 pub fn default_params(dialect: Dialect) -> serde_json::Value {
-    cancelcheck_wire::client::default_work_params(dialect)
+    cancelcheck_wire::shapes::of(dialect).default_work_params()
 }
 
 /// Refuses a slow request its dialect's schema refuses (where the schema defines the method):
 /// the peer would answer it -32602 at once and no scenario would test anything.
 fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
-    use cancelcheck_wire::{acp, lsp, mcp, schema};
-    let method = ctx.work_method.as_str();
-    let known = match ctx.dialect {
-        Dialect::Acp | Dialect::AcpRfd => acp::knows(method, ctx.dialect == Dialect::AcpRfd),
-        Dialect::Mcp20251125 => mcp::knows(mcp::V2025, method),
-        Dialect::Mcp20260728 => mcp::knows(mcp::V2026, method),
-        Dialect::Lsp => lsp::knows(method),
-        Dialect::Abp => false,
-    };
-    if !known {
+    use cancelcheck_wire::schema;
+    if !cancelcheck_wire::shapes::of(ctx.dialect).knows(&ctx.work_method) {
         return Ok(());
     }
     let out = session::Outgoing {
@@ -175,9 +173,9 @@ fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
 
 fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
     let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
+    let shapes = cancelcheck_wire::shapes::of(dialect);
     let framing = match args.framing.as_deref() {
-        None if dialect == Dialect::Lsp => Framing::ContentLength,
-        None => Framing::Ndjson,
+        None => shapes.default_framing(),
         Some(f) => Framing::from_name(f).ok_or_else(|| {
             bad(format!(
                 "--framing: expected ndjson or content-length, found {f:?}"
@@ -202,11 +200,10 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         }
     };
     let mut ctx = Context::new(dialect);
-    ctx.work_method = match (&args.method, dialect) {
+    ctx.work_method = match &args.method {
         _ if recipe_work.is_some() => recipe_work.map(|(m, _)| m).unwrap_or_default(),
-        (Some(m), _) => m.clone(),
-        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
-        (None, _) => ctx.work_method,
+        Some(m) => m.clone(),
+        None => shapes.default_work_method().into(),
     };
     check_work(&ctx, &params).map_err(|e| match &args.recipe {
         Some(file) => bad(format!(
@@ -416,6 +413,13 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             t.push_str(&format!("{:30} {}\n", s.name, s.summary));
         }
         return Ok((t, 0));
+    }
+    if args.list_tools {
+        let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
+        if let Some(why) = tools::refusal(cancelcheck_wire::shapes::of(dialect)) {
+            return Err(bad(why));
+        }
+        return tools::list(&setup_from(&args)?, args.json);
     }
     let setup = setup_from(&args)?;
     let chosen = selected(&args, &setup.ctx)?;

@@ -32,11 +32,10 @@ pub struct Scenario {
 impl Scenario {
     /// Whether it runs in `dialect`.
     pub fn applies(&self, dialect: cancelcheck_model::Dialect) -> bool {
-        let acp = matches!(
-            dialect,
-            cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
-        );
-        (!self.acp_only || acp)
+        let prompts = cancelcheck_wire::shapes::of(dialect)
+            .prompt_method()
+            .is_some();
+        (!self.acp_only || prompts)
             && (!self.prompt_turn || dialect.rules().session_cancel_method.is_some())
     }
 
@@ -293,10 +292,7 @@ fn malformed_cancels(s: &mut Session<'_>) -> Step<()> {
         .unwrap_or_default();
     s.raw_cancel(None);
     s.raw_cancel(Some(json!({})));
-    if !matches!(
-        s.dialect(),
-        cancelcheck_model::Dialect::Acp | cancelcheck_model::Dialect::AcpRfd
-    ) {
+    if !cancelcheck_wire::shapes::of(s.dialect()).cancel_names_null() {
         s.raw_cancel(Some(json!({ key.clone(): null })));
     }
     s.raw_cancel(Some(json!({ key.clone(): [wire.clone()] })));

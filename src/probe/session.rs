@@ -17,12 +17,12 @@ use cancelcheck_model::{
     RequestId,
 };
 use cancelcheck_sim::rng::SimRng;
-use cancelcheck_wire::client::Identity;
 use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::shapes::{self, Identity, Shapes};
 use cancelcheck_wire::{
-    Body, FrameReader, Framing, IdMap, WireId, WireMessage, acp, client, message_text, to_model,
+    Body, FrameReader, Framing, IdMap, WireId, WireMessage, message_text, to_model,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
@@ -63,9 +63,8 @@ pub const DISCOVER_ID: &str = "cancelcheck-discover";
 const NEW_SESSION_ID: &str = "cancelcheck-session-new-";
 
 /// Builds every message the probe sends, from the dialect's wire shapes
-/// ([`cancelcheck_wire::client`], [`cancelcheck_wire::acp`]): one correct set per dialect,
-/// each valid for the dialect's schema (the malformed cancels of `malformed-cancels` are sent
-/// raw, on purpose).
+/// ([`cancelcheck_wire::shapes`]): one correct set per dialect, each valid for the dialect's
+/// schema (the malformed cancels of `malformed-cancels` are sent raw, on purpose).
 pub struct Outgoing<'a> {
     /// The decoding context: the dialect and the slow request's method.
     pub ctx: &'a Context,
@@ -76,13 +75,13 @@ pub struct Outgoing<'a> {
 }
 
 impl Outgoing<'_> {
-    fn dialect(&self) -> Dialect {
-        self.ctx.dialect
+    fn shapes(&self) -> &'static dyn Shapes {
+        shapes::of(self.ctx.dialect)
     }
 
     /// The handshake's request (`initialize`), if the dialect has one.
     pub fn initialize(&self, id: WireId, cancel_support: bool) -> Option<String> {
-        let (method, mut params) = client::initialize(self.dialect(), cancel_support, ME)?;
+        let (method, mut params) = self.shapes().initialize(cancel_support, ME)?;
         if let Some(over) = self.initialize {
             super::recipe::merge(&mut params, &Value::Object(over.clone()));
         }
@@ -91,94 +90,74 @@ impl Outgoing<'_> {
 
     /// The notification that ends the handshake, if the dialect has one.
     pub fn initialized(&self) -> Option<String> {
-        let (method, params) = client::initialized(self.dialect())?;
+        let (method, params) = self.shapes().initialized()?;
         Some(notification(method, Some(params)))
     }
 
-    /// MCP 2026-07-28: `server/discover`, which asks the server the versions it speaks.
-    pub fn discover(&self) -> String {
-        let (method, params) = client::discover(ME);
-        request(WireId::Str(DISCOVER_ID.into()), method, params)
+    /// The request that asks the server the versions it speaks before anything else, if the
+    /// dialect has one (MCP 2026-07-28: `server/discover`).
+    pub fn discover(&self) -> Option<String> {
+        let (method, params) = self.shapes().discover(ME)?;
+        Some(request(WireId::Str(DISCOVER_ID.into()), method, params))
     }
 
-    /// ACP: `session/new`, in the probe's working directory.
-    pub fn new_session(&self, id: WireId) -> String {
+    /// The request that opens a session of work (ACP: `session/new`), in the probe's working
+    /// directory, if the dialect's work runs in sessions.
+    pub fn new_session(&self, id: WireId) -> Option<String> {
         let cwd = std::env::current_dir()
             .ok()
             .filter(|d| d.is_absolute())
             .and_then(|d| d.to_str().map(str::to_string))
             .unwrap_or_else(|| "/".into());
-        request(id, acp::NEW_SESSION, Some(acp::new_session_params(&cwd)))
+        let (method, params) = self.shapes().new_session(&cwd)?;
+        Some(request(id, method, Some(params)))
     }
 
     /// The slow request, in `session` (ACP), with progress asked for under its own id (MCP).
     pub fn work(&self, id: WireId, session: Option<&str>) -> String {
         let token = serde_json::from_str::<Value>(&id.to_json_text()).unwrap_or(Value::Null);
-        let params = client::work_params(self.ctx, self.params, session, token, ME);
+        let params = self
+            .shapes()
+            .work_params(self.ctx, self.params, session, token, ME);
         request(id, &self.ctx.work_method, Some(params))
     }
 
     /// A barrier: a request the peer must answer, valid in the dialect.
     pub fn barrier(&self, id: WireId) -> String {
-        let (method, params) = client::barrier(self.dialect(), ME);
+        let (method, params) = self.shapes().barrier(ME);
         request(id, method, params)
     }
 
-    /// ACP: the prompt turn's own cancel, naming its session.
-    pub fn session_cancel(&self, session: &str) -> String {
-        notification(
-            acp::SESSION_CANCEL,
-            Some(acp::session_cancel_params(session)),
-        )
+    /// The cancel of a session's turn, naming `session`, if the dialect has one (ACP:
+    /// `session/cancel`).
+    pub fn session_cancel(&self, session: &str) -> Option<String> {
+        let (method, params) = self.shapes().session_cancel(session)?;
+        Some(notification(method, Some(params)))
     }
 
     /// The dialect's generic cancel naming `id` (a JSON id as it is).
     pub fn cancel(&self, id: Value) -> String {
-        notification(
-            self.dialect().rules().cancel_method,
-            Some(self.cancel_params(id)),
-        )
+        let (method, params) = self.shapes().cancel(id);
+        notification(method, Some(params))
     }
 
     /// The params of a well-formed generic cancel naming `id`.
     pub fn cancel_params(&self, id: Value) -> Value {
-        let mut p = serde_json::Map::new();
-        p.insert(self.dialect().rules().cancel_id_field.into(), id);
-        Value::Object(p)
+        self.shapes().cancel_params(id)
     }
 
-    /// ACP: the answer to a permission request: the first option offered, or `cancelled` once
-    /// the prompt turn was cancelled (or when none is offered).
-    pub fn permission_answer(&self, id: WireId, option: Option<&Value>, cancelled: bool) -> String {
-        let result = match option {
-            Some(o) if !cancelled => acp::permission_selected(o),
-            _ => acp::permission_cancelled(),
-        };
-        WireMessage::Response {
-            id,
-            body: Body::Result(result),
-        }
-        .to_text()
-    }
-
-    /// The answer to a request of the peer's that the probe does not serve: -32601 (MCP
-    /// 2025-11-25's `ping` is answered `{}`; LSP's requests a client accepts without serving
-    /// anything, [`cancelcheck_wire::lsp::client_answer`], with their empty answers).
-    pub fn not_served(&self, id: WireId, method: &str, params: Option<&Value>) -> String {
-        let lsp = (self.dialect() == Dialect::Lsp)
-            .then(|| cancelcheck_wire::lsp::client_answer(method, params))
-            .flatten();
-        let body = if method == "ping" && self.dialect() == Dialect::Mcp20251125 {
-            Body::Result(json!({}))
-        } else if let Some(result) = lsp {
-            Body::Result(result)
-        } else {
-            Body::Error {
-                code: -32601,
-                message: "Method not found".into(),
-                data: None,
-            }
-        };
+    /// The answer to a request `method` of the peer's (`cancelled`: the probe cancelled the
+    /// work it serves): what the dialect's client accepts (ACP: a permission request's first
+    /// option, or `cancelled`; MCP 2025-11-25: `ping`; LSP: the requests a client accepts
+    /// without serving anything), else -32601.
+    pub fn answer(
+        &self,
+        id: WireId,
+        method: &str,
+        params: Option<&Value>,
+        cancelled: bool,
+    ) -> String {
+        let body = self.shapes().client_answer(method, params, cancelled);
         WireMessage::Response { id, body }.to_text()
     }
 }
@@ -257,6 +236,8 @@ pub struct Session<'a> {
     pub rng: SimRng,
     /// Whether the recipe's readiness notification came.
     ready_seen: bool,
+    /// Requests sent outside the model ([`Session::call`]).
+    calls: u32,
 }
 
 impl<'a> Session<'a> {
@@ -309,6 +290,7 @@ impl<'a> Session<'a> {
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
             ready_seen: false,
+            calls: 0,
         };
         if let Some(ms) = setup.min_work_ms {
             s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
@@ -346,6 +328,10 @@ impl<'a> Session<'a> {
         let _ = self.peer.send(bytes);
     }
 
+    fn shapes(&self) -> &'static dyn Shapes {
+        shapes::of(self.setup.dialect)
+    }
+
     fn outgoing(&self) -> Outgoing<'_> {
         Outgoing {
             ctx: &self.setup.ctx,
@@ -379,9 +365,10 @@ impl<'a> Session<'a> {
         match self.prompt_session.get(&id) {
             Some(session)
                 if self.setup.ctx.prompt_turn()
-                    && self.setup.dialect.rules().session_cancel_method.is_some() =>
+                    && self.setup.dialect.rules().session_cancel_method.is_some()
+                    && let Some(text) = self.outgoing().session_cancel(session) =>
             {
-                self.outgoing().session_cancel(session)
+                text
             }
             _ => message_text(
                 self.setup.dialect,
@@ -436,8 +423,7 @@ impl<'a> Session<'a> {
     /// `session/new`; MCP 2026-07-28, which has no handshake, `server/discover` first (which
     /// versions the server speaks).
     pub fn handshake(&mut self) -> Step<()> {
-        if self.setup.dialect == Dialect::Mcp20260728 {
-            let text = self.outgoing().discover();
+        if let Some(text) = self.outgoing().discover() {
             self.send_text(text);
             let id = WireId::Str(DISCOVER_ID.into());
             self.pump_until("the answer to server/discover", |s| {
@@ -448,7 +434,7 @@ impl<'a> Session<'a> {
         self.init = init;
         if let Some(id) = init {
             self.wait_resolved(id)?;
-            if matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd) {
+            if self.shapes().opens_sessions() {
                 self.new_session()?;
             }
             if let Some(text) = self.outgoing().initialized() {
@@ -551,16 +537,28 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// Sends a request outside the model (`method` with `params`) and waits for its answer.
+    pub fn call(&mut self, method: &str, params: Option<Value>) -> Step<Body> {
+        self.calls += 1;
+        let id = WireId::Str(format!("cancelcheck-call-{}", self.calls));
+        self.send_text(request(id.clone(), method, params));
+        let what = format!("the answer to {method}");
+        self.pump_until(&what, |s| s.other_answers.contains_key(&id))?;
+        self.other_answers.remove(&id).ok_or(Stop::Gone)
+    }
+
     /// ACP: opens a session (`session/new`) and keeps the id the agent gave it.
     fn new_session(&mut self) -> Step<String> {
         let id = WireId::Str(format!("{NEW_SESSION_ID}{}", self.sessions.len() + 1));
-        let text = self.outgoing().new_session(id.clone());
+        let Some(text) = self.outgoing().new_session(id.clone()) else {
+            return Err(Stop::Refused);
+        };
         self.send_text(text);
         self.pump_until("the answer to session/new", |s| {
             s.other_answers.contains_key(&id)
         })?;
         let session = match self.other_answers.get(&id) {
-            Some(Body::Result(v)) => v.get("sessionId").and_then(Value::as_str),
+            Some(Body::Result(v)) => self.shapes().opened_session(v),
             _ => None,
         };
         let Some(session) = session.map(str::to_string) else {
@@ -586,15 +584,19 @@ impl<'a> Session<'a> {
     pub fn session_cancel(&mut self, id: RequestId) {
         let session = self.prompt_session.get(&id).cloned().unwrap_or_default();
         self.session_cancelled = true;
-        let text = self.outgoing().session_cancel(&session);
-        self.send_text(text);
+        if let Some(text) = self.outgoing().session_cancel(&session) {
+            self.send_text(text);
+        }
     }
 
     /// ACP: answers every permission request held with `{"outcome": {"outcome": "cancelled"}}`,
     /// as a client must once it has cancelled the prompt turn.
     pub fn answer_held(&mut self) {
+        let Some(method) = self.shapes().permission_method() else {
+            return;
+        };
         for id in std::mem::take(&mut self.held) {
-            let text = self.outgoing().permission_answer(id, None, true);
+            let text = self.outgoing().answer(id, method, None, true);
             self.send_text(text);
         }
     }
@@ -654,7 +656,7 @@ impl<'a> Session<'a> {
     /// Sends the dialect's generic cancel with exactly these params (or none), whatever they
     /// name.
     pub fn raw_cancel(&mut self, params: Option<Value>) {
-        let method = self.setup.dialect.rules().cancel_method;
+        let method = self.shapes().cancel(Value::Null).0;
         self.send_text(notification(method, params));
     }
 
@@ -836,10 +838,9 @@ impl<'a> Session<'a> {
                 return;
             }
         }
-        let acp = matches!(self.setup.dialect, Dialect::Acp | Dialect::AcpRfd);
+        let shapes = self.shapes();
         if let WireMessage::Notification { method, params } = &msg
-            && acp
-            && method == acp::SESSION_UPDATE
+            && shapes.session_update_method() == Some(method.as_str())
         {
             // An update names the session, not the request (its id is opaque): it shows the
             // work of the prompt open in that session.
@@ -854,25 +855,17 @@ impl<'a> Session<'a> {
             return;
         }
         if let WireMessage::Request { id, method, params } = &msg {
-            if acp && method == acp::REQUEST_PERMISSION {
+            if shapes.permission_method() == Some(method.as_str()) {
                 self.permissions_asked += 1;
                 if self.hold_permissions && !self.session_cancelled {
                     self.held.push(id.clone());
                     return;
                 }
-                let option = params
-                    .as_ref()
-                    .and_then(|p| p.pointer("/options/0/optionId"));
-                let text =
-                    self.outgoing()
-                        .permission_answer(id.clone(), option, self.session_cancelled);
-                self.send_text(text);
-                return;
             }
             // The peer's other requests: the probe offers nothing, as JSON-RPC allows.
-            let text = self
-                .outgoing()
-                .not_served(id.clone(), method, params.as_ref());
+            let text =
+                self.outgoing()
+                    .answer(id.clone(), method, params.as_ref(), self.session_cancelled);
             self.send_text(text);
             return;
         }
@@ -946,6 +939,7 @@ impl<'a> Session<'a> {
 mod tests {
     use super::*;
     use cancelcheck_wire::schema::check_client_message;
+    use serde_json::json;
 
     /// Every message the probe can send, in `ctx`'s dialect, with the default slow request:
     /// the handshake, the slow request (ids of every shape its scenarios use), barriers,
@@ -965,15 +959,15 @@ mod tests {
             texts.extend(out.initialize(WireId::Int(1), support));
         }
         texts.extend(out.initialized());
-        texts.push(out.discover());
-        if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd) {
-            texts.push(out.new_session(WireId::Str(format!("{NEW_SESSION_ID}1"))));
-            texts.push(out.session_cancel("session-from-the-agent"));
-            let option = json!("allow");
+        texts.extend(out.discover());
+        texts.extend(out.new_session(WireId::Str(format!("{NEW_SESSION_ID}1"))));
+        texts.extend(out.session_cancel("session-from-the-agent"));
+        if let Some(method) = out.shapes().permission_method() {
+            let offered = json!({"options": [{"optionId": "allow"}]});
             for cancelled in [false, true] {
-                texts.push(out.permission_answer(WireId::Int(0), Some(&option), cancelled));
+                texts.push(out.answer(WireId::Int(0), method, Some(&offered), cancelled));
             }
-            texts.push(out.permission_answer(WireId::Int(0), None, false));
+            texts.push(out.answer(WireId::Int(0), method, None, false));
         }
         let work_ids = [
             WireId::Int(2),
@@ -994,8 +988,18 @@ mod tests {
             texts.push(out.cancel(named));
         }
         texts.push(out.barrier(WireId::Str("cancelcheck-barrier-1".into())));
+        // `--list-tools`: every page's request.
+        for cursor in [None, Some("page-2")] {
+            if let Some((method, params)) = out.shapes().list_tools(cursor, ME) {
+                texts.push(request(
+                    WireId::Str("cancelcheck-call-1".into()),
+                    method,
+                    params,
+                ));
+            }
+        }
         for method in ["ping", "sampling/createMessage", "terminal/create"] {
-            texts.push(out.not_served(WireId::Int(5), method, None));
+            texts.push(out.answer(WireId::Int(5), method, None, false));
         }
         texts
     }
@@ -1010,16 +1014,10 @@ mod tests {
             Dialect::Lsp,
         ] {
             let mut ctx = Context::new(dialect);
-            if matches!(dialect, Dialect::Acp | Dialect::AcpRfd) {
-                ctx.work_method = acp::PROMPT.into();
-            }
+            ctx.work_method = shapes::of(dialect).default_work_method().into();
             let texts = everything_sent(&ctx);
             assert!(texts.len() >= 15, "{dialect}: {}", texts.len());
             for text in texts {
-                // `server/discover` is MCP 2026-07-28's alone.
-                if dialect != Dialect::Mcp20260728 && text.contains("server/discover") {
-                    continue;
-                }
                 let msg = WireMessage::parse(text.as_bytes()).expect("JSON-RPC");
                 if let Err(e) = check_client_message(dialect, &msg) {
                     panic!("{dialect}: the probe would send {text}: {e}");

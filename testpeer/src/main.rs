@@ -77,9 +77,9 @@ use cancelcheck_model::{
     RequestId,
 };
 use cancelcheck_wire::decode::Context;
+use cancelcheck_wire::shapes::{self, Plumbing, Shapes};
 use cancelcheck_wire::{
-    Body, FrameReader, Framing, IdMap, WireId, WireMessage, acp, mcp, message_text, schema,
-    to_model,
+    Body, FrameReader, Framing, IdMap, WireId, WireMessage, mcp, message_text, schema, to_model,
 };
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -88,32 +88,66 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// A JSON-RPC peer over stdio for testing `cancelcheck probe`: correct or faulty on demand.
+#[derive(clap::Parser, Debug)]
+#[command(name = "cancelcheck-testpeer", version)]
 struct Args {
+    /// The dialect it speaks (a JSON-RPC one).
+    #[arg(long, default_value = "mcp-2025-11-25")]
     dialect: Dialect,
-    behaviour: Behaviour,
-    framing: Framing,
+    /// How it responds: honour, or a responder fault as `cancelcheck behaviors` lists them.
+    #[arg(long, alias = "behaviour", default_value = "honour")]
+    behavior: Behaviour,
+    /// ndjson or content-length (default: the dialect's).
+    #[arg(long, value_parser = framing)]
+    framing: Option<Framing>,
+    /// How long a work request takes unless its params say (ms).
+    #[arg(long, default_value_t = 300)]
     work_ms: u64,
-    /// How much longer the first work request takes than the others.
+    /// How much longer the first work request takes than the others (ms).
+    #[arg(long, default_value_t = 0)]
     cold_start_ms: u64,
+    /// How often a request that asked for progress gets it (ms, at least 1).
+    #[arg(long, default_value_t = 50)]
     progress_ms: u64,
+    /// The method that runs work (default: the dialect's).
+    #[arg(long)]
     work_method: Option<String>,
+    /// Misbehave to test that the probe survives it.
+    #[arg(long, value_parser = HOSTILE)]
     hostile: Option<String>,
+    /// Act on a cancel only once the next request it reads is answered.
+    #[arg(long)]
     lazy_cancel: bool,
-    /// Answer a request it cancels with error 0 "Request cancelled" (`--cancel-code-zero`).
+    /// Answer a request it cancels with error 0 "Request cancelled".
+    #[arg(long)]
     cancel_code_zero: bool,
+    /// ACP: ask `session/request_permission` as each prompt's work starts.
+    #[arg(long)]
     ask_permission: bool,
     /// Give up each request this long after its work started (internal cancellation).
+    #[arg(long, value_name = "MS")]
     give_up_ms: Option<u64>,
+    /// Accept what the protocols' SDKs refuse.
+    #[arg(long, overrides_with = "strict")]
+    lenient: bool,
+    /// Refuse what the protocols' SDKs refuse (the default).
+    #[arg(long, overrides_with = "lenient")]
     strict: bool,
+    /// The protocol version it speaks, if not its dialect's.
+    #[arg(long)]
     protocol_version: Option<String>,
-    /// Not ready for this long after it starts (`--ready-ms`): work is answered at once, as
-    /// by a server still loading its workspace; then it sends `cancelcheck/ready`.
+    /// Not ready for this long after it starts (ms): work is answered at once, as by a server
+    /// still loading its workspace; then it sends `cancelcheck/ready`.
+    #[arg(long, value_name = "MS")]
     ready_ms: Option<u64>,
     /// LSP: ask `window/workDoneProgress/create` before each work request and fail the work
-    /// with the error the client answers it with (`--progress-create`).
+    /// with the error the client answers it with.
+    #[arg(long)]
     progress_create: bool,
     /// MCP: answer every work request at once with a tool's error result, `Unknown tool`, as
-    /// an SDK answers a call of a tool it does not have (`--tool-error`).
+    /// an SDK answers a call of a tool it does not have.
+    #[arg(long)]
     tool_error: bool,
 }
 
@@ -127,101 +161,47 @@ const HOSTILE: [&str; 7] = [
     "no-read",
 ];
 
-fn parse_args() -> Result<Args, String> {
-    let mut a = Args {
-        dialect: Dialect::Mcp20251125,
-        behaviour: Behaviour::Honour,
-        framing: Framing::Ndjson,
-        work_ms: 300,
-        cold_start_ms: 0,
-        progress_ms: 50,
-        work_method: None,
-        hostile: None,
-        lazy_cancel: false,
-        cancel_code_zero: false,
-        ask_permission: false,
-        give_up_ms: None,
-        strict: true,
-        protocol_version: None,
-        ready_ms: None,
-        progress_create: false,
-        tool_error: false,
-    };
-    let mut framing_given = false;
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--dialect" => a.dialect = value()?.parse().map_err(|e| format!("{e}"))?,
-            "--behavior" | "--behaviour" => {
-                a.behaviour = value()?.parse().map_err(|e| format!("{e}"))?
-            }
-            "--framing" => {
-                let v = value()?;
-                a.framing = Framing::from_name(&v).ok_or(format!("unknown framing {v}"))?;
-                framing_given = true;
-            }
-            "--work-ms" => a.work_ms = value()?.parse().map_err(|e| format!("--work-ms: {e}"))?,
-            "--cold-start-ms" => {
-                a.cold_start_ms = value()?
-                    .parse()
-                    .map_err(|e| format!("--cold-start-ms: {e}"))?
-            }
-            "--progress-ms" => {
-                a.progress_ms = value()?
-                    .parse()
-                    .map_err(|e| format!("--progress-ms: {e}"))?
-            }
-            "--work-method" => a.work_method = Some(value()?),
-            "--lazy-cancel" => a.lazy_cancel = true,
-            "--cancel-code-zero" => a.cancel_code_zero = true,
-            "--ask-permission" => a.ask_permission = true,
-            "--give-up-ms" => {
-                a.give_up_ms = Some(value()?.parse().map_err(|e| format!("--give-up-ms: {e}"))?)
-            }
-            "--lenient" => a.strict = false,
-            "--strict" => a.strict = true,
-            "--protocol-version" => a.protocol_version = Some(value()?),
-            "--ready-ms" => {
-                a.ready_ms = Some(value()?.parse().map_err(|e| format!("--ready-ms: {e}"))?)
-            }
-            "--progress-create" => a.progress_create = true,
-            "--tool-error" => a.tool_error = true,
-            "--hostile" => {
-                let v = value()?;
-                if !HOSTILE.contains(&v.as_str()) {
-                    return Err(format!("unknown hostile mode {v}; one of {HOSTILE:?}"));
-                }
-                a.hostile = Some(v);
-            }
-            other => return Err(format!("unknown argument {other}")),
+fn framing(name: &str) -> Result<Framing, String> {
+    Framing::from_name(name).ok_or(format!("unknown framing {name}"))
+}
+
+impl Args {
+    /// Whether it refuses what the protocols' SDKs refuse (not `--lenient`).
+    fn strict(&self) -> bool {
+        self.strict || !self.lenient
+    }
+
+    /// The framing: the one given, else the dialect's.
+    fn framing(&self) -> Framing {
+        self.framing
+            .unwrap_or_else(|| shapes::of(self.dialect).default_framing())
+    }
+
+    /// What clap cannot check of the arguments alone.
+    fn check(&self) -> Result<(), String> {
+        let a = self;
+        if !a.dialect.rules().json_rpc {
+            return Err(format!("{} is not JSON-RPC", a.dialect));
         }
+        if a.behavior.role() != Role::Responder {
+            return Err(format!("{} is a requester's behaviour", a.behavior));
+        }
+        if a.progress_ms == 0 {
+            return Err("--progress-ms must be at least 1".into());
+        }
+        if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
+            return Err(format!(
+                "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
+                a.dialect
+            ));
+        }
+        if let Some(v) = &a.protocol_version {
+            shapes::of(a.dialect)
+                .parse_version(v)
+                .map_err(|e| format!("--protocol-version: {e}"))?;
+        }
+        Ok(())
     }
-    if !framing_given && a.dialect == Dialect::Lsp {
-        a.framing = Framing::ContentLength;
-    }
-    if !a.dialect.rules().json_rpc {
-        return Err(format!("{} is not JSON-RPC", a.dialect));
-    }
-    if a.behaviour.role() != Role::Responder {
-        return Err(format!("{} is a requester's behaviour", a.behaviour));
-    }
-    if a.progress_ms == 0 {
-        return Err("--progress-ms must be at least 1".into());
-    }
-    if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
-        return Err(format!(
-            "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
-            a.dialect
-        ));
-    }
-    if let Some(v) = &a.protocol_version
-        && matches!(a.dialect, Dialect::Acp | Dialect::AcpRfd)
-        && v.parse::<u64>().is_err()
-    {
-        return Err(format!("--protocol-version: ACP's is an integer, not {v}"));
-    }
-    Ok(a)
 }
 
 enum In {
@@ -272,6 +252,8 @@ struct Job {
 
 struct Peer {
     args: Args,
+    /// The dialect's wire shapes.
+    shapes: &'static dyn Shapes,
     ctx: Context,
     ep: Endpoint,
     ids: IdMap,
@@ -303,7 +285,7 @@ struct Peer {
 
 impl Peer {
     fn write(&mut self, text: &str) {
-        let bytes = self.args.framing.frame(text);
+        let bytes = self.args.framing().frame(text);
         let mut out = self.out.lock();
         // A closed stdout ends the conversation; the peer exits at the end of its input.
         let _ = out.write_all(&bytes).and_then(|()| out.flush());
@@ -324,22 +306,16 @@ impl Peer {
 
     /// The protocol version the peer speaks, as its dialect writes it.
     fn version(&self) -> Value {
-        match (&self.args.protocol_version, self.args.dialect) {
-            (Some(v), Dialect::Acp | Dialect::AcpRfd) => json!(v.parse::<u64>().unwrap_or(0)),
-            (Some(v), _) => json!(v),
-            (None, d) => cancelcheck_wire::client::expected_version(d).unwrap_or(Value::Null),
+        match &self.args.protocol_version {
+            Some(v) => self.shapes.parse_version(v).unwrap_or(json!(0)),
+            None => self.shapes.expected_version().unwrap_or(Value::Null),
         }
     }
 
     /// The answer to `initialize`, in the dialect's shape (LSP keeps the codec's).
     fn initialized(&self, cancel_support: bool) -> Option<Value> {
-        let v = self.version();
-        match self.args.dialect {
-            Dialect::Acp => Some(acp::initialize_result(v.as_u64()?, None)),
-            Dialect::AcpRfd => Some(acp::initialize_result(v.as_u64()?, Some(cancel_support))),
-            Dialect::Mcp20251125 => Some(mcp::initialize_result(v.as_str()?, ME)),
-            _ => None,
-        }
+        self.shapes
+            .initialize_result(&self.version(), cancel_support, ME)
     }
 
     fn feed(&mut self, input: Input) {
@@ -373,10 +349,9 @@ impl Peer {
                         if reply == Reply::Cancelled && self.acp() {
                             // A prompt turn ends cancelled with a result, never an error; any
                             // other request with -32800.
-                            let body = if prompt {
-                                Body::Result(acp::stop_reason(true))
-                            } else {
-                                Self::error(-32800, "Request cancelled", None)
+                            let body = match self.shapes.cancelled_prompt_result() {
+                                Some(result) if prompt => Body::Result(result),
+                                _ => Self::error(-32800, "Request cancelled", None),
                             };
                             self.respond(wid, body);
                             continue;
@@ -435,12 +410,15 @@ impl Peer {
     /// permission request in that prompt's session.
     fn ask_permission(&mut self, id: RequestId) {
         let wid = self.ids.wire(id);
-        let options = json!([{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]);
-        let params =
-            acp::permission_request_params(&self.session(id), &format!("call-{wid}"), options);
+        let Some((method, params)) = self
+            .shapes
+            .permission_request(&self.session(id), &format!("call-{wid}"))
+        else {
+            return;
+        };
         let text = WireMessage::Request {
             id: wid,
-            method: acp::REQUEST_PERMISSION.into(),
+            method: method.into(),
             params: Some(params),
         }
         .to_text();
@@ -449,16 +427,22 @@ impl Peer {
 
     /// ACP: a `session/update` of prompt `id`'s session, with some of the turn's content.
     fn update(&mut self, id: RequestId) {
+        let Some((method, params)) = self.shapes.session_update(&self.session(id), "working")
+        else {
+            return;
+        };
         let text = WireMessage::Notification {
-            method: acp::SESSION_UPDATE.into(),
-            params: Some(acp::message_chunk_params(&self.session(id), "working")),
+            method: method.into(),
+            params: Some(params),
         }
         .to_text();
         self.write(&text);
     }
 
+    /// Whether its work runs in sessions it opens (ACP), which its updates, its own requests
+    /// and the session's cancel name.
     fn acp(&self) -> bool {
-        matches!(self.args.dialect, Dialect::Acp | Dialect::AcpRfd)
+        self.shapes.opens_sessions()
     }
 
     /// ACP `session/cancel`: a cancel of the open prompt turns of the session it names (the
@@ -473,9 +457,9 @@ impl Peer {
             .open_prompts
             .iter()
             .copied()
-            .filter(|p| !self.args.strict || named == self.session_of.get(p).map(String::as_str))
+            .filter(|p| !self.args.strict() || named == self.session_of.get(p).map(String::as_str))
             .collect();
-        if prompts.is_empty() && self.args.strict {
+        if prompts.is_empty() && self.args.strict() {
             eprintln!("cancelcheck-testpeer: session/cancel names no open prompt turn: {named:?}");
         }
         for id in prompts {
@@ -509,7 +493,7 @@ impl Peer {
     /// requires and it lacks (-32602; an unknown method -32601), an ACP prompt in a session it
     /// never opened (-32602), an MCP 2026-07-28 request of another version (-32022).
     fn refusal(&self, msg: &WireMessage) -> Option<Body> {
-        if !self.args.strict {
+        if !self.args.strict() {
             return None;
         }
         if let Err(e) = schema::check_client_message(self.args.dialect, msg) {
@@ -533,20 +517,7 @@ impl Peer {
                 ));
             }
         }
-        if self.args.dialect == Dialect::Mcp20260728 {
-            let asked = p
-                .and_then(|p| p.get("_meta"))
-                .and_then(|m| m.get(mcp::PROTOCOL_VERSION_KEY));
-            let mine = self.version();
-            if asked != Some(&mine) {
-                return Some(Self::error(
-                    mcp::UNSUPPORTED_VERSION,
-                    "Unsupported protocol version",
-                    Some(json!({"supported": [mine], "requested": asked})),
-                ));
-            }
-        }
-        None
+        self.shapes.version_refusal(p, &self.version())
     }
 
     fn on_frame(&mut self, body: &[u8]) {
@@ -609,7 +580,7 @@ impl Peer {
         };
         if self.acp()
             && let WireMessage::Notification { method, params } = &msg
-            && method == acp::SESSION_CANCEL
+            && self.shapes.session_cancel_method() == Some(method.as_str())
         {
             self.session_cancel(params.as_ref());
             return;
@@ -662,19 +633,43 @@ impl Peer {
                 }
                 self.feed(Input::Receive(m));
             }
-            (WireMessage::Request { id, method, .. }, _) => {
-                let mcp2025 = self.args.dialect == Dialect::Mcp20251125;
-                let body = if method == mcp::PING && (mcp2025 || !self.args.strict) {
-                    Body::Result(json!({}))
-                } else if method == mcp::DISCOVER && self.args.dialect == Dialect::Mcp20260728 {
-                    let v = self.version();
-                    Body::Result(mcp::discover_result(&[v.as_str().unwrap_or("")], ME))
-                } else if method == acp::NEW_SESSION && self.acp() {
-                    let session = format!("session-{}", self.sessions.len() + 1);
-                    self.sessions.push(session.clone());
-                    Body::Result(json!({ "sessionId": session }))
-                } else {
-                    Self::error(-32601, "Method not found", None)
+            (WireMessage::Request { id, method, params }, _) => {
+                let body = match self.shapes.plumbing(method) {
+                    Some(Plumbing::Ping) => Body::Result(json!({})),
+                    // (A lenient peer answers `ping` in any dialect.)
+                    None if method == mcp::PING && !self.args.strict() => Body::Result(json!({})),
+                    Some(Plumbing::Discover) => {
+                        let v = self.version();
+                        self.shapes.discover_result(&v, ME).map_or_else(
+                            || Self::error(-32601, "Method not found", None),
+                            Body::Result,
+                        )
+                    }
+                    Some(Plumbing::ListTools) => {
+                        let cursor = params
+                            .as_ref()
+                            .and_then(|p| p.get("cursor"))
+                            .and_then(Value::as_str);
+                        tools_page(cursor).map_or_else(
+                            || {
+                                Self::error(
+                                    -32602,
+                                    format!("Invalid params: unknown cursor {cursor:?}"),
+                                    None,
+                                )
+                            },
+                            Body::Result,
+                        )
+                    }
+                    Some(Plumbing::NewSession) => {
+                        let session = format!("session-{}", self.sessions.len() + 1);
+                        self.sessions.push(session.clone());
+                        self.shapes.new_session_result(&session).map_or_else(
+                            || Self::error(-32601, "Method not found", None),
+                            Body::Result,
+                        )
+                    }
+                    None => Self::error(-32601, "Method not found", None),
                 };
                 self.respond(id.clone(), body);
                 self.apply_deferred();
@@ -761,6 +756,32 @@ impl Peer {
     }
 }
 
+/// MCP `tools/list`: its tools, one a page (page 1 has no cursor, page 2 the cursor
+/// `page-2`); `None` for a cursor it never gave. Each runs as the work (its `ms` argument).
+fn tools_page(cursor: Option<&str>) -> Option<Value> {
+    let tool = |name: &str, description: &str, required: &[&str]| mcp::Tool {
+        name: name.into(),
+        description: Some(description.into()),
+        input_schema: json!({"type": "object",
+            "properties": {"ms": {"type": "integer", "description": "How long it takes"}},
+            "required": required}),
+    };
+    Some(match cursor {
+        None => mcp::tools_list_result(
+            &[tool(
+                "slow",
+                "Waits `ms` milliseconds (300 unless given), reporting progress when asked.\nHonours a cancel at once.",
+                &[],
+            )],
+            Some("page-2"),
+        ),
+        Some("page-2") => {
+            mcp::tools_list_result(&[tool("sleep", "Sleeps `ms` milliseconds.", &["ms"])], None)
+        }
+        Some(_) => return None,
+    })
+}
+
 fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {
     let mut out = std::io::stdout().lock();
     match mode {
@@ -817,28 +838,27 @@ fn hostile_start(mode: &str, framing: Framing) -> Option<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("cancelcheck-testpeer: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    // Bad arguments exit 2 (clap's usage errors too).
+    let args = <Args as clap::Parser>::parse();
+    if let Err(e) = args.check() {
+        eprintln!("cancelcheck-testpeer: {e}");
+        return ExitCode::from(2);
+    }
     if let Some(mode) = args.hostile.clone()
-        && let Some(code) = hostile_start(&mode, args.framing)
+        && let Some(code) = hostile_start(&mode, args.framing())
     {
         return code;
     }
+    let shapes = shapes::of(args.dialect);
     let mut ctx = Context::new(args.dialect);
-    ctx.work_method = match (&args.work_method, args.dialect) {
-        (Some(m), _) => m.clone(),
-        (None, Dialect::Acp | Dialect::AcpRfd) => "session/prompt".into(),
-        (None, _) => ctx.work_method,
+    ctx.work_method = match &args.work_method {
+        Some(m) => m.clone(),
+        None => shapes.default_work_method().into(),
     };
     let cfg = EndpointConfig {
         party: Party::Server,
         dialect: args.dialect,
-        behaviour: args.behaviour,
+        behaviour: args.behavior,
         workers: 8,
         cancel_support: true,
         request_timeouts: false,
@@ -851,9 +871,10 @@ fn main() -> ExitCode {
         capacity: 16,
     };
     let (tx, rx) = mpsc::channel();
-    let framing = args.framing;
+    let framing = args.framing();
     std::thread::spawn(move || reader(framing, tx));
     let mut peer = Peer {
+        shapes,
         ctx,
         ep: Endpoint::new(cfg),
         ids: IdMap::new(),

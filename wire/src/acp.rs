@@ -21,7 +21,11 @@
 //! The ACP RFD's `$/cancelRequest {id}` and `clientCapabilities.cancellation.request` come from
 //! its own text (`acp-rfd-request-cancellation.md`).
 
+use crate::WireMessage;
+use crate::decode::{Body, Context};
 use crate::schema::{Fields, Kind, SchemaError, implementation};
+use crate::shapes::{Call, Identity, Plumbing, Shapes};
+use cancelcheck_model::{Dialect, Party, RequestId};
 use serde_json::{Value, json};
 
 /// The stable protocol's version, an integer.
@@ -199,4 +203,222 @@ fn content_block(f: &Fields<'_>, i: usize, b: &Value) -> Result<(), SchemaError>
         block.required(k, Kind::Str)?;
     }
     Ok(())
+}
+
+/// ACP's shapes ([`crate::shapes::Shapes`]): the stable protocol's, or (`rfd`) the ACP RFD's,
+/// which negotiates cancellation in `initialize` and cancels with `$/cancelRequest {id}`.
+pub struct Acp {
+    rfd: bool,
+}
+
+/// Stable ACP's shapes.
+pub static ACP: Acp = Acp { rfd: false };
+/// The ACP RFD's shapes.
+pub static ACP_RFD: Acp = Acp { rfd: true };
+
+/// The session the model's rendering names for the client's request `id`.
+fn model_session(id: RequestId) -> String {
+    crate::encode::session_id(id)
+}
+
+impl Shapes for Acp {
+    fn dialect(&self) -> Dialect {
+        if self.rfd {
+            Dialect::AcpRfd
+        } else {
+            Dialect::Acp
+        }
+    }
+
+    fn knows(&self, method: &str) -> bool {
+        knows(method, self.rfd)
+    }
+
+    fn check_client(&self, msg: &WireMessage) -> Result<(), SchemaError> {
+        match Fields::of(msg) {
+            Some((request, f)) => check_client(self.rfd, request, f),
+            None => Ok(()),
+        }
+    }
+
+    fn initialize(&self, cancel_support: bool, me: Identity<'_>) -> Option<Call> {
+        let caps = if self.rfd {
+            rfd_capabilities(cancel_support)
+        } else {
+            json!({})
+        };
+        Some((INITIALIZE, initialize_params(Some(caps), Some(me))))
+    }
+
+    fn new_session(&self, cwd: &str) -> Option<Call> {
+        Some((NEW_SESSION, new_session_params(cwd)))
+    }
+
+    fn opened_session<'v>(&self, result: &'v Value) -> Option<&'v str> {
+        result.get("sessionId").and_then(Value::as_str)
+    }
+
+    /// An extension method (`_`), answered -32601 by an agent that does not know it.
+    fn barrier(&self, _me: Identity<'_>) -> (&'static str, Option<Value>) {
+        ("_cancelcheck/barrier", None)
+    }
+
+    fn default_work_method(&self) -> &'static str {
+        PROMPT
+    }
+
+    fn prompt_method(&self) -> Option<&'static str> {
+        Some(PROMPT)
+    }
+
+    /// A prompt of one text block (its `sessionId` filled in when it is sent).
+    fn default_work_params(&self) -> Value {
+        json!({"prompt": text_prompt("Count from 1 to 50, one number per line.")})
+    }
+
+    /// A prompt names `session` (any `sessionId` given is replaced); another method has its
+    /// `sessionId` replaced only if it has one.
+    fn work_params(
+        &self,
+        ctx: &Context,
+        params: &Value,
+        session: Option<&str>,
+        _progress_token: Value,
+        _me: Identity<'_>,
+    ) -> Value {
+        let mut params = params.clone();
+        if let (Some(s), Some(p)) = (session, params.as_object_mut())
+            && (ctx.prompt_turn() || p.contains_key("sessionId"))
+        {
+            p.insert("sessionId".into(), json!(s));
+        }
+        params
+    }
+
+    fn session_cancel_method(&self) -> Option<&'static str> {
+        Some(SESSION_CANCEL)
+    }
+
+    fn session_cancel(&self, session: &str) -> Option<Call> {
+        Some((SESSION_CANCEL, session_cancel_params(session)))
+    }
+
+    /// `RequestId` admits null in ACP's schema.
+    fn cancel_names_null(&self) -> bool {
+        true
+    }
+
+    fn session_update_method(&self) -> Option<&'static str> {
+        Some(SESSION_UPDATE)
+    }
+
+    fn permission_method(&self) -> Option<&'static str> {
+        Some(REQUEST_PERMISSION)
+    }
+
+    /// A permission request is answered with the first option offered, or `cancelled` once
+    /// the prompt turn was cancelled (or when none is offered).
+    fn client_answer(&self, method: &str, params: Option<&Value>, cancelled: bool) -> Body {
+        if method != REQUEST_PERMISSION {
+            return crate::shapes::not_found();
+        }
+        let option = params.and_then(|p| p.pointer("/options/0/optionId"));
+        Body::Result(match option {
+            Some(o) if !cancelled => permission_selected(o),
+            _ => permission_cancelled(),
+        })
+    }
+
+    /// A prompt turn ends cancelled with a result, never an error; a permission request is
+    /// answered with the outcome `cancelled` (both ACP texts: a result may carry a
+    /// cancellation marker).
+    fn result_says_cancelled(&self, result: &Value) -> bool {
+        result.get("stopReason").and_then(Value::as_str) == Some("cancelled")
+            || result.pointer("/outcome/outcome").and_then(Value::as_str) == Some("cancelled")
+    }
+
+    fn expected_version(&self) -> Option<Value> {
+        Some(json!(PROTOCOL_VERSION))
+    }
+
+    fn plumbing(&self, method: &str) -> Option<Plumbing> {
+        (method == NEW_SESSION).then_some(Plumbing::NewSession)
+    }
+
+    fn parse_version(&self, text: &str) -> Result<Value, String> {
+        text.parse::<u64>()
+            .map(|v| json!(v))
+            .map_err(|_| format!("ACP's is an integer, not {text}"))
+    }
+
+    fn initialize_result(
+        &self,
+        version: &Value,
+        cancel_support: bool,
+        _me: Identity<'_>,
+    ) -> Option<Value> {
+        Some(initialize_result(
+            version.as_u64()?,
+            self.rfd.then_some(cancel_support),
+        ))
+    }
+
+    fn new_session_result(&self, session: &str) -> Option<Value> {
+        Some(json!({ "sessionId": session }))
+    }
+
+    fn permission_request(&self, session: &str, tool_call: &str) -> Option<Call> {
+        let options = json!([{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]);
+        Some((
+            REQUEST_PERMISSION,
+            permission_request_params(session, tool_call, options),
+        ))
+    }
+
+    fn session_update(&self, session: &str, text: &str) -> Option<Call> {
+        Some((SESSION_UPDATE, message_chunk_params(session, text)))
+    }
+
+    fn cancelled_prompt_result(&self) -> Option<Value> {
+        Some(stop_reason(true))
+    }
+
+    fn model_initialize_params(&self, cancel_support: bool) -> Value {
+        let caps = self.rfd.then(|| rfd_capabilities(cancel_support));
+        initialize_params(caps, None)
+    }
+
+    /// Each request of the client's runs in a session of its own, named after it
+    /// ([`crate::encode::session_id`]). (The RFD's ordinary request is `session/load`.)
+    fn model_work_params(&self, id: RequestId) -> Value {
+        if self.rfd {
+            json!({"sessionId": model_session(id), "cwd": "/work", "mcpServers": []})
+        } else {
+            prompt_params(&model_session(id), text_prompt("build"))
+        }
+    }
+
+    /// (`s1`: a request the agent sends for no prompt turn.)
+    fn model_server_work_params(&self, session: Option<RequestId>) -> Value {
+        let session = session.map_or("s1".into(), model_session);
+        permission_request_params(&session, "t1", json!([]))
+    }
+
+    /// The agent's a prompt turn's `stopReason`, the client's a permission `outcome` (stable
+    /// ACP, whose ordinary requests are these; the RFD's answers are the generic ones).
+    fn model_result(&self, from: Party, cancelled: bool) -> Option<Value> {
+        if self.rfd {
+            return None;
+        }
+        Some(match from {
+            Party::Server => stop_reason(cancelled),
+            Party::Client if cancelled => permission_cancelled(),
+            Party::Client => permission_selected(&json!("allow")),
+        })
+    }
+
+    /// An update of the request's session.
+    fn model_activity_params(&self, id: RequestId) -> Value {
+        message_chunk_params(&model_session(id), "working")
+    }
 }

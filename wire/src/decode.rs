@@ -318,8 +318,7 @@ impl Context {
     /// has one, answered cancelled with `{"stopReason": "cancelled"}`. Any other request is
     /// cancelled with the dialect's generic cancel and judged by the generic rules.
     pub fn prompt_turn(&self) -> bool {
-        matches!(self.dialect, Dialect::Acp | Dialect::AcpRfd)
-            && self.work_method == crate::acp::PROMPT
+        crate::shapes::of(self.dialect).prompt_method() == Some(self.work_method.as_str())
     }
 }
 
@@ -429,14 +428,8 @@ pub fn to_model(
                     _ if v.get("status").and_then(Value::as_str) == Some("partial") => {
                         Reply::Partial
                     }
-                    // An ACP prompt turn ends cancelled with a result, never an error; a
-                    // permission request is answered with the outcome `cancelled` (both ACP
-                    // texts: a result may carry a cancellation marker).
-                    _ if matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd)
-                        && (v.get("stopReason").and_then(Value::as_str) == Some("cancelled")
-                            || v.pointer("/outcome/outcome").and_then(Value::as_str)
-                                == Some("cancelled")) =>
-                    {
+                    // A result that says the request was cancelled, where the dialect has one.
+                    _ if crate::shapes::of(ctx.dialect).result_says_cancelled(v) => {
                         Reply::Cancelled
                     }
                     _ => Reply::Full,

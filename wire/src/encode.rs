@@ -5,8 +5,7 @@
 //! `{"type": ...}` objects for app calls. (A run's events and verdict as JSON, which add the
 //! party, the virtual time and what the endpoint did, are the root package's `trace_json`.)
 
-use crate::acp;
-use cancelcheck_model::message::{Ack, AckReason, Method};
+use cancelcheck_model::message::Method;
 use cancelcheck_model::{Dialect, Message, Output, Party, Reply, RequestId};
 use serde_json::{Map, Value, json};
 
@@ -19,7 +18,7 @@ pub fn id_json(id: RequestId) -> Value {
     }
 }
 
-fn error_message(code: i64) -> &'static str {
+pub(crate) fn error_message(code: i64) -> &'static str {
     match code {
         -32800 => "Request cancelled",
         -32601 => "Method not found",
@@ -92,8 +91,9 @@ pub fn message_json(dialect: Dialect, from: Party, msg: &Message) -> Value {
 pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &Sessions) -> Value {
     let r = dialect.rules();
     if !r.json_rpc {
-        return abp_json(msg);
+        return crate::abp::message_json(msg);
     }
+    let shapes = crate::shapes::of(dialect);
     let method_name = |m: Method| match m {
         Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
         Method::Work => r.work_method,
@@ -101,29 +101,12 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
     };
     match *msg {
         Message::Request { id, method } => {
-            let params = match (method, dialect) {
-                (Method::Initialize { cancel_support }, Dialect::AcpRfd) => {
-                    acp::initialize_params(Some(acp::rfd_capabilities(cancel_support)), None)
+            let params = match method {
+                Method::Initialize { cancel_support } => {
+                    shapes.model_initialize_params(cancel_support)
                 }
-                (Method::Initialize { .. }, Dialect::Acp) => acp::initialize_params(None, None),
-                // (The simulator's stand-in for the other dialects' handshakes; a client that
-                // opens a real session sends `crate::client::initialize`.)
-                (Method::Initialize { .. }, _) => json!({"protocolVersion": 1}),
-                (Method::ServerWork, Dialect::Acp | Dialect::AcpRfd) => {
-                    // (`s1`: a request the agent sends for no prompt turn.)
-                    let session = sessions.of(from, id).map_or("s1".into(), session_id);
-                    acp::permission_request_params(&session, "t1", json!([]))
-                }
-                (Method::ServerWork, Dialect::Lsp) => json!({"items": [{"section": "build"}]}),
-                (Method::ServerWork, _) => json!({"messages": [], "maxTokens": 1}),
-                (Method::Work, Dialect::Acp) => {
-                    acp::prompt_params(&session_id(id), acp::text_prompt("build"))
-                }
-                (Method::Work, Dialect::AcpRfd) => {
-                    json!({"sessionId": session_id(id), "cwd": "/work", "mcpServers": []})
-                }
-                (Method::Work, Dialect::Lsp) => json!({"command": "build"}),
-                (Method::Work, _) => json!({"name": "build", "arguments": {}}),
+                Method::ServerWork => shapes.model_server_work_params(sessions.of(from, id)),
+                Method::Work => shapes.model_work_params(id),
             };
             json!({"jsonrpc": "2.0", "id": id_json(id), "method": method_name(method), "params": params})
         }
@@ -131,18 +114,17 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
             let mut obj = Map::new();
             obj.insert("jsonrpc".into(), json!("2.0"));
             obj.insert("id".into(), id_json(id));
-            // ACP's prompt turn and permission request answer with results of their own.
-            let prompt_turn = r.cancelled_result;
+            // An answer that says whether the request was cancelled (ACP's prompt turn and
+            // permission request), where the dialect has one.
+            let own = match reply {
+                Reply::Full | Reply::Cancelled => shapes.model_result(from, reply.is_cancelled()),
+                _ => None,
+            };
+            if let Some(result) = own {
+                obj.insert("result".into(), result);
+                return Value::Object(obj);
+            }
             match reply {
-                Reply::Full | Reply::Cancelled if prompt_turn => {
-                    let cancelled = reply.is_cancelled();
-                    let result = match from {
-                        Party::Server => acp::stop_reason(cancelled),
-                        Party::Client if cancelled => acp::permission_cancelled(),
-                        Party::Client => acp::permission_selected(&json!("allow")),
-                    };
-                    obj.insert("result".into(), result)
-                }
                 Reply::Full => obj.insert("result".into(), json!({"status": "done"})),
                 Reply::Partial => obj.insert("result".into(), json!({"status": "partial"})),
                 Reply::Initialized { cancel_support } => {
@@ -170,14 +152,13 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
             };
             Value::Object(obj)
         }
-        Message::Cancel { id, session } => match r.session_cancel_method {
-            Some(method) if session => {
-                json!({"jsonrpc": "2.0", "method": method, "params": acp::session_cancel_params(&session_id(id))})
-            }
-            _ => {
-                json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {r.cancel_id_field: id_json(id)}})
-            }
-        },
+        Message::Cancel { id, session } => {
+            let session_cancel = shapes
+                .session_cancel(&session_id(id))
+                .filter(|_| session && r.session_cancel_method.is_some());
+            let (method, params) = session_cancel.unwrap_or_else(|| shapes.cancel(id_json(id)));
+            json!({"jsonrpc": "2.0", "method": method, "params": params})
+        }
         Message::MalformedCancel => {
             json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
         }
@@ -188,67 +169,9 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
         }
         Message::Activity { id } => {
             let method = r.activity_method.unwrap_or("notifications/progress");
-            let field = r.activity_id_field;
-            let params = if field == "sessionId" {
-                acp::message_chunk_params(&session_id(id), "working")
-            } else {
-                json!({field: id_json(id), "progress": 1})
-            };
+            let params = shapes.model_activity_params(id);
             json!({"jsonrpc": "2.0", "method": method, "params": params})
         }
-    }
-}
-
-fn abp_json(msg: &Message) -> Value {
-    match *msg {
-        Message::Request {
-            id,
-            method: Method::Initialize { .. },
-        } => {
-            json!({"type": "session/initialize", "callId": id_json(id)})
-        }
-        Message::Request {
-            id,
-            method: Method::Work | Method::ServerWork,
-        } => {
-            json!({"type": "capabilities/call", "callId": id_json(id), "capability": "pdf.generate", "params": {}})
-        }
-        Message::Response { id, reply } => match reply {
-            Reply::Initialized { .. } => {
-                json!({"type": "session/initialize-result", "callId": id_json(id), "success": true})
-            }
-            Reply::Full | Reply::Partial => {
-                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": true, "data": {}})
-            }
-            Reply::Cancelled => {
-                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": false, "cancelled": true})
-            }
-            Reply::Error(code) => {
-                json!({"type": "capabilities/call-result", "callId": id_json(id), "success": false,
-                                          "error": {"code": code, "message": error_message(code)}})
-            }
-        },
-        Message::Cancel { id, .. } => {
-            json!({"type": "capabilities/cancel", "callId": id_json(id)})
-        }
-        Message::MalformedCancel => json!({"type": "capabilities/cancel"}),
-        Message::CancelAck {
-            id,
-            ack:
-                Ack {
-                    reason: AckReason::NotInitialized,
-                    ..
-                },
-        } => json!({"type": "capabilities/cancel-result", "callId": id_json(id),
-                    "error": {"code": "NOT_INITIALIZED"}}),
-        Message::CancelAck { id, ack } => {
-            let mut v = json!({"type": "capabilities/cancel-result", "callId": id_json(id), "cancelled": ack.cancelled});
-            if let Some(reason) = ack.reason.text() {
-                v["reason"] = json!(reason);
-            }
-            v
-        }
-        Message::Activity { id } => json!({"type": "capabilities/progress", "callId": id_json(id)}),
     }
 }
 

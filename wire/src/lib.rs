@@ -6,10 +6,13 @@
 //!   offset and what was expected), and a `WireMessage` to a model message
 //!   ([`decode::to_model`]).
 //! - [`frame`]: newline-delimited JSON and LSP's `Content-Length` framing over a byte stream.
-//! - [`acp`], [`mcp`], [`lsp`]: each dialect's wire shapes (handshake, work, cancels) and what
-//!   its schema requires of a client's messages; [`client`]: the set of messages a client (the
-//!   probe) sends, per dialect; [`schema`]: the check of a client's message against its
-//!   dialect's schema.
+//! - [`shapes`]: one home per dialect's wire shapes ([`shapes::Shapes`], reached by
+//!   [`shapes::of`]): handshake request and result, work request, cancels, barrier, sessions,
+//!   default work method and framing, the methods it knows. Each dialect's are in its own
+//!   module ([`acp`], [`mcp`], [`lsp`], [`abp`]) with what its schema requires of a client's
+//!   messages; the encoder, the probe and the test peer all ask it. [`client`]: what a client
+//!   reads of the version a peer speaks; [`schema`]: the check of a client's message against
+//!   its dialect's schema.
 //! - [`id`]: wire ids of any shape ([`WireId`]: long strings, numbers beyond `i64`, `null`) and
 //!   the lossless [`IdMap`] between them and the model's fixed-size ids.
 //!
@@ -18,6 +21,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod abp;
 pub mod acp;
 pub mod client;
 pub mod decode;
@@ -27,6 +31,7 @@ pub mod id;
 pub mod lsp;
 pub mod mcp;
 pub mod schema;
+pub mod shapes;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
 pub use encode::{Sessions, id_json, message_json, message_json_in, message_text};

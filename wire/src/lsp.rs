@@ -7,7 +7,12 @@
 //! - "If a server or client receives a request starting with '$/' it must error the request with
 //!   error code MethodNotFound": such a request is always answered, whatever the server knows.
 
+use crate::WireMessage;
+use crate::decode::Body;
+use crate::frame::Framing;
 use crate::schema::{Fields, Kind, SchemaError};
+use crate::shapes::{Call, Identity, Shapes};
+use cancelcheck_model::{Dialect, RequestId};
 use serde_json::{Value, json};
 
 /// Opens the connection.
@@ -78,5 +83,68 @@ pub(crate) fn check_client(request: bool, f: Fields<'_>) -> Result<(), SchemaErr
         (CANCEL_REQUEST, false) => f.required("id", Kind::Id).map(|_| ()),
         (m, _) if m.starts_with(IMPLEMENTATION_PREFIX) => Ok(()),
         _ => Err(SchemaError::UnknownMethod(f.method.to_string())),
+    }
+}
+
+/// LSP's shapes ([`crate::shapes::Shapes`]).
+pub struct Lsp;
+
+/// LSP 3.17's shapes.
+pub static LSP: Lsp = Lsp;
+
+impl Shapes for Lsp {
+    fn dialect(&self) -> Dialect {
+        Dialect::Lsp
+    }
+
+    /// The base protocol's `Content-Length` headers.
+    fn default_framing(&self) -> Framing {
+        Framing::ContentLength
+    }
+
+    fn knows(&self, method: &str) -> bool {
+        knows(method)
+    }
+
+    fn check_client(&self, msg: &WireMessage) -> Result<(), SchemaError> {
+        match Fields::of(msg) {
+            Some((request, f)) => check_client(request, f),
+            None => Ok(()),
+        }
+    }
+
+    fn initialize(&self, _cancel_support: bool, _me: Identity<'_>) -> Option<Call> {
+        Some((INITIALIZE, initialize_params()))
+    }
+
+    fn initialized(&self) -> Option<Call> {
+        Some((INITIALIZED, json!({})))
+    }
+
+    /// A `$/` request, which a server that does not know it must answer -32601.
+    fn barrier(&self, _me: Identity<'_>) -> (&'static str, Option<Value>) {
+        ("$/cancelcheck/barrier", None)
+    }
+
+    /// A command named `slow`.
+    fn default_work_params(&self) -> Value {
+        json!({"command": "slow", "arguments": [{"ms": 300}]})
+    }
+
+    /// The requests a client accepts without serving anything ([`client_answer`]) with their
+    /// empty answers; any other -32601.
+    fn client_answer(&self, method: &str, params: Option<&Value>, _cancelled: bool) -> Body {
+        match client_answer(method, params) {
+            Some(result) => Body::Result(result),
+            None => crate::shapes::not_found(),
+        }
+    }
+
+    fn model_work_params(&self, _id: RequestId) -> Value {
+        json!({"command": "build"})
+    }
+
+    fn model_server_work_params(&self, _session: Option<RequestId>) -> Value {
+        json!({"items": [{"section": "build"}]})
     }
 }

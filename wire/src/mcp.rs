@@ -21,7 +21,11 @@
 //!   the version a request names answers `UnsupportedProtocolVersionError` (-32022, with
 //!   `data.supported`).
 
+use crate::WireMessage;
+use crate::decode::{Body, Context};
 use crate::schema::{Fields, Kind, SchemaError, implementation};
+use crate::shapes::{Call, Identity, Plumbing, Shapes};
+use cancelcheck_model::{Dialect, RequestId};
 use serde_json::{Value, json};
 
 /// The version of the `mcp-2025-11-25` dialect.
@@ -42,6 +46,10 @@ pub const INITIALIZED: &str = "notifications/initialized";
 pub const PING: &str = "ping";
 /// 2026-07-28's request every server implements: its versions and capabilities.
 pub const DISCOVER: &str = "server/discover";
+/// The list of the server's tools (paginated with `cursor` and `nextCursor`), both versions.
+pub const TOOLS_LIST: &str = "tools/list";
+/// A call of one of the server's tools, both versions.
+pub const TOOLS_CALL: &str = "tools/call";
 /// The cancel, both versions.
 pub const CANCELLED: &str = "notifications/cancelled";
 /// 2026-07-28's error for a request naming a version the server does not support.
@@ -80,6 +88,78 @@ pub fn discover_result(versions: &[&str], server: (&str, &str)) -> Value {
     json!({"supportedVersions": versions, "capabilities": {"tools": {}},
            "serverInfo": {"name": server.0, "version": server.1},
            "cacheScope": "public", "ttlMs": 0, "resultType": "complete"})
+}
+
+/// One tool of a `tools/list` answer (`Tool`: `name`, `description`, `inputSchema`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// Its name, as `tools/call` names it.
+    pub name: String,
+    /// Its description, if it has one.
+    pub description: Option<String>,
+    /// The JSON Schema of its arguments (`inputSchema`; `{}` where none is given).
+    pub input_schema: Value,
+}
+
+impl Tool {
+    /// The arguments its input schema requires (`inputSchema.required`), in order.
+    pub fn required(&self) -> Vec<String> {
+        self.input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// The tools a `tools/list` result lists and the cursor of its next page (`nextCursor`), or
+/// what is wrong with it.
+pub fn read_tools(result: &Value) -> Result<(Vec<Tool>, Option<String>), String> {
+    let list = result
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or("the result has no `tools` array")?;
+    let mut tools = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let name = t
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or(format!("tools[{i}] has no string `name`"))?;
+        tools.push(Tool {
+            name: name.to_string(),
+            description: t
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            input_schema: t.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
+        });
+    }
+    let next = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok((tools, next))
+}
+
+/// A server's `tools/list` result: `tools` (each `{name, description, inputSchema}`) and the
+/// cursor of the next page, if there is one.
+pub fn tools_list_result(tools: &[Tool], next_cursor: Option<&str>) -> Value {
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+        .collect();
+    let mut result = json!({ "tools": tools });
+    if let Some(c) = next_cursor {
+        result["nextCursor"] = json!(c);
+    }
+    result
+}
+
+/// `tools/call`'s params: the tool's name and its arguments.
+pub fn tool_call_params(name: &str, arguments: Value) -> Value {
+    json!({"name": name, "arguments": arguments})
 }
 
 /// Whether `method` is one the check knows for `version`.
@@ -135,5 +215,210 @@ pub(crate) fn check_client(version: &str, request: bool, f: Fields<'_>) -> Resul
         "prompts/get" => f.required("name", Kind::Str).map(|_| ()),
         CANCELLED => f.required("requestId", Kind::Id).map(|_| ()),
         _ => Ok(()),
+    }
+}
+
+/// MCP's shapes ([`crate::shapes::Shapes`]) in one of its versions.
+pub struct Mcp {
+    dialect: Dialect,
+    version: &'static str,
+}
+
+/// MCP 2025-11-25's shapes.
+pub static MCP_2025: Mcp = Mcp {
+    dialect: Dialect::Mcp20251125,
+    version: V2025,
+};
+/// MCP 2026-07-28's shapes.
+pub static MCP_2026: Mcp = Mcp {
+    dialect: Dialect::Mcp20260728,
+    version: V2026,
+};
+
+impl Mcp {
+    /// Whether this is 2026-07-28 (no `initialize`, no `ping`; `_meta` on every request).
+    fn v2026(&self) -> bool {
+        self.version == V2026
+    }
+}
+
+impl Shapes for Mcp {
+    fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    fn knows(&self, method: &str) -> bool {
+        knows(self.version, method)
+    }
+
+    fn check_client(&self, msg: &WireMessage) -> Result<(), SchemaError> {
+        match Fields::of(msg) {
+            Some((request, f)) => check_client(self.version, request, f),
+            None => Ok(()),
+        }
+    }
+
+    fn initialize(&self, _cancel_support: bool, me: Identity<'_>) -> Option<Call> {
+        (!self.v2026()).then(|| (INITIALIZE, initialize_params(me)))
+    }
+
+    fn initialized(&self) -> Option<Call> {
+        (!self.v2026()).then(|| (INITIALIZED, json!({})))
+    }
+
+    fn discover(&self, me: Identity<'_>) -> Option<(&'static str, Option<Value>)> {
+        if !self.v2026() {
+            return None;
+        }
+        let mut params = None;
+        add_request_meta(&mut params, me);
+        Some((DISCOVER, params))
+    }
+
+    /// 2025-11-25: `ping`; 2026-07-28, which has no `ping`: `server/discover`, which every
+    /// server implements.
+    fn barrier(&self, me: Identity<'_>) -> (&'static str, Option<Value>) {
+        match self.discover(me) {
+            Some(discover) => discover,
+            None => (PING, None),
+        }
+    }
+
+    /// A tool named `slow`.
+    fn default_work_params(&self) -> Value {
+        json!({"name": "slow", "arguments": {"ms": 300}})
+    }
+
+    /// Progress is asked for with `progress_token`; 2026-07-28 adds the protocol version,
+    /// capabilities and identity to `_meta`.
+    fn work_params(
+        &self,
+        _ctx: &Context,
+        params: &Value,
+        _session: Option<&str>,
+        progress_token: Value,
+        me: Identity<'_>,
+    ) -> Value {
+        let mut params = params.clone();
+        if let Some(p) = params.as_object_mut() {
+            let meta = p.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert("progressToken".into(), progress_token);
+            }
+        }
+        if self.v2026() && params.is_object() {
+            let mut p = Some(params);
+            add_request_meta(&mut p, me);
+            params = p.unwrap_or_default();
+        }
+        params
+    }
+
+    fn list_tools(
+        &self,
+        cursor: Option<&str>,
+        me: Identity<'_>,
+    ) -> Option<(&'static str, Option<Value>)> {
+        let mut params = cursor.map(|c| json!({ "cursor": c }));
+        if self.v2026() {
+            add_request_meta(&mut params, me);
+        }
+        Some((TOOLS_LIST, params))
+    }
+
+    fn tool_call(&self, name: &str, arguments: Value) -> Option<Call> {
+        Some((TOOLS_CALL, tool_call_params(name, arguments)))
+    }
+
+    fn expected_version(&self) -> Option<Value> {
+        Some(json!(self.version))
+    }
+
+    fn handshake_method(&self) -> &'static str {
+        if self.v2026() { DISCOVER } else { INITIALIZE }
+    }
+
+    fn version_mismatch(&self, answer: &Body) -> Option<String> {
+        if !self.v2026() {
+            return crate::shapes::initialize_version_mismatch(json!(self.version), answer);
+        }
+        let expected = json!(self.version);
+        match answer {
+            Body::Result(v) => {
+                let supported = v.get("supportedVersions").and_then(Value::as_array);
+                match supported {
+                    Some(list) if list.contains(&expected) => None,
+                    Some(list) => Some(format!(
+                        "its server/discover lists supportedVersions {}, without {expected}",
+                        Value::Array(list.clone())
+                    )),
+                    None => Some(format!(
+                        "its answer to server/discover lists no supportedVersions (not an MCP {expected} server)"
+                    )),
+                }
+            }
+            Body::Error {
+                code: UNSUPPORTED_VERSION,
+                data,
+                ..
+            } => Some(format!(
+                "it answered server/discover with UnsupportedProtocolVersionError (-32022): it supports {}",
+                data.as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .map_or("(unlisted)".to_string(), Value::to_string)
+            )),
+            Body::Error { code, .. } => Some(format!(
+                "it answered server/discover with error {code}: a server of a version before {expected}, which opens sessions with initialize"
+            )),
+        }
+    }
+
+    fn plumbing(&self, method: &str) -> Option<Plumbing> {
+        match method {
+            PING if !self.v2026() => Some(Plumbing::Ping),
+            DISCOVER if self.v2026() => Some(Plumbing::Discover),
+            TOOLS_LIST => Some(Plumbing::ListTools),
+            _ => None,
+        }
+    }
+
+    fn initialize_result(
+        &self,
+        version: &Value,
+        _cancel_support: bool,
+        me: Identity<'_>,
+    ) -> Option<Value> {
+        if self.v2026() {
+            return None;
+        }
+        Some(initialize_result(version.as_str()?, me))
+    }
+
+    fn discover_result(&self, version: &Value, me: Identity<'_>) -> Option<Value> {
+        self.v2026()
+            .then(|| discover_result(&[version.as_str().unwrap_or("")], me))
+    }
+
+    /// 2026-07-28: a request naming another version than `mine` in `_meta`.
+    fn version_refusal(&self, params: Option<&Value>, mine: &Value) -> Option<Body> {
+        if !self.v2026() {
+            return None;
+        }
+        let asked = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(PROTOCOL_VERSION_KEY));
+        (asked != Some(mine)).then(|| Body::Error {
+            code: UNSUPPORTED_VERSION,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": [mine], "requested": asked})),
+        })
+    }
+
+    fn model_work_params(&self, _id: RequestId) -> Value {
+        json!({"name": "build", "arguments": {}})
+    }
+
+    fn model_server_work_params(&self, _session: Option<RequestId>) -> Value {
+        json!({"messages": [], "maxTokens": 1})
     }
 }

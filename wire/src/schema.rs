@@ -4,7 +4,7 @@
 //! -32602 to a request that fails it, as the protocols' SDKs do.
 //!
 //! The rules live beside the shapes, one module per dialect ([`crate::acp`], [`crate::mcp`],
-//! [`crate::lsp`]); [`check_client_message`] picks the dialect's.
+//! [`crate::lsp`]); [`check_client_message`] asks the dialect's ([`crate::shapes::of`]).
 
 use crate::decode::WireMessage;
 use cancelcheck_model::Dialect;
@@ -54,26 +54,7 @@ impl fmt::Display for SchemaError {
 /// the server's) against what `dialect`'s schema requires. The answers are JSON-RPC results or
 /// errors whose shape depends on the request answered: only their envelope is checked here.
 pub fn check_client_message(dialect: Dialect, msg: &WireMessage) -> Result<(), SchemaError> {
-    let (method, params) = match msg {
-        WireMessage::Request { method, params, .. } => (method.as_str(), params.as_ref()),
-        WireMessage::Notification { method, params } => (method.as_str(), params.as_ref()),
-        WireMessage::Response { .. } => return Ok(()),
-    };
-    let request = matches!(msg, WireMessage::Request { .. });
-    let p = Fields {
-        method,
-        params,
-        prefix: "params".into(),
-    };
-    match dialect {
-        Dialect::Acp | Dialect::AcpRfd => {
-            crate::acp::check_client(dialect == Dialect::AcpRfd, request, p)
-        }
-        Dialect::Mcp20251125 => crate::mcp::check_client(crate::mcp::V2025, request, p),
-        Dialect::Mcp20260728 => crate::mcp::check_client(crate::mcp::V2026, request, p),
-        Dialect::Lsp => crate::lsp::check_client(request, p),
-        Dialect::Abp => Err(SchemaError::UnknownMethod(method.to_string())),
-    }
+    crate::shapes::of(dialect).check_client(msg)
 }
 
 /// A message's params (or an object within them), read field by field.
@@ -135,6 +116,23 @@ impl Kind {
 }
 
 impl<'a> Fields<'a> {
+    /// A request's or a notification's params, and whether it is a request; `None` for an
+    /// answer.
+    pub(crate) fn of(msg: &'a WireMessage) -> Option<(bool, Fields<'a>)> {
+        let (method, params) = match msg {
+            WireMessage::Request { method, params, .. } => (method.as_str(), params.as_ref()),
+            WireMessage::Notification { method, params } => (method.as_str(), params.as_ref()),
+            WireMessage::Response { .. } => return None,
+        };
+        let request = matches!(msg, WireMessage::Request { .. });
+        let f = Fields {
+            method,
+            params,
+            prefix: "params".into(),
+        };
+        Some((request, f))
+    }
+
     pub(crate) fn invalid(&self, field: &str, expected: &'static str) -> SchemaError {
         SchemaError::Invalid {
             method: self.method.to_string(),
