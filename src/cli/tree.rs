@@ -171,7 +171,7 @@ pub fn cmd(args: TreeArgs) -> anyhow::Result<ExitCode> {
     let title = format!(
         "{} {} {}",
         t.scenario.dialect.id(),
-        t.scenario.behavior.name(),
+        t.scenario.behaviour.name(),
         origin_text(t)
     );
     if args.json {
@@ -738,7 +738,7 @@ impl<'a> Drawing<'a> {
             text: self.text(&file, title),
             file,
             dialect: self.dialect.id(),
-            behavior: t.scenario.behavior.name(),
+            behavior: t.scenario.behaviour.name(),
             origin: origin_text(t),
             nesting: self.tree.has_nesting(),
             reproduced,
