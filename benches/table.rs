@@ -2,8 +2,8 @@
 //! the other side of the table, and take the outcome, against a `Mutex<HashMap>` of one-shot
 //! channels written here as the baseline a JSON-RPC client would otherwise use.
 
+use cancelcheck::table::{RequestTable, Resolution};
 use cancelcheck_model::RequestId;
-use cancelcheck_model::table::{RequestTable, Resolution};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -20,7 +20,7 @@ fn table_cycle(t: &RequestTable<u64>, base: i64) {
         let mut w = t.register(id).expect("fresh id");
         // Odd requests race a cancel against the answer, as a real client's would.
         if i % 2 == 1 {
-            black_box(t.cancel(id, cancelcheck_model::table::CancelReason::Application));
+            black_box(t.cancel(id, cancelcheck::table::CancelledBy::Application));
         }
         let _ = t.complete(id, i as u64);
         match w.wait() {

@@ -19,7 +19,7 @@ pub fn text(t: &Trace) -> String {
         out,
         "dialect {}  behavior {}  {}",
         d.id(),
-        t.scenario.behavior.name(),
+        t.scenario.behaviour.name(),
         origin_text(t)
     );
     if let Some(mix) = &t.mix {
@@ -639,7 +639,7 @@ pub fn html(t: &Trace) -> String {
     let title = format!(
         "cancelcheck: {} {} {}",
         t.scenario.dialect.id(),
-        t.scenario.behavior.name(),
+        t.scenario.behaviour.name(),
         origin_text(t)
     );
     format!(

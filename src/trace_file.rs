@@ -75,7 +75,7 @@ pub fn trace_json(t: &Trace) -> Value {
         "format": FORMAT,
         "version": t.version,
         "dialect": d.id(),
-        "behavior": t.scenario.behavior.name(),
+        "behavior": t.scenario.behaviour.name(),
         "origin": origin,
         "config": t.scenario,
         "swarm": t.mix,
@@ -569,7 +569,7 @@ pub fn read_trace_within(file: &Path, max_bytes: u64) -> Result<TraceDoc, InputE
     let scenario = validated(file, "config", body.config)?;
     for (field, found, config) in [
         ("dialect", &raw["dialect"], scenario.dialect.id()),
-        ("behavior", &raw["behavior"], scenario.behavior.name()),
+        ("behavior", &raw["behavior"], scenario.behaviour.name()),
     ] {
         if found.as_str() != Some(config) {
             let found = if found.is_null() {
@@ -613,7 +613,7 @@ pub use crate::write::Saved;
 /// The default file name of a trace: dialect, behavior, and the seed or the explored bounds
 /// (requests, transport as `--transport` names it, steps).
 pub fn file_name(t: &Trace) -> String {
-    let (d, b) = (t.scenario.dialect.id(), t.scenario.behavior.name());
+    let (d, b) = (t.scenario.dialect.id(), t.scenario.behaviour.name());
     match &t.origin {
         Origin::Seed(seed) => format!("{d}--{b}--seed-{seed}.json"),
         Origin::Schedule(s) => format!(

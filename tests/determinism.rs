@@ -97,9 +97,9 @@ proptest! {
     fn correct_peers_pass_any_config(mut s in scenario(), seed in any::<u64>(), pick in 0usize..3) {
         prop_assume!(s.validate().is_ok());
         let correct: Vec<Behaviour> = Behaviour::all().filter(|b| b.classify(s.dialect).is_some_and(|c| !c.faulty)).collect();
-        s.behavior = correct[pick % correct.len()];
+        s.behaviour = correct[pick % correct.len()];
         let run = run_seed(&s, seed, false);
-        prop_assert!(run.verdict.passed(), "{} {} seed {}: {:?}\n{:?}", s.dialect, s.behavior, seed, run.verdict.violations, s);
+        prop_assert!(run.verdict.passed(), "{} {} seed {}: {:?}\n{:?}", s.dialect, s.behaviour, seed, run.verdict.violations, s);
         prop_assert_eq!(trace_of(&s, seed), trace_of(&s, seed));
     }
 }

@@ -58,7 +58,7 @@ fn every_fault_has_a_failing_trace_in_the_corpus() {
             }
             let shown = docs.iter().any(|doc| {
                 doc.scenario.dialect == d
-                    && doc.scenario.behavior == b
+                    && doc.scenario.behaviour == b
                     && doc.verdict["violations"].as_array().is_some_and(|vs| {
                         vs.iter()
                             .any(|v| c.breaks.iter().any(|n| v["invariant"] == *n))

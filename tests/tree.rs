@@ -10,7 +10,7 @@ use cancelcheck_model::message::CancelCause;
 use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
-use cancelcheck_properties::tree::{CancelReason, State};
+use cancelcheck_properties::tree::{CancelReason, Fate};
 use cancelcheck_properties::{Event, InvariantId, RequestTree};
 use cancelcheck_sim::{Scenario, Trace, run_seed};
 use serde_json::{Value, json};
@@ -698,17 +698,17 @@ fn every_corpus_request_s_state_agrees_with_its_reply() {
                 _ => None,
             };
             match x.state() {
-                State::Answered(r) => {
+                Fate::Answered(r) => {
                     assert_eq!(reply, Some(r), "{}: node {}", f.display(), n.index());
                     answered_after_cancel += usize::from(x.cancel.is_some());
                 }
-                State::Cancelled(_) => assert!(
+                Fate::Cancelled(_) => assert!(
                     !matches!(reply, Some(Reply::Full | Reply::Initialized { .. })),
                     "{}: node {} cancelled beside an ordinary answer {reply:?}",
                     f.display(),
                     n.index()
                 ),
-                State::Disconnected | State::Running => {}
+                Fate::Disconnected | Fate::Running => {}
             }
         }
     }

@@ -1,8 +1,8 @@
 //! `cancelcheck-model`: JSON-RPC request cancellation as pure data and functions.
 //!
 //! No clock, no randomness, no I/O. An [`endpoint::Endpoint`] is one party; a driver feeds it
-//! [`io::Input`]s and drains [`io::Output`]s. Time exists only as the order of inputs. The one
-//! exception to "no threads" is [`table::RequestTable`], a concurrent component checked by loom.
+//! [`io::Input`]s and drains [`io::Output`]s. Time exists only as the order of inputs, and
+//! nothing here runs threads.
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
@@ -17,13 +17,6 @@ pub mod io;
 pub mod message;
 pub mod pack;
 pub mod request;
-pub mod table;
-
-/// The synchronisation primitives `table` is written against: `std` here; a loom test crate
-/// compiles `table.rs` again against loom's (see `model/tests/loom_table.rs`).
-mod sync {
-    pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-}
 
 pub use behaviour::Behaviour;
 pub use dialect::{Dialect, DialectRules};

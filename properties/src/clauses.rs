@@ -3,7 +3,7 @@
 //! A sentence is *judged* where the [`CATALOG`] quotes it (an application whose quotation is
 //! the sentence or a part of it): those sentences are found from the catalog's quotations and
 //! are never copied here. [`TABLE`] holds the rest: each normative sentence the catalog does
-//! not quote, quoted word for word, with its [`Status`]: judged by invariants that cite
+//! not quote, quoted word for word, with its [`Treatment`]: judged by invariants that cite
 //! another sentence stating the same duty, not judgeable by any driver (and why), not
 //! modelled (and what would model it), not an obligation on a party, or superseded by a fact
 //! of the specs' README.
@@ -478,7 +478,7 @@ pub fn readme_dialect(text: &str) -> Vec<(Option<Dialect>, Unit)> {
 
 /// What becomes of a sentence the catalog does not quote (a row of [`TABLE`]).
 #[derive(Clone, Copy, Debug)]
-pub enum Status {
+pub enum Treatment {
     /// Judged by these invariants, whose applications in the dialect cite another sentence
     /// that states the same duty (the catalog cites one sentence per invariant and dialect);
     /// `why` says how the two meet.
@@ -515,7 +515,7 @@ pub struct Row {
     /// The sentence, word for word (` ... ` joins a list's lead-in to its item).
     pub quote: &'static str,
     /// What becomes of it.
-    pub status: Status,
+    pub status: Treatment,
 }
 
 macro_rules! row {
@@ -530,7 +530,7 @@ macro_rules! row {
 }
 
 use InvariantId as I;
-use Status::{Judged, NotAnObligation, NotJudgeable, NotModelled, Superseded};
+use Treatment::{Judged, NotAnObligation, NotJudgeable, NotModelled, Superseded};
 use files::{ABP, ACP, MCP25, MCP26, README, RFD};
 
 const LOGS: &str = "a log is inside a party: no message shows whether it was written";
@@ -971,7 +971,7 @@ pub const LEAD_INS: &[(&str, &str, &str)] = &[
 
 /// What becomes of a clause, as `cancelcheck clauses` reports it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum State {
+pub enum Disposition {
     /// An invariant that is a rule (MUST or SHOULD) in the dialect judges it.
     Judged,
     /// Only races cite it: the drivers must reach what it describes, and no rule judges it.
@@ -986,27 +986,27 @@ pub enum State {
     Superseded,
 }
 
-impl State {
+impl Disposition {
     /// Every state, in the order reports list them.
-    pub const ALL: [State; 6] = [
-        State::Judged,
-        State::Exercised,
-        State::NotJudgeable,
-        State::NotModelled,
-        State::NotAnObligation,
-        State::Superseded,
+    pub const ALL: [Disposition; 6] = [
+        Disposition::Judged,
+        Disposition::Exercised,
+        Disposition::NotJudgeable,
+        Disposition::NotModelled,
+        Disposition::NotAnObligation,
+        Disposition::Superseded,
     ];
 
     /// `"judged"`, `"exercised"`, `"not-judgeable"`, `"not-modelled"`,
     /// `"not-an-obligation"` or `"superseded"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            State::Judged => "judged",
-            State::Exercised => "exercised",
-            State::NotJudgeable => "not-judgeable",
-            State::NotModelled => "not-modelled",
-            State::NotAnObligation => "not-an-obligation",
-            State::Superseded => "superseded",
+            Disposition::Judged => "judged",
+            Disposition::Exercised => "exercised",
+            Disposition::NotJudgeable => "not-judgeable",
+            Disposition::NotModelled => "not-modelled",
+            Disposition::NotAnObligation => "not-an-obligation",
+            Disposition::Superseded => "superseded",
         }
     }
 }
@@ -1061,7 +1061,7 @@ pub struct Clause {
     /// The keyword the quotation carries.
     pub strength: Keyword,
     /// What becomes of it.
-    pub state: State,
+    pub state: Disposition,
     /// The invariants that judge or exercise it (empty unless judged or exercised).
     pub judges: Vec<Judge>,
     /// Why, for a clause of [`TABLE`] and for one only races cite ([`EXERCISED`]).
@@ -1075,7 +1075,7 @@ pub struct Clause {
 impl Clause {
     /// Judged, and every rule that judges it is shown both ways by the vectors.
     pub fn judged_both_ways(&self) -> bool {
-        self.state == State::Judged
+        self.state == Disposition::Judged
             && self
                 .judges
                 .iter()
@@ -1114,12 +1114,12 @@ impl Counts {
         };
         for cl in clauses {
             match cl.state {
-                State::Judged => c.judged += 1,
-                State::Exercised => c.exercised += 1,
-                State::NotJudgeable => c.not_judgeable += 1,
-                State::NotModelled => c.not_modelled += 1,
-                State::NotAnObligation => c.not_an_obligation += 1,
-                State::Superseded => c.superseded += 1,
+                Disposition::Judged => c.judged += 1,
+                Disposition::Exercised => c.exercised += 1,
+                Disposition::NotJudgeable => c.not_judgeable += 1,
+                Disposition::NotModelled => c.not_modelled += 1,
+                Disposition::NotAnObligation => c.not_an_obligation += 1,
+                Disposition::Superseded => c.superseded += 1,
             }
             c.judged_both_ways += usize::from(cl.judged_both_ways());
         }
@@ -1235,9 +1235,9 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
                 .filter_map(|id| judge(dialect, id, vectors))
                 .collect();
             let (state, why) = if judges.iter().any(Judge::is_rule) {
-                (State::Judged, None)
+                (Disposition::Judged, None)
             } else {
-                (State::Exercised, Some(EXERCISED))
+                (Disposition::Exercised, Some(EXERCISED))
             };
             Clause {
                 dialect,
@@ -1254,18 +1254,22 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
         .collect();
     for r in TABLE.iter().filter(|r| r.dialect == dialect) {
         let (state, judges, why, superseded_by) = match r.status {
-            Status::Judged { by, why } => (
-                State::Judged,
+            Treatment::Judged { by, why } => (
+                Disposition::Judged,
                 by.iter()
                     .filter_map(|&id| judge(dialect, id, vectors))
                     .collect(),
                 why,
                 None,
             ),
-            Status::NotJudgeable(why) => (State::NotJudgeable, Vec::new(), why, None),
-            Status::NotModelled(why) => (State::NotModelled, Vec::new(), why, None),
-            Status::NotAnObligation(why) => (State::NotAnObligation, Vec::new(), why, None),
-            Status::Superseded { by, why } => (State::Superseded, Vec::new(), why, Some(by)),
+            Treatment::NotJudgeable(why) => (Disposition::NotJudgeable, Vec::new(), why, None),
+            Treatment::NotModelled(why) => (Disposition::NotModelled, Vec::new(), why, None),
+            Treatment::NotAnObligation(why) => {
+                (Disposition::NotAnObligation, Vec::new(), why, None)
+            }
+            Treatment::Superseded { by, why } => {
+                (Disposition::Superseded, Vec::new(), why, Some(by))
+            }
         };
         out.push(Clause {
             dialect,

@@ -64,7 +64,7 @@ pub struct Cancel {
 
 /// What became of a request, as its requester saw it at the end of the events read.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum State {
+pub enum Fate {
     /// The requester delivered this answer to its application: any answer to a request it
     /// had not given up, and an ordinary one ([`ordinary`]) to a request it had, whose answer
     /// then won over its cancel ([`Node::answer_won`]).
@@ -139,7 +139,7 @@ impl Node {
     }
 
     /// The cancel its requester sent that its ordinary answer won over: the request was given
-    /// up and then answered in full ([`State::Answered`] with [`Node::cancel`] set).
+    /// up and then answered in full ([`Fate::Answered`] with [`Node::cancel`] set).
     pub fn answer_won(&self) -> Option<Cancel> {
         self.cancel
             .filter(|_| matches!(self.outcome, Some((_, Outcome::Reply(r))) if ordinary(r)))
@@ -165,15 +165,15 @@ impl Node {
     /// won over the cancel: [`Node::answer_won`]); `Cancelled` exactly when the requester had
     /// given the request up ([`Node::cancel`] is set) and resolved it otherwise (but for a
     /// disconnect before it gave it up).
-    pub fn state(&self) -> State {
+    pub fn state(&self) -> Fate {
         match (self.outcome, self.cancel) {
-            (None, _) => State::Running,
-            (Some((_, Outcome::Reply(r))), Some(_)) if ordinary(r) => State::Answered(r),
-            (Some((_, Outcome::Disconnected)), None) => State::Disconnected,
-            (Some(_), Some(c)) => State::Cancelled(c.reason),
-            (Some((_, Outcome::Reply(r))), None) => State::Answered(r),
+            (None, _) => Fate::Running,
+            (Some((_, Outcome::Reply(r))), Some(_)) if ordinary(r) => Fate::Answered(r),
+            (Some((_, Outcome::Disconnected)), None) => Fate::Disconnected,
+            (Some(_), Some(c)) => Fate::Cancelled(c.reason),
+            (Some((_, Outcome::Reply(r))), None) => Fate::Answered(r),
             // A cancelled outcome always records a cancel; kept total all the same.
-            (Some((_, Outcome::Cancelled(cause))), None) => State::Cancelled(match cause {
+            (Some((_, Outcome::Cancelled(cause))), None) => Fate::Cancelled(match cause {
                 CancelCause::User => CancelReason::Application,
                 CancelCause::Timeout => CancelReason::Timeout,
                 CancelCause::Parent => CancelReason::Cascade,
@@ -770,7 +770,7 @@ mod tests {
         assert_eq!(t.depth(four), 3);
         assert_eq!(t.node(four).parent_id, Some(i(2)));
         assert_eq!(t.parent(four), t.find(S, i(2)));
-        assert!(t.nodes().all(|(_, x)| x.state() == State::Running));
+        assert!(t.nodes().all(|(_, x)| x.state() == Fate::Running));
         assert!(t.cancels().is_empty());
     }
 
@@ -798,8 +798,8 @@ mod tests {
             .collect();
         assert_eq!(ones.len(), 2);
         assert_eq!((ones[0].generation, ones[1].generation), (1, 2));
-        assert_eq!(ones[0].state(), State::Answered(Reply::Full));
-        assert_eq!(ones[1].state(), State::Running);
+        assert_eq!(ones[0].state(), Fate::Answered(Reply::Full));
+        assert_eq!(ones[1].state(), Fate::Running);
         // The child hangs under the second request, the one its handler holds.
         let five = t.find(S, i(5)).expect("child");
         let parent = t.parent(five).expect("linked");
@@ -843,9 +843,9 @@ mod tests {
         assert_eq!(reason(S, 9), Some(CancelReason::Timeout));
         assert_eq!(
             t.node(n(C, 1)).state(),
-            State::Cancelled(CancelReason::Application)
+            Fate::Cancelled(CancelReason::Application)
         );
-        assert_eq!(t.node(n(S, 3)).state(), State::Running);
+        assert_eq!(t.node(n(S, 3)).state(), Fate::Running);
         // 3 was still running when the server answered 1.
         assert!(t.node(n(S, 3)).orphaned.is_some());
         assert!(t.node(n(S, 2)).orphaned.is_none());
@@ -909,7 +909,7 @@ mod tests {
         assert!(!t.has_nesting());
         assert_eq!(
             x.state(),
-            State::Answered(Reply::Initialized {
+            Fate::Answered(Reply::Initialized {
                 cancel_support: true
             })
         );

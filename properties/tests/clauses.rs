@@ -7,7 +7,7 @@
 
 use cancelcheck_model::Dialect;
 use cancelcheck_properties::clauses::{
-    self, Keyword, LEAD_INS, Row, State, Status, TABLE, TEXTS, Unit,
+    self, Disposition, Keyword, LEAD_INS, Row, TABLE, TEXTS, Treatment, Unit,
 };
 use cancelcheck_properties::invariant::files;
 use cancelcheck_properties::{CATALOG, Strength, VectorFile};
@@ -139,7 +139,7 @@ fn every_row_is_quoted_from_its_file_within_one_sentence() {
         if !in_a_unit(&units, r.file, r.dialect, r.quote) {
             wrong.push(format!("{} {}: {:?}", r.dialect, r.file, r.quote));
         }
-        if let Status::Superseded { by, .. } = r.status
+        if let Treatment::Superseded { by, .. } = r.status
             && !in_a_unit(&units, files::README, r.dialect, by)
         {
             wrong.push(format!(
@@ -250,7 +250,7 @@ fn the_table_repeats_nothing_the_catalog_quotes() {
 fn judged_rows_name_rules_of_their_dialect_and_every_row_says_why() {
     for r in TABLE {
         let why = match r.status {
-            Status::Judged { by, why } => {
+            Treatment::Judged { by, why } => {
                 assert!(!by.is_empty(), "{}: judged by nothing", r.quote);
                 for id in by {
                     let a = id.info().application(r.dialect).unwrap_or_else(|| {
@@ -265,10 +265,10 @@ fn judged_rows_name_rules_of_their_dialect_and_every_row_says_why() {
                 }
                 why
             }
-            Status::NotJudgeable(why)
-            | Status::NotModelled(why)
-            | Status::NotAnObligation(why)
-            | Status::Superseded { why, .. } => why,
+            Treatment::NotJudgeable(why)
+            | Treatment::NotModelled(why)
+            | Treatment::NotAnObligation(why)
+            | Treatment::Superseded { why, .. } => why,
         };
         assert!(why.len() > 20, "{}: say why", r.quote);
     }
@@ -283,22 +283,22 @@ fn every_judged_clause_is_judged_both_ways() {
     for d in Dialect::ALL {
         let list = clauses::clauses(d, &vectors);
         assert!(
-            list.iter().any(|c| c.state == State::Judged),
+            list.iter().any(|c| c.state == Disposition::Judged),
             "{d}: nothing judged"
         );
         for c in &list {
             assert_eq!(
-                c.state == State::Judged,
+                c.state == Disposition::Judged,
                 c.judged_both_ways(),
                 "{d}: {:?}",
                 c.quote
             );
             assert!(
-                c.state == State::Judged || c.why.is_some(),
+                c.state == Disposition::Judged || c.why.is_some(),
                 "{d}: {:?} is not judged and says not why",
                 c.quote
             );
-            if c.state == State::Exercised {
+            if c.state == Disposition::Exercised {
                 assert!(c.judges.iter().all(|j| j.both_ways()), "{d}: {:?}", c.quote);
             }
         }

@@ -94,7 +94,7 @@ pub fn race_hint(race: InvariantId, scenario: &Scenario) -> (&'static str, Fix) 
 /// a server that cancels where it may not (`server-cancels`).
 pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
     let init = scenario.dialect.rules().initialize_method.is_some();
-    match scenario.behavior {
+    match scenario.behaviour {
         Behaviour::CancelHitsOwnRequest => 1 + u16::from(init),
         Behaviour::IgnoresCancelForIdZero if init => 1,
         Behaviour::ServerCancels => 1,
@@ -106,7 +106,7 @@ pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
 /// `forgets-grandchild` (depth 3), nested requests for the others (depth 2, one each); no
 /// nesting for every other behaviour.
 pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
-    match scenario.behavior {
+    match scenario.behaviour {
         Behaviour::ForgetsGrandchild => Nesting {
             depth: 3,
             fanout: 1,
@@ -128,7 +128,7 @@ pub fn nesting_to_act(scenario: &Scenario) -> Nesting {
 pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
     let w = &scenario.workload;
     let trees = nesting_to_act(scenario);
-    match scenario.behavior {
+    match scenario.behaviour {
         Behaviour::GivesUpSilently
             if w.timeout.is_none()
                 && scenario.dialect.rules().give_up_signal
@@ -250,7 +250,7 @@ pub fn vacuity(
 ) -> Vec<Vacuity> {
     let mut why = Vec::new();
     if scenario
-        .behavior
+        .behaviour
         .classify(scenario.dialect)
         .is_some_and(|c| c.faulty)
     {
@@ -258,7 +258,7 @@ pub fn vacuity(
         why.push(Vacuity {
             why: format!(
                 "the faulty behavior {} never acted: {hint}",
-                scenario.behavior
+                scenario.behaviour
             ),
             fix,
         });

@@ -6,6 +6,7 @@
 #![warn(unreachable_pub)]
 
 pub mod coverage;
+pub mod effects;
 pub mod explorer;
 pub mod link;
 pub mod rng;

@@ -22,8 +22,9 @@ pub struct Scenario {
     /// a requester fault on the client; `ignores-cancel-for-id-zero` on the client where the
     /// client's id 0 is its `initialize`, see `Behaviour::party`); the other party behaves
     /// correctly.
-    #[serde(default = "honour")]
-    pub behavior: Behaviour,
+    /// (Spelled `behavior` in files, as the command line's flag is.)
+    #[serde(default = "honour", rename = "behavior")]
+    pub behaviour: Behaviour,
     /// What the client asks for and when it cancels.
     #[serde(default)]
     pub workload: Workload,
@@ -215,7 +216,7 @@ impl Scenario {
         }
         Scenario {
             dialect,
-            behavior: Behaviour::Honour,
+            behaviour: Behaviour::Honour,
             workload,
             link: LinkConfig::default(),
             swarm: false,
@@ -251,7 +252,7 @@ impl Scenario {
     /// fault may need.
     fn unadjusted(dialect: Dialect, behaviour: Behaviour) -> Self {
         let mut s = Scenario::default_for(dialect);
-        s.behavior = behaviour;
+        s.behaviour = behaviour;
         s.workload.nesting = default_nesting(dialect);
         s
     }
@@ -260,7 +261,7 @@ impl Scenario {
     /// for want of request trees or server requests: why, and the change `built_in` makes.
     pub fn adjusted_for(&self) -> Option<(&'static str, Fix)> {
         let faulty = self
-            .behavior
+            .behaviour
             .classify(self.dialect)
             .is_some_and(|c| c.faulty);
         if !faulty || self.dialect.rules().server_work_method.is_none() {
@@ -274,9 +275,9 @@ impl Scenario {
     /// The client's and the server's behaviours: the one under test on the party it acts on
     /// (see `Behaviour::party`), `honour` on the other.
     pub fn behaviours(&self) -> (Behaviour, Behaviour) {
-        match self.behavior.party(self.dialect) {
-            Party::Client => (self.behavior, Behaviour::Honour),
-            Party::Server => (Behaviour::Honour, self.behavior),
+        match self.behaviour.party(self.dialect) {
+            Party::Client => (self.behaviour, Behaviour::Honour),
+            Party::Server => (Behaviour::Honour, self.behaviour),
         }
     }
 
@@ -288,7 +289,7 @@ impl Scenario {
                 expected,
             })
         };
-        if self.behavior.classify(self.dialect).is_none() {
+        if self.behaviour.classify(self.dialect).is_none() {
             let ok: Vec<&str> = Behaviour::all()
                 .filter(|b| b.classify(self.dialect).is_some())
                 .map(|b| b.name())

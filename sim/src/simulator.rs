@@ -10,9 +10,11 @@ use core::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use cancelcheck_model::io::Timer;
-use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_model::message::Method;
+use cancelcheck_model::{Command, Input, Message, Party, RequestId};
 use cancelcheck_properties::{Event, Verdict};
 
+use crate::effects::{Effects, carry_out};
 use crate::link::Order;
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, SwarmMix};
@@ -103,9 +105,7 @@ pub struct Simulator {
     /// The depth in its request tree of each request sent so far: (requester, id, depth), the
     /// newest last (an application's request is at depth 1).
     depths: Vec<(Party, RequestId, u8)>,
-    /// The depth of the request the party sends next (set by its `Nested` output).
-    next_depth: [u8; 2],
-    scratch: Vec<Output>,
+    scratch: Vec<cancelcheck_model::Output>,
 }
 
 impl Simulator {
@@ -126,7 +126,6 @@ impl Simulator {
             connected: true,
             workload_started: [false; 2],
             depths: Vec::with_capacity(16),
-            next_depth: [1; 2],
             scratch: Vec::with_capacity(16),
         }
     }
@@ -161,7 +160,6 @@ impl Simulator {
         self.connected = true;
         self.workload_started = [false; 2];
         self.depths.clear();
-        self.next_depth = [1; 2];
 
         self.schedule(0, Occ::App(Party::Client, AppAct::Init));
         if rng.chance(s.link.disconnect_permille) {
@@ -331,83 +329,14 @@ impl Simulator {
         let mut outs = core::mem::take(&mut self.scratch);
         outs.clear();
         outs.extend_from_slice(self.world.feed(party, input));
-        for &out in &outs {
-            self.carry_out(s, rng, party, out, act);
-        }
+        let mut carrying = Carrying {
+            sim: self,
+            s,
+            rng,
+            act,
+        };
+        carry_out(party, &outs, &mut carrying);
         self.scratch = outs;
-    }
-
-    fn carry_out(
-        &mut self,
-        s: &Scenario,
-        rng: &mut SimRng,
-        party: Party,
-        out: Output,
-        act: Option<AppAct>,
-    ) {
-        let now = self.world.now;
-        match out {
-            Output::Send(msg) => {
-                if let (Some(AppAct::Send(k)), Message::Request { id, method }) = (act, msg)
-                    && !method.is_initialize()
-                {
-                    self.ids[party.index()][usize::from(k)] = Some(id);
-                }
-                if let Message::Request { id, .. } = msg
-                    && !s.workload.nesting.is_flat()
-                {
-                    let depth = core::mem::replace(&mut self.next_depth[party.index()], 1);
-                    self.depths.push((party, id, depth));
-                }
-                self.transmit(s, rng, party, msg);
-            }
-            Output::Nested { parent, .. } => {
-                self.next_depth[party.index()] = self.depth_of(party.peer(), parent) + 1;
-            }
-            Output::StartWork(id) => {
-                let token = self.next_token();
-                self.live_work.push((party, id, token));
-                let dur = s.workload.work.draw(rng);
-                let nesting = s.workload.nesting;
-                if !nesting.is_flat() && self.depth_of(party.peer(), id) < nesting.depth {
-                    for _ in 0..nesting.fanout {
-                        let at = now.saturating_add(rng.between(0, dur));
-                        self.schedule(at, Occ::Spawn(party, id, token));
-                    }
-                }
-                if rng.chance(s.workload.progress_permille) {
-                    self.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
-                }
-                let internal = s.workload.internal_cancel_permille;
-                if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
-                    let at = now.saturating_add(rng.between(0, dur));
-                    self.schedule(at, Occ::InternalCancel(party, id, token));
-                }
-                self.schedule(now.saturating_add(dur), Occ::WorkDone(party, id, token));
-            }
-            Output::AbortWork(id) => self.live_work.retain(|w| !(w.0 == party && w.1 == id)),
-            Output::ArmTimer(timer) => {
-                let after = match timer {
-                    Timer::RequestTimeout(_) => s.workload.timeout.map(|l| l.draw(rng)),
-                    Timer::InitTimeout => s.workload.init_timeout.map(|l| l.draw(rng)),
-                };
-                if let Some(after) = after {
-                    let token = self.next_token();
-                    self.live_timers.push((party, timer, token));
-                    self.schedule(now.saturating_add(after), Occ::Fire(party, timer, token));
-                }
-            }
-            Output::DisarmTimer(timer) => {
-                self.live_timers.retain(|t| !(t.0 == party && t.1 == timer))
-            }
-            Output::Deliver {
-                outcome: Outcome::Reply(Reply::Initialized { .. }),
-                ..
-            } if party == Party::Client => {
-                self.start_workload(s, rng, Party::Client);
-            }
-            _ => {}
-        }
     }
 
     fn transmit(&mut self, s: &Scenario, rng: &mut SimRng, from: Party, msg: Message) {
@@ -434,6 +363,89 @@ impl Simulator {
                 self.last_delivery[to.index()] = at;
             }
             self.schedule(at, Occ::Deliver(to, msg));
+        }
+    }
+}
+
+/// The simulator carrying out one input's outputs: effects are scheduled in virtual time, with
+/// delays drawn from the seed in the order of the outputs.
+struct Carrying<'a> {
+    sim: &'a mut Simulator,
+    s: &'a Scenario,
+    rng: &'a mut SimRng,
+    /// The application's action fed, if the input was one.
+    act: Option<AppAct>,
+}
+
+impl Effects for Carrying<'_> {
+    fn send(&mut self, from: Party, msg: Message) {
+        self.sim.transmit(self.s, self.rng, from, msg);
+    }
+
+    fn request(&mut self, from: Party, id: RequestId, method: Method, parent: Option<RequestId>) {
+        let sim = &mut *self.sim;
+        if let Some(AppAct::Send(k)) = self.act
+            && !method.is_initialize()
+        {
+            sim.ids[from.index()][usize::from(k)] = Some(id);
+        }
+        if !self.s.workload.nesting.is_flat() {
+            let depth = parent.map_or(1, |p| sim.depth_of(from.peer(), p) + 1);
+            sim.depths.push((from, id, depth));
+        }
+    }
+
+    fn start_work(&mut self, party: Party, id: RequestId) {
+        let (sim, s, rng) = (&mut *self.sim, self.s, &mut *self.rng);
+        let now = sim.world.now;
+        let token = sim.next_token();
+        sim.live_work.push((party, id, token));
+        let dur = s.workload.work.draw(rng);
+        let nesting = s.workload.nesting;
+        if !nesting.is_flat() && sim.depth_of(party.peer(), id) < nesting.depth {
+            for _ in 0..nesting.fanout {
+                let at = now.saturating_add(rng.between(0, dur));
+                sim.schedule(at, Occ::Spawn(party, id, token));
+            }
+        }
+        if rng.chance(s.workload.progress_permille) {
+            sim.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
+        }
+        let internal = s.workload.internal_cancel_permille;
+        if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
+            let at = now.saturating_add(rng.between(0, dur));
+            sim.schedule(at, Occ::InternalCancel(party, id, token));
+        }
+        sim.schedule(now.saturating_add(dur), Occ::WorkDone(party, id, token));
+    }
+
+    fn abort_work(&mut self, party: Party, id: RequestId) {
+        self.sim.live_work.retain(|w| !(w.0 == party && w.1 == id));
+    }
+
+    fn arm(&mut self, party: Party, timer: Timer) {
+        let (sim, w) = (&mut *self.sim, &self.s.workload);
+        let after = match timer {
+            Timer::RequestTimeout(_) => w.timeout.map(|l| l.draw(self.rng)),
+            Timer::InitTimeout => w.init_timeout.map(|l| l.draw(self.rng)),
+        };
+        if let Some(after) = after {
+            let token = sim.next_token();
+            sim.live_timers.push((party, timer, token));
+            let at = sim.world.now.saturating_add(after);
+            sim.schedule(at, Occ::Fire(party, timer, token));
+        }
+    }
+
+    fn disarm(&mut self, party: Party, timer: Timer) {
+        self.sim
+            .live_timers
+            .retain(|t| !(t.0 == party && t.1 == timer));
+    }
+
+    fn session_open(&mut self, party: Party) {
+        if party == Party::Client {
+            self.sim.start_workload(self.s, self.rng, Party::Client);
         }
     }
 }

@@ -133,7 +133,7 @@ fn declared_breaks_are_observed_breaks() {
             };
             for (swarm, timeouts) in [(false, true), (true, true), (false, false)] {
                 let mut s = Scenario::default_for(d);
-                s.behavior = b;
+                s.behaviour = b;
                 s.swarm = swarm;
                 // Faults of request trees get trees.
                 s.workload.nesting = cancelcheck_sim::coverage::nesting_to_act(&s);
@@ -249,7 +249,7 @@ fn a_reused_id_in_request_trees_breaks_only_what_it_declares() {
             .collect();
         for (depth, fanout) in [(2, 2), (3, 2)] {
             let mut s = Scenario::default_for(d);
-            s.behavior = b;
+            s.behaviour = b;
             s.workload.nesting = Nesting { depth, fanout };
             let mut sim = Simulator::new(&s);
             for seed in 0..2 * FAULT_SEEDS {

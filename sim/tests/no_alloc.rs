@@ -80,7 +80,7 @@ fn passing_runs_allocate_nothing_after_warm_up() {
 #[test]
 fn the_counter_sees_allocations() {
     let mut s = Scenario::default_for(Dialect::Acp);
-    s.behavior = Behaviour::Honour;
+    s.behaviour = Behaviour::Honour;
     let mut sim = Simulator::new(&s);
     let n = allocations_during(|| {
         sim.run(&s, 1, true);

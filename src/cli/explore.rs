@@ -340,7 +340,7 @@ pub(super) fn search_one(
     let next_steps = explore_next(args, scenario, counterexample.as_deref(), &report, &fixes);
     ExploreReport {
         dialect: scenario.dialect.id(),
-        behavior: scenario.behavior.name(),
+        behavior: scenario.behaviour.name(),
         requests: scenario.workload.requests,
         server_requests: scenario.workload.server_requests,
         nesting: scenario.workload.nesting,
@@ -422,7 +422,7 @@ fn explore_next(
     if report.finding().is_some() {
         return Vec::new();
     }
-    let (d, b) = (s.dialect.id(), s.behavior.name());
+    let (d, b) = (s.dialect.id(), s.behaviour.name());
     // The same search with every option it had, plus each one that widens it.
     let w = &s.workload;
     let mut flags = vec![
@@ -496,7 +496,7 @@ fn same_search(s: &Scenario) -> Vec<String> {
         "--dialect",
         s.dialect.id(),
         "--behavior",
-        s.behavior.name(),
+        s.behaviour.name(),
         "--requests",
     ]
     .map(String::from)
@@ -720,7 +720,7 @@ pub(super) fn explore_scenario(
         let order = args.transport.order();
         let mut spec = cancelcheck_sim::explorer::ExploreSpec::new(
             s.dialect,
-            s.behavior,
+            s.behaviour,
             args.requests,
             order,
         );

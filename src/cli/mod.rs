@@ -63,7 +63,7 @@ pub mod out {
 
     /// What became of stdout.
     #[derive(Clone, Debug, PartialEq, Eq)]
-    pub enum Status {
+    pub enum Stdout {
         /// Everything written so far arrived.
         Fine,
         /// The reader closed the pipe.
@@ -72,22 +72,22 @@ pub mod out {
         Failed(String),
     }
 
-    static STATUS: Mutex<Status> = Mutex::new(Status::Fine);
+    static STATUS: Mutex<Stdout> = Mutex::new(Stdout::Fine);
 
     fn record(e: &std::io::Error) {
         let mut st = STATUS.lock().unwrap_or_else(|p| p.into_inner());
-        if *st == Status::Fine {
+        if *st == Stdout::Fine {
             *st = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                Status::Closed
+                Stdout::Closed
             } else {
-                Status::Failed(e.to_string())
+                Stdout::Failed(e.to_string())
             };
         }
     }
 
     /// Writes `s` to stdout unless an earlier write failed.
     pub fn stdout(s: &str) {
-        if status() != Status::Fine {
+        if status() != Stdout::Fine {
             return;
         }
         let mut o = std::io::stdout().lock();
@@ -102,8 +102,8 @@ pub mod out {
     }
 
     /// Flushes stdout and says what became of it.
-    pub fn finish() -> Status {
-        if status() == Status::Fine
+    pub fn finish() -> Stdout {
+        if status() == Stdout::Fine
             && let Err(e) = std::io::stdout().lock().flush()
         {
             record(&e);
@@ -111,7 +111,7 @@ pub mod out {
         status()
     }
 
-    fn status() -> Status {
+    fn status() -> Stdout {
         STATUS.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
@@ -201,10 +201,10 @@ pub fn main() -> std::process::ExitCode {
 
 /// The exit code once stdout's fate is known: a closed pipe changes nothing (the reader went
 /// away, which is its choice); a failed write is reported and turns 0 into 4 and 1 into 3.
-fn with_stdout(code: ExitCode, stdout: out::Status) -> ExitCode {
+fn with_stdout(code: ExitCode, stdout: out::Stdout) -> ExitCode {
     match stdout {
-        out::Status::Fine | out::Status::Closed => code,
-        out::Status::Failed(why) => {
+        out::Stdout::Fine | out::Stdout::Closed => code,
+        out::Stdout::Failed(why) => {
             eprintln!("cancelcheck: writing to stdout failed: {why}");
             match code.0 {
                 0 | 4 => ExitCode(4),

@@ -261,7 +261,7 @@ pub fn cmd(args: RunArgs) -> anyhow::Result<ExitCode> {
     let adjusted = args
         .scenario
         .is_none()
-        .then(|| Scenario::built_in_adjustment(scenario.dialect, scenario.behavior))
+        .then(|| Scenario::built_in_adjustment(scenario.dialect, scenario.behaviour))
         .flatten()
         .map(|(why, fix)| adjustment_line(fix, why, &scenario));
     let flags = given_flags(&args, &scenario, &seeds);
@@ -318,7 +318,7 @@ pub fn report(m: Made) -> RunReport {
         merged_from,
     } = m;
     let faulty = scenario
-        .behavior
+        .behaviour
         .classify(scenario.dialect)
         .is_some_and(|c| c.faulty);
     let events_per_sec = if secs > 0.0 {
@@ -353,7 +353,7 @@ pub fn report(m: Made) -> RunReport {
         format: FORMAT,
         version: VERSION,
         dialect: scenario.dialect.id(),
-        behavior: scenario.behavior.name(),
+        behavior: scenario.behaviour.name(),
         faulty,
         seeds: summary.seeds,
         seed_range: format!("{}..{}", seeds.start, seeds.end),
@@ -431,7 +431,7 @@ fn next_steps(
             format!("cancelcheck replay {f} --format html > {}", html.display()),
         ];
     }
-    let (d, b) = (s.dialect.id(), s.behavior.name());
+    let (d, b) = (s.dialect.id(), s.behaviour.name());
     let mut steps = Vec::new();
     if !fixes.is_empty() {
         let mut flags = given.to_vec();
@@ -491,7 +491,7 @@ fn given_flags(
         push("--scenario", file.display().to_string());
     }
     push("--dialect", s.dialect.id().to_string());
-    push("--behavior", s.behavior.name().to_string());
+    push("--behavior", s.behaviour.name().to_string());
     push("--seeds", format!("{}..{}", seeds.start, seeds.end));
     if args.swarm {
         push("--swarm", String::new());
@@ -529,7 +529,7 @@ pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
     };
     format!(
         "the built-in {} scenario with {what} so that {} can act: {why}",
-        s.dialect, s.behavior
+        s.dialect, s.behaviour
     )
 }
 
@@ -656,7 +656,7 @@ pub fn apply_names(s: &mut Scenario, dialect: Option<Dialect>, behavior: Option<
         s.dialect = d;
     }
     if let Some(b) = behavior {
-        s.behavior = b;
+        s.behaviour = b;
     }
 }
 
@@ -666,7 +666,7 @@ pub fn validate(s: &Scenario) -> anyhow::Result<()> {
         let what = match e.field.as_str() {
             "behavior" => format!(
                 "--behavior {}: not in {}; expected {}",
-                s.behavior, s.dialect, e.expected
+                s.behaviour, s.dialect, e.expected
             ),
             _ => e.to_string(),
         };

@@ -10,7 +10,7 @@ use cancelcheck::wire::{id_json, message_json};
 use cancelcheck_model::message::Method;
 use cancelcheck_model::{Dialect, Message, Reply};
 use cancelcheck_properties::RequestTree;
-use cancelcheck_properties::tree::{CancelPath, Node, NodeIndex, State};
+use cancelcheck_properties::tree::{CancelPath, Fate, Node, NodeIndex};
 use cancelcheck_sim::Trace;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -171,7 +171,7 @@ pub fn cmd(args: TreeArgs) -> anyhow::Result<ExitCode> {
     let title = format!(
         "{} {} {}",
         t.scenario.dialect.id(),
-        t.scenario.behavior.name(),
+        t.scenario.behaviour.name(),
         origin_text(t)
     );
     if args.json {
@@ -319,12 +319,12 @@ impl<'a> Drawing<'a> {
     fn state(&self, n: NodeIndex) -> String {
         let x = self.node(n);
         let mut s = match x.state() {
-            State::Answered(r) => format!("✓ answered: {}", reply_text(r)),
-            State::Cancelled(why) => format!("✗ cancelled ({})", why.as_str()),
-            State::Disconnected => "⨯ disconnected before an answer".to_string(),
-            State::Running => "… still running".to_string(),
+            Fate::Answered(r) => format!("✓ answered: {}", reply_text(r)),
+            Fate::Cancelled(why) => format!("✗ cancelled ({})", why.as_str()),
+            Fate::Disconnected => "⨯ disconnected before an answer".to_string(),
+            Fate::Running => "… still running".to_string(),
         };
-        if x.state() == State::Running
+        if x.state() == Fate::Running
             && let Some(c) = x.cancel
         {
             let _ = write!(s, " after its cancel ({})", c.reason.as_str());
@@ -523,10 +523,10 @@ impl<'a> Drawing<'a> {
         for (n, _) in self.tree.nodes() {
             let x = self.node(n);
             let (fill, border) = match x.state() {
-                State::Answered(_) => ("#e6f4ea", "#1e7e34"),
-                State::Cancelled(_) => ("#ffe0b2", "#e65100"),
-                State::Disconnected => ("#eeeeee", "#616161"),
-                State::Running => ("#fff9c4", "#f9a825"),
+                Fate::Answered(_) => ("#e6f4ea", "#1e7e34"),
+                Fate::Cancelled(_) => ("#ffe0b2", "#e65100"),
+                Fate::Disconnected => ("#eeeeee", "#616161"),
+                Fate::Running => ("#fff9c4", "#f9a825"),
             };
             let mut label = format!(
                 "{}\\n{}",
@@ -537,7 +537,7 @@ impl<'a> Drawing<'a> {
                 let _ = write!(label, "\\n{}", dot_text(m));
             }
             let mut style = String::from("rounded,filled");
-            if x.state() == State::Running {
+            if x.state() == Fate::Running {
                 style.push_str(",dashed");
             }
             let (color, width) = match self.on_path[n.index()] {
@@ -616,10 +616,10 @@ impl<'a> Drawing<'a> {
             let _ = writeln!(out, "    n{}[\"{label}\"]", n.index());
             add(
                 match x.state() {
-                    State::Answered(_) => "answered",
-                    State::Cancelled(_) => "cancelled",
-                    State::Disconnected => "disconnected",
-                    State::Running => "running",
+                    Fate::Answered(_) => "answered",
+                    Fate::Cancelled(_) => "cancelled",
+                    Fate::Disconnected => "disconnected",
+                    Fate::Running => "running",
                 },
                 n,
             );
@@ -691,10 +691,10 @@ impl<'a> Drawing<'a> {
                 depth: self.tree.depth(n),
                 sent: x.sent,
                 state: match x.state() {
-                    State::Answered(_) => "answered",
-                    State::Cancelled(_) => "cancelled",
-                    State::Disconnected => "disconnected",
-                    State::Running => "running",
+                    Fate::Answered(_) => "answered",
+                    Fate::Cancelled(_) => "cancelled",
+                    Fate::Disconnected => "disconnected",
+                    Fate::Running => "running",
                 },
                 reply: match x.outcome {
                     Some((_, cancelcheck_model::Outcome::Reply(r))) => Some(reply_text(r)),
@@ -738,7 +738,7 @@ impl<'a> Drawing<'a> {
             text: self.text(&file, title),
             file,
             dialect: self.dialect.id(),
-            behavior: t.scenario.behavior.name(),
+            behavior: t.scenario.behaviour.name(),
             origin: origin_text(t),
             nesting: self.tree.has_nesting(),
             reproduced,

@@ -9,9 +9,9 @@
 
 use super::judge::{Dir, Record, note};
 use super::process::{Chunk, Peer};
+use crate::table::{CancelledBy, RequestTable, Waiter};
 use cancelcheck_model::endpoint::IdPolicy;
 use cancelcheck_model::message::Method;
-use cancelcheck_model::table::{CancelReason, RequestTable, Waiter};
 use cancelcheck_model::{
     Behaviour, Command, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply,
     RequestId,
@@ -408,7 +408,7 @@ impl<'a> Session<'a> {
                         let _ = self.table.complete(id, r);
                     }
                     _ => {
-                        self.table.cancel(id, CancelReason::Application);
+                        self.table.cancel(id, CancelledBy::Application);
                     }
                 },
                 _ => {}

@@ -128,7 +128,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         // handling of the server's request 0), or on requests nested under the probe's, cannot
         // act here.
         let mut s = cancelcheck_sim::Scenario::default_for(d);
-        s.behavior = b;
+        s.behaviour = b;
         if b.party(d) != cancelcheck_model::Party::Server
             || cancelcheck_sim::coverage::server_requests_to_act(&s) > 0
             || !cancelcheck_sim::coverage::nesting_to_act(&s).is_flat()
@@ -622,7 +622,7 @@ fn the_faults_of_a_cancelled_prompt_turn_are_flagged_from_the_wire() {
         for b in Behaviour::all() {
             let Some(c) = b.classify(d) else { continue };
             let mut s = cancelcheck_sim::Scenario::default_for(d);
-            s.behavior = b;
+            s.behaviour = b;
             let nested = cancelcheck_sim::coverage::nesting_to_act(&s).depth == 2;
             let in_turn = !c.faulty || nested || b == Behaviour::ActivityAfterAnswer;
             if b.role() != cancelcheck_model::behaviour::Role::Responder

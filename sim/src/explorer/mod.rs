@@ -139,7 +139,7 @@ pub struct ExploreSpec {
     /// The protocol.
     pub dialect: cancelcheck_model::Dialect,
     /// The behaviour under test.
-    pub behavior: cancelcheck_model::Behaviour,
+    pub behaviour: cancelcheck_model::Behaviour,
     /// Requests the client sends.
     pub requests: u16,
     /// Server workers.
@@ -179,17 +179,17 @@ pub struct ExploreSpec {
 }
 
 impl ExploreSpec {
-    /// `requests` requests in `dialect` under `behavior`, one worker per request, on a link
+    /// `requests` requests in `dialect` under `behaviour`, one worker per request, on a link
     /// with `order`; no timeouts, no loss.
     pub fn new(
         dialect: cancelcheck_model::Dialect,
-        behavior: cancelcheck_model::Behaviour,
+        behaviour: cancelcheck_model::Behaviour,
         requests: u16,
         order: Order,
     ) -> Self {
         ExploreSpec {
             dialect,
-            behavior,
+            behaviour,
             requests,
             workers: requests,
             order,
@@ -212,7 +212,7 @@ impl ExploreSpec {
     pub fn scenario(&self) -> Scenario {
         use crate::link::Latency;
         let mut s = Scenario::default_for(self.dialect);
-        s.behavior = self.behavior;
+        s.behaviour = self.behaviour;
         let acked = self.dialect.rules().cancel_shape
             == cancelcheck_model::dialect::CancelShape::AcknowledgedRequest;
         let w = &mut s.workload;
@@ -260,7 +260,7 @@ pub fn symmetric(s: &Scenario) -> bool {
         && s.workload.workers >= s.workload.requests
         && !s.workload.ids.reuse_answered
         && !matches!(
-            s.behavior,
+            s.behaviour,
             B::ReusesLiveId | B::IgnoresCancelForIdZero | B::IdTypeConfusion | B::CancelCancelsAll
         )
 }
@@ -405,7 +405,7 @@ pub fn partial_order(s: &Scenario) -> bool {
     // answer to it two steps whose order decides a verdict.)
     if s.link.duplicate_permille > 0
         || matches!(
-            s.behavior,
+            s.behaviour,
             B::CrashesOnUnknownCancel | B::SendsBeforeInitialize
         )
     {
@@ -417,7 +417,7 @@ pub fn partial_order(s: &Scenario) -> bool {
     b.server_requests == 0
         && !s.workload.ids.reuse_answered
         && !matches!(
-            s.behavior,
+            s.behaviour,
             B::ReusesLiveId
                 | B::IgnoresCancelForIdZero
                 | B::IdTypeConfusion
@@ -425,7 +425,7 @@ pub fn partial_order(s: &Scenario) -> bool {
                 | B::ForwardsCancelUnrewritten
         )
         // On a reordering link these act across subtrees.
-        && (b.fifo || !matches!(s.behavior, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
+        && (b.fifo || !matches!(s.behaviour, B::CancelsSiblingSubtree | B::CancelHitsOwnRequest))
 }
 
 /// The kind of ample set the partial-order reduction takes in `s`, where it applies (see

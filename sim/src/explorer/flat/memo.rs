@@ -7,12 +7,14 @@ use std::sync::atomic::Ordering;
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::Method;
 use cancelcheck_model::pack::{PackError, Reader};
-use cancelcheck_model::{Command, Input, Message, Output, Party};
+use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Event, InvariantId, PropertySet};
 
 use super::ROOT;
 use super::codes::{Decoded, FlatShared, Tables};
 use super::row::Flat;
+use crate::effects::{Effects, carry_out};
+use crate::explorer::Bounds;
 use crate::explorer::hash::FingerprintMap;
 use crate::world::World;
 
@@ -25,6 +27,71 @@ pub(super) enum Op {
     AbortWork(u8),
     Arm(u8),
     Disarm(u8),
+}
+
+/// A transition's outputs carried out as codes (see [`carry_out`]): each effect becomes an
+/// [`Op`] on the fed party's tables, as [`crate::explorer::Explorer`] carries it out on its own
+/// (a timer only where the bounds explore it).
+struct Coding<'a> {
+    t: &'a mut Tables,
+    b: Bounds,
+    ops: Vec<Op>,
+    /// The id code of the first work request sent (0: none).
+    sent_id: u8,
+    /// Set when a code table ran out.
+    full: bool,
+}
+
+impl Coding<'_> {
+    /// Pushes the op `code` makes, or notes that a table ran out.
+    fn push(&mut self, op: impl FnOnce(u8) -> Op, code: Option<u8>) {
+        match code {
+            Some(c) => self.ops.push(op(c)),
+            None => self.full = true,
+        }
+    }
+}
+
+impl Effects for Coding<'_> {
+    fn send(&mut self, _: Party, msg: Message) {
+        let c = self.t.msg(msg);
+        self.push(Op::Send, c);
+    }
+
+    fn request(&mut self, _: Party, id: RequestId, method: Method, _: Option<RequestId>) {
+        if method == Method::Work && self.sent_id == 0 {
+            match self.t.id(id) {
+                Some(c) => self.sent_id = c,
+                None => self.full = true,
+            }
+        }
+    }
+
+    fn start_work(&mut self, party: Party, id: RequestId) {
+        let c = self.t.work((party, id));
+        self.push(Op::StartWork, c);
+    }
+
+    fn abort_work(&mut self, party: Party, id: RequestId) {
+        let c = self.t.work((party, id));
+        self.push(Op::AbortWork, c);
+    }
+
+    fn arm(&mut self, party: Party, timer: Timer) {
+        let armed = match timer {
+            Timer::RequestTimeout(_) => self.b.timeouts,
+            Timer::InitTimeout => self.b.init_timeout,
+        };
+        if armed {
+            let c = self.t.timer((party, timer));
+            self.push(Op::Arm, c);
+        }
+    }
+
+    fn disarm(&mut self, party: Party, timer: Timer) {
+        let c = self.t.timer((party, timer));
+        self.push(Op::Disarm, c);
+    }
 }
 
 /// What a transition does: the endpoint fed and the checker afterwards (numbers), the driver's
@@ -236,37 +303,15 @@ impl FlatMemo {
         let b = self.shared.layout.b;
         let ops_at = self.ops.len() as u32;
         let (ops, sent_id) = self.coding(|t| {
-            let mut ops = Vec::new();
-            let mut sent_id = 0;
-            for o in &outs {
-                match *o {
-                    Output::Send(m) => {
-                        if let Message::Request {
-                            id,
-                            method: Method::Work,
-                        } = m
-                            && sent_id == 0
-                        {
-                            sent_id = t.id(id)?;
-                        }
-                        ops.push(Op::Send(t.msg(m)?));
-                    }
-                    Output::StartWork(id) => ops.push(Op::StartWork(t.work((party, id))?)),
-                    Output::AbortWork(id) => ops.push(Op::AbortWork(t.work((party, id))?)),
-                    Output::ArmTimer(tm) => {
-                        let armed = match tm {
-                            Timer::RequestTimeout(_) => b.timeouts,
-                            Timer::InitTimeout => b.init_timeout,
-                        };
-                        if armed {
-                            ops.push(Op::Arm(t.timer((party, tm))?));
-                        }
-                    }
-                    Output::DisarmTimer(tm) => ops.push(Op::Disarm(t.timer((party, tm))?)),
-                    _ => {}
-                }
-            }
-            Some((ops, sent_id))
+            let mut c = Coding {
+                t,
+                b,
+                ops: Vec::new(),
+                sent_id: 0,
+                full: false,
+            };
+            carry_out(party, &outs, &mut c);
+            (!c.full).then_some((c.ops, c.sent_id))
         });
         self.ops.extend_from_slice(&ops);
         let mut e = self.effect(root, ops_at);

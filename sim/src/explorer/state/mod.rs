@@ -24,6 +24,7 @@ use super::fifo::MsgClass;
 use super::hash::StableHasher;
 use super::steps::{Listed, StepView, TimerOf};
 use super::{Bounds, bounds};
+use crate::effects::{Effects, carry_out};
 use crate::scenario::Scenario;
 use crate::world::World;
 
@@ -242,7 +243,7 @@ impl Explorer {
         // With trees both parties send requests: the checker's records, like the tree table,
         // then pack in an order the interleaving of their sends does not decide.
         e.world.checker_mut().set_canonical_order(e.nested);
-        e.feed(&b, Party::Client, Input::Command(Command::Initialize));
+        e.feed(&b, Party::Client, Input::Command(Command::Initialize), None);
         e
     }
 
@@ -479,8 +480,15 @@ impl Explorer {
                 }
             }
         }
+        // The application asking to send learns the id of its request (a reused id need not
+        // be the largest in flight).
+        let asked = match step {
+            Step::Send => Some(usize::from(self.sent - 1)),
+            Step::ServerSend => Some(usize::from(self.server.sent - 1)),
+            _ => None,
+        };
         match stimulus {
-            Stimulus::Feed(party, input) => self.feed(&b, party, input),
+            Stimulus::Feed(party, input) => self.feed(&b, party, input, asked),
             Stimulus::Emit(event) => self.world.emit(event),
             Stimulus::Nothing => {}
         }
@@ -490,106 +498,25 @@ impl Explorer {
             "a quiet message made its receiver send: {stimulus:?} -> {:?}",
             self.outs
         );
-        // The id the party chose, read from what it sent (a reused id need not be the largest
-        // in flight).
-        let chosen = |outs: &[Output], m: Method| {
-            outs.iter().find_map(|o| match *o {
-                Output::Send(Message::Request { id, method }) if method == m => Some(id),
-                _ => None,
-            })
-        };
-        if step == Step::Send {
-            self.ids[usize::from(self.sent - 1)] = chosen(&self.outs, Method::Work);
-        }
-        if step == Step::ServerSend {
-            let k = usize::from(self.server.sent - 1);
-            self.server.ids[k] = chosen(&self.outs, Method::ServerWork);
-        }
-        if b.fanout > 0 {
-            self.grow_tree(stimulus);
-        }
     }
 
-    /// Records in the tree each ordinary request the last input made its party send, at depth
-    /// 1, or one below its parent when it was sent on a received request's behalf.
-    fn grow_tree(&mut self, stimulus: Stimulus) {
-        let Stimulus::Feed(party, _) = stimulus else {
-            return;
-        };
-        // An application's request is the root of its own tree.
-        let own_root = match party {
-            Party::Client => self.sent.wrapping_sub(1),
-            // (Wrapping: with nothing sent yet the number is never read.)
-            Party::Server => 128u8.wrapping_add(self.server.sent.wrapping_sub(1)),
-        };
-        let (mut depth, mut root) = (1, own_root);
-        for k in 0..self.outs.len() {
-            match self.outs[k] {
-                Output::Nested { parent, .. } => {
-                    let up = self.node(party.peer(), parent);
-                    depth = up.map_or(1, |n| n.depth) + 1;
-                    root = up.map_or(own_root, |n| n.root);
-                }
-                Output::Send(Message::Request { id, method }) if !method.is_initialize() => {
-                    let node = TreeNode {
-                        requester: party,
-                        id,
-                        depth,
-                        spawned: 0,
-                        root,
-                    };
-                    let at = self
-                        .tree
-                        .partition_point(|n| (n.requester, n.id) <= (party, id));
-                    self.tree.insert(at, node);
-                    (depth, root) = (1, own_root);
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Feeds one input and carries out what the endpoint did; its outputs stay in `outs`.
-    fn feed(&mut self, b: &Bounds, party: Party, input: Input) {
-        self.outs.clear();
-        self.outs.extend_from_slice(self.world.feed(party, input));
-        for &out in &self.outs {
-            self.dirty |= match out {
-                Output::Send(_) => Dirty::NET[party.peer().index()],
-                Output::StartWork(_) => Dirty::WORK,
-                Output::AbortWork(_) => Dirty::WORK | Dirty::PROGRESSED,
-                Output::ArmTimer(_) | Output::DisarmTimer(_) => Dirty::TIMERS,
-                _ => 0,
-            };
-            match out {
-                Output::Send(msg) => {
-                    let q = &mut self.net[party.peer().index()];
-                    if b.fifo {
-                        q.push(msg)
-                    } else {
-                        insert_sorted(q, msg)
-                    }
-                }
-                Output::StartWork(id) => insert_sorted(&mut self.work, (party, id)),
-                Output::AbortWork(id) => {
-                    if let Some(i) = self.work.iter().position(|w| *w == (party, id)) {
-                        self.work.remove(i);
-                    }
-                    self.progressed.retain(|w| *w != (party, id));
-                }
-                Output::ArmTimer(t) => {
-                    let armed = match t {
-                        Timer::RequestTimeout(_) => b.timeouts,
-                        Timer::InitTimeout => b.init_timeout,
-                    };
-                    if armed {
-                        insert_sorted(&mut self.timers, (party, t));
-                    }
-                }
-                Output::DisarmTimer(t) => self.timers.retain(|x| *x != (party, t)),
-                _ => {}
-            }
-        }
+    /// Feeds one input and carries out what the endpoint did (see [`carry_out`]); its
+    /// outputs stay in `outs`. With `asked`, the input was the application's request to send:
+    /// the id of the work request it made is recorded in the slot of the party's script.
+    fn feed(&mut self, b: &Bounds, party: Party, input: Input, asked: Option<usize>) {
+        let mut outs = core::mem::take(&mut self.outs);
+        outs.clear();
+        outs.extend_from_slice(self.world.feed(party, input));
+        carry_out(
+            party,
+            &outs,
+            &mut Carrying {
+                e: self,
+                b,
+                asked: asked.map(|k| (party, k)),
+            },
+        );
+        self.outs = outs;
     }
 
     /// Appends the packed state (see [`Explorer`]), replacing what `out` held.
@@ -722,6 +649,105 @@ impl Explorer {
     /// The races reached since the state was made or unpacked.
     pub fn reached(&self) -> PropertySet {
         self.world.checker().verdict().reached
+    }
+}
+
+/// A state carrying out one input's outputs: messages join the queue towards the peer, work
+/// and armed timers join their tables (a timer only where the bounds explore it), and each
+/// table changed is marked dirty.
+struct Carrying<'a> {
+    e: &'a mut Explorer,
+    b: &'a Bounds,
+    /// The party whose application asked to send, and the slot of its script that learns the
+    /// id of the first work request it sends.
+    asked: Option<(Party, usize)>,
+}
+
+impl Effects for Carrying<'_> {
+    fn send(&mut self, from: Party, msg: Message) {
+        let to = from.peer();
+        self.e.dirty |= Dirty::NET[to.index()];
+        let q = &mut self.e.net[to.index()];
+        if self.b.fifo {
+            q.push(msg)
+        } else {
+            insert_sorted(q, msg)
+        }
+    }
+
+    /// Records the application's id, and with trees the request's node: at depth 1 (the root
+    /// of its own tree), or one below its parent when sent on a received request's behalf.
+    fn request(&mut self, from: Party, id: RequestId, method: Method, parent: Option<RequestId>) {
+        let e = &mut *self.e;
+        if let Some((p, k)) = self.asked
+            && p == from
+            && method == Method::work_of(from)
+        {
+            match from {
+                Party::Client => e.ids[k] = Some(id),
+                Party::Server => e.server.ids[k] = Some(id),
+            }
+            self.asked = None;
+        }
+        if self.b.fanout == 0 || method.is_initialize() {
+            return;
+        }
+        let own_root = match from {
+            Party::Client => e.sent.wrapping_sub(1),
+            // (Wrapping: with nothing sent yet the number is never read.)
+            Party::Server => 128u8.wrapping_add(e.server.sent.wrapping_sub(1)),
+        };
+        let (depth, root) = match parent {
+            Some(parent) => {
+                let up = e.node(from.peer(), parent);
+                (
+                    up.map_or(1, |n| n.depth) + 1,
+                    up.map_or(own_root, |n| n.root),
+                )
+            }
+            None => (1, own_root),
+        };
+        let node = TreeNode {
+            requester: from,
+            id,
+            depth,
+            spawned: 0,
+            root,
+        };
+        let at = e
+            .tree
+            .partition_point(|n| (n.requester, n.id) <= (from, id));
+        e.tree.insert(at, node);
+    }
+
+    fn start_work(&mut self, party: Party, id: RequestId) {
+        self.e.dirty |= Dirty::WORK;
+        insert_sorted(&mut self.e.work, (party, id));
+    }
+
+    fn abort_work(&mut self, party: Party, id: RequestId) {
+        let e = &mut *self.e;
+        e.dirty |= Dirty::WORK | Dirty::PROGRESSED;
+        if let Some(i) = e.work.iter().position(|w| *w == (party, id)) {
+            e.work.remove(i);
+        }
+        e.progressed.retain(|w| *w != (party, id));
+    }
+
+    fn arm(&mut self, party: Party, timer: Timer) {
+        self.e.dirty |= Dirty::TIMERS;
+        let armed = match timer {
+            Timer::RequestTimeout(_) => self.b.timeouts,
+            Timer::InitTimeout => self.b.init_timeout,
+        };
+        if armed {
+            insert_sorted(&mut self.e.timers, (party, timer));
+        }
+    }
+
+    fn disarm(&mut self, party: Party, timer: Timer) {
+        self.e.dirty |= Dirty::TIMERS;
+        self.e.timers.retain(|x| *x != (party, timer));
     }
 }
 

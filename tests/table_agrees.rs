@@ -10,12 +10,12 @@
 //! cancel"), so it ends `Answered(Cancelled)`; shutdown ends every open request as `Dropped`
 //! (no answer, acknowledged as cancelled); dropping the waiter forgets the request (`None`).
 
+use cancelcheck::table::{
+    CancelledBy, Kind, LostTo, RegisterError, RequestTable, Resolution, Waiter,
+};
 use cancelcheck_model::RequestId;
 use cancelcheck_model::message::{Ack, AckReason};
 use cancelcheck_model::request::{Completion, Incoming, acknowledged_cancel};
-use cancelcheck_model::table::{
-    CancelReason, Kind, LostTo, RegisterError, RequestTable, Resolution, Waiter,
-};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -103,7 +103,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                 prop_assert_eq!(got, want);
             }
             Op::Cancel(k) => {
-                let got = table.cancel(id(k), CancelReason::Peer);
+                let got = table.cancel(id(k), CancelledBy::Peer);
                 let m = mirror.get_mut(&k);
                 let (next, want) = acknowledged_cancel(m.as_ref().map(|m| m.state));
                 if let (Some(m), Some(next)) = (m, next) {
@@ -155,7 +155,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
                     m.taken = true;
                     Some(match m.kind.expect("resolved") {
                         Kind::Completed => Resolution::Completed(m.answer.expect("answered")),
-                        Kind::Cancelled => Resolution::Cancelled(CancelReason::Peer),
+                        Kind::Cancelled => Resolution::Cancelled(CancelledBy::Peer),
                         Kind::TimedOut => Resolution::TimedOut,
                         Kind::Shutdown => Resolution::Shutdown,
                     })
@@ -192,7 +192,7 @@ fn one_winner_and_abp_acknowledgements() {
     let lost = t.complete(id(1), 20).unwrap_err();
     assert_eq!(lost.to, LostTo::AlreadyResolved(Kind::Completed));
     assert_eq!(lost.into_answer(), Some(20));
-    let ack = t.cancel(id(1), CancelReason::Application);
+    let ack = t.cancel(id(1), CancelledBy::Application);
     assert_eq!(
         ack,
         Ack {
@@ -203,7 +203,7 @@ fn one_winner_and_abp_acknowledgements() {
     assert_eq!(w.wait(), Ok(Resolution::Completed(10)));
     assert!(w.wait().is_err(), "the outcome is delivered once");
     assert_eq!(
-        t.cancel(id(2), CancelReason::Peer).reason,
+        t.cancel(id(2), CancelledBy::Peer).reason,
         AckReason::NotFound
     );
     drop(w);
@@ -215,7 +215,7 @@ fn a_timed_out_request_acknowledges_cancels_as_cancelled() {
     let t = RequestTable::<()>::new();
     let _w = t.register(id(1)).unwrap();
     assert_eq!(t.timeout(id(1)), Ok(()));
-    assert_eq!(t.cancel(id(1), CancelReason::Peer), Ack::CANCELLED);
+    assert_eq!(t.cancel(id(1), CancelledBy::Peer), Ack::CANCELLED);
     assert_eq!(t.peek(id(1)), Some(Some(Kind::TimedOut)));
     let (_, pure) = acknowledged_cancel(Some(Incoming::Answered(Completion::Cancelled)));
     assert_eq!(pure, Ack::CANCELLED);

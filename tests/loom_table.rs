@@ -1,7 +1,8 @@
 //! loom models of the request table, run by plain `cargo test`.
 //!
 //! `table.rs` is compiled a second time here, against loom's primitives: this crate's `sync`
-//! module maps to `loom::sync`, and `id.rs`, `message.rs` and `table.rs` are included by path.
+//! module maps to `loom::sync`, and `table.rs` is included by path (the ids and
+//! acknowledgements it uses are the model's).
 //! Every model runs the main thread plus the threads it names, with a preemption bound of 3,
 //! and checks exactly-once resolution, agreeing acknowledgements, and an empty table at the
 //! end. The planted bugs (`Flaw`) must each make some model fail.
@@ -11,17 +12,13 @@
 mod sync {
     pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 }
-#[path = "../src/id.rs"]
-mod id;
-#[path = "../src/message.rs"]
-mod message;
 #[path = "../src/table.rs"]
 mod table;
 
-use id::RequestId;
+use cancelcheck_model::RequestId;
+use cancelcheck_model::message::{Ack, AckReason};
 use loom::thread;
-use message::{Ack, AckReason};
-use table::{CancelReason, Flaw, LostTo, RequestTable, Resolution};
+use table::{CancelledBy, Flaw, LostTo, RequestTable, Resolution};
 
 const PREEMPTION_BOUND: usize = 3;
 
@@ -65,7 +62,7 @@ fn answer_vs_cancel(flaw: Flaw) {
     let mut w = t.register(ID).expect("register");
     let (a, b) = (t.clone(), t.clone());
     let answer = thread::spawn(move || a.complete(ID, 7).is_ok());
-    let cancel = thread::spawn(move || b.cancel(ID, CancelReason::Peer));
+    let cancel = thread::spawn(move || b.cancel(ID, CancelledBy::Peer));
     let outcome = w.wait().expect("the waiter wakes with an outcome");
     let (answered, ack) = (answer.join().unwrap(), cancel.join().unwrap());
     match outcome {
@@ -109,8 +106,8 @@ fn cancel_vs_cancel_acknowledges_the_same() {
         let t = RequestTable::<u32>::new();
         let mut w = t.register(ID).unwrap();
         let (a, b) = (t.clone(), t.clone());
-        let first = thread::spawn(move || a.cancel(ID, CancelReason::Application));
-        let second = thread::spawn(move || b.cancel(ID, CancelReason::Peer));
+        let first = thread::spawn(move || a.cancel(ID, CancelledBy::Application));
+        let second = thread::spawn(move || b.cancel(ID, CancelledBy::Peer));
         assert!(matches!(w.wait(), Ok(Resolution::Cancelled(_))));
         assert_eq!(first.join().unwrap(), Ack::CANCELLED);
         assert_eq!(second.join().unwrap(), Ack::CANCELLED);
@@ -129,7 +126,7 @@ fn shutdown_vs_each_resolves_once() {
             let (a, b) = (t.clone(), t.clone());
             let other = thread::spawn(move || match op {
                 0 => a.complete(ID, 7).is_ok(),
-                1 => a.cancel(ID, CancelReason::Peer) == Ack::CANCELLED,
+                1 => a.cancel(ID, CancelledBy::Peer) == Ack::CANCELLED,
                 _ => a.timeout(ID).is_ok(),
             });
             let closer = thread::spawn(move || b.shutdown());
@@ -182,7 +179,7 @@ fn waiter_dropped_early_leaves_nothing() {
         let r = answer.join().unwrap();
         assert!(r == Ok(()) || r == Err(LostTo::NotFound), "{r:?}");
         assert!(t.is_empty());
-        assert_eq!(t.cancel(ID, CancelReason::Peer).reason, AckReason::NotFound);
+        assert_eq!(t.cancel(ID, CancelledBy::Peer).reason, AckReason::NotFound);
     });
 }
 

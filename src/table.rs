@@ -23,16 +23,16 @@
 //!   so it is never left half-written).
 //!
 //! The file is compiled twice: in the crate against `std::sync`, and inside the loom test
-//! crate (`model/tests/loom_table.rs`) against loom's primitives, through `super::sync`.
+//! crate (`tests/loom_table.rs`) against loom's primitives, through `super::sync`.
 
-use super::id::RequestId;
-use super::message::{Ack, AckReason};
 use super::sync::{Arc, Condvar, Mutex, MutexGuard};
+use cancelcheck_model::RequestId;
+use cancelcheck_model::message::{Ack, AckReason};
 use std::collections::BTreeMap;
 
 /// Why a request was cancelled.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum CancelReason {
+pub enum CancelledBy {
     /// The application asked.
     Application,
     /// The peer asked (a cancel notification received).
@@ -45,7 +45,7 @@ pub enum Resolution<T> {
     /// The answer arrived.
     Completed(T),
     /// It was cancelled.
-    Cancelled(CancelReason),
+    Cancelled(CancelledBy),
     /// Its timer fired first.
     TimedOut,
     /// The table shut down first.
@@ -273,7 +273,7 @@ impl<T> RequestTable<T> {
     }
 
     /// Cancels the request (idempotent) and acknowledges as ABP does.
-    pub fn cancel(&self, id: RequestId, reason: CancelReason) -> Ack {
+    pub fn cancel(&self, id: RequestId, reason: CancelledBy) -> Ack {
         match self.resolve(id, Resolution::Cancelled(reason)) {
             Ok(()) => Ack::CANCELLED,
             Err((LostTo::NotFound, _)) => Ack {

@@ -1,0 +1,429 @@
+//! Breadth-first search: level by level on several threads, merged in a fixed order, so the
+//! first counterexample is a shortest one and the counts do not depend on the threads.
+
+use cancelcheck_properties::{InvariantId, PropertySet};
+
+use super::expander::{Expander, Roots};
+use super::form::Form;
+use super::{SearchOptions, SearchReport, growable, out_of_memory, reserved};
+use crate::explorer::hash::FingerprintSet;
+use crate::explorer::{partial_order, symmetric};
+use crate::scenario::Scenario;
+
+/// A state's place in the breadth-first search tree: the state it was first reached from and
+/// the step that reached it (for a root: `parent == u32::MAX`, `choice` its initial index).
+struct Node {
+    parent: u32,
+    choice: u32,
+}
+
+fn path_to(nodes: &[Node], mut i: u32) -> Vec<u32> {
+    let mut path = Vec::new();
+    loop {
+        let n = &nodes[i as usize];
+        path.push(n.choice);
+        if n.parent == u32::MAX {
+            break;
+        }
+        i = n.parent;
+    }
+    path.reverse();
+    path
+}
+
+/// Packed states end to end in one buffer.
+#[derive(Default)]
+struct Packed {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    fn push(&mut self, state: &[u8]) {
+        self.bytes.extend_from_slice(state);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    fn held_bytes(&self) -> u64 {
+        (self.bytes.capacity() + self.ends.capacity() * core::mem::size_of::<usize>()) as u64
+    }
+}
+
+/// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
+/// (`choice: None`).
+#[derive(Clone)]
+struct Bad {
+    parent: u32,
+    choice: Option<u32>,
+    broken: Vec<InvariantId>,
+}
+
+/// A successor not in the visited set when its level began.
+#[derive(Clone, Copy)]
+struct Candidate {
+    parent: u32,
+    choice: u32,
+    fingerprint: u64,
+    /// Where its packed state is in its share's bytes.
+    at: usize,
+    len: u32,
+}
+
+/// What one thread made of its share of a level.
+#[derive(Default)]
+pub(super) struct Share {
+    candidates: Vec<Candidate>,
+    /// The packed states of the candidates (and of successors dropped as already seen), end
+    /// to end.
+    bytes: Vec<u8>,
+    generated: u64,
+    /// States expanded through an ample set smaller than their enabled steps.
+    reduced: u64,
+    reached: PropertySet,
+    /// The first quiescent state breaking an eventual property, and the first successor
+    /// breaking an invariant, in merge order: a MUST (`bad`) or only SHOULDs (`warn`).
+    quiescent_bad: Option<Bad>,
+    child_bad: Option<Bad>,
+    quiescent_warn: Option<Bad>,
+    child_warn: Option<Bad>,
+    /// Whether it stopped before the end of its range, at its memory allowance.
+    cut: bool,
+}
+
+/// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
+/// those whose key is not in `seen` (read only while a level expands) become candidates for
+/// the merge. With an `allowance`, it stops (and says so in `cut`) once its buffers and its
+/// memo would hold more bytes than that.
+fn expand_share<F: Form>(
+    x: &mut Expander<'_, F>,
+    level: &Packed,
+    nodes: &[u32],
+    range: core::ops::Range<usize>,
+    seen: &FingerprintSet,
+    allowance: Option<u64>,
+) {
+    let mut out = core::mem::take(&mut x.share);
+    out.candidates.clear();
+    out.bytes.clear();
+    out.generated = 0;
+    out.reduced = 0;
+    out.reached = PropertySet::default();
+    out.quiescent_bad = None;
+    out.child_bad = None;
+    out.quiescent_warn = None;
+    out.child_warn = None;
+    out.cut = false;
+    // Candidates from `pending` on were not yet checked against `seen`: those of one state are
+    // checked after the next state's successors are made, when their slots have arrived.
+    let mut pending = 0;
+    for i in range {
+        let state = level.get(i);
+        let node = nodes[i];
+        let root = x.load(state);
+        out.reduced += u64::from(x.reduced());
+        if x.steps.is_empty() {
+            // Quiescent: the eventual properties are judged here.
+            let v = x.end_base(root);
+            let slot = match v.failed() {
+                true => &mut out.quiescent_bad,
+                false => &mut out.quiescent_warn,
+            };
+            if !v.passed() && slot.is_none() {
+                *slot = Some(Bad {
+                    parent: node,
+                    choice: None,
+                    broken: v.violations.iter().map(|v| v.invariant).collect(),
+                });
+            }
+            continue;
+        }
+        let made = out.candidates.len();
+        let before = out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>();
+        for j in 0..x.steps.len() {
+            let (choice, step) = x.steps[j];
+            let e = x.step(root, step, j + 1 == x.steps.len());
+            out.generated += 1;
+            out.reached = out.reached.union(e.reached());
+            if e.violated() {
+                if out.child_bad.is_none() {
+                    out.child_bad = Some(Bad {
+                        parent: node,
+                        choice: Some(choice),
+                        broken: x.broken(root),
+                    });
+                }
+                continue;
+            }
+            if e.warned() && out.child_warn.is_none() {
+                out.child_warn = Some(Bad {
+                    parent: node,
+                    choice: Some(choice),
+                    broken: x.broken(root),
+                });
+            }
+            let (fingerprint, packed) = x.key(root);
+            seen.prefetch(fingerprint);
+            out.candidates.push(Candidate {
+                parent: node,
+                choice,
+                fingerprint,
+                at: out.bytes.len(),
+                len: packed.len() as u32,
+            });
+            out.bytes.extend_from_slice(packed);
+        }
+        pending = out.settle(seen, pending, made);
+        // Room is kept for the next state to add as much as this one did.
+        let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
+            .saturating_sub(before) as u64;
+        if allowance.is_some_and(|a| out.held_bytes() + F::held_bytes(&x.memo) + 2 * added > a) {
+            out.cut = true;
+            break;
+        }
+    }
+    let end = out.candidates.len();
+    out.settle(seen, pending, end);
+    x.share = out;
+}
+
+impl Share {
+    /// Drops the candidates of `from..to` whose key `seen` holds (their bytes stay, unused),
+    /// moving later ones down; returns where the candidate at `to` went.
+    fn settle(&mut self, seen: &FingerprintSet, from: usize, to: usize) -> usize {
+        let len = self.candidates.len();
+        let mut w = from;
+        for i in from..len {
+            let c = self.candidates[i];
+            if i < to && seen.contains(c.fingerprint) {
+                continue;
+            }
+            self.candidates[w] = c;
+            w += 1;
+        }
+        self.candidates.truncate(w);
+        to - (len - w)
+    }
+
+    /// The bytes its buffers hold, counting a growth about to happen.
+    fn held_bytes(&self) -> u64 {
+        growable(self.bytes.len(), self.bytes.capacity(), 1)
+            + growable(
+                self.candidates.len(),
+                self.candidates.capacity(),
+                core::mem::size_of::<Candidate>(),
+            )
+    }
+
+    /// The packed state of candidate `c`.
+    fn state(&self, c: &Candidate) -> &[u8] {
+        &self.bytes[c.at..][..c.len as usize]
+    }
+}
+
+/// Breadth-first search from `roots` by the step rules of `rules` (see [`roots`](super::expander::roots)); `None` if
+/// the form `F` could not hold some state.
+pub(super) fn search_breadth_first<F: Form>(
+    rules: &Scenario,
+    roots: &Roots,
+    opts: &SearchOptions,
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> Option<SearchReport> {
+    let sym = opts.symmetry && symmetric(rules);
+    let por = opts.partial_order && partial_order(rules);
+    let mut report = SearchReport::starting(sym, por);
+    let threads = opts.threads.clamp(1, 64);
+    let mut expanders: Vec<Expander<'_, F>> = (0..threads)
+        .map(|_| Expander::new(rules, roots, sym, por))
+        .collect::<Option<_>>()?;
+    let mut seen = FingerprintSet::default();
+    let mut nodes: Vec<Node> = Vec::new();
+    // A level: its states packed, and each one's node.
+    let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
+    // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
+    let x = &mut expanders[0];
+    for i in 0..x.states.len() {
+        report.total_states += 1;
+        let (key, packed) = x.key(i);
+        if seen.insert(key, ()) {
+            nodes.push(Node {
+                parent: u32::MAX,
+                choice: i as u32,
+            });
+            level.push(packed);
+            level_nodes.push((nodes.len() - 1) as u32);
+        }
+    }
+    let mut depth = 0u32;
+    while level.len() > 0 {
+        report.max_depth = depth;
+        if opts.max_depth.is_some_and(|d| depth >= d) {
+            report.exhaustive = false;
+            break;
+        }
+        // Expand in parallel: each thread a contiguous share, so that shares in thread order
+        // are the level in order.
+        let chunk = level.len().div_ceil(threads);
+        let range = |t: usize| (t * chunk).min(level.len())..((t + 1) * chunk).min(level.len());
+        // What the search holds besides the threads' shares and memos, and what each thread
+        // may then hold.
+        let fixed = level.held_bytes()
+            + (level_nodes.capacity() * 4) as u64
+            + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
+            + seen.held_bytes();
+        let threads_held: u64 = expanders
+            .iter()
+            .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
+            .sum();
+        let allowance = match opts.max_memory {
+            Some(m) if fixed + threads_held > m => {
+                return Some(out_of_memory(report, &seen));
+            }
+            Some(m) => Some((m - fixed) / threads as u64),
+            None => None,
+        };
+        report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
+        if threads == 1 {
+            expand_share(
+                &mut expanders[0],
+                &level,
+                &level_nodes,
+                range(0),
+                &seen,
+                allowance,
+            );
+        } else {
+            std::thread::scope(|scope| {
+                let (level, level_nodes, seen) = (&level, &level_nodes, &seen);
+                for (t, x) in expanders.iter_mut().enumerate() {
+                    let range = range(t);
+                    scope
+                        .spawn(move || expand_share(x, level, level_nodes, range, seen, allowance));
+                }
+            });
+        }
+        if expanders.iter().any(|x| F::spoilt(&x.memo)) {
+            return None;
+        }
+        let threads_held: u64 = expanders
+            .iter()
+            .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
+            .sum();
+        if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
+            report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
+        }
+        let shares: Vec<&Share> = expanders.iter().map(|x| &x.share).collect();
+        for s in &shares {
+            report.total_states += s.generated;
+            report.reduced_states += s.reduced;
+            report.reached = report.reached.union(s.reached);
+        }
+        // A quiescent state's own violation is shallower than any successor's: report it first.
+        let bad = shares
+            .iter()
+            .find_map(|s| s.quiescent_bad.clone())
+            .or_else(|| shares.iter().find_map(|s| s.child_bad.clone()));
+        if let Some(bad) = bad {
+            let mut path = path_to(&nodes, bad.parent);
+            path.extend(bad.choice);
+            report.counterexample = Some((path, bad.broken));
+            report.unique_states = seen.len() as u64;
+            report.max_depth = depth + u32::from(bad.choice.is_some());
+            if shares.iter().any(|s| s.cut) {
+                report.exhaustive = false;
+                report.bounded_by_memory = true;
+            }
+            return Some(report);
+        }
+        if report.warning.is_none() {
+            let warn = shares
+                .iter()
+                .find_map(|s| s.quiescent_warn.clone())
+                .or_else(|| shares.iter().find_map(|s| s.child_warn.clone()));
+            report.warning = warn.map(|w| {
+                let mut path = path_to(&nodes, w.parent);
+                path.extend(w.choice);
+                (path, w.broken)
+            });
+        }
+        if shares.iter().any(|s| s.cut) {
+            return Some(out_of_memory(report, &seen));
+        }
+        let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
+        // The merge puts up to every candidate in the next level, the tree and the visited
+        // set: make room first, if the budget allows.
+        let candidate_bytes: usize = shares
+            .iter()
+            .map(|s| s.candidates.iter().map(|c| c.len as usize).sum::<usize>())
+            .sum();
+        let merging = reserved(candidate_bytes, level.bytes.capacity(), 1)
+            + reserved(
+                candidates,
+                level.ends.capacity(),
+                core::mem::size_of::<usize>(),
+            )
+            + reserved(candidates, level_nodes.capacity(), 4)
+            + reserved(
+                nodes.len() + candidates,
+                nodes.capacity(),
+                core::mem::size_of::<Node>(),
+            )
+            + seen.held_bytes_after(candidates)
+            + threads_held;
+        if opts.max_memory.is_some_and(|m| merging > m) {
+            return Some(out_of_memory(report, &seen));
+        }
+        report.peak_bytes_held = report.peak_bytes_held.max(merging);
+        report.peak_states_held = report
+            .peak_states_held
+            .max((level.len() + candidates) as u64);
+        // Merge in order: the first of equal states is kept.
+        level.clear();
+        level_nodes.clear();
+        if opts.max_memory.is_some() {
+            level.bytes.reserve_exact(candidate_bytes);
+            level.ends.reserve_exact(candidates);
+            level_nodes.reserve_exact(candidates);
+            nodes.reserve_exact(candidates);
+        }
+        for share in &shares {
+            for (k, c) in share.candidates.iter().enumerate() {
+                // Ask for the slot of a candidate a few ahead, so that it is there when needed.
+                if let Some(ahead) = share.candidates.get(k + 8) {
+                    seen.prefetch(ahead.fingerprint);
+                }
+                if !seen.insert(c.fingerprint, ()) {
+                    continue;
+                }
+                nodes.push(Node {
+                    parent: c.parent,
+                    choice: c.choice,
+                });
+                level.push(share.state(c));
+                level_nodes.push((nodes.len() - 1) as u32);
+                if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                    report.exhaustive = false;
+                    report.unique_states = seen.len() as u64;
+                    return Some(report);
+                }
+            }
+        }
+        depth += 1;
+        progress(depth, seen.len() as u64, level.len() as u64);
+    }
+    report.unique_states = seen.len() as u64;
+    Some(report)
+}
