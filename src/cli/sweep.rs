@@ -135,7 +135,7 @@ fn plan(a: &ExploreArgs) -> anyhow::Result<Vec<(Dialect, Behaviour)>> {
     let base = match &a.scenario {
         Some(_) => {
             let s = explore_scenario(a, None, None)?;
-            (s.dialect, s.behavior)
+            (s.dialect, s.behaviour)
         }
         None => (Dialect::Acp, Behaviour::Honour),
     };
