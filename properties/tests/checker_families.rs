@@ -1061,3 +1061,63 @@ fn a_crash_on_a_malformed_cancel_has_the_strength_of_its_sentence() {
         assert_eq!(broken(&ended), [InvariantId::EventualResolution], "{d}");
     }
 }
+
+/// ABP: a call's first result is compared with an acknowledgement already sent (here one that
+/// said the call was not cancelled, then a result that says it was), and a completed call's
+/// cancel is answered "Operation already completed", not a bare `cancelled: false`.
+#[test]
+fn a_first_result_is_compared_with_the_acknowledgement_before_it() {
+    let cancelled = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+    ];
+    let disagrees = then(
+        &cancelled,
+        &[
+            "server sends cancel-ack 1 cancelled false",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+        ],
+    );
+    let c = checker(Dialect::Abp, true, &disagrees);
+    assert_eq!(broken(&c), [InvariantId::AckAgreesWithOutcome]);
+    assert_eq!(c.verdict().violations[0].event as usize, OPEN.len() + 9);
+    let agrees = then(
+        &cancelled,
+        &[
+            "server sends cancel-ack 1 cancelled true",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+        ],
+    );
+    assert!(broken(&checker(Dialect::Abp, true, &agrees)).is_empty());
+    // Elsewhere no cancel is acknowledged: nothing to compare a result with.
+    let completed = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server sends response 1 full",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+    ];
+    for (ack, want) in [
+        (
+            "server sends cancel-ack 1 cancelled false reason already-completed",
+            vec![],
+        ),
+        (
+            "server sends cancel-ack 1 cancelled false",
+            vec![InvariantId::CancelResultPerTable],
+        ),
+    ] {
+        let c = checker(Dialect::Abp, true, &then(&completed, &[ack]));
+        assert_eq!(broken(&c), want, "{ack}");
+    }
+}
