@@ -1121,3 +1121,30 @@ fn a_first_result_is_compared_with_the_acknowledgement_before_it() {
         assert_eq!(broken(&c), want, "{ack}");
     }
 }
+
+/// What may cancel a request besides a cascade: its application's cancel or its own timer.
+/// The `initialize` timer stands for `initialize` only, not for the newest request its
+/// requester sent (ACP, where `initialize` may be cancelled).
+#[test]
+fn the_initialize_timer_cancels_initialize_only() {
+    let judged = |cancelled: &str| {
+        let mut c = Checker::new(Dialect::Acp, 4);
+        c.set_fifo(true);
+        for l in [
+            "client command initialize",
+            "client sends request 0 initialize",
+            "client command send",
+            "client sends request 1 work",
+            "client timer-fired init-timeout",
+            cancelled,
+        ] {
+            c.observe(&parse(l).unwrap_or_else(|e| panic!("{l}: {e}")));
+        }
+        broken(&c)
+    };
+    assert!(judged("client sends cancel 0").is_empty());
+    assert_eq!(
+        judged("client sends cancel 1"),
+        [InvariantId::SiblingsUntouched]
+    );
+}

@@ -13,6 +13,7 @@ use cancelcheck_model::{Message, Output, Party, RequestId};
 /// An acknowledgement that says other than the text's table, that changes its `cancelled`
 /// flag, or that disagrees with the call's first result; a first result that disagrees with an
 /// acknowledgement already sent.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let Event::Output {
         party,

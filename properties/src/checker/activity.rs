@@ -9,6 +9,7 @@ use cancelcheck_model::{Message, Output};
 
 /// A cancel sent for a request whose answer its sender had read; progress sent for a request
 /// already answered, or one its receiver owes silence after a cancel.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let (
         Event::Output {
@@ -16,10 +17,11 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
             output: Output::Send(msg),
         },
         Some(i),
-    ) = (*ev, ch.rec)
+    ) = (ev, ch.rec)
     else {
         return;
     };
+    let (party, msg) = (*party, *msg);
     let r = c.reqs[i];
     match msg {
         Message::Cancel { id, .. } if r.responses_received > 0 => {

@@ -14,6 +14,7 @@ use cancelcheck_model::{Message, Output, Party, Reply, RequestId};
 
 /// An answer judged by what came before it (a cancel read, a give-up, a cancelled prompt
 /// turn, nothing); a crash judged by the cancel being read.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     match *ev {
         Event::Output {

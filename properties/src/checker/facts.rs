@@ -326,9 +326,11 @@ impl Checker {
         if let Method::Initialize { cancel_support } = method {
             self.declared_support[from.index()] = Some(cancel_support);
         }
-        let confused_before = self.confused(from, id);
+        let prev = self.find(from, id);
+        // (With no earlier record of the id, nothing about it was confused.)
+        let confused_before = prev.is_some() && self.confused(from, id);
         let acked = self.rules().cancel_shape == CancelShape::AcknowledgedRequest;
-        let reused = self.find(from, id).map(|prev| {
+        let reused = prev.map(|prev| {
             let live = self.reqs[prev].may_still_arrive(acked, self.fifo);
             if live {
                 self.reqs[prev].ambiguous = true;

@@ -14,6 +14,7 @@ use cancelcheck_model::{Message, Outcome, Output, RequestId};
 /// A cancel or an answer naming no request; an id reused (while live, or at all where the
 /// dialect forbids it); a request given up, or its work stopped, for a cancel that named
 /// another.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let Event::Output { party, output } = *ev else {
         return;

@@ -11,6 +11,7 @@ use cancelcheck_model::{Message, Output, Party};
 /// A request sent before `initialize` is answered as far as its sender can know; a cancel of
 /// an `initialize` the dialect does not let be cancelled, or (where support is negotiated) a
 /// cancel to a party that declared no support.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let Event::Output {
         party,

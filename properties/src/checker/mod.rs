@@ -8,7 +8,7 @@
 //! every event kind: the request it is about (found by the one lookup that suits who sent
 //! what), counts of what is on the wire, what each party declared or did. Then each family of
 //! invariants judges the event against the records, one file each, in the order of
-//! `FAMILIES`: `races` (the races reached), `parties`, `initialize`, `ids`, `activity`,
+//! `Checker::observe`: `races` (the races reached), `parties`, `initialize`, `ids`, `activity`,
 //! `trees`, `resolution`, `cancel_answers`, `acks` and `quiescence` (what a quiescent run
 //! owes). Adding an invariant is adding its id, its catalog row, its check in one family, and
 //! its vectors (see `docs/checker.md`).
@@ -36,29 +36,8 @@ use cancelcheck_model::pack::{
     unpack_seq,
 };
 use cancelcheck_model::{Dialect, Party, RequestId};
-use facts::{Change, Req};
+use facts::Req;
 use smallvec::SmallVec;
-
-/// A family's judgement of one event, given what the event changed.
-type Family = fn(&mut Checker, &Event, &Change);
-
-/// The families, in the order they judge each event. Findings of one event are listed in this
-/// order, the order the checker has always listed them in (a cancel from a party that may not
-/// send one before what else is wrong with it, a tree's rules before a second resolution, an
-/// answer's resolution before what it says after a cancel, before what an acknowledgement
-/// says of it); a new family goes where its findings are to be listed.
-const FAMILIES: [Family; 10] = [
-    races::judge,
-    parties::judge,
-    initialize::judge,
-    ids::judge,
-    activity::judge,
-    trees::judge,
-    resolution::judge,
-    cancel_answers::judge,
-    acks::judge,
-    quiescence::judge,
-];
 
 /// The inverse of a permutation of record indices: where each record went.
 fn inverse(order: &[u8]) -> SmallVec<[u8; 16]> {
@@ -348,10 +327,23 @@ impl Checker {
 
     /// Reads one event: records what it changed, then lets every family judge it.
     pub fn observe(&mut self, ev: &Event) {
-        let change = self.update(ev);
-        for family in FAMILIES {
-            family(self, ev, &change);
-        }
+        let ch = self.update(ev);
+        // The families, in the order they judge each event. Findings of one event are listed
+        // in this order, the order the checker has always listed them in (a cancel from a
+        // party that may not send one before what else is wrong with it, a tree's rules
+        // before a second resolution, an answer's resolution before what it says after a
+        // cancel, before what an acknowledgement says of it); a new family goes where its
+        // findings are to be listed.
+        races::judge(self, ev, &ch);
+        parties::judge(self, ev, &ch);
+        initialize::judge(self, ev, &ch);
+        ids::judge(self, ev, &ch);
+        activity::judge(self, ev, &ch);
+        trees::judge(self, ev, &ch);
+        resolution::judge(self, ev, &ch);
+        cancel_answers::judge(self, ev, &ch);
+        acks::judge(self, ev, &ch);
+        quiescence::judge(self, ev, &ch);
         self.verdict.events += 1;
     }
 }

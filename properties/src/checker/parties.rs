@@ -11,6 +11,7 @@ use cancelcheck_model::{Message, Outcome, Output, Party};
 
 /// A cancel from a party the dialect does not let cancel; a request given up (resolved as
 /// cancelled) with no cancel sent where the text says the receiver is owed one.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let Event::Output { party, output } = *ev else {
         return;

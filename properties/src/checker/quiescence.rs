@@ -11,6 +11,7 @@ use crate::invariant::InvariantId;
 use cancelcheck_model::Party;
 
 /// Judges the end of the run.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
     let Event::End {
         quiescent,

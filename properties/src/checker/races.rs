@@ -10,10 +10,12 @@ use cancelcheck_model::{Input, Message};
 /// Notes the race `ev` reached, if any: an answer read after its request's cancel was sent, a
 /// cancel taken while the answer was on its way or before work started, a timeout while the
 /// answer was on its way.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
-    let (Event::Input { party, input }, Some(i)) = (*ev, ch.rec) else {
+    let (Event::Input { party, input }, Some(i)) = (ev, ch.rec) else {
         return;
     };
+    let (party, input) = (*party, *input);
     let r = c.reqs[i];
     match input {
         Input::Receive(Message::Response { .. }) if r.cancel_sent => {

@@ -10,10 +10,12 @@ use cancelcheck_model::{Message, Outcome, Output};
 
 /// A requester delivering a second outcome, or an answer after its cancel where it does not
 /// wait for one; a responder answering twice.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
-    let (Event::Output { party, output }, Some(i)) = (*ev, ch.rec) else {
+    let (Event::Output { party, output }, Some(i)) = (ev, ch.rec) else {
         return;
     };
+    let (party, output) = (*party, *output);
     let r = c.reqs[i];
     match output {
         Output::Deliver { id, outcome } => {

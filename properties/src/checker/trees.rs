@@ -12,10 +12,12 @@ use cancelcheck_model::{Message, Outcome, Output};
 /// application nor a cascade asked; a request sent on behalf of one its handler was asked to
 /// cancel or gave up; a handler answering while a request it sent on the answer's behalf is
 /// unresolved.
+#[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
-    let (Event::Output { party, output }, Some(i)) = (*ev, ch.rec) else {
+    let (Event::Output { party, output }, Some(i)) = (ev, ch.rec) else {
         return;
     };
+    let (party, output) = (*party, *output);
     let r = c.reqs[i];
     match output {
         Output::Send(Message::Cancel { id, .. })
