@@ -1030,6 +1030,25 @@ fn an_acknowledgement_is_compared_with_the_first_result() {
         broken(&c),
         [InvariantId::SingleResolution, InvariantId::CancelHonoured]
     );
+    // An acknowledgement after both results is compared with the first, which it matches.
+    let acked_last = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+        "server aborts work 1",
+        "server sends response 1 cancelled",
+        "server sends response 1 full",
+        "server sends cancel-ack 1 cancelled true",
+    ];
+    let c = checker(Dialect::Abp, false, &acked_last);
+    assert_eq!(
+        broken(&c),
+        [InvariantId::SingleResolution, InvariantId::CancelHonoured]
+    );
 }
 
 /// A crash on a malformed cancel is judged by what the texts say of malformed cancels, with
@@ -1147,4 +1166,126 @@ fn the_initialize_timer_cancels_initialize_only() {
         judged("client sends cancel 1"),
         [InvariantId::SiblingsUntouched]
     );
+}
+
+/// ACP: prompt turn 1, and the agent's permission request 2 sent for it.
+const TURN_WITH_PERMISSION: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "server command send-nested 1",
+    "server nests 2 under 1",
+    "server sends request 2 server-work",
+];
+
+/// A session's cancel ends the permission requests of its own turn that its client holds, and
+/// those that arrive while the turn has not ended: not a request of another turn, nor one that
+/// arrives once the turn is over.
+#[test]
+fn a_session_cancel_ends_the_permission_requests_of_its_own_turn_only() {
+    let held_by_another_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client command send",
+            "client sends request 3 work",
+            "client command cancel 3",
+            "client sends session-cancel 3",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &held_by_another_turn);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    let arrives_after_the_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client command cancel 1",
+            "client sends session-cancel 1",
+            "server receives session-cancel 1",
+            "server command cancel 2",
+            "server sends cancel 2",
+            "server delivers 2 cancelled parent",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+            "client receives response 1 cancelled",
+            "client delivers 1 cancelled user",
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &arrives_after_the_turn);
+    assert!(
+        !broken(&c).contains(&InvariantId::PermissionCancelledAfterCancel),
+        "{:?}",
+        broken(&c)
+    );
+    // While the turn is still on, the same request arriving is owed `cancelled`.
+    let arrives_during_the_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client command cancel 1",
+            "client sends session-cancel 1",
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &arrives_during_the_turn);
+    assert_eq!(broken(&c), [InvariantId::PermissionCancelledAfterCancel]);
+}
+
+/// A copy of a request lost after the request itself arrived excuses nothing: a request never
+/// answered still breaks `eventual-resolution`.
+#[test]
+fn a_lost_copy_of_a_request_that_arrived_excuses_nothing() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "network duplicates client request 1 work",
+            "server receives request 1 work",
+            "network loses client request 1 work",
+            "end quiescent open 0 1",
+        ],
+    );
+    assert!(c.verdict().excused.is_empty(), "{:?}", c.verdict().excused);
+    assert_eq!(broken(&c)[0], InvariantId::EventualResolution);
+}
+
+/// ACP RFD: a party that declared no support for cancels (here the client, whose `initialize`
+/// declared none) owes a cancel sent to it nothing: answering in full is no failure to honour
+/// it, and the cancel reaches no race. Only its sender is at fault.
+#[test]
+fn a_cancel_to_a_party_that_declared_no_support_is_owed_nothing() {
+    let mut c = Checker::new(Dialect::AcpRfd, 4);
+    c.set_fifo(true);
+    for l in [
+        "client command initialize",
+        "client sends request 0 initialize-no-cancel",
+        "server receives request 0 initialize-no-cancel",
+        "server sends response 0 initialized cancel-support true",
+        "client receives response 0 initialized cancel-support true",
+        "client delivers 0 reply initialized cancel-support true",
+        "server command send",
+        "server sends request 0 server-work",
+        "client receives request 0 server-work",
+        "server command cancel 0",
+        "server sends cancel 0",
+        "client receives cancel 0",
+        "client starts work 0",
+        "client work-done 0",
+        "client sends response 0 full",
+    ] {
+        c.observe(&parse(l).unwrap_or_else(|e| panic!("{l}: {e}")));
+    }
+    assert_eq!(broken(&c), [InvariantId::CapabilityGated]);
+    assert_eq!(c.verdict().reached, PropertySet::default());
 }
