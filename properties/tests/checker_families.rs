@@ -1289,3 +1289,127 @@ fn a_cancel_to_a_party_that_declared_no_support_is_owed_nothing() {
     assert_eq!(broken(&c), [InvariantId::CapabilityGated]);
     assert_eq!(c.verdict().reached, PropertySet::default());
 }
+
+/// The client's request 1, on whose behalf the server sends its request 2 (ACP).
+const NESTED: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "server command send-nested 1",
+    "server nests 2 under 1",
+    "server sends request 2 server-work",
+];
+
+/// A handler waits on the requests it sent on its request's behalf: when one of them (or its
+/// answer) was lost, the request it serves is excused with it, and what the handler still
+/// holds is no leak. A child that was merely never answered excuses nothing.
+#[test]
+fn a_loss_below_a_request_excuses_it_too() {
+    let excused = |c: &Checker| {
+        c.verdict()
+            .excused
+            .iter()
+            .map(|e| (e.requester, e.id, e.lost))
+            .collect::<Vec<_>>()
+    };
+    let (one, two) = (RequestId::Int(1), RequestId::Int(2));
+    let request_lost = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &request_lost);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    assert_eq!(
+        excused(&c),
+        [
+            (Party::Client, one, Lost::Request),
+            (Party::Server, two, Lost::Request)
+        ]
+    );
+    let answer_lost = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+            "network loses client response 2 full",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &answer_lost);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    assert_eq!(
+        excused(&c),
+        [
+            (Party::Client, one, Lost::Response),
+            (Party::Server, two, Lost::Response)
+        ]
+    );
+    let never_answered = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "end quiescent open 1 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &never_answered);
+    assert!(excused(&c).is_empty(), "{:?}", excused(&c));
+    let v = c.verdict().violations[0];
+    assert_eq!(
+        (v.invariant, v.id),
+        (InvariantId::EventualResolution, Some(one))
+    ); // Nor does a lost child its handler has since given up: it waits on nothing.
+    let given_up = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "server timer-fired timeout 2",
+            "server delivers 2 cancelled timeout",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &given_up);
+    assert!(excused(&c).is_empty(), "{:?}", excused(&c));
+    let v = c.verdict().violations[0];
+    assert_eq!(
+        (v.invariant, v.id),
+        (InvariantId::EventualResolution, Some(one))
+    );
+}
+
+/// A live reuse confuses the whole tree of the request it names: a finding about the root
+/// (its handler answering while a request it sent for it is unresolved) is set aside.
+#[test]
+fn a_reuse_in_a_tree_sets_aside_what_concerns_its_root() {
+    let reused = then(
+        NESTED,
+        &[
+            "server command send-nested 1",
+            "server nests 2 under 1",
+            "server sends request 2 server-work",
+            "server sends response 1 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &reused);
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    let aside: Vec<_> = c
+        .verdict()
+        .set_aside
+        .iter()
+        .map(|s| (s.invariant, s.requester, s.id))
+        .collect();
+    assert_eq!(
+        aside,
+        [(
+            InvariantId::ChildrenBeforeParent,
+            Party::Client,
+            RequestId::Int(1)
+        )]
+    );
+}
