@@ -1413,3 +1413,81 @@ fn a_reuse_in_a_tree_sets_aside_what_concerns_its_root() {
         )]
     );
 }
+
+/// A handler owes the cascade to a request it sent for one whose cancel it took (ACP RFD); one
+/// whose answer was lost on the way cannot be resolved, and is excused from the cascade as from
+/// resolution. What the handler still holds for a lost child is no leak, even once its own
+/// requester has given the request up.
+#[test]
+fn a_loss_excuses_the_cascade_and_what_a_handler_holds_for_it() {
+    let cascade = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+            "network loses client response 2 full",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends cancel 2",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &cascade);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    // The cascade itself is still owed: without the cancel of 2, it is broken.
+    let mut uncancelled = cascade.clone();
+    uncancelled.retain(|l| *l != "server sends cancel 2");
+    let c = checker(Dialect::AcpRfd, true, &uncancelled);
+    assert_eq!(broken(&c), [InvariantId::CascadeComplete]);
+    let given_up = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "client timer-fired timeout 1",
+            "client delivers 1 cancelled timeout",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &given_up);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    // Without the loss, what the handler holds is a leak.
+    let mut held = given_up.clone();
+    held.retain(|l| *l != "network loses server request 2 server-work");
+    let end = held.len() - 1;
+    held.splice(
+        end..end,
+        [
+            "server timer-fired timeout 2",
+            "server delivers 2 cancelled timeout",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &held);
+    assert_eq!(broken(&c), [InvariantId::NoLeakAtQuiescence]);
+}
+
+/// A request given up for its parent's cancel is one the parent's cancel concerned: its
+/// handler took that cancel while it held the parent open. Given up otherwise, it was a
+/// sibling the cancel should have left alone.
+#[test]
+fn a_request_given_up_for_its_parent_needs_the_parents_cancel() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &then(NESTED, &["server delivers 2 cancelled parent"]),
+    );
+    assert_eq!(broken(&c), [InvariantId::SiblingsUntouched]);
+    let cancelled = then(
+        NESTED,
+        &[
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server delivers 2 cancelled parent",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &cancelled);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
