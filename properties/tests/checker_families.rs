@@ -1491,3 +1491,24 @@ fn a_request_given_up_for_its_parent_needs_the_parents_cancel() {
     let c = checker(Dialect::Acp, true, &cancelled);
     assert!(broken(&c).is_empty(), "{:?}", broken(&c));
 }
+
+/// Each invariant is reported once, at the first event that breaks it, until the checker is
+/// told to forget what it reported (as a rendering that marks every breaking event does).
+#[test]
+fn a_forgotten_finding_is_reported_again() {
+    let twice = then(
+        ANSWERED,
+        &[
+            "server sends response 1 full",
+            "server sends response 1 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &twice);
+    assert_eq!(broken(&c), [InvariantId::SingleResolution]);
+    let mut c = checker(Dialect::Acp, true, &twice[..twice.len() - 1]);
+    c.forget_reported();
+    c.observe(&parse(twice[twice.len() - 1]).expect("parses"));
+    let events: Vec<u64> = c.verdict().violations.iter().map(|v| v.event).collect();
+    let n = (OPEN.len() + twice.len()) as u64;
+    assert_eq!(events, [n - 2, n - 1]);
+}

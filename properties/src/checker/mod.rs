@@ -532,6 +532,34 @@ mod tests {
         assert_eq!(verdict(a), want);
     }
 
+    /// In canonical order a parent link names its parent's new place: two checkers whose
+    /// client sent its requests 1 and 2 in either order, the server's request nested under 2,
+    /// pack alike (the parent moves from the second record to the third in one of them).
+    #[test]
+    fn canonical_order_renumbers_parent_links() {
+        let sent = |first: &'static str, second: &'static str| {
+            let mut lines = crate::notation::OPENING.to_vec();
+            lines.extend([
+                "client command send",
+                first,
+                "client command send",
+                second,
+                "server receives request 2 work",
+                "server starts work 2",
+                "server command send-nested 2",
+                "server nests 0 under 2",
+                "server sends request 0 server-work",
+            ]);
+            let mut c = read(Dialect::Mcp20251125, true, &lines);
+            c.set_canonical_order(true);
+            let mut out = Vec::new();
+            c.pack_state(&mut out);
+            out
+        };
+        let (one, two) = ("client sends request 1 work", "client sends request 2 work");
+        assert_eq!(sent(one, two), sent(two, one));
+    }
+
     fn v(invariant: InvariantId, strength: Strength) -> Violation {
         Violation {
             invariant,
