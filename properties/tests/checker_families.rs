@@ -1512,3 +1512,21 @@ fn a_forgotten_finding_is_reported_again() {
     let n = (OPEN.len() + twice.len()) as u64;
     assert_eq!(events, [n - 2, n - 1]);
 }
+
+/// Each status says what it means in words of its own: a failure names the MUST, a warning
+/// the SHOULDs.
+#[test]
+fn every_status_says_what_it_means() {
+    let all = [Status::Fail, Status::Warn, Status::Vacuous, Status::Pass];
+    let meanings: Vec<&str> = all.iter().map(|s| s.meaning()).collect();
+    for (i, m) in meanings.iter().enumerate() {
+        assert!(!m.is_empty(), "{:?}", all[i]);
+        assert!(
+            !meanings[..i].contains(m),
+            "{:?} says what another says",
+            all[i]
+        );
+    }
+    assert!(Status::Fail.meaning().contains("MUST"));
+    assert!(Status::Warn.meaning().contains("SHOULD"));
+}
