@@ -1030,6 +1030,25 @@ fn an_acknowledgement_is_compared_with_the_first_result() {
         broken(&c),
         [InvariantId::SingleResolution, InvariantId::CancelHonoured]
     );
+    // An acknowledgement after both results is compared with the first, which it matches.
+    let acked_last = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+        "server aborts work 1",
+        "server sends response 1 cancelled",
+        "server sends response 1 full",
+        "server sends cancel-ack 1 cancelled true",
+    ];
+    let c = checker(Dialect::Abp, false, &acked_last);
+    assert_eq!(
+        broken(&c),
+        [InvariantId::SingleResolution, InvariantId::CancelHonoured]
+    );
 }
 
 /// A crash on a malformed cancel is judged by what the texts say of malformed cancels, with
@@ -1060,4 +1079,454 @@ fn a_crash_on_a_malformed_cancel_has_the_strength_of_its_sentence() {
         let ended = checker(d, true, &then(&crash, &["end quiescent open 0 0"]));
         assert_eq!(broken(&ended), [InvariantId::EventualResolution], "{d}");
     }
+}
+
+/// ABP: a call's first result is compared with an acknowledgement already sent (here one that
+/// said the call was not cancelled, then a result that says it was), and a completed call's
+/// cancel is answered "Operation already completed", not a bare `cancelled: false`.
+#[test]
+fn a_first_result_is_compared_with_the_acknowledgement_before_it() {
+    let cancelled = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+    ];
+    let disagrees = then(
+        &cancelled,
+        &[
+            "server sends cancel-ack 1 cancelled false",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+        ],
+    );
+    let c = checker(Dialect::Abp, true, &disagrees);
+    assert_eq!(broken(&c), [InvariantId::AckAgreesWithOutcome]);
+    assert_eq!(c.verdict().violations[0].event as usize, OPEN.len() + 9);
+    let agrees = then(
+        &cancelled,
+        &[
+            "server sends cancel-ack 1 cancelled true",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+        ],
+    );
+    assert!(broken(&checker(Dialect::Abp, true, &agrees)).is_empty());
+    // Elsewhere no cancel is acknowledged: nothing to compare a result with.
+    let completed = [
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "server sends response 1 full",
+        "client command cancel 1",
+        "client sends cancel 1",
+        "server receives cancel 1",
+    ];
+    for (ack, want) in [
+        (
+            "server sends cancel-ack 1 cancelled false reason already-completed",
+            vec![],
+        ),
+        (
+            "server sends cancel-ack 1 cancelled false",
+            vec![InvariantId::CancelResultPerTable],
+        ),
+    ] {
+        let c = checker(Dialect::Abp, true, &then(&completed, &[ack]));
+        assert_eq!(broken(&c), want, "{ack}");
+    }
+}
+
+/// What may cancel a request besides a cascade: its application's cancel or its own timer.
+/// The `initialize` timer stands for `initialize` only, not for the newest request its
+/// requester sent (ACP, where `initialize` may be cancelled).
+#[test]
+fn the_initialize_timer_cancels_initialize_only() {
+    let judged = |cancelled: &str| {
+        let mut c = Checker::new(Dialect::Acp, 4);
+        c.set_fifo(true);
+        for l in [
+            "client command initialize",
+            "client sends request 0 initialize",
+            "client command send",
+            "client sends request 1 work",
+            "client timer-fired init-timeout",
+            cancelled,
+        ] {
+            c.observe(&parse(l).unwrap_or_else(|e| panic!("{l}: {e}")));
+        }
+        broken(&c)
+    };
+    assert!(judged("client sends cancel 0").is_empty());
+    assert_eq!(
+        judged("client sends cancel 1"),
+        [InvariantId::SiblingsUntouched]
+    );
+}
+
+/// ACP: prompt turn 1, and the agent's permission request 2 sent for it.
+const TURN_WITH_PERMISSION: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "server command send-nested 1",
+    "server nests 2 under 1",
+    "server sends request 2 server-work",
+];
+
+/// A session's cancel ends the permission requests of its own turn that its client holds, and
+/// those that arrive while the turn has not ended: not a request of another turn, nor one that
+/// arrives once the turn is over.
+#[test]
+fn a_session_cancel_ends_the_permission_requests_of_its_own_turn_only() {
+    let held_by_another_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client command send",
+            "client sends request 3 work",
+            "client command cancel 3",
+            "client sends session-cancel 3",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &held_by_another_turn);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    let arrives_after_the_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client command cancel 1",
+            "client sends session-cancel 1",
+            "server receives session-cancel 1",
+            "server command cancel 2",
+            "server sends cancel 2",
+            "server delivers 2 cancelled parent",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
+            "client receives response 1 cancelled",
+            "client delivers 1 cancelled user",
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &arrives_after_the_turn);
+    assert!(
+        !broken(&c).contains(&InvariantId::PermissionCancelledAfterCancel),
+        "{:?}",
+        broken(&c)
+    );
+    // While the turn is still on, the same request arriving is owed `cancelled`.
+    let arrives_during_the_turn = then(
+        TURN_WITH_PERMISSION,
+        &[
+            "client command cancel 1",
+            "client sends session-cancel 1",
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &arrives_during_the_turn);
+    assert_eq!(broken(&c), [InvariantId::PermissionCancelledAfterCancel]);
+}
+
+/// A copy of a request lost after the request itself arrived excuses nothing: a request never
+/// answered still breaks `eventual-resolution`.
+#[test]
+fn a_lost_copy_of_a_request_that_arrived_excuses_nothing() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &[
+            "client command send",
+            "client sends request 1 work",
+            "network duplicates client request 1 work",
+            "server receives request 1 work",
+            "network loses client request 1 work",
+            "end quiescent open 0 1",
+        ],
+    );
+    assert!(c.verdict().excused.is_empty(), "{:?}", c.verdict().excused);
+    assert_eq!(broken(&c)[0], InvariantId::EventualResolution);
+}
+
+/// ACP RFD: a party that declared no support for cancels (here the client, whose `initialize`
+/// declared none) owes a cancel sent to it nothing: answering in full is no failure to honour
+/// it, and the cancel reaches no race. Only its sender is at fault.
+#[test]
+fn a_cancel_to_a_party_that_declared_no_support_is_owed_nothing() {
+    let mut c = Checker::new(Dialect::AcpRfd, 4);
+    c.set_fifo(true);
+    for l in [
+        "client command initialize",
+        "client sends request 0 initialize-no-cancel",
+        "server receives request 0 initialize-no-cancel",
+        "server sends response 0 initialized cancel-support true",
+        "client receives response 0 initialized cancel-support true",
+        "client delivers 0 reply initialized cancel-support true",
+        "server command send",
+        "server sends request 0 server-work",
+        "client receives request 0 server-work",
+        "server command cancel 0",
+        "server sends cancel 0",
+        "client receives cancel 0",
+        "client starts work 0",
+        "client work-done 0",
+        "client sends response 0 full",
+    ] {
+        c.observe(&parse(l).unwrap_or_else(|e| panic!("{l}: {e}")));
+    }
+    assert_eq!(broken(&c), [InvariantId::CapabilityGated]);
+    assert_eq!(c.verdict().reached, PropertySet::default());
+}
+
+/// The client's request 1, on whose behalf the server sends its request 2 (ACP).
+const NESTED: &[&str] = &[
+    "client command send",
+    "client sends request 1 work",
+    "server receives request 1 work",
+    "server starts work 1",
+    "server command send-nested 1",
+    "server nests 2 under 1",
+    "server sends request 2 server-work",
+];
+
+/// A handler waits on the requests it sent on its request's behalf: when one of them (or its
+/// answer) was lost, the request it serves is excused with it, and what the handler still
+/// holds is no leak. A child that was merely never answered excuses nothing.
+#[test]
+fn a_loss_below_a_request_excuses_it_too() {
+    let excused = |c: &Checker| {
+        c.verdict()
+            .excused
+            .iter()
+            .map(|e| (e.requester, e.id, e.lost))
+            .collect::<Vec<_>>()
+    };
+    let (one, two) = (RequestId::Int(1), RequestId::Int(2));
+    let request_lost = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &request_lost);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    assert_eq!(
+        excused(&c),
+        [
+            (Party::Client, one, Lost::Request),
+            (Party::Server, two, Lost::Request)
+        ]
+    );
+    let answer_lost = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+            "network loses client response 2 full",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &answer_lost);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    assert_eq!(
+        excused(&c),
+        [
+            (Party::Client, one, Lost::Response),
+            (Party::Server, two, Lost::Response)
+        ]
+    );
+    let never_answered = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "end quiescent open 1 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &never_answered);
+    assert!(excused(&c).is_empty(), "{:?}", excused(&c));
+    let v = c.verdict().violations[0];
+    assert_eq!(
+        (v.invariant, v.id),
+        (InvariantId::EventualResolution, Some(one))
+    ); // Nor does a lost child its handler has since given up: it waits on nothing.
+    let given_up = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "server timer-fired timeout 2",
+            "server delivers 2 cancelled timeout",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &given_up);
+    assert!(excused(&c).is_empty(), "{:?}", excused(&c));
+    let v = c.verdict().violations[0];
+    assert_eq!(
+        (v.invariant, v.id),
+        (InvariantId::EventualResolution, Some(one))
+    );
+}
+
+/// A live reuse confuses the whole tree of the request it names: a finding about the root
+/// (its handler answering while a request it sent for it is unresolved) is set aside.
+#[test]
+fn a_reuse_in_a_tree_sets_aside_what_concerns_its_root() {
+    let reused = then(
+        NESTED,
+        &[
+            "server command send-nested 1",
+            "server nests 2 under 1",
+            "server sends request 2 server-work",
+            "server sends response 1 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &reused);
+    assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
+    let aside: Vec<_> = c
+        .verdict()
+        .set_aside
+        .iter()
+        .map(|s| (s.invariant, s.requester, s.id))
+        .collect();
+    assert_eq!(
+        aside,
+        [(
+            InvariantId::ChildrenBeforeParent,
+            Party::Client,
+            RequestId::Int(1)
+        )]
+    );
+}
+
+/// A handler owes the cascade to a request it sent for one whose cancel it took (ACP RFD); one
+/// whose answer was lost on the way cannot be resolved, and is excused from the cascade as from
+/// resolution. What the handler still holds for a lost child is no leak, even once its own
+/// requester has given the request up.
+#[test]
+fn a_loss_excuses_the_cascade_and_what_a_handler_holds_for_it() {
+    let cascade = then(
+        NESTED,
+        &[
+            "client receives request 2 server-work",
+            "client starts work 2",
+            "client work-done 2",
+            "client sends response 2 full",
+            "network loses client response 2 full",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server sends cancel 2",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &cascade);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    // The cascade itself is still owed: without the cancel of 2, it is broken.
+    let mut uncancelled = cascade.clone();
+    uncancelled.retain(|l| *l != "server sends cancel 2");
+    let c = checker(Dialect::AcpRfd, true, &uncancelled);
+    assert_eq!(broken(&c), [InvariantId::CascadeComplete]);
+    let given_up = then(
+        NESTED,
+        &[
+            "network loses server request 2 server-work",
+            "client timer-fired timeout 1",
+            "client delivers 1 cancelled timeout",
+            "end quiescent open 0 1",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &given_up);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+    // Without the loss, what the handler holds is a leak.
+    let mut held = given_up.clone();
+    held.retain(|l| *l != "network loses server request 2 server-work");
+    let end = held.len() - 1;
+    held.splice(
+        end..end,
+        [
+            "server timer-fired timeout 2",
+            "server delivers 2 cancelled timeout",
+        ],
+    );
+    let c = checker(Dialect::AcpRfd, true, &held);
+    assert_eq!(broken(&c), [InvariantId::NoLeakAtQuiescence]);
+}
+
+/// A request given up for its parent's cancel is one the parent's cancel concerned: its
+/// handler took that cancel while it held the parent open. Given up otherwise, it was a
+/// sibling the cancel should have left alone.
+#[test]
+fn a_request_given_up_for_its_parent_needs_the_parents_cancel() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &then(NESTED, &["server delivers 2 cancelled parent"]),
+    );
+    assert_eq!(broken(&c), [InvariantId::SiblingsUntouched]);
+    let cancelled = then(
+        NESTED,
+        &[
+            "client command cancel 1",
+            "client sends cancel 1",
+            "server receives cancel 1",
+            "server delivers 2 cancelled parent",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &cancelled);
+    assert!(broken(&c).is_empty(), "{:?}", broken(&c));
+}
+
+/// Each invariant is reported once, at the first event that breaks it, until the checker is
+/// told to forget what it reported (as a rendering that marks every breaking event does).
+#[test]
+fn a_forgotten_finding_is_reported_again() {
+    let twice = then(
+        ANSWERED,
+        &[
+            "server sends response 1 full",
+            "server sends response 1 full",
+        ],
+    );
+    let c = checker(Dialect::Acp, true, &twice);
+    assert_eq!(broken(&c), [InvariantId::SingleResolution]);
+    let mut c = checker(Dialect::Acp, true, &twice[..twice.len() - 1]);
+    c.forget_reported();
+    c.observe(&parse(twice[twice.len() - 1]).expect("parses"));
+    let events: Vec<u64> = c.verdict().violations.iter().map(|v| v.event).collect();
+    let n = (OPEN.len() + twice.len()) as u64;
+    assert_eq!(events, [n - 2, n - 1]);
+}
+
+/// Each status says what it means in words of its own: a failure names the MUST, a warning
+/// the SHOULDs.
+#[test]
+fn every_status_says_what_it_means() {
+    let all = [Status::Fail, Status::Warn, Status::Vacuous, Status::Pass];
+    let meanings: Vec<&str> = all.iter().map(|s| s.meaning()).collect();
+    for (i, m) in meanings.iter().enumerate() {
+        assert!(!m.is_empty(), "{:?}", all[i]);
+        assert!(
+            !meanings[..i].contains(m),
+            "{:?} says what another says",
+            all[i]
+        );
+    }
+    assert!(Status::Fail.meaning().contains("MUST"));
+    assert!(Status::Warn.meaning().contains("SHOULD"));
 }

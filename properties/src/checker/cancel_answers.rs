@@ -1,0 +1,85 @@
+//! What a receiver answers after a cancel, or after giving a request up on its own:
+//! `no-answer-after-cancel`, `cancel-error-code`, `cancel-honoured`,
+//! `prompt-cancelled-stop-reason`, `internal-cancel-code`,
+//! `permission-cancelled-after-cancel`, `exact-id-match` for an answer that says "cancelled"
+//! to a request nobody cancelled; and a crash on reading a cancel
+//! (`unknown-cancel-harmless`, `malformed-cancel-ignored`).
+
+use super::Checker;
+use super::facts::Change;
+use crate::event::Event;
+use crate::invariant::InvariantId;
+use cancelcheck_model::dialect::{Honouring, ReceiverDuty};
+use cancelcheck_model::{Message, Output, Party, Reply, RequestId};
+
+/// An answer judged by what came before it (a cancel read, a give-up, a cancelled prompt
+/// turn, nothing); a crash judged by the cancel being read.
+#[inline(always)]
+pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
+    match *ev {
+        Event::Output {
+            party,
+            output: Output::Send(Message::Response { id, reply }),
+        } => {
+            if let Some(i) = ch.rec {
+                answer(c, party.peer(), i, id, reply);
+            }
+        }
+        Event::Output {
+            party,
+            output: Output::Crashed,
+        } => {
+            // A crash on a malformed cancel breaks what the texts say of malformed cancels
+            // (where they say anything), not what they say of a cancel for an unknown or
+            // finished request.
+            match c.handling_cancel[party.index()] {
+                Some(true) => c.violate(InvariantId::MalformedCancelIgnored, None),
+                Some(false) => c.violate(InvariantId::UnknownCancelHarmless, None),
+                None => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The answer `reply` to record `i` (`requester`'s request `id`).
+fn answer(c: &mut Checker, requester: Party, i: usize, id: RequestId, reply: Reply) {
+    let rules = c.rules();
+    let r = c.reqs[i];
+    let about = Some((requester, id));
+    if r.cancel_received {
+        if rules.receiver_duty != ReceiverDuty::MustAnswer && c.stopped_by_cancel(&r) {
+            c.violate(InvariantId::NoAnswerAfterCancel, about);
+        }
+        if let Reply::Error(code) = reply
+            && Some(code) != rules.cancel_error_code
+        {
+            c.violate(InvariantId::CancelErrorCode, about);
+        }
+        if rules.honouring == Honouring::Must && r.cancel_received_open && reply == Reply::Full {
+            c.violate(InvariantId::CancelHonoured, about);
+        }
+        // A prompt turn cancelled by its session's cancel ends with the cancelled stop
+        // reason, a result (ACP's prompt turn).
+        if rules.cancelled_result
+            && r.session_cancel
+            && r.cancel_received_open
+            && !reply.is_cancelled()
+        {
+            c.violate(InvariantId::PromptCancelledStopReason, about);
+        }
+    } else if r.internal {
+        if let Reply::Error(code) = reply
+            && Some(code) != rules.cancel_error_code
+        {
+            c.violate(InvariantId::InternalCancelCode, about);
+        }
+    } else if reply.is_cancelled() && !r.turn_cancelled && !c.disconnected {
+        // Cancelled, though no cancel named it and its receiver did not give it up.
+        c.violate(InvariantId::ExactIdMatch, about);
+    }
+    if r.turn_cancelled && matches!(reply, Reply::Full | Reply::Partial) {
+        // A result other than the outcome `cancelled` for a turn its sender cancelled.
+        c.violate(InvariantId::PermissionCancelledAfterCancel, about);
+    }
+}

@@ -1,0 +1,68 @@
+//! Which request a message names: `exact-id-match` (a message naming no request of its sender
+//! in that direction, a request stopped or given up as cancelled that nobody cancelled),
+//! `notification-unanswered`, `no-live-id-reuse`. (An answer that says "cancelled" to a
+//! request nobody cancelled is judged with the other answers, in `cancel_answers`.)
+
+use super::Checker;
+use super::facts::Change;
+use crate::event::Event;
+use crate::invariant::InvariantId;
+use cancelcheck_model::dialect::IdReuse;
+use cancelcheck_model::message::CancelCause;
+use cancelcheck_model::{Message, Outcome, Output, RequestId};
+
+/// A cancel or an answer naming no request; an id reused (while live, or at all where the
+/// dialect forbids it); a request given up, or its work stopped, for a cancel that named
+/// another.
+#[inline(always)]
+pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
+    let Event::Output { party, output } = *ev else {
+        return;
+    };
+    match output {
+        Output::Send(Message::Cancel { id, .. }) if ch.rec.is_none() => {
+            // It names no request its sender ever sent in this direction (a cancel passed on
+            // under the id of the request it came from).
+            c.violate(InvariantId::ExactIdMatch, Some((party, id)));
+        }
+        Output::Send(Message::Response { id, .. }) if ch.rec.is_none() => {
+            let inv = if id == RequestId::Null {
+                InvariantId::NotificationUnanswered
+            } else {
+                InvariantId::ExactIdMatch
+            };
+            c.violate(inv, Some((party.peer(), id)));
+        }
+        Output::Send(Message::Request { id, .. }) => {
+            if let Some((_, live)) = ch.reused
+                && (c.rules().id_reuse == IdReuse::Never || live)
+            {
+                c.violate(InvariantId::NoLiveIdReuse, Some((party, id)));
+            }
+        }
+        Output::Deliver {
+            id,
+            outcome: Outcome::Cancelled(CancelCause::User),
+        } => {
+            if let Some(i) = ch.rec
+                && !c.reqs[i].cancel_sent
+                && c.commanded[party.index()] != Some(id)
+            {
+                // Its application never got to cancel it: a cancel meant for another
+                // request (one received, in the other direction) stopped it.
+                c.violate(InvariantId::ExactIdMatch, Some((party, id)));
+            }
+        }
+        Output::AbortWork(id) | Output::Dropped(id) => {
+            let Some(i) = ch.rec else {
+                return;
+            };
+            let r = c.reqs[i];
+            // (A request of a prompt turn its receiver cancelled may stop with the turn.)
+            if !r.cancel_received && !r.internal && !r.turn_cancelled && !c.disconnected {
+                c.violate(InvariantId::ExactIdMatch, Some((party.peer(), id)));
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,62 @@
+//! The session's opening: `no-request-before-initialize`, `initialize-not-cancelled`,
+//! `capability-gated`.
+
+use super::Checker;
+use super::facts::Change;
+use crate::event::Event;
+use crate::invariant::InvariantId;
+use cancelcheck_model::message::Method;
+use cancelcheck_model::{Message, Output, Party};
+
+/// A request sent before `initialize` is answered as far as its sender can know; a cancel of
+/// an `initialize` the dialect does not let be cancelled, or (where support is negotiated) a
+/// cancel to a party that declared no support.
+#[inline(always)]
+pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
+    let Event::Output {
+        party,
+        output: Output::Send(msg),
+    } = *ev
+    else {
+        return;
+    };
+    match msg {
+        Message::Request { id, method }
+            if !matches!(method, Method::Initialize { .. }) && !initialize_answered(c, party) =>
+        {
+            // (Judged as the records stood before the request joined them.)
+            c.violate_unless(
+                InvariantId::NoRequestBeforeInitialize,
+                Some((party, id)),
+                Some(ch.confused_before),
+            );
+        }
+        Message::Cancel { id, .. } => {
+            let Some(i) = ch.rec else {
+                return;
+            };
+            let rules = c.rules();
+            if c.reqs[i].initialize && !rules.initialize_cancellable {
+                c.violate(InvariantId::InitializeNotCancelled, Some((party, id)));
+            } else if rules.negotiated && c.declared_support[party.peer().index()] != Some(true) {
+                // (A cancel of `initialize` is reported once, under the clause that names
+                // it, though no capability was declared yet either.)
+                c.violate(InvariantId::CapabilityGated, Some((party, id)));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `initialize` is answered as far as `party` can know: the client has received the
+/// answer, the server has sent it.
+fn initialize_answered(c: &Checker, party: Party) -> bool {
+    c.reqs.iter().any(|r| {
+        r.requester == Party::Client
+            && r.initialize
+            && match party {
+                Party::Client => r.responses_received > 0,
+                Party::Server => r.responses_sent > 0,
+            }
+    })
+}

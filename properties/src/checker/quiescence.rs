@@ -1,0 +1,86 @@
+//! What a quiescent run owes at its end (the "eventually" invariants): every request resolved
+//! or excused by a loss (`eventual-resolution`), every cascade carried out
+//! (`cascade-complete`), every cancel that is answered answered (`cancel-result-per-table`),
+//! nothing left open (`no-leak-at-quiescence`). A run cut short by a bound, or disconnected,
+//! is judged on none of them.
+
+use super::facts::Change;
+use super::{Checker, Excuse, Lost};
+use crate::event::Event;
+use crate::invariant::InvariantId;
+use cancelcheck_model::Party;
+
+/// Judges the end of the run.
+#[inline(always)]
+pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
+    let Event::End {
+        quiescent,
+        open_incoming,
+    } = *ev
+    else {
+        return;
+    };
+    c.verdict.quiescent = quiescent;
+    if !quiescent || c.disconnected {
+        return;
+    }
+    let mut hung = None;
+    // A handler answers after its children: a request whose unresolved descendant was
+    // excused by a loss waits on that loss too.
+    let mut waits_on_loss = false;
+    for (i, r) in c.reqs.iter().enumerate() {
+        if r.delivered > 0 || c.crashed[r.requester.index()] {
+            continue;
+        }
+        let lost = if r.request_lost {
+            Some(Lost::Request)
+        } else if r.responses_lost > 0 {
+            Some(Lost::Response)
+        } else if let Some(lost) = c.descendant_loss(i) {
+            waits_on_loss = true;
+            Some(lost)
+        } else {
+            None
+        };
+        match lost {
+            Some(lost) => c.verdict.excused.push(Excuse {
+                requester: r.requester,
+                id: r.id,
+                lost,
+            }),
+            None => {
+                hung.get_or_insert((r.requester, r.id));
+            }
+        }
+    }
+    if let Some(about) = hung {
+        c.violate(InvariantId::EventualResolution, Some(about));
+    }
+    let uncascaded = (0..c.reqs.len()).find(|&i| {
+        let r = &c.reqs[i];
+        let excused = r.request_lost || r.responses_lost > 0 || c.descendant_loss(i).is_some();
+        r.cascade_owed
+            && !c.crashed[r.requester.index()]
+            && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
+    });
+    if let Some(i) = uncascaded {
+        let r = c.reqs[i];
+        c.violate(InvariantId::CascadeComplete, Some((r.requester, r.id)));
+    }
+    for party in [Party::Client, Party::Server] {
+        if c.cancels_unanswered[party.index()] > 0 && !c.crashed[party.index()] {
+            // A cancel it read got no answer.
+            c.violate(InvariantId::CancelResultPerTable, None);
+        }
+    }
+    // Two requests with one id in a party's table are not the party's doing.
+    // A handler still holding a request whose child's answer was lost holds it for that.
+    let waits_on_loss = waits_on_loss
+        || (0..c.reqs.len()).any(|i| !c.reqs[i].responder_done && c.descendant_loss(i).is_some());
+    let confused = c.reqs.iter().any(|r| r.ambiguous) || waits_on_loss;
+    for party in [Party::Client, Party::Server] {
+        if open_incoming[party.index()] > 0 && !c.crashed[party.index()] && !confused {
+            c.violate(InvariantId::NoLeakAtQuiescence, None);
+        }
+    }
+}
