@@ -456,6 +456,19 @@ struct WorkTimes {
     tool_error: Option<String>,
 }
 
+impl WorkTimes {
+    /// Its id as sent, and how many milliseconds its answer took (0 if none came).
+    fn id_and_ms(&self) -> (String, u64) {
+        let id = self
+            .wire
+            .as_ref()
+            .map(WireId::to_json_text)
+            .unwrap_or_default();
+        let ms = self.answered_us.unwrap_or(0).saturating_sub(self.sent_us) / 1000;
+        (id, ms)
+    }
+}
+
 impl Judge<'_> {
     fn emit(&mut self, ev: Event) {
         self.checker.observe(&ev);
@@ -1029,12 +1042,7 @@ impl Judge<'_> {
         let Some(w) = self.work.values().rev().find(|w| w.answered_us.is_some()) else {
             return format!("no work request was in flight when a cancel was sent: {FIX}");
         };
-        let id = w
-            .wire
-            .as_ref()
-            .map(WireId::to_json_text)
-            .unwrap_or_default();
-        let ms = w.answered_us.unwrap_or(0).saturating_sub(w.sent_us) / 1000;
+        let (id, ms) = w.id_and_ms();
         let tool = w
             .tool_error
             .as_ref()
@@ -1054,12 +1062,7 @@ impl Judge<'_> {
             .work
             .iter()
             .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(id))?;
-        let id = w
-            .wire
-            .as_ref()
-            .map(WireId::to_json_text)
-            .unwrap_or_default();
-        let ms = w.answered_us.unwrap_or(0).saturating_sub(w.sent_us) / 1000;
+        let (id, ms) = w.id_and_ms();
         Some(format!(
             "the work request {id} ({}), which no cancel named, was answered with a tool error ({:?}) {ms} ms after it was sent: the work fails on its own, so what a cancel did to it cannot be told; name a request that succeeds and takes a while with --method/--params (or a recipe's work, after the set-up it needs)",
             self.ctx.work_method,
