@@ -243,3 +243,32 @@ fn the_shard_recipes_run_an_explore_sweep() {
         merged["totals"]["unique_states"]
     );
 }
+
+/// A counterexample a sweep cannot save is named in its row and counted, and the exit code
+/// says so (4: as expected, but evidence not written).
+#[test]
+fn a_counterexample_not_saved_is_named_and_exits_4() {
+    let o = cancelcheck(&[
+        "explore",
+        "--dialect",
+        "abp",
+        "--behavior",
+        "all",
+        "--requests",
+        "1",
+        "--save",
+        "/proc/no-such-folder",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    let v = json_out(&o);
+    let unsaved = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["save_error"].is_string())
+        .count();
+    assert!(unsaved > 0);
+    assert_eq!(v["totals"]["unsaved"].as_u64(), Some(unsaved as u64));
+    assert!(text(&o.stderr).contains("could not be saved (exit 4)"));
+}

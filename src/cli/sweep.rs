@@ -73,6 +73,8 @@ pub struct Cell {
     pub violations: Vec<String>,
     /// The counterexample saved, if any.
     pub counterexample: Option<String>,
+    /// Why the counterexample found could not be saved, if it could not.
+    pub save_error: Option<String>,
     /// States the search found, as its certificate counts them.
     pub unique_states: u64,
     /// States it generated.
@@ -324,6 +326,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                     because: Some(why),
                     violations: Vec::new(),
                     counterexample: None,
+                    save_error: None,
                     unique_states: 0,
                     total_states: 0,
                     seconds: 0.0,
@@ -338,11 +341,6 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 out.peak_rss_bytes = None;
                 let (faulty, claims, outcome, because) =
                     judge(d, b, !scenario.workload.nesting.is_flat(), &out);
-                let because = match (&out.save_error, because) {
-                    (Some(e), Some(w)) => Some(format!("{w}; counterexample not saved: {e}")),
-                    (Some(e), None) => Some(format!("counterexample not saved: {e}")),
-                    (None, w) => w,
-                };
                 Cell {
                     index,
                     dialect: d.id().into(),
@@ -353,6 +351,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                     because,
                     violations: out.violations.iter().map(|s| s.to_string()).collect(),
                     counterexample: out.counterexample.clone(),
+                    save_error: out.save_error.clone(),
                     unique_states: out.unique_states,
                     total_states: out.total_states,
                     seconds,
@@ -427,12 +426,7 @@ impl Sweep {
             t.unique_states += c.unique_states;
             t.total_states += c.total_states;
             t.seconds += c.seconds;
-            if c.because
-                .as_deref()
-                .is_some_and(|b| b.contains("counterexample not saved"))
-            {
-                t.unsaved += 1;
-            }
+            t.unsaved += usize::from(c.save_error.is_some());
         }
         let verdict = if t.unexpected > 0 {
             "unexpected"
@@ -483,10 +477,11 @@ impl fmt::Display for Sweep {
             "dialect", "behavior", "outcome", "states"
         )?;
         for c in &self.cells {
-            let found = match (&c.violations[..], &c.counterexample) {
-                ([], _) => c.because.clone().unwrap_or_default(),
-                (v, Some(path)) => format!("{} in {path}", v.join(", ")),
-                (v, None) => v.join(", "),
+            let found = match (&c.violations[..], &c.counterexample, &c.save_error) {
+                ([], ..) => c.because.clone().unwrap_or_default(),
+                (v, Some(path), _) => format!("{} in {path}", v.join(", ")),
+                (v, None, Some(e)) => format!("{} (counterexample NOT SAVED: {e})", v.join(", ")),
+                (v, None, None) => v.join(", "),
             };
             writeln!(
                 f,
