@@ -3,6 +3,7 @@
 //! on `explore`.
 
 use super::bad;
+use cancelcheck::probe::tools::shell_word;
 use cancelcheck_sim::Scenario;
 use cancelcheck_sim::coverage::Fix;
 use cancelcheck_sim::scenario::{Nesting, Workload};
@@ -12,23 +13,12 @@ pub fn nesting_flag(n: Nesting) -> String {
     format!("{}x{}", n.depth, n.fanout)
 }
 
-/// A JSON value as one shell word: bare where the shell leaves it alone, single-quoted
-/// otherwise.
-fn shell_word(v: &serde_json::Value) -> String {
-    let text = v.to_string();
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    {
-        text
-    } else {
-        format!("'{text}'")
-    }
-}
-
 /// `--set FIELD=VALUE` with the value the built-in default gives that field.
 fn set_default(field: &str, value: serde_json::Value) -> (String, String) {
-    ("--set".into(), format!("{field}={}", shell_word(&value)))
+    (
+        "--set".into(),
+        format!("{field}={}", shell_word(&value.to_string())),
+    )
 }
 
 /// The `run` flags (flag, value) that carry out `fix` on a run over `seeds`.
@@ -132,4 +122,17 @@ pub fn apply_sets(s: &mut Scenario, sets: &[String]) -> anyhow::Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_default_value_is_one_shell_word_even_with_a_quote_in_it() {
+        let set = |v: serde_json::Value| set_default("f", v).1;
+        assert_eq!(set(serde_json::json!(3)), "f=3");
+        assert_eq!(set(serde_json::json!({"a": 1})), r#"f='{"a":1}'"#);
+        assert_eq!(set(serde_json::json!("it's")), r#"f='"it'\''s"'"#);
+    }
 }
