@@ -183,6 +183,10 @@ pub struct Judgement {
     pub exercised_in_flight: bool,
     /// Why no cancel reached a work request in flight (`None`: one did).
     not_in_flight: Option<String>,
+    /// Why the work fails on its own, if a work request no cancel named was answered with a
+    /// tool's error: the probe sends the same work in every session of a run, so what one
+    /// session learned of it holds for the others ([`Judgement::work_failed_elsewhere`]).
+    pub work_fails: Option<String>,
     /// For each record judged, how many events there were once it was read (the events of
     /// the session's end come after the last).
     record_ends: Vec<usize>,
@@ -223,6 +227,18 @@ impl Judgement {
             Some(why) => self.vacuous_because.push(why.clone()),
             None => self.exercised_in_flight = true,
         }
+    }
+
+    /// Applies what another session of the same run learned: the work fails on its own
+    /// (`why`, from the scenario `name`). A scenario that claims a cancel of a request in
+    /// flight and passed cannot tell whether its work ran: it tested nothing.
+    pub fn work_failed_elsewhere(&mut self, in_flight: bool, name: &str, why: &str) {
+        if !in_flight || !self.vacuous_because.is_empty() || self.work_fails.is_some() {
+            return;
+        }
+        self.vacuous_because
+            .push(format!("in scenario {name}, {why}"));
+        self.exercised_in_flight = false;
     }
 
     /// The record (its index among those judged) whose reading gave the event `event`, or
@@ -1175,8 +1191,9 @@ impl Judge<'_> {
             }
             hidden.sort();
         }
+        let work_fails = self.failed_on_its_own();
         let not_in_flight = if self.in_flight {
-            self.failed_on_its_own()
+            work_fails.clone()
         } else {
             Some(self.why_not_in_flight())
         };
@@ -1200,6 +1217,7 @@ impl Judge<'_> {
             assumptions: self.assumptions,
             exercised_in_flight: exercised,
             not_in_flight,
+            work_fails,
             record_ends: Vec::new(),
         }
     }

@@ -471,6 +471,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             o.seed
         )));
     }
+    report::spread_failed_work(&mut outcomes);
     for o in &mut outcomes {
         if o.has_findings() || args.save_all {
             let first = o.judgement.first_finding();

@@ -87,6 +87,23 @@ pub fn overall(outcomes: &[Outcome]) -> Status {
     Status::judged(worst == Status::Fail, worst <= Status::Warn, exercised)
 }
 
+/// Where one session of a run found that the work fails on its own (a call no cancel named
+/// answered with a tool's error), every other scenario that claims a cancel of a request in
+/// flight and passed is `vacuous`: the same work, sent in every session, never ran there
+/// either, as far as the probe can tell.
+pub fn spread_failed_work(outcomes: &mut [Outcome]) {
+    let Some((name, why)) = outcomes
+        .iter()
+        .find_map(|o| Some((o.name, o.judgement.work_fails.clone()?)))
+    else {
+        return;
+    };
+    for o in outcomes.iter_mut() {
+        let in_flight = super::scenario::by_name(o.name).is_some_and(|s| s.in_flight);
+        o.judgement.work_failed_elsewhere(in_flight, name, &why);
+    }
+}
+
 /// Why the run as a whole tested nothing (empty unless it is `vacuous`).
 pub fn run_vacuous_because(outcomes: &[Outcome]) -> Vec<String> {
     if overall(outcomes) != Status::Vacuous {

@@ -52,9 +52,10 @@
 //! an answer caused by the cancel that, arriving before the probe's barrier is answered, looks
 //! like one that crossed it.
 //!
-//! `--tool-error` (MCP) answers every work request at once with a tool's error result,
-//! `{"content": [{"type": "text", "text": "Unknown tool: NAME"}], "isError": true}`, as an
-//! SDK answers a call of a tool it does not have: work that fails on its own.
+//! `--tool-error` (MCP) answers every work request 20 ms after reading it with a tool's error
+//! result, `{"content": [{"type": "text", "text": "Unknown tool: NAME"}], "isError": true}`,
+//! as an SDK answers a call of a tool it does not have (work that fails on its own), and not
+//! at all when a cancel of it came first (as an SDK sends nothing for an aborted handler).
 //!
 //! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
 //! it cancels on its own) gives up each request still being worked on N ms after its work
@@ -145,11 +146,15 @@ struct Args {
     /// with the error the client answers it with.
     #[arg(long)]
     progress_create: bool,
-    /// MCP: answer every work request at once with a tool's error result, `Unknown tool`, as
-    /// an SDK answers a call of a tool it does not have.
+    /// MCP: answer every work request a moment later with a tool's error result, `Unknown
+    /// tool`, as an SDK answers a call of a tool it does not have (not at all once cancelled).
     #[arg(long)]
     tool_error: bool,
 }
+
+/// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
+/// the call to be read first.
+const TOOL_ERROR_MS: u64 = 20;
 
 const HOSTILE: [&str; 7] = [
     "garbage",
@@ -278,6 +283,10 @@ struct Peer {
     parent_of: BTreeMap<RequestId, RequestId>,
     /// When it becomes ready (`--ready-ms`), until it is.
     ready_at: Option<Instant>,
+    /// `--tool-error`: the error results not sent yet, each due a moment after its call was
+    /// read, and dropped if a cancel of the call comes first (as an SDK sends no answer for a
+    /// call whose handler was aborted).
+    tool_errors: BTreeMap<RequestId, (Instant, WireId, Value)>,
     /// Work requests waiting for the answer to their `window/workDoneProgress/create`, by
     /// that request's id (`--progress-create`).
     creating: BTreeMap<String, Vec<u8>>,
@@ -601,7 +610,8 @@ impl Peer {
                         );
                         let result =
                             json!({"content": [{"type": "text", "text": text}], "isError": true});
-                        self.respond(id.clone(), Body::Result(result));
+                        let due = Instant::now() + Duration::from_millis(TOOL_ERROR_MS);
+                        self.tool_errors.insert(mid, (due, id.clone(), result));
                     }
                     return;
                 }
@@ -675,6 +685,9 @@ impl Peer {
                 self.apply_deferred();
             }
             (_, Some(m @ (Message::Cancel { .. } | Message::MalformedCancel))) => {
+                if let Message::Cancel { id, .. } = m {
+                    self.tool_errors.remove(&id);
+                }
                 self.take_cancel(m);
             }
             (_, Some(m @ Message::Response { .. })) => self.feed(Input::Receive(m)),
@@ -696,11 +709,21 @@ impl Peer {
             .flat_map(|j| [Some(j.done_at), j.next_progress, j.give_up_at])
             .flatten()
             .chain(self.ready_at)
+            .chain(self.tool_errors.values().map(|t| t.0))
             .min()
     }
 
     fn fire_timers(&mut self) {
         let now = Instant::now();
+        let due: Vec<RequestId> = (self.tool_errors.iter())
+            .filter(|(_, t)| t.0 <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            if let Some((_, wire, result)) = self.tool_errors.remove(&id) {
+                self.respond(wire, Body::Result(result));
+            }
+        }
         if self.ready_at.is_some_and(|t| t <= now) {
             self.ready_at = None;
             let text = WireMessage::Notification {
@@ -889,6 +912,7 @@ fn main() -> ExitCode {
         sessions: Vec::new(),
         session_of: BTreeMap::new(),
         parent_of: BTreeMap::new(),
+        tool_errors: BTreeMap::new(),
         ready_at: args
             .ready_ms
             .map(|ms| Instant::now() + Duration::from_millis(ms)),
