@@ -3,7 +3,7 @@
 //! `Display` (the text), so the two are made from the same values.
 
 use cancelcheck_model::{Behaviour, Dialect};
-use cancelcheck_properties::CATALOG;
+use cancelcheck_properties::{CATALOG, breaks};
 use serde::Serialize;
 use std::fmt;
 
@@ -150,28 +150,24 @@ pub fn behaviors() -> Behaviors {
     for d in Dialect::ALL {
         for b in Behaviour::all() {
             let (Some(c), Some(status)) = (
-                b.classify(d),
+                breaks::classify(b, d),
                 cancelcheck_sim::coverage::expected_status(d, b),
             ) else {
                 continue;
             };
             let verdict = status.as_str();
+            let broken = breaks::breaks_in(b, d);
             rows.push(BehaviorRow {
                 dialect: d.id(),
                 name: b.name(),
-                faulty: c.faulty,
+                faulty: c.faulty(),
                 verdict,
-                breaks: cancelcheck_properties::invariant::breaks_in(b, d)
+                breaks: broken.iter().map(|i| i.name()).collect(),
+                also_with_trees: breaks::breaks_with_trees_in(b, d, true)
                     .iter()
+                    .skip(broken.len())
                     .map(|i| i.name())
                     .collect(),
-                also_with_trees: cancelcheck_properties::invariant::breaks_with_trees_in(
-                    b, d, true,
-                )
-                .iter()
-                .skip(cancelcheck_properties::invariant::breaks_in(b, d).len())
-                .map(|i| i.name())
-                .collect(),
                 role: match b.role() {
                     cancelcheck_model::behaviour::Role::Requester => "requester",
                     _ => "responder",

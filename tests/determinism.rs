@@ -2,6 +2,7 @@
 
 use cancelcheck::trace_file::trace_text;
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::classify;
 use cancelcheck_sim::link::{Latency, Order};
 use cancelcheck_sim::{Scenario, Trace, run_seed};
 use proptest::prelude::*;
@@ -96,7 +97,7 @@ proptest! {
     #[test]
     fn correct_peers_pass_any_config(mut s in scenario(), seed in any::<u64>(), pick in 0usize..3) {
         prop_assume!(s.validate().is_ok());
-        let correct: Vec<Behaviour> = Behaviour::all().filter(|b| b.classify(s.dialect).is_some_and(|c| !c.faulty)).collect();
+        let correct: Vec<Behaviour> = Behaviour::all().filter(|b| classify(*b, s.dialect).is_some_and(|c| !c.faulty())).collect();
         s.behaviour = correct[pick % correct.len()];
         let run = run_seed(&s, seed, false);
         prop_assert!(run.verdict.passed(), "{} {} seed {}: {:?}\n{:?}", s.dialect, s.behaviour, seed, run.verdict.violations, s);

@@ -4,6 +4,7 @@
 
 use cancelcheck::trace_file::{read_trace, replay};
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::classify;
 use std::path::PathBuf;
 
 fn corpus() -> Vec<PathBuf> {
@@ -52,8 +53,8 @@ fn every_fault_has_a_failing_trace_in_the_corpus() {
         .collect();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            if !c.faulty {
+            let Some(c) = classify(b, d) else { continue };
+            if !c.faulty() {
                 continue;
             }
             let shown = docs.iter().any(|doc| {
@@ -61,7 +62,7 @@ fn every_fault_has_a_failing_trace_in_the_corpus() {
                     && doc.scenario.behaviour == b
                     && doc.verdict["violations"].as_array().is_some_and(|vs| {
                         vs.iter()
-                            .any(|v| c.breaks.iter().any(|n| v["invariant"] == *n))
+                            .any(|v| c.breaks.iter().any(|i| v["invariant"] == i.name()))
                     })
             });
             assert!(

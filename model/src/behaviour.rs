@@ -2,9 +2,9 @@
 //!
 //! A behaviour acts in one role: a responder behaviour decides what a party does with the
 //! requests it receives and the cancels for them; a requester behaviour decides how a party
-//! sends, cancels and resolves its own requests. Every faulty behaviour names the invariants
-//! (by catalog id, see `cancelcheck-properties`) it breaks, and the dialects in which that
-//! breach is observable.
+//! sends, cancels and resolves its own requests. Which invariants a behaviour breaks in each
+//! dialect is the checker's knowledge (`cancelcheck_properties::breaks`); here is where it
+//! applies.
 
 use crate::dialect::{Dialect, Honouring, ReceiverDuty};
 use crate::id::Party;
@@ -116,15 +116,6 @@ pub enum Behaviour {
     SelectsAfterCancel,
 }
 
-/// How a behaviour counts in one dialect.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Classification {
-    /// Whether it is a bug there.
-    pub faulty: bool,
-    /// The invariant ids it breaks there.
-    pub breaks: &'static [&'static str],
-}
-
 /// Everything known about one behaviour: the rows of `cancelcheck behaviors`.
 #[derive(Debug)]
 pub struct BehaviourInfo {
@@ -134,23 +125,17 @@ pub struct BehaviourInfo {
     pub name: &'static str,
     /// Which role it acts in.
     pub role: Role,
-    /// Whether it is a bug.
-    pub faulty: bool,
-    /// Invariant ids it breaks (empty for correct behaviours).
-    pub breaks: &'static [&'static str],
     /// One sentence: what it does.
     pub summary: &'static str,
 }
 
 macro_rules! table {
-    ($( $b:ident, $name:literal, $role:ident, $faulty:literal, [$($inv:literal),*], $summary:literal; )*) => {
+    ($( $b:ident, $name:literal, $role:ident, $summary:literal; )*) => {
         static INFO: &[BehaviourInfo] = &[
             $( BehaviourInfo {
                 behaviour: Behaviour::$b,
                 name: $name,
                 role: Role::$role,
-                faulty: $faulty,
-                breaks: &[$($inv),*],
                 summary: $summary,
             }, )*
         ];
@@ -158,41 +143,41 @@ macro_rules! table {
 }
 
 table! {
-    Honour, "honour", Responder, false, [], "stop at once and answer as the dialect requires";
-    FinishFirst, "finish-first", Responder, false, [], "ignore the cancel, finish and send the full result";
-    Partial, "partial", Responder, false, [], "stop at once and answer with a partial result";
-    AnswersAfterCancel, "answers-after-cancel", Responder, true, ["no-answer-after-cancel"], "answer a cancelled request with -32800 where no answer is owed";
-    NeverAnswersCancelled, "never-answers-cancelled", Responder, true, ["eventual-resolution"], "stop a cancelled request and never answer it";
-    AnswersTwice, "answers-twice", Responder, true, ["single-resolution", "cancel-honoured"], "answer the cancel at once and the finished work again";
-    WrongErrorCode, "wrong-error-code", Responder, true, ["cancel-error-code", "internal-cancel-code"], "answer a cancelled request with -32603 (and one it gives up on its own)";
-    IdTypeConfusion, "id-type-confusion", Responder, true, ["exact-id-match", "eventual-resolution"], "answer 7 as \"7\" (ids coerced between number and string)";
-    IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, true, ["no-answer-after-cancel", "no-activity-after-cancel"], "ignore a cancel whose id is 0 (truthiness check)";
-    CancelCancelsAll, "cancel-cancels-all", Responder, true, ["exact-id-match"], "one cancel stops every request in progress";
-    CancelHitsOwnRequest, "cancel-hits-own-request", Responder, true, ["exact-id-match"], "take a cancel for its own outgoing request with the same id";
-    AnswersCancelNotification, "answers-cancel-notification", Responder, true, ["notification-unanswered"], "answer the cancel notification with an error";
-    ActivityAfterAnswer, "activity-after-answer", Responder, true, ["no-activity-after-answer"], "send progress for a request after its answer";
-    ProgressAfterCancel, "progress-after-cancel", Responder, true, ["no-activity-after-cancel"], "keep working and sending progress after the cancel, never answering";
-    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, true, ["unknown-cancel-harmless", "eventual-resolution", "malformed-cancel-ignored"], "crash on a cancel for an unknown or finished request, or a malformed one";
-    LeaksCancelled, "leaks-cancelled", Responder, true, ["no-leak-at-quiescence"], "stop a cancelled request but never free its entry";
-    AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, true, ["ack-agrees-with-outcome", "cancel-honoured", "cancel-idempotent"], "acknowledge cancelled:true, then complete the call normally";
-    SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, true, ["cancel-idempotent", "ack-agrees-with-outcome"], "answer a repeated cancel of a cancelled call with cancelled:false";
-    DeliversLateAnswer, "delivers-late-answer", Requester, true, ["late-answer-ignored"], "deliver an answer that arrives after the cancel to the application";
-    ReusesLiveId, "reuses-live-id", Requester, true, ["no-live-id-reuse"], "reuse a given-up request's id while its answer may still arrive";
-    CancelsInitialize, "cancels-initialize", Requester, true, ["initialize-not-cancelled"], "cancel initialize when the connect timeout fires";
-    CancelsWithoutCapability, "cancels-without-capability", Requester, true, ["capability-gated"], "send a cancel the peer did not declare support for";
-    ServerCancels, "server-cancels", Requester, true, ["cancel-from-allowed-party"], "the server cancels its own requests where only the client may cancel";
-    ForgetsGrandchild, "forgets-grandchild", Responder, true, ["cascade-complete"], "leave the requests sent for a cancelled request running (the root's grandchildren)";
-    AnswersParentFirst, "answers-parent-first", Responder, true, ["children-before-parent"], "answer a request before the requests sent on its behalf are resolved";
-    CancelsSiblingSubtree, "cancels-sibling-subtree", Responder, true, ["siblings-untouched"], "on a cancel, cancel the children of every request it handles";
-    SpawnsAfterCancel, "spawns-after-cancel", Responder, true, ["no-child-after-cancel"], "answer a cancel but keep working, sending nested requests";
-    LeavesChildPending, "leaves-child-pending", Responder, true, ["eventual-resolution", "cascade-complete", "no-leak-at-quiescence"], "never answer a nested request its requester cancelled";
-    CancelledPromptAsError, "cancelled-prompt-as-error", Responder, true, ["prompt-cancelled-stop-reason"], "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
-    ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, true, ["exact-id-match"], "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
-    GivesUpSilently, "gives-up-silently", Requester, true, ["cancel-sent-on-give-up"], "give a request up (its application's cancel, its timeout) without sending the cancel";
-    CancelsAfterAnswer, "cancels-after-answer", Requester, true, ["cancel-only-in-progress"], "send a cancel for a request whose answer it already received";
-    SendsBeforeInitialize, "sends-before-initialize", Requester, true, ["no-request-before-initialize"], "send requests before initialize is answered";
-    ForgetsCompletedCall, "forgets-completed-call", Responder, true, ["cancel-result-per-table"], "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
-    SelectsAfterCancel, "selects-after-cancel", Responder, true, ["permission-cancelled-after-cancel"], "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
+    Honour, "honour", Responder, "stop at once and answer as the dialect requires";
+    FinishFirst, "finish-first", Responder, "ignore the cancel, finish and send the full result";
+    Partial, "partial", Responder, "stop at once and answer with a partial result";
+    AnswersAfterCancel, "answers-after-cancel", Responder, "answer a cancelled request with -32800 where no answer is owed";
+    NeverAnswersCancelled, "never-answers-cancelled", Responder, "stop a cancelled request and never answer it";
+    AnswersTwice, "answers-twice", Responder, "answer the cancel at once and the finished work again";
+    WrongErrorCode, "wrong-error-code", Responder, "answer a cancelled request with -32603 (and one it gives up on its own)";
+    IdTypeConfusion, "id-type-confusion", Responder, "answer 7 as \"7\" (ids coerced between number and string)";
+    IgnoresCancelForIdZero, "ignores-cancel-for-id-zero", Responder, "ignore a cancel whose id is 0 (truthiness check)";
+    CancelCancelsAll, "cancel-cancels-all", Responder, "one cancel stops every request in progress";
+    CancelHitsOwnRequest, "cancel-hits-own-request", Responder, "take a cancel for its own outgoing request with the same id";
+    AnswersCancelNotification, "answers-cancel-notification", Responder, "answer the cancel notification with an error";
+    ActivityAfterAnswer, "activity-after-answer", Responder, "send progress for a request after its answer";
+    ProgressAfterCancel, "progress-after-cancel", Responder, "keep working and sending progress after the cancel, never answering";
+    CrashesOnUnknownCancel, "crashes-on-unknown-cancel", Responder, "crash on a cancel for an unknown or finished request, or a malformed one";
+    LeaksCancelled, "leaks-cancelled", Responder, "stop a cancelled request but never free its entry";
+    AckDisagreesWithOutcome, "ack-disagrees-with-outcome", Responder, "acknowledge cancelled:true, then complete the call normally";
+    SecondCancelNotCancelled, "second-cancel-not-cancelled", Responder, "answer a repeated cancel of a cancelled call with cancelled:false";
+    DeliversLateAnswer, "delivers-late-answer", Requester, "deliver an answer that arrives after the cancel to the application";
+    ReusesLiveId, "reuses-live-id", Requester, "reuse a given-up request's id while its answer may still arrive";
+    CancelsInitialize, "cancels-initialize", Requester, "cancel initialize when the connect timeout fires";
+    CancelsWithoutCapability, "cancels-without-capability", Requester, "send a cancel the peer did not declare support for";
+    ServerCancels, "server-cancels", Requester, "the server cancels its own requests where only the client may cancel";
+    ForgetsGrandchild, "forgets-grandchild", Responder, "leave the requests sent for a cancelled request running (the root's grandchildren)";
+    AnswersParentFirst, "answers-parent-first", Responder, "answer a request before the requests sent on its behalf are resolved";
+    CancelsSiblingSubtree, "cancels-sibling-subtree", Responder, "on a cancel, cancel the children of every request it handles";
+    SpawnsAfterCancel, "spawns-after-cancel", Responder, "answer a cancel but keep working, sending nested requests";
+    LeavesChildPending, "leaves-child-pending", Responder, "never answer a nested request its requester cancelled";
+    CancelledPromptAsError, "cancelled-prompt-as-error", Responder, "answer a cancelled prompt turn with error -32800 instead of stopReason: cancelled";
+    ForwardsCancelUnrewritten, "forwards-cancel-unrewritten", Responder, "pass a cancel on to a nested request under the cancelled request's id (a proxy that does not rewrite the id)";
+    GivesUpSilently, "gives-up-silently", Requester, "give a request up (its application's cancel, its timeout) without sending the cancel";
+    CancelsAfterAnswer, "cancels-after-answer", Requester, "send a cancel for a request whose answer it already received";
+    SendsBeforeInitialize, "sends-before-initialize", Requester, "send requests before initialize is answered";
+    ForgetsCompletedCall, "forgets-completed-call", Responder, "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
+    SelectsAfterCancel, "selects-after-cancel", Responder, "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
 }
 
 impl Behaviour {
@@ -210,192 +195,6 @@ impl Behaviour {
     /// Stable kebab-case name.
     pub fn name(self) -> &'static str {
         self.info().name
-    }
-
-    /// Whether it is one of the named faults in every dialect it applies to.
-    pub fn is_faulty(self) -> bool {
-        self.info().faulty
-    }
-
-    /// How the behaviour counts in `dialect`: `None` where it does not apply; otherwise whether
-    /// it is faulty there and the invariants it breaks. Finishing first is allowed where the
-    /// receiver MAY cancel (LSP), a fault where a cancelled prompt turn must end with the
-    /// cancelled stop reason (ACP), and where it MUST cancel (ACP RFD breaks
-    /// `cancel-honoured`; MCP 2026-07-28, where nothing may follow a cancel, breaks
-    /// `no-answer-after-cancel` and `no-activity-after-cancel`) or SHOULD stop and not answer
-    /// (MCP 2025-11-25: the same two, as warnings; it MAY ignore a cancel only for a request
-    /// that is unknown, completed, or cannot be cancelled).
-    pub fn classify(self, dialect: Dialect) -> Option<Classification> {
-        let r = dialect.rules();
-        if self == Behaviour::CancelCancelsAll && r.receiver_duty != ReceiverDuty::MustAnswer {
-            // The requests it stops without being asked are dropped unanswered (MCP): their
-            // requesters, which never cancelled them, wait for ever.
-            return Some(Classification {
-                faulty: true,
-                breaks: &["exact-id-match", "eventual-resolution"],
-            });
-        }
-        if self == Behaviour::FinishFirst && r.cancelled_result {
-            // A prompt turn whose cancel arrived ends cancelled, not with its ordinary end.
-            return Some(Classification {
-                faulty: true,
-                breaks: &["prompt-cancelled-stop-reason"],
-            });
-        }
-        if self == Behaviour::WrongErrorCode && r.cancelled_result {
-            return Some(Classification {
-                faulty: true,
-                breaks: &[
-                    "cancel-error-code",
-                    "internal-cancel-code",
-                    "prompt-cancelled-stop-reason",
-                ],
-            });
-        }
-        if self == Behaviour::AnswersTwice && r.cancelled_result {
-            // The second answer, the finished work's, ends the cancelled prompt turn normally.
-            return Some(Classification {
-                faulty: true,
-                breaks: &["single-resolution", "prompt-cancelled-stop-reason"],
-            });
-        }
-        if self == Behaviour::FinishFirst && r.receiver_duty != ReceiverDuty::MustAnswer {
-            return Some(Classification {
-                faulty: true,
-                breaks: &["no-answer-after-cancel", "no-activity-after-cancel"],
-            });
-        }
-        if self == Behaviour::FinishFirst
-            && r.honouring == Honouring::Must
-            && dialect != Dialect::Abp
-        {
-            let breaks: &'static [&'static str] = if r.receiver_duty == ReceiverDuty::MustNotAnswer
-            {
-                &["no-answer-after-cancel"]
-            } else {
-                &["cancel-honoured"]
-            };
-            return Some(Classification {
-                faulty: true,
-                breaks,
-            });
-        }
-        if self == Behaviour::IgnoresCancelForIdZero
-            && r.receiver_duty == ReceiverDuty::MustAnswer
-            && self.applies_to(dialect)
-        {
-            // Where the cancelled request must stop (ACP RFD), running it on to the end is not
-            // honouring the cancel.
-            return Some(Classification {
-                faulty: true,
-                breaks: &["cancel-honoured"],
-            });
-        }
-        if self == Behaviour::CancelHitsOwnRequest && self.applies_to(dialect) {
-            // The cancel meant for the peer's request is spent on its own: the peer's request
-            // runs on as if never cancelled, which breaks what that dialect owes a cancel.
-            let breaks: &'static [&'static str] = match (r.receiver_duty, r.honouring) {
-                (ReceiverDuty::MustAnswer, Honouring::May) => &["exact-id-match"],
-                (ReceiverDuty::MustAnswer, Honouring::Must) => {
-                    &["exact-id-match", "cancel-honoured"]
-                }
-                _ => &[
-                    "exact-id-match",
-                    "no-answer-after-cancel",
-                    "no-activity-after-cancel",
-                ],
-            };
-            return Some(Classification {
-                faulty: true,
-                breaks,
-            });
-        }
-        if self == Behaviour::IdTypeConfusion && dialect == Dialect::Lsp {
-            // Its answer to `initialize`, under the other type's id, answers nothing: its own
-            // requests then go out before `initialize` is answered.
-            return Some(Classification {
-                faulty: true,
-                breaks: &[
-                    "exact-id-match",
-                    "eventual-resolution",
-                    "no-request-before-initialize",
-                ],
-            });
-        }
-        if self == Behaviour::SpawnsAfterCancel && dialect == Dialect::AcpRfd {
-            // The requester waits for the cancelled request's answer, which the handler holds
-            // until its children are resolved: a repeated cancel then finds the child sent
-            // after the first one, which the handler never cancels.
-            return Some(Classification {
-                faulty: true,
-                breaks: &["no-child-after-cancel", "cascade-complete"],
-            });
-        }
-        if self == Behaviour::ForwardsCancelUnrewritten && self.applies_to(dialect) {
-            // The cancel names no request of its sender's, or one of its other nested requests
-            // (with the parent's number), which the receiver then stops: a sibling's subtree is
-            // hit (ACP, ACP RFD); in MCP the sibling is never answered, so its requester and
-            // the request it serves wait for ever, and a requester that named it in a cancel
-            // still takes its answer if one comes, and a sibling already answered is cancelled
-            // after its answer came (MCP's "believed to still be in-progress"). The child meant
-            // runs on (ACP RFD: the cascade is incomplete).
-            let breaks: &'static [&'static str] = match dialect {
-                Dialect::Acp => &["exact-id-match", "siblings-untouched"],
-                Dialect::AcpRfd => &["exact-id-match", "siblings-untouched", "cascade-complete"],
-                Dialect::Mcp20251125 => &[
-                    "exact-id-match",
-                    "eventual-resolution",
-                    "late-answer-ignored",
-                    "no-leak-at-quiescence",
-                    "cancel-only-in-progress",
-                ],
-                _ => &["exact-id-match"],
-            };
-            return Some(Classification {
-                faulty: true,
-                breaks,
-            });
-        }
-        self.applies_to(dialect).then(|| Classification {
-            faulty: self.is_faulty(),
-            breaks: self.info().breaks,
-        })
-    }
-
-    /// What it breaks in `dialect` besides `classify`'s list once requests have nested
-    /// requests (the trees of the built-in scenarios): what follows in a tree from what it does
-    /// to one request. A request left running past its cancel (or stopped without a word, or
-    /// lost in a crash) leaves its nested requests uncancelled (`cascade-complete`) and may send
-    /// more (`no-child-after-cancel`); a cancel that stops every request stops its siblings'
-    /// subtrees (`siblings-untouched`), or in MCP leaves their entries behind
-    /// (`no-leak-at-quiescence`); a parent answered at once, before its nested requests, breaks
-    /// `children-before-parent`; a handler that holds its answer back for its nested requests
-    /// answers once they resolve, even past a cancel it was ignoring (`no-answer-after-cancel`).
-    /// Empty where trees add nothing, and for correct behaviours.
-    pub fn also_with_trees(self, dialect: Dialect) -> &'static [&'static str] {
-        use Behaviour as B;
-        use Dialect as D;
-        const RUNS_ON: &[&str] = &["cascade-complete", "no-child-after-cancel"];
-        match (self, dialect) {
-            (B::AnswersTwice, D::Acp) => &["children-before-parent"],
-            (B::CancelCancelsAll, D::Acp | D::AcpRfd) => &["siblings-untouched"],
-            (B::CancelCancelsAll | B::CrashesOnUnknownCancel, D::Mcp20251125 | D::Mcp20260728) => {
-                &["no-leak-at-quiescence"]
-            }
-            (B::IdTypeConfusion, D::Mcp20260728) => &["no-leak-at-quiescence"],
-            (
-                B::FinishFirst | B::IgnoresCancelForIdZero | B::CancelHitsOwnRequest,
-                D::AcpRfd | D::Mcp20251125 | D::Mcp20260728,
-            ) => RUNS_ON,
-            (B::NeverAnswersCancelled | B::CrashesOnUnknownCancel, D::AcpRfd) => {
-                &["cascade-complete", "no-leak-at-quiescence"]
-            }
-            (B::AnswersTwice, D::AcpRfd) => &["cascade-complete"],
-            (B::ProgressAfterCancel, D::Mcp20251125 | D::Mcp20260728) => {
-                &["cascade-complete", "no-answer-after-cancel"]
-            }
-            _ => &[],
-        }
     }
 
     /// The role it acts in.
@@ -577,7 +376,6 @@ mod tests {
         for (i, b) in Behaviour::all().enumerate() {
             assert_eq!(b as usize, i, "{b:?} out of order in INFO");
             assert_eq!(b.name().parse::<Behaviour>().unwrap(), b);
-            assert_eq!(b.is_faulty(), !b.info().breaks.is_empty());
         }
     }
 
@@ -595,34 +393,5 @@ mod tests {
                 .all(|d| Behaviour::Honour.applies_to(*d))
         );
         assert!(!Behaviour::FinishFirst.applies_to(Dialect::AcpRfd));
-        assert!(
-            Behaviour::FinishFirst
-                .classify(Dialect::AcpRfd)
-                .unwrap()
-                .faulty
-        );
-        // ACP: a prompt turn whose cancel arrived must end with the cancelled stop reason;
-        // LSP lets a receiver finish.
-        assert!(
-            Behaviour::FinishFirst
-                .classify(Dialect::Acp)
-                .unwrap()
-                .faulty
-        );
-        assert!(
-            !Behaviour::FinishFirst
-                .classify(Dialect::Lsp)
-                .unwrap()
-                .faulty
-        );
-        assert!(Behaviour::FinishFirst.classify(Dialect::Abp).is_none());
-        // MCP 2025-11-25: a receiver SHOULD stop; finishing a cancellable request is a
-        // deviation there (a warning, by the strength of the clauses it breaks).
-        assert!(
-            Behaviour::FinishFirst
-                .classify(Dialect::Mcp20251125)
-                .unwrap()
-                .faulty
-        );
     }
 }

@@ -1434,43 +1434,6 @@ pub static CATALOG: [Invariant; 34] = [
     },
 ];
 
-/// The invariants `behaviour` breaks in `dialect`: those of its declared list that apply
-/// there, in the order declared (empty for a correct behaviour or one absent from the
-/// dialect).
-pub fn breaks_in(behaviour: cancelcheck_model::Behaviour, dialect: Dialect) -> Vec<InvariantId> {
-    let Some(c) = behaviour.classify(dialect) else {
-        return Vec::new();
-    };
-    c.breaks
-        .iter()
-        .filter_map(|n| InvariantId::from_name(n))
-        .filter(|i| i.info().application(dialect).is_some())
-        .collect()
-}
-
-/// What `behaviour` breaks in `dialect` in a run of request trees (`nesting`): `breaks_in`
-/// and, with trees, what follows from it there (`Behaviour::also_with_trees`).
-pub fn breaks_with_trees_in(
-    behaviour: cancelcheck_model::Behaviour,
-    dialect: Dialect,
-    trees: bool,
-) -> Vec<InvariantId> {
-    let mut all = breaks_in(behaviour, dialect);
-    if trees && behaviour.classify(dialect).is_some() {
-        for i in behaviour
-            .also_with_trees(dialect)
-            .iter()
-            .filter_map(|n| InvariantId::from_name(n))
-            .filter(|i| i.info().application(dialect).is_some())
-        {
-            if !all.contains(&i) {
-                all.push(i);
-            }
-        }
-    }
-    all
-}
-
 impl InvariantId {
     /// Every id, in catalog order.
     pub fn all() -> impl Iterator<Item = InvariantId> {
@@ -1507,7 +1470,6 @@ impl fmt::Display for InvariantId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cancelcheck_model::Behaviour;
 
     #[test]
     fn catalog_is_in_id_order_with_unique_names() {
@@ -1540,31 +1502,6 @@ mod tests {
             for a in inv.applies {
                 let tree = matches!(inv.id, ChildrenBeforeParent | NoChildAfterCancel);
                 assert!(tree || a.on_wire.is_none(), "{} in {}", inv.name, a.dialect);
-            }
-        }
-    }
-
-    #[test]
-    fn every_fault_names_catalog_invariants_that_apply_where_it_does() {
-        for b in Behaviour::all() {
-            for d in Dialect::ALL {
-                let Some(c) = b.classify(d) else { continue };
-                assert_eq!(c.faulty, !c.breaks.is_empty(), "{b} in {d}");
-                // (`breaks_in` and `breaks_with_trees_in` pass over a name that is not the
-                // catalog's: a renamed invariant must fail here.)
-                for name in c.breaks.iter().chain(b.also_with_trees(d)) {
-                    assert!(
-                        InvariantId::from_name(name).is_some(),
-                        "{b} breaks unknown {name}"
-                    );
-                }
-                let applies = c.breaks.iter().any(|n| {
-                    InvariantId::from_name(n).is_some_and(|i| i.info().application(d).is_some())
-                });
-                assert!(
-                    c.breaks.is_empty() || applies,
-                    "{b} in {d}: none of its broken invariants applies"
-                );
             }
         }
     }

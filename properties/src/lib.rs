@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
+pub mod breaks;
 pub mod checker;
 pub mod clauses;
 pub mod event;

@@ -3,6 +3,7 @@
 //! fault act. A pass that never reached a race, or whose fault never acted, is vacuous.
 
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::{breaks_in, classify, is_fault};
 use cancelcheck_properties::{InvariantId, Status, Strength};
 
 use crate::scenario::{Nesting, Scenario};
@@ -11,15 +12,13 @@ use crate::scenario::{Nesting, Scenario};
 /// `fail` where it breaks a MUST there, `warn` where it breaks only SHOULDs. `None` where the
 /// behaviour does not exist in the dialect.
 pub fn expected_status(dialect: Dialect, behaviour: Behaviour) -> Option<Status> {
-    let c = behaviour.classify(dialect)?;
-    let must = cancelcheck_properties::invariant::breaks_in(behaviour, dialect)
-        .iter()
-        .any(|i| {
-            i.info()
-                .application(dialect)
-                .is_some_and(|a| a.strength == Strength::Must)
-        });
-    Some(Status::judged(c.faulty && must, c.faulty, true))
+    let faulty = classify(behaviour, dialect)?.faulty();
+    let must = breaks_in(behaviour, dialect).iter().any(|i| {
+        i.info()
+            .application(dialect)
+            .is_some_and(|a| a.strength == Strength::Must)
+    });
+    Some(Status::judged(faulty && must, faulty, true))
 }
 
 /// A change to a scenario that lets an unreached race be reached or an inert fault act: what
@@ -249,11 +248,7 @@ pub fn vacuity(
     reached: cancelcheck_properties::PropertySet,
 ) -> Vec<Vacuity> {
     let mut why = Vec::new();
-    if scenario
-        .behaviour
-        .classify(scenario.dialect)
-        .is_some_and(|c| c.faulty)
-    {
+    if is_fault(scenario.behaviour, scenario.dialect) {
         let (hint, fix) = fault_hint(scenario);
         why.push(Vacuity {
             why: format!(

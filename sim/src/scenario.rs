@@ -10,6 +10,7 @@ use crate::rng::SimRng;
 
 use cancelcheck_model::endpoint::IdPolicy;
 use cancelcheck_model::{Behaviour, Dialect, Party};
+use cancelcheck_properties::breaks;
 use serde::{Deserialize, Serialize};
 
 /// A whole run's configuration.
@@ -260,11 +261,9 @@ impl Scenario {
     /// Where the built-in scenario of this dialect would leave this scenario's fault inert
     /// for want of request trees or server requests: why, and the change `built_in` makes.
     pub fn adjusted_for(&self) -> Option<(&'static str, Fix)> {
-        let faulty = self
-            .behaviour
-            .classify(self.dialect)
-            .is_some_and(|c| c.faulty);
-        if !faulty || self.dialect.rules().server_work_method.is_none() {
+        if !breaks::is_fault(self.behaviour, self.dialect)
+            || self.dialect.rules().server_work_method.is_none()
+        {
             return None;
         }
         // What would let the fault act, where that is the trees or the server's requests.
@@ -289,9 +288,9 @@ impl Scenario {
                 expected,
             })
         };
-        if self.behaviour.classify(self.dialect).is_none() {
+        if breaks::classify(self.behaviour, self.dialect).is_none() {
             let ok: Vec<&str> = Behaviour::all()
-                .filter(|b| b.classify(self.dialect).is_some())
+                .filter(|b| breaks::classify(*b, self.dialect).is_some())
                 .map(|b| b.name())
                 .collect();
             return err(

@@ -1,6 +1,7 @@
 //! Every correct behaviour runs clean; every faulty one is caught.
 
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::classify;
 use cancelcheck_sim::{Scenario, Simulator};
 
 /// Seeds each correct behaviour of each dialect must pass.
@@ -12,8 +13,8 @@ const FAULT_SEEDS: u64 = 1_000;
 fn correct_behaviours_run_clean() {
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            if c.faulty {
+            let Some(c) = classify(b, d) else { continue };
+            if c.faulty() {
                 continue;
             }
             // The scenario `cancelcheck run` runs: the dialect's request trees included.
@@ -39,8 +40,8 @@ fn correct_behaviours_run_clean() {
 fn faulty_behaviours_are_caught() {
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            if !c.faulty {
+            let Some(c) = classify(b, d) else { continue };
+            if !c.faulty() {
                 continue;
             }
             // The scenario `cancelcheck run` runs: with what the fault needs to act.
@@ -51,7 +52,7 @@ fn faulty_behaviours_are_caught() {
                 run.verdict
                     .violations
                     .iter()
-                    .any(|v| c.breaks.contains(&v.invariant.name()))
+                    .any(|v| c.breaks.contains(&v.invariant))
             });
             assert!(
                 found.is_some(),
@@ -89,7 +90,7 @@ fn the_built_in_scenario_earns_every_behaviour_its_verdict() {
                 ));
             }
             let strongest = |trees: bool| {
-                cancelcheck_properties::invariant::breaks_with_trees_in(b, d, trees)
+                cancelcheck_properties::breaks::breaks_with_trees_in(b, d, trees)
                     .iter()
                     .filter_map(|i| i.info().application(d).map(|a| a.strength))
                     .max_by_key(|s| *s == cancelcheck_properties::Strength::Must)
@@ -110,7 +111,7 @@ fn the_built_in_scenario_earns_every_behaviour_its_verdict() {
 /// request timeouts: where a requester gives up on a request by timing out, a peer that never
 /// answers cannot hang it); and over the same seeds of the built-in scenario (the dialect's
 /// request trees, as `cancelcheck run` runs it), the declared list with what it breaks besides
-/// in trees (`Behaviour::also_with_trees`). A fault that breaks an invariant it does not
+/// in trees (`breaks::also_with_trees`). A fault that breaks an invariant it does not
 /// declare, or declares one it never breaks, fails here.
 #[test]
 fn declared_breaks_are_observed_breaks() {
@@ -119,8 +120,8 @@ fn declared_breaks_are_observed_breaks() {
     let mut wrong = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            if !c.faulty {
+            let Some(c) = classify(b, d) else { continue };
+            if !c.faulty() {
                 continue;
             }
             let mut seen: Vec<&'static str> = Vec::new();
@@ -176,7 +177,7 @@ fn declared_breaks_are_observed_breaks() {
                     }
                 }
             }
-            let mut declared: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
+            let mut declared: Vec<&str> = cancelcheck_properties::breaks::breaks_in(b, d)
                 .iter()
                 .map(|i| i.name())
                 .collect();
@@ -205,7 +206,7 @@ fn declared_breaks_are_observed_breaks() {
                 }
             }
             let mut with_trees: Vec<&str> =
-                cancelcheck_properties::invariant::breaks_with_trees_in(b, d, trees)
+                cancelcheck_properties::breaks::breaks_with_trees_in(b, d, trees)
                     .iter()
                     .map(|i| i.name())
                     .collect();
@@ -240,10 +241,10 @@ fn a_reused_id_in_request_trees_breaks_only_what_it_declares() {
     let mut wrong = Vec::new();
     for d in Dialect::ALL {
         // (ABP has no nesting: its app sends no requests.)
-        if b.classify(d).is_none() || d == Dialect::Abp {
+        if classify(b, d).is_none() || d == Dialect::Abp {
             continue;
         }
-        let declared: Vec<&str> = cancelcheck_properties::invariant::breaks_in(b, d)
+        let declared: Vec<&str> = cancelcheck_properties::breaks::breaks_in(b, d)
             .iter()
             .map(|i| i.name())
             .collect();

@@ -6,6 +6,7 @@ use cancelcheck_model::io::{Ignored, Refusal};
 use cancelcheck_model::{
     Behaviour, Command, Dialect, Input, Message, Output, Party, dialect::CancelSenders,
 };
+use cancelcheck_properties::breaks::classify;
 use cancelcheck_properties::{Event, InvariantId};
 use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, initial_scenarios, search};
 use cancelcheck_sim::link::Order;
@@ -152,7 +153,7 @@ fn correct_behaviours_are_exhaustively_clean_with_requests_both_ways() {
         .into_iter()
         .filter(|d| d.rules().server_work_method.is_some())
     {
-        for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
+        for b in Behaviour::all().filter(|b| classify(*b, d).is_some_and(|c| !c.faulty())) {
             for order in [Order::Fifo, Order::Reordering] {
                 let mut spec = ExploreSpec::new(d, b, 1, order);
                 spec.server_requests = 1;

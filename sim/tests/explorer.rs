@@ -7,6 +7,7 @@
 //! large to hold in memory here), one worker per request, FIFO replaced by any order.
 
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::classify;
 use cancelcheck_sim::explorer::{ExploreSpec, SearchOptions, replay, search};
 use cancelcheck_sim::link::Order;
 use cancelcheck_sim::scenario::Nesting;
@@ -215,7 +216,7 @@ fn abp_correct_behaviours_are_exhaustively_clean() {
 #[test]
 fn every_correct_behaviour_is_pinned() {
     for d in Dialect::ALL {
-        for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
+        for b in Behaviour::all().filter(|b| classify(*b, d).is_some_and(|c| !c.faulty())) {
             let max_n = CORRECT
                 .iter()
                 .filter(|r| r.0 == d.id() && r.1 == b.name())
@@ -232,8 +233,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
     let mut changed = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
-            if !c.faulty {
+            let Some(c) = classify(b, d) else { continue };
+            if !c.faulty() {
                 continue;
             }
             let row = FAULTY.iter().find(|r| r.0 == d.id() && r.1 == b.name());
@@ -256,7 +257,7 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
                 .cloned()
                 .unwrap_or_else(|| panic!("{d} {b}: not found"));
             assert!(
-                broken.iter().any(|i| c.breaks.contains(&i.name())),
+                broken.iter().any(|i| c.breaks.contains(i)),
                 "{d} {b}: found {broken:?}, expected one of {:?}",
                 c.breaks
             );
@@ -428,7 +429,7 @@ fn symmetry_keeps_every_verdict() {
     };
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            if b.classify(d).is_none() {
+            if classify(b, d).is_none() {
                 continue;
             }
             for order in [Order::Fifo, Order::Reordering] {
@@ -507,7 +508,9 @@ fn partial_order_keeps_every_verdict() {
     let (mut applied, mut applied_to_trees) = (0, 0);
     for d in Dialect::ALL {
         for b in Behaviour::all() {
-            let Some(class) = b.classify(d) else { continue };
+            let Some(class) = classify(b, d) else {
+                continue;
+            };
             let spec = |n: u16, nesting: Nesting| {
                 let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
                 spec.timeouts = nesting.is_flat();
@@ -566,7 +569,7 @@ fn partial_order_keeps_every_verdict() {
                 // first break a rule of trees there.)
                 let its_own = spec.nesting.is_flat() || spec.nesting == acts;
                 if its_own {
-                    assert_eq!(full.finding().is_some(), class.faulty, "{at}");
+                    assert_eq!(full.finding().is_some(), class.faulty(), "{at}");
                 }
                 if full.finding().is_none() {
                     assert_eq!(full.reached, reduced.reached, "{at}: the races reached");
@@ -584,7 +587,7 @@ fn partial_order_keeps_every_verdict() {
                 if let Some((schedule, broken)) = reduced.finding() {
                     assert_replays(&s, schedule, broken, &at);
                     assert!(
-                        !its_own || broken.iter().any(|i| class.breaks.contains(&i.name())),
+                        !its_own || broken.iter().any(|i| class.breaks.contains(i)),
                         "{at}: {broken:?}"
                     );
                 } else if reduced.partial_order
@@ -636,7 +639,7 @@ const DUPLICATED: &[(&str, &str, u16, u64, u64)] = &[
 fn duplication_breaks_no_correct_behaviour() {
     let mut changed = Vec::new();
     for d in Dialect::ALL {
-        for b in Behaviour::all().filter(|b| b.classify(d).is_some_and(|c| !c.faulty)) {
+        for b in Behaviour::all().filter(|b| classify(*b, d).is_some_and(|c| !c.faulty())) {
             let row = DUPLICATED.iter().find(|r| r.0 == d.id() && r.1 == b.name());
             let &(_, _, n, unique, total) =
                 row.unwrap_or_else(|| panic!("{d} {b} is not explored with duplication"));
@@ -811,7 +814,9 @@ fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> [(usize, usize); 2] {
     };
     let mut counts = [(0, 0); 2];
     for b in Behaviour::all() {
-        let Some(class) = b.classify(d) else { continue };
+        let Some(class) = classify(b, d) else {
+            continue;
+        };
         for spec in stdio_configurations(d, b) {
             let s = spec.scenario();
             if !cancelcheck_sim::explorer::partial_order(&s) {
@@ -844,7 +849,7 @@ fn stdio_partial_order_keeps_every_verdict(d: Dialect) -> [(usize, usize); 2] {
                     continue;
                 };
                 assert!(
-                    broken.iter().any(|i| class.breaks.contains(&i.name())),
+                    broken.iter().any(|i| class.breaks.contains(i)),
                     "{at}: {broken:?}"
                 );
                 assert_replays(&s, schedule, broken, &at);
@@ -1093,7 +1098,7 @@ fn ample_sets_are_persistent(spec: &ExploreSpec) -> usize {
 fn stdio_ample_sets_are_persistent() {
     let mut checked = 0;
     for d in Dialect::ALL {
-        for b in Behaviour::all().filter(|b| b.classify(d).is_some()) {
+        for b in Behaviour::all().filter(|b| classify(*b, d).is_some()) {
             // ABP's repeated acknowledged cancels make 2 requests large.
             let n = if d == Dialect::Abp { 1 } else { 2 };
             let mut spec = ExploreSpec::new(d, b, n, Order::Fifo);
@@ -1140,7 +1145,7 @@ fn ample_sets_of_request_trees_are_persistent() {
                 spec
             };
             let mut specs: Vec<ExploreSpec> = Behaviour::all()
-                .filter(|b| b.classify(d).is_some())
+                .filter(|b| classify(*b, d).is_some())
                 .map(|b| {
                     let acts = cancelcheck_sim::coverage::nesting_to_act(
                         &spec(b, 1, nest(2, 1), false).scenario(),
@@ -1347,7 +1352,7 @@ fn every_tree_shape_up_to_two_by_two_is_explored() {
     let mut found = 0;
     for d in nested {
         let faults = Behaviour::all().filter(|b| {
-            b.classify(d).is_some_and(|c| c.faulty) && *b != Behaviour::ForgetsGrandchild
+            classify(*b, d).is_some_and(|c| c.faulty()) && *b != Behaviour::ForgetsGrandchild
         });
         for b in faults {
             let mut probe = ExploreSpec::new(d, b, 1, Order::Fifo);
@@ -1362,9 +1367,9 @@ fn every_tree_shape_up_to_two_by_two_is_explored() {
                 let spec = ExploreSpec { order, ..probe };
                 let r = search(&spec.scenario(), &reduced, &|_, _, _| {});
                 let broken = r.finding().map(|f| f.1.clone()).unwrap_or_default();
-                let claims = b.classify(d).map(|c| c.breaks).unwrap_or_default();
+                let claims = classify(b, d).map(|c| c.breaks).unwrap_or_default();
                 assert!(
-                    broken.iter().any(|i| claims.contains(&i.name())),
+                    broken.iter().any(|i| claims.contains(i)),
                     "{d} {b} {order:?}: found {broken:?}, expected one of {claims:?}"
                 );
                 found += 1;

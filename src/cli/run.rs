@@ -317,10 +317,7 @@ pub fn report(m: Made) -> RunReport {
         adjusted,
         merged_from,
     } = m;
-    let faulty = scenario
-        .behaviour
-        .classify(scenario.dialect)
-        .is_some_and(|c| c.faulty);
+    let faulty = cancelcheck_properties::breaks::is_fault(scenario.behaviour, scenario.dialect);
     let events_per_sec = if secs > 0.0 {
         (summary.events as f64 / secs).round() as u64
     } else {

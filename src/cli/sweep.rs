@@ -9,6 +9,7 @@ use super::names::Pick;
 use super::{ExitCode, bad, emit, plural};
 use cancelcheck::trace_file;
 use cancelcheck_model::{Behaviour, Dialect};
+use cancelcheck_properties::breaks::{self, Classification};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -244,13 +245,17 @@ fn judge(
     nesting: bool,
     out: &ExploreReport,
 ) -> (bool, Vec<String>, Outcome, Option<String>) {
-    let class = b.classify(d);
-    let faulty = class.is_some_and(|c| c.faulty);
+    let class = breaks::classify(b, d);
+    let faulty = class.is_some_and(Classification::faulty);
     let mut claims: Vec<String> = class
-        .map(|c| c.breaks.iter().map(|s| s.to_string()).collect())
+        .map(|c| c.breaks.iter().map(|i| i.name().to_string()).collect())
         .unwrap_or_default();
     if nesting {
-        claims.extend(b.also_with_trees(d).iter().map(|s| s.to_string()));
+        claims.extend(
+            breaks::also_with_trees(b, d)
+                .iter()
+                .map(|i| i.name().to_string()),
+        );
     }
     let broken = &out.violations;
     let (outcome, because) = if broken.is_empty() {
@@ -320,7 +325,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                     index,
                     dialect: d.id().into(),
                     behavior: b.name().into(),
-                    faulty: b.classify(d).is_some_and(|c| c.faulty),
+                    faulty: breaks::is_fault(b, d),
                     claims: Vec::new(),
                     outcome: Outcome::Skipped,
                     because: Some(why),

@@ -10,7 +10,7 @@
 use cancelcheck::probe::{ProbeArgs, report, run};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::InvariantId;
-use cancelcheck_properties::invariant::breaks_in;
+use cancelcheck_properties::breaks::{breaks_in, classify};
 use clap::Parser;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -119,7 +119,7 @@ fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
 fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
     let mut checked = 0;
     for b in Behaviour::all() {
-        let Some(c) = b.classify(d) else { continue };
+        let Some(c) = classify(b, d) else { continue };
         if b.role() != cancelcheck_model::behaviour::Role::Responder {
             continue;
         }
@@ -158,7 +158,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
             &peer,
         );
         let (inv, errors) = findings(&v);
-        if !c.faulty {
+        if !c.faulty() {
             assert_eq!(v["verdict"], "pass", "{b} is correct in {d}: {v:#}");
             assert_eq!(code, 0);
             continue;
@@ -620,11 +620,11 @@ fn the_faults_of_a_cancelled_prompt_turn_are_flagged_from_the_wire() {
     let mut checked = Vec::new();
     for d in [Dialect::Acp, Dialect::AcpRfd] {
         for b in Behaviour::all() {
-            let Some(c) = b.classify(d) else { continue };
+            let Some(c) = classify(b, d) else { continue };
             let mut s = cancelcheck_sim::Scenario::default_for(d);
             s.behaviour = b;
             let nested = cancelcheck_sim::coverage::nesting_to_act(&s).depth == 2;
-            let in_turn = !c.faulty || nested || b == Behaviour::ActivityAfterAnswer;
+            let in_turn = !c.faulty() || nested || b == Behaviour::ActivityAfterAnswer;
             if b.role() != cancelcheck_model::behaviour::Role::Responder
                 || b.party(d) != cancelcheck_model::Party::Server
                 || !in_turn
