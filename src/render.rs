@@ -133,12 +133,7 @@ pub fn verdict_text(t: &Trace) -> String {
             "  {events} an invariant{breaches} (each marked ✗ where it happens); below, the first of each invariant:",
         );
         for x in &v.violations {
-            let clause = x
-                .invariant
-                .info()
-                .application(d)
-                .map(|a| a.cite())
-                .unwrap_or_default();
+            let clause = x.invariant.info().cite_in(d).unwrap_or_default();
             let id = x.id.map(|id| format!(" request {id}")).unwrap_or_default();
             let _ = writeln!(
                 out,

@@ -8,7 +8,7 @@ use cancelcheck_model::message::CancelCause;
 use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
-use cancelcheck_properties::{Event, SetAside, Status, Verdict};
+use cancelcheck_properties::{Event, SetAside, Status, Verdict, Violation};
 use cancelcheck_sim::Timed;
 use serde_json::{Map, Value, json};
 
@@ -227,6 +227,36 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sess
     Value::Object(o)
 }
 
+/// How much a finding's JSON says: each level adds to the one before it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum FindingDetail {
+    /// `invariant` and `strength` (a probe run's summary, which adds the scenario's `trace`).
+    Brief,
+    /// And `event`, `id` and `clause` (`null` where none): where it happened and what it
+    /// breaks (a probe trace's verdict).
+    Located,
+    /// And `statement`, the invariant in one sentence (a simulated run's trace).
+    Full,
+}
+
+/// One finding (a broken invariant) as JSON: the one builder of the shape every output uses,
+/// its fields always in this order, `detail` saying how many of them.
+pub fn finding_json(dialect: Dialect, v: &Violation, detail: FindingDetail) -> Value {
+    let info = v.invariant.info();
+    let mut o = Map::new();
+    o.insert("invariant".into(), json!(info.name));
+    o.insert("strength".into(), json!(v.strength.as_str()));
+    if detail >= FindingDetail::Located {
+        o.insert("event".into(), json!(v.event));
+        o.insert("id".into(), json!(v.id.map(id_json)));
+        o.insert("clause".into(), json!(info.cite_in(dialect)));
+    }
+    if detail >= FindingDetail::Full {
+        o.insert("statement".into(), json!(info.statement));
+    }
+    Value::Object(o)
+}
+
 /// The verdict as JSON: `result` (the word of `status`: what `run` says of this one run,
 /// `fail`, `warn`, `vacuous` or `pass`), `violations` (with clause and statement),
 /// `races_reached`, `events`, `quiescent`, and where it is vacuous `vacuous_because`.
@@ -234,18 +264,7 @@ pub fn verdict_json(dialect: Dialect, v: &Verdict, status: Status, vacuous: &[St
     let violations: Vec<Value> = v
         .violations
         .iter()
-        .map(|x| {
-            let info = x.invariant.info();
-            let clause = info.application(dialect).map(|a| a.cite());
-            json!({
-                "invariant": x.invariant.name(),
-                "strength": x.strength.as_str(),
-                "event": x.event,
-                "id": x.id.map(id_json),
-                "clause": clause,
-                "statement": info.statement,
-            })
-        })
+        .map(|x| finding_json(dialect, x, FindingDetail::Full))
         .collect();
     let reached: Vec<&str> = v.reached.iter().map(|r| r.name()).collect();
     let mut out = json!({
@@ -339,5 +358,52 @@ mod tests {
             sessions.of(Party::Server, RequestId::Int(0)),
             Some(RequestId::Int(2))
         );
+    }
+
+    /// Every form of a finding is one builder's: its fields in one order, each level of
+    /// detail adding to the one before (the probe's run summary, a probe trace, a simulated
+    /// run's trace).
+    #[test]
+    fn a_finding_has_one_shape_in_three_levels_of_detail() {
+        use cancelcheck_properties::{InvariantId, Strength};
+        let v = Violation {
+            invariant: InvariantId::CancelErrorCode,
+            strength: Strength::Must,
+            event: 4,
+            id: Some(RequestId::Int(7)),
+        };
+        let keys = |detail| -> Vec<String> {
+            match finding_json(Dialect::Lsp, &v, detail) {
+                Value::Object(o) => o.keys().cloned().collect(),
+                other => panic!("not an object: {other}"),
+            }
+        };
+        let brief = ["invariant", "strength"];
+        let located = ["invariant", "strength", "event", "id", "clause"];
+        let full = [
+            "invariant",
+            "strength",
+            "event",
+            "id",
+            "clause",
+            "statement",
+        ];
+        assert_eq!(keys(FindingDetail::Brief), brief);
+        assert_eq!(keys(FindingDetail::Located), located);
+        assert_eq!(keys(FindingDetail::Full), full);
+        let f = finding_json(Dialect::Lsp, &v, FindingDetail::Full);
+        assert_eq!(f["invariant"], "cancel-error-code");
+        assert_eq!(f["strength"], "MUST");
+        assert_eq!(f["event"], 4);
+        assert_eq!(f["id"], 7);
+        assert!(
+            f["clause"]
+                .as_str()
+                .is_some_and(|c| c.contains("(Cancellation Support)")),
+            "{f}"
+        );
+        // Where the invariant does not apply, `clause` is null, not missing.
+        let abp = finding_json(Dialect::Abp, &v, FindingDetail::Located);
+        assert_eq!(abp["clause"], Value::Null);
     }
 }

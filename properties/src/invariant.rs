@@ -137,6 +137,11 @@ impl Invariant {
         self.applies.iter().find(|a| a.dialect == dialect)
     }
 
+    /// The clause it comes from in `dialect`, cited ([`Application::cite`]), if it applies there.
+    pub fn cite_in(&self, dialect: Dialect) -> Option<String> {
+        self.application(dialect).map(Application::cite)
+    }
+
     /// Whether a judge that sees only the wire decides it in `dialect`: the application's own
     /// answer where it gives one, else [`Invariant::observable_on_wire`].
     pub fn observable_in(&self, dialect: Dialect) -> bool {

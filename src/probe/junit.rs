@@ -44,8 +44,8 @@ fn testcase(t: &mut String, dialect: Dialect, o: &Outcome, repeated: bool) {
     let cite = |v: &cancelcheck_properties::Violation| {
         v.invariant
             .info()
-            .application(dialect)
-            .map(|a| format!(": {}", a.cite()))
+            .cite_in(dialect)
+            .map(|c| format!(": {c}"))
             .unwrap_or_default()
     };
     let mut out = String::new();

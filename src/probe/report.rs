@@ -3,10 +3,11 @@
 
 use super::judge::{Dir, Judgement, Record, judge_scenario};
 use super::process::PeerEnd;
+use crate::trace_json::{FindingDetail, finding_json};
 use cancelcheck_model::Dialect;
 use cancelcheck_properties::{InvariantId, Status, Strength};
+use cancelcheck_wire::Framing;
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{Framing, id_json};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -129,11 +130,7 @@ pub fn judgement_json(dialect: Dialect, j: &Judgement) -> Value {
         .verdict
         .violations
         .iter()
-        .map(|v| {
-            let clause = v.invariant.info().application(dialect).map(|a| a.cite());
-            json!({"invariant": v.invariant.name(), "strength": v.strength.as_str(),
-                   "event": v.event, "id": v.id.map(id_json), "clause": clause})
-        })
+        .map(|v| finding_json(dialect, v, FindingDetail::Located))
         .collect();
     let errors: Vec<Value> = j
         .errors
@@ -172,7 +169,11 @@ pub fn run_json(
                 .verdict
                 .violations
                 .iter()
-                .map(|v| json!({"invariant": v.invariant.name(), "strength": v.strength.as_str(), "trace": trace_path(o)}))
+                .map(|v| {
+                    let mut f = finding_json(dialect, v, FindingDetail::Brief);
+                    f["trace"] = trace_path(o);
+                    f
+                })
                 .collect();
             let errors: Vec<Value> = j
                 .errors

@@ -56,7 +56,7 @@ fn found(t: &ProbeTrace, j: &Judgement) -> Vec<Found> {
         .map(|v| Found {
             at: j.record_of(v.event),
             text: format!("{} {}", v.strength.as_str(), v.invariant.name()),
-            cite: v.invariant.info().application(d).map(|a| a.cite()),
+            cite: v.invariant.info().cite_in(d),
         })
         .collect();
     all.extend(j.errors.iter().map(|e| Found {
