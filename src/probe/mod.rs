@@ -309,7 +309,10 @@ fn setup_failure(o: &Outcome) -> Option<&str> {
     })
 }
 
-fn selected(args: &ProbeArgs, ctx: &Context) -> anyhow::Result<Vec<&'static scenario::Scenario>> {
+fn selected(
+    args: &ProbeArgs,
+    ctx: &Context,
+) -> anyhow::Result<Vec<&'static scenario::ProbeScenario>> {
     let d = ctx.dialect;
     let Some(list) = &args.scenarios else {
         return Ok(scenario::SCENARIOS
@@ -360,7 +363,7 @@ fn unrunnable(program: &str) -> Option<&'static str> {
 }
 
 /// Runs one scenario in a fresh peer process and judges it.
-pub fn run_scenario(setup: &Setup, sc: &'static scenario::Scenario, seed: u64) -> Outcome {
+pub fn run_scenario(setup: &Setup, sc: &'static scenario::ProbeScenario, seed: u64) -> Outcome {
     let mut ids = sc.ids;
     if setup.dialect.rules().initialize_method.is_none() {
         // No `initialize` takes the first id: the first request gets the id it has elsewhere.
@@ -431,7 +434,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             Some(baseline::parse(file, &text).map_err(|e| bad(format!("--baseline: {e}")))?)
         }
     };
-    let mut jobs: Vec<(&'static scenario::Scenario, u64)> = Vec::new();
+    let mut jobs: Vec<(&'static scenario::ProbeScenario, u64)> = Vec::new();
     for k in 0..u64::from(args.repeat) {
         for sc in &chosen {
             jobs.push((sc, args.seed.wrapping_add(k)));

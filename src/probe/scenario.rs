@@ -6,8 +6,9 @@ use super::session::{Session, Step};
 use cancelcheck_model::endpoint::IdPolicy;
 use serde_json::{Value, json};
 
-/// One scenario.
-pub struct Scenario {
+/// One of the probe's scenarios: a scripted conversation with a fresh peer process (not
+/// `cancelcheck_sim::Scenario`, the configuration of a simulated run).
+pub struct ProbeScenario {
     /// Stable name (for `--scenarios`).
     pub name: &'static str,
     /// One sentence.
@@ -29,7 +30,7 @@ pub struct Scenario {
     pub in_flight: bool,
 }
 
-impl Scenario {
+impl ProbeScenario {
     /// Whether it runs in `dialect`.
     pub fn applies(&self, dialect: cancelcheck_model::Dialect) -> bool {
         let prompts = cancelcheck_wire::shapes::of(dialect)
@@ -55,8 +56,8 @@ const fn ints(first: i64) -> IdPolicy {
 }
 
 /// Every scenario, in the order they run.
-pub static SCENARIOS: &[Scenario] = &[
-    Scenario {
+pub static SCENARIOS: &[ProbeScenario] = &[
+    ProbeScenario {
         name: "cancel-before-work",
         summary: "cancel right behind the request, before the peer can have started",
         ids: ints(1),
@@ -65,7 +66,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "cancel-during-work",
         summary: "cancel once the work reports progress (or after a seeded delay)",
         ids: ints(1),
@@ -74,7 +75,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "cancel-after-answer",
         summary: "cancel a request already answered: the peer must ignore it",
         ids: ints(1),
@@ -83,7 +84,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: false,
     },
-    Scenario {
+    ProbeScenario {
         name: "cancel-crossing-answer",
         summary: "cancel at a seeded moment near the end of the work (its duration measured first), so it may cross the answer",
         ids: ints(1),
@@ -92,7 +93,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "unknown-id",
         summary: "cancel an id never sent: harmless, the peer goes on answering",
         ids: ints(1),
@@ -101,7 +102,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: false,
     },
-    Scenario {
+    ProbeScenario {
         name: "malformed-cancels",
         summary: "cancels without params, with a null id, ids of wrong types, array params",
         ids: ints(1),
@@ -110,7 +111,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: false,
     },
-    Scenario {
+    ProbeScenario {
         name: "string-vs-number",
         summary: "request \"7\" (a string) and a cancel naming 7 (a number): it names nothing",
         ids: IdPolicy {
@@ -123,7 +124,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "id-zero",
         summary: "cancel request 0 (a falsy id)",
         ids: ints(-1),
@@ -133,7 +134,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "empty-string-id",
         summary: "a cancel naming \"\" (a falsy id that names nothing), then a real one",
         ids: IdPolicy {
@@ -146,7 +147,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "two-concurrent-one-cancelled",
         summary: "two requests at once, one cancelled: the other is still answered",
         ids: ints(1),
@@ -155,7 +156,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "same-cancel-twice",
         summary: "the same cancel sent twice",
         ids: ints(1),
@@ -164,7 +165,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "progress-after-answer",
         summary: "a request with progress, answered: no progress may follow the answer",
         ids: ints(1),
@@ -173,7 +174,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: false,
     },
-    Scenario {
+    ProbeScenario {
         name: "session-cancel",
         summary: "ACP: session/cancel of a prompt while the agent waits on its own permission request",
         ids: ints(1),
@@ -182,7 +183,7 @@ pub static SCENARIOS: &[Scenario] = &[
         prompt_turn: false,
         in_flight: true,
     },
-    Scenario {
+    ProbeScenario {
         name: "cancel-request-names-prompt",
         summary: "ACP: the generic cancel naming the prompt itself (not session/cancel): still one answer",
         ids: ints(1),
@@ -194,7 +195,7 @@ pub static SCENARIOS: &[Scenario] = &[
 ];
 
 /// Looks a scenario up by name.
-pub fn by_name(name: &str) -> Option<&'static Scenario> {
+pub fn by_name(name: &str) -> Option<&'static ProbeScenario> {
     SCENARIOS.iter().find(|s| s.name == name)
 }
 
