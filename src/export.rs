@@ -115,7 +115,7 @@ impl fmt::Display for Properties {
 
 /// One behavior in one dialect where it exists (`behaviors --json`).
 #[derive(Serialize, Debug, Clone)]
-pub struct BehaviorRow {
+pub struct BehaviourRow {
     /// The dialect.
     pub dialect: &'static str,
     /// The behavior's name (`--behavior`).
@@ -142,10 +142,10 @@ pub struct BehaviorRow {
 /// The behavior table (`cancelcheck behaviors`).
 #[derive(Serialize, Debug, Clone)]
 #[serde(transparent)]
-pub struct Behaviors(pub Vec<BehaviorRow>);
+pub struct Behaviours(pub Vec<BehaviourRow>);
 
 /// Every (dialect, behavior) that exists, dialect by dialect.
-pub fn behaviors() -> Behaviors {
+pub fn behaviours() -> Behaviours {
     let mut rows = Vec::new();
     for d in Dialect::ALL {
         for b in Behaviour::all() {
@@ -157,7 +157,7 @@ pub fn behaviors() -> Behaviors {
             };
             let verdict = status.as_str();
             let broken = breaks::breaks_in(b, d);
-            rows.push(BehaviorRow {
+            rows.push(BehaviourRow {
                 dialect: d.id(),
                 name: b.name(),
                 faulty: c.faulty(),
@@ -177,10 +177,10 @@ pub fn behaviors() -> Behaviors {
             });
         }
     }
-    Behaviors(rows)
+    Behaviours(rows)
 }
 
-impl fmt::Display for Behaviors {
+impl fmt::Display for Behaviours {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut dialect = "";
         for r in &self.0 {

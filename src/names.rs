@@ -41,7 +41,7 @@ pub fn dialect_names() -> Vec<&'static str> {
 }
 
 /// Every behavior name, in table order.
-pub fn behavior_names() -> Vec<&'static str> {
+pub fn behaviour_names() -> Vec<&'static str> {
     Behaviour::all().map(|b| b.name()).collect()
 }
 
@@ -52,9 +52,9 @@ pub fn parse_dialect(s: &str) -> Result<Dialect, String> {
 }
 
 /// A behavior by its name, or the message for a name that does not exist.
-pub fn parse_behavior(s: &str) -> Result<Behaviour, String> {
+pub fn parse_behaviour(s: &str) -> Result<Behaviour, String> {
     s.parse::<Behaviour>()
-        .map_err(|_| unknown("behavior", s, &behavior_names()))
+        .map_err(|_| unknown("behavior", s, &behaviour_names()))
 }
 
 #[cfg(test)]
@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(closest("lps", &d), Some("lsp"));
         assert_eq!(closest("ACP", &d), Some("acp"));
         assert_eq!(closest("zzzzzzzzzzzzzzzzzzzz", &d), None);
-        let b = behavior_names();
+        let b = behaviour_names();
         assert_eq!(closest("honor", &b), Some("honour"));
         assert_eq!(closest("answer-twice", &b), Some("answers-twice"));
     }
@@ -78,7 +78,7 @@ mod tests {
         let e = parse_dialect("mcp").unwrap_err();
         assert!(e.contains("\"mcp\"") && e.contains("acp, acp-rfd"), "{e}");
         assert!(e.ends_with("did you mean mcp-2025-11-25?"), "{e}");
-        let e = parse_behavior("sloppy").unwrap_err();
+        let e = parse_behaviour("sloppy").unwrap_err();
         assert!(e.starts_with("unknown behavior \"sloppy\""), "{e}");
         assert!(e.contains("honour"), "{e}");
     }

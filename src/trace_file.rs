@@ -228,7 +228,7 @@ fn unknown_name(field: &str, msg: &str) -> Option<String> {
     let names = if kind == "dialect" {
         crate::names::dialect_names()
     } else {
-        crate::names::behavior_names()
+        crate::names::behaviour_names()
     };
     Some(crate::names::unknown(kind, &bad, &names))
 }

@@ -19,6 +19,6 @@ pub fn properties(args: JsonFlag) -> anyhow::Result<ExitCode> {
 
 /// `behaviors`.
 pub fn behaviors(args: JsonFlag) -> anyhow::Result<ExitCode> {
-    emit(&export::behaviors(), args.json);
+    emit(&export::behaviours(), args.json);
     Ok(ExitCode::SUCCESS)
 }

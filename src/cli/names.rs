@@ -28,7 +28,7 @@ pub const DIALECT: NameParser<Dialect> = NameParser {
 
 /// Parses `--behavior`.
 pub const BEHAVIOR: NameParser<Behaviour> = NameParser {
-    parse: names::parse_behavior,
+    parse: names::parse_behaviour,
     names: || {
         Behaviour::all()
             .map(|b| (b.name(), b.info().summary))
@@ -103,7 +103,7 @@ pub const DIALECT_OR_ALL: NameParser<Pick<Dialect>> = NameParser {
 pub const BEHAVIOR_OR_ALL: NameParser<Pick<Behaviour>> = NameParser {
     parse: |s| match s {
         "all" => Ok(Pick::All),
-        _ => names::parse_behavior(s)
+        _ => names::parse_behaviour(s)
             .map(Pick::One)
             .map_err(|e| format!("{e} (or all: a sweep)")),
     },
