@@ -134,11 +134,6 @@ impl IdMap {
             .cloned()
             .unwrap_or_else(|| WireId::of_model(id))
     }
-
-    /// How many surrogates the map made.
-    pub fn surrogates(&self) -> usize {
-        self.to_model.len()
-    }
 }
 
 #[cfg(test)]
