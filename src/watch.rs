@@ -16,10 +16,11 @@
 use crate::audit::transcript::{Format, Writer, jsonl_line};
 use crate::audit::{self, Scan, Summary};
 use crate::probe::judge::{Dir, Judging, Record, Vantage};
+use crate::probe::tools::shell_word;
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{FrameReader, Framing};
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
@@ -312,16 +313,31 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
         }
         report.push_str(&format!("server: {status}\n"));
     }
-    if logged {
-        let mut path = args.log.into_os_string();
-        path.push(".verdict");
-        if let Err(e) = std::fs::write(&path, report) {
-            let _ = writeln!(
-                std::io::stderr(),
-                "cancelcheck watch: cannot write the verdict {}: {e}",
-                PathBuf::from(path).display()
-            );
-        }
-    }
+    keep_verdict(&args.log, logged.then_some(report.as_str()), &args.dialect);
     Ok(passed_through(status))
+}
+
+/// Leaves beside `log` (in `LOG.verdict`) this session's verdict, or none. The log is
+/// rewritten by every session (a client starts its server command with the same arguments
+/// each time), and its verdict with it: written whole through [`crate::write::replace`], so a
+/// reader sees the previous verdict or the new one, never part of one. Where there is no
+/// verdict to write (the log could not be written) or it cannot be written, a previous
+/// session's is removed, so that what lies beside a log is never another session's verdict.
+fn keep_verdict(log: &Path, report: Option<&str>, dialect: &str) {
+    let mut path = log.as_os_str().to_owned();
+    path.push(".verdict");
+    let path = PathBuf::from(path);
+    let Some(report) = report else {
+        let _ = std::fs::remove_file(&path);
+        return;
+    };
+    if let Err(e) = crate::write::replace(&path, report.as_bytes()) {
+        let _ = std::fs::remove_file(&path);
+        let _ = writeln!(
+            std::io::stderr(),
+            "cancelcheck watch: cannot write the verdict {}: {e}; none is left beside the log (`cancelcheck audit --dialect {dialect} {}` gives it)",
+            path.display(),
+            shell_word(&log.display().to_string())
+        );
+    }
 }

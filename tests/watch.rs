@@ -231,3 +231,60 @@ fn the_live_verdict_is_the_audit_of_the_log() {
         "notification-unanswered"
     );
 }
+
+/// A verdict that cannot be written (here past a 1 KiB file-size limit the log stays within)
+/// leaves neither part of itself nor the previous session's verdict beside the log, and no
+/// temporary file; one that can be written replaces the previous session's whole.
+#[test]
+fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
+    let tmp = Scratch::new("verdict-kept");
+    let log = tmp.path().join("s.jsonl");
+    let verdict = tmp.path().join("s.jsonl.verdict");
+    let run = |limit: &str| {
+        let mut child = Command::new("bash")
+            .arg("-c")
+            .arg(format!("{limit} exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_cancelcheck"))
+            .args(["watch", "--dialect", "mcp-2025-11-25", "--json", "--log"])
+            .arg(&log)
+            .args(["--", "cat"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("watch starts");
+        let line = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(line.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout), line);
+        text(&o.stderr)
+    };
+    let files = || {
+        let mut names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    std::fs::write(&verdict, "a previous session's verdict").unwrap();
+    let err = run("ulimit -f 1;");
+    assert_eq!(err.matches("cannot write the verdict").count(), 1, "{err}");
+    assert!(
+        err.contains("cancelcheck audit --dialect mcp-2025-11-25"),
+        "{err}"
+    );
+    assert_eq!(files(), ["s.jsonl"], "{err}");
+    std::fs::write(&verdict, "a previous session's verdict").unwrap();
+    let err = run("");
+    assert_eq!(err, "");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&verdict).unwrap()).unwrap();
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert_eq!(files(), ["s.jsonl", "s.jsonl.verdict"]);
+}
