@@ -799,6 +799,10 @@ fn memory_bounds_every_search() {
     assert_eq!(v["exhaustive"], false);
     assert_eq!(v["max_memory_bytes"], 8 << 20);
     assert!(v["peak_bytes_held"].as_u64().unwrap() <= 8 << 20, "{v}");
+    // Bytes held per state visited, as the certificate states it.
+    let per_state = v["peak_bytes_held"].as_u64().unwrap() / v["unique_states"].as_u64().unwrap();
+    assert_eq!(v["bytes_per_state"], per_state, "{v}");
+    assert!(per_state > 0, "{v}");
     // The default budget follows the address-space limit: no abort where the search would
     // outgrow it.
     let o = cancelcheck_limited("ulimit -v 300000", &big);
