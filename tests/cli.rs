@@ -799,6 +799,10 @@ fn memory_bounds_every_search() {
     assert_eq!(v["exhaustive"], false);
     assert_eq!(v["max_memory_bytes"], 8 << 20);
     assert!(v["peak_bytes_held"].as_u64().unwrap() <= 8 << 20, "{v}");
+    // Bytes held per state visited, as the certificate states it.
+    let per_state = v["peak_bytes_held"].as_u64().unwrap() / v["unique_states"].as_u64().unwrap();
+    assert_eq!(v["bytes_per_state"], per_state, "{v}");
+    assert!(per_state > 0, "{v}");
     // The default budget follows the address-space limit: no abort where the search would
     // outgrow it.
     let o = cancelcheck_limited("ulimit -v 300000", &big);
@@ -1189,4 +1193,80 @@ fn every_command_and_format_says_the_verdict_run_says() {
         .to_string();
     let out = text(&cancelcheck(&args).stdout);
     assert!(out.contains(&format!("verdict: {word} (")), "{out}");
+}
+
+/// `probe --print-messages` starts no peer and prints every message the probe can send, one
+/// JSON-RPC message a line, each valid for the dialect's schema check; `--json` names the
+/// request each answer answers; a recipe's set-up steps and `initialize` params are in it;
+/// bad params are refused as they are when probing.
+#[test]
+fn the_probe_prints_every_message_it_can_send_without_a_peer() {
+    use cancelcheck_wire::{WireMessage, schema::check_client_message};
+    for d in ["acp", "acp-rfd", "mcp-2025-11-25", "mcp-2026-07-28", "lsp"] {
+        let o = cancelcheck(&["probe", "--dialect", d, "--print-messages"]);
+        assert_eq!(o.status.code(), Some(0), "{d}: {}", text(&o.stderr));
+        let dialect = d.parse().expect("dialect");
+        let lines: Vec<String> = text(&o.stdout).lines().map(str::to_string).collect();
+        assert!(lines.len() >= 15, "{d}: {} messages", lines.len());
+        for line in &lines {
+            let msg = WireMessage::parse(line.as_bytes()).expect("JSON-RPC");
+            check_client_message(dialect, &msg).unwrap_or_else(|e| panic!("{d}: {line}: {e}"));
+        }
+        let cancel = if d.starts_with("mcp") {
+            "notifications/cancelled"
+        } else if d == "acp" {
+            "$/cancel_request"
+        } else {
+            "$/cancelRequest"
+        };
+        assert!(lines.iter().any(|l| l.contains(cancel)), "{d}: no {cancel}");
+        let v = json_out(&cancelcheck(&[
+            "probe",
+            "--dialect",
+            d,
+            "--print-messages",
+            "--json",
+        ]));
+        let messages = v["messages"].as_array().expect("messages");
+        assert_eq!(messages.len(), lines.len(), "{d}");
+        assert!(
+            messages
+                .iter()
+                .any(|m| m["answers"].is_string() && m["message"].get("id").is_some())
+        );
+    }
+    let tmp = Scratch::new("print-messages");
+    let recipe = write(
+        tmp.path(),
+        "recipe.json",
+        r#"{"initialize":{"rootUri":"file:///ws"},"setup":[{"notification":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///ws/a.py","languageId":"python","version":1,"text":""}}}],"work":{"method":"workspace/symbol","params":{"query":"C"}}}"#,
+    );
+    let o = cancelcheck(&[
+        "probe",
+        "--dialect",
+        "lsp",
+        "--recipe",
+        &recipe,
+        "--print-messages",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for fragment in [
+        r#""rootUri":"file:///ws""#,
+        "textDocument/didOpen",
+        r#""method":"workspace/symbol","params":{"query":"C"}"#,
+    ] {
+        assert!(out.contains(fragment), "lacks {fragment}: {out}");
+    }
+    rejects(
+        &[
+            "probe",
+            "--dialect",
+            "acp",
+            "--params",
+            r#"{"command":"sleep"}"#,
+            "--print-messages",
+        ],
+        &["--params", "prompt"],
+    );
 }

@@ -53,6 +53,7 @@ fn comparable(mut v: Value) -> Value {
                 "seconds",
                 "states_per_sec",
                 "peak_bytes_held",
+                "bytes_per_state",
                 "max_memory_bytes",
                 "max_memory_from",
             ] {

@@ -165,6 +165,9 @@ pub(super) struct ExploreReport {
     pub(super) peak_states_held: u64,
     pub(super) peak_rss_bytes: Option<u64>,
     pub(super) peak_bytes_held: u64,
+    /// The most bytes held, per distinct state visited (the visited set and the states kept
+    /// for counterexamples grow with them).
+    pub(super) bytes_per_state: u64,
     pub(super) max_memory_bytes: u64,
     pub(super) max_memory_from: String,
     pub(super) bounded_by: Option<&'static str>,
@@ -356,6 +359,7 @@ pub(super) fn search_one(
         peak_states_held: report.peak_states_held,
         peak_rss_bytes: peak_resident_bytes(),
         peak_bytes_held: report.peak_bytes_held,
+        bytes_per_state: report.peak_bytes_held / report.unique_states.max(1),
         max_memory_bytes: budget.bytes,
         max_memory_from: budget.from.clone(),
         bounded_by: bounded_by(&report, args.max_states),
@@ -598,8 +602,9 @@ impl fmt::Display for ExploreReport {
         )?;
         writeln!(
             f,
-            "memory: held {} MiB at most, of a budget of {} MiB ({})",
+            "memory: held {} MiB at most ({} bytes a state visited), of a budget of {} MiB ({})",
             self.peak_bytes_held.div_ceil(1 << 20),
+            self.bytes_per_state,
             self.max_memory_bytes >> 20,
             self.max_memory_from
         )?;

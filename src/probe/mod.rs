@@ -116,6 +116,13 @@ pub struct ProbeArgs {
     /// that probe each, instead of probing: to pick a slow one. Nothing is judged.
     #[arg(long, conflicts_with_all = ["baseline", "write_baseline", "junit", "scenarios"])]
     pub list_tools: bool,
+    /// Print every message the probe can send with these options (--method, --params,
+    /// --recipe), one JSON-RPC message a line, instead of probing: the handshake, the set-up
+    /// steps, the work request under every id shape the scenarios use, its cancels, barriers
+    /// and the probe's answers to the peer's requests (not the malformed cancels, which are
+    /// sent to be refused). No peer is started; to check them against a schema of your own.
+    #[arg(long, conflicts_with_all = ["baseline", "write_baseline", "junit", "scenarios", "list_tools"])]
+    pub print_messages: bool,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -171,7 +178,17 @@ fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
     })
 }
 
-fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
+/// What the options alone decide (no peer needed): the dialect, framing, decoding context,
+/// the work request's params and the recipe, each checked.
+struct Plan {
+    dialect: Dialect,
+    framing: Framing,
+    ctx: Context,
+    params: serde_json::Value,
+    recipe: Option<recipe::Recipe>,
+}
+
+fn plan(args: &ProbeArgs) -> anyhow::Result<Plan> {
     let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
     let shapes = cancelcheck_wire::shapes::of(dialect);
     let framing = match args.framing.as_deref() {
@@ -216,6 +233,51 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
     if let Some(r) = &recipe {
         check_recipe(&ctx, r)?;
     }
+    Ok(Plan {
+        dialect,
+        framing,
+        ctx,
+        params,
+        recipe,
+    })
+}
+
+/// `--print-messages`: every message the probe can send with these options, a line each;
+/// with `json`, one document: each message with the method of the peer's request it answers.
+fn print_messages(plan: &Plan, json: bool) -> String {
+    let out = session::Outgoing {
+        ctx: &plan.ctx,
+        params: &plan.params,
+        initialize: plan.recipe.as_ref().and_then(|r| r.initialize.as_ref()),
+    };
+    let steps = plan.recipe.as_ref().map_or(&[][..], |r| &r.setup[..]);
+    let sent = out.everything(steps);
+    if json {
+        let messages: Vec<serde_json::Value> = sent
+            .iter()
+            .map(|(answers, text)| {
+                let message =
+                    serde_json::from_str(text).unwrap_or(serde_json::Value::String(text.clone()));
+                serde_json::json!({"message": message, "answers": answers})
+            })
+            .collect();
+        let doc = serde_json::json!({"dialect": plan.dialect.id(), "messages": messages});
+        return format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        );
+    }
+    sent.into_iter().map(|(_, t)| t + "\n").collect()
+}
+
+fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
+    let Plan {
+        dialect,
+        framing,
+        ctx,
+        params,
+        recipe,
+    } = plan(args)?;
     if args.command.is_empty() {
         return Err(bad(
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
@@ -263,22 +325,7 @@ fn check_recipe(ctx: &Context, r: &recipe::Recipe) -> anyhow::Result<()> {
         texts.push(("initialize".to_string(), t));
     }
     for (i, step) in r.setup.iter().enumerate() {
-        let text = match step {
-            recipe::Step::Notify { method, params } => {
-                cancelcheck_wire::WireMessage::Notification {
-                    method: method.clone(),
-                    params: params.clone(),
-                }
-            }
-            recipe::Step::Request { method, params, .. } => {
-                cancelcheck_wire::WireMessage::Request {
-                    id: cancelcheck_wire::WireId::Int(1),
-                    method: method.clone(),
-                    params: params.clone(),
-                }
-            }
-        };
-        texts.push((format!("setup[{i}]"), text.to_text()));
+        texts.push((format!("setup[{i}]"), step.message(i).to_text()));
     }
     for (field, text) in texts {
         let msg = cancelcheck_wire::WireMessage::parse(text.as_bytes())
@@ -423,6 +470,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             return Err(bad(why));
         }
         return tools::list(&setup_from(&args)?, args.json);
+    }
+    if args.print_messages {
+        return Ok((print_messages(&plan(&args)?, args.json), 0));
     }
     let setup = setup_from(&args)?;
     let chosen = selected(&args, &setup.ctx)?;

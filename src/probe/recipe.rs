@@ -113,6 +113,26 @@ impl Step {
             Step::Notify { method, .. } | Step::Request { method, .. } => method,
         }
     }
+
+    /// The id the probe gives the request of set-up step `i`.
+    pub fn request_id(i: usize) -> cancelcheck_wire::WireId {
+        cancelcheck_wire::WireId::Str(format!("cancelcheck-setup-{i}"))
+    }
+
+    /// The message set-up step `i` sends.
+    pub fn message(&self, i: usize) -> cancelcheck_wire::WireMessage {
+        match self {
+            Step::Notify { method, params } => cancelcheck_wire::WireMessage::Notification {
+                method: method.clone(),
+                params: params.clone(),
+            },
+            Step::Request { method, params, .. } => cancelcheck_wire::WireMessage::Request {
+                id: Step::request_id(i),
+                method: method.clone(),
+                params: params.clone(),
+            },
+        }
+    }
 }
 
 /// The readiness wait, checked.

@@ -160,6 +160,89 @@ impl Outgoing<'_> {
         let body = self.shapes().client_answer(method, params, cancelled);
         WireMessage::Response { id, body }.to_text()
     }
+
+    /// Every message the probe can send with these params: the handshake (with and without
+    /// cancellation support asked for), the recipe's set-up steps, the slow request (under
+    /// ids of every shape its scenarios use), its cancels (the prompt turn's and the generic
+    /// one, naming the ids the scenarios name), barriers, `--list-tools`' requests, and the
+    /// answers the probe gives to the peer's requests. The malformed cancels of
+    /// `malformed-cancels` are left out: they are sent to be refused.
+    ///
+    /// Each comes with the method of the peer's request it answers, for an answer.
+    pub fn everything(&self, setup: &[super::recipe::Step]) -> Vec<(Option<&'static str>, String)> {
+        let ctx = self.ctx;
+        let mut ids = IdMap::new();
+        let mut texts = Vec::new();
+        let mut answers = Vec::new();
+        for support in [true, false] {
+            texts.extend(self.initialize(WireId::Int(1), support));
+        }
+        texts.extend(self.initialized());
+        for (i, step) in setup.iter().enumerate() {
+            texts.push(step.message(i).to_text());
+        }
+        texts.extend(self.discover());
+        texts.extend(self.new_session(WireId::Str(format!("{NEW_SESSION_ID}1"))));
+        texts.extend(self.session_cancel("session-from-the-agent"));
+        if let Some(method) = self.shapes().permission_method() {
+            let offered = serde_json::json!({"options": [{"optionId": "allow"}]});
+            for cancelled in [false, true] {
+                let text = self.answer(WireId::Int(0), method, Some(&offered), cancelled);
+                answers.push((method, text));
+            }
+            answers.push((method, self.answer(WireId::Int(0), method, None, false)));
+        }
+        let work_ids = [
+            WireId::Int(2),
+            WireId::Int(0),
+            WireId::Str("7".into()),
+            WireId::Str("1".into()),
+        ];
+        for id in &work_ids {
+            texts.push(self.work(id.clone(), Some("session-from-the-agent")));
+            let cancel = Message::Cancel {
+                id: ids.model(id),
+                session: false,
+            };
+            texts.push(message_text(ctx.dialect, Party::Client, &cancel, &ids));
+        }
+        for named in [
+            serde_json::json!(424242),
+            serde_json::json!(7),
+            serde_json::json!(""),
+            serde_json::json!(0),
+            serde_json::json!("7"),
+        ] {
+            texts.push(self.cancel(named));
+        }
+        texts.push(self.barrier(WireId::Str("cancelcheck-barrier-1".into())));
+        for cursor in [None, Some("page-2")] {
+            if let Some((method, params)) = self.shapes().list_tools(cursor, ME) {
+                texts.push(request(
+                    WireId::Str("cancelcheck-call-1".into()),
+                    method,
+                    params,
+                ));
+            }
+        }
+        // The peer's requests: those a client of the dialect accepts, and some it refuses.
+        let items = serde_json::json!({"items": [{"section": "editor"}]});
+        for (method, params) in [
+            ("ping", None),
+            ("sampling/createMessage", None),
+            ("terminal/create", None),
+            ("window/workDoneProgress/create", None),
+            ("workspace/configuration", Some(&items)),
+        ] {
+            answers.push((method, self.answer(WireId::Int(5), method, params, false)));
+        }
+        let mut all: Vec<(Option<&'static str>, String)> =
+            texts.into_iter().map(|t| (None, t)).collect();
+        all.extend(answers.into_iter().map(|(m, t)| (Some(m), t)));
+        let mut seen = BTreeSet::new();
+        all.retain(|sent| seen.insert(sent.clone()));
+        all
+    }
 }
 
 fn request(id: WireId, method: &str, params: Option<Value>) -> String {
@@ -455,17 +538,11 @@ impl<'a> Session<'a> {
         };
         for (i, step) in recipe.setup.iter().enumerate() {
             let what = format!("set-up step {i} ({})", step.method());
+            self.send_text(step.message(i).to_text());
             match step {
-                super::recipe::Step::Notify { method, params } => {
-                    self.send_text(notification(method, params.clone()));
-                }
-                super::recipe::Step::Request {
-                    method,
-                    params,
-                    timeout,
-                } => {
-                    let id = WireId::Str(format!("cancelcheck-setup-{i}"));
-                    self.send_text(request(id.clone(), method, params.clone()));
+                super::recipe::Step::Notify { .. } => {}
+                super::recipe::Step::Request { timeout, .. } => {
+                    let id = super::recipe::Step::request_id(i);
                     let end = Instant::now() + *timeout;
                     let got = self.pump(end, |s| s.other_answers.contains_key(&id));
                     let why = match (got, self.other_answers.get(&id)) {
@@ -939,70 +1016,6 @@ impl<'a> Session<'a> {
 mod tests {
     use super::*;
     use cancelcheck_wire::schema::check_client_message;
-    use serde_json::json;
-
-    /// Every message the probe can send, in `ctx`'s dialect, with the default slow request:
-    /// the handshake, the slow request (ids of every shape its scenarios use), barriers,
-    /// cancels (the prompt turn's and the generic one, well-formed, naming ids the scenarios
-    /// name), and its answers to the peer's requests. The malformed cancels of
-    /// `malformed-cancels` are left out: they are sent to be refused.
-    fn everything_sent(ctx: &Context) -> Vec<String> {
-        let params = crate::probe::default_params(ctx.dialect);
-        let out = Outgoing {
-            ctx,
-            params: &params,
-            initialize: None,
-        };
-        let mut ids = IdMap::new();
-        let mut texts = Vec::new();
-        for support in [true, false] {
-            texts.extend(out.initialize(WireId::Int(1), support));
-        }
-        texts.extend(out.initialized());
-        texts.extend(out.discover());
-        texts.extend(out.new_session(WireId::Str(format!("{NEW_SESSION_ID}1"))));
-        texts.extend(out.session_cancel("session-from-the-agent"));
-        if let Some(method) = out.shapes().permission_method() {
-            let offered = json!({"options": [{"optionId": "allow"}]});
-            for cancelled in [false, true] {
-                texts.push(out.answer(WireId::Int(0), method, Some(&offered), cancelled));
-            }
-            texts.push(out.answer(WireId::Int(0), method, None, false));
-        }
-        let work_ids = [
-            WireId::Int(2),
-            WireId::Int(0),
-            WireId::Str("7".into()),
-            WireId::Str("1".into()),
-        ];
-        for id in &work_ids {
-            texts.push(out.work(id.clone(), Some("session-from-the-agent")));
-            let mid = ids.model(id);
-            let cancel = Message::Cancel {
-                id: mid,
-                session: false,
-            };
-            texts.push(message_text(ctx.dialect, Party::Client, &cancel, &ids));
-        }
-        for named in [json!(424242), json!(7), json!(""), json!(0), json!("7")] {
-            texts.push(out.cancel(named));
-        }
-        texts.push(out.barrier(WireId::Str("cancelcheck-barrier-1".into())));
-        // `--list-tools`: every page's request.
-        for cursor in [None, Some("page-2")] {
-            if let Some((method, params)) = out.shapes().list_tools(cursor, ME) {
-                texts.push(request(
-                    WireId::Str("cancelcheck-call-1".into()),
-                    method,
-                    params,
-                ));
-            }
-        }
-        for method in ["ping", "sampling/createMessage", "terminal/create"] {
-            texts.push(out.answer(WireId::Int(5), method, None, false));
-        }
-        texts
-    }
 
     #[test]
     fn every_message_the_probe_sends_is_valid_for_its_dialects_schema() {
@@ -1015,7 +1028,13 @@ mod tests {
         ] {
             let mut ctx = Context::new(dialect);
             ctx.work_method = shapes::of(dialect).default_work_method().into();
-            let texts = everything_sent(&ctx);
+            let params = crate::probe::default_params(dialect);
+            let out = Outgoing {
+                ctx: &ctx,
+                params: &params,
+                initialize: None,
+            };
+            let texts: Vec<String> = out.everything(&[]).into_iter().map(|(_, t)| t).collect();
             assert!(texts.len() >= 15, "{dialect}: {}", texts.len());
             for text in texts {
                 let msg = WireMessage::parse(text.as_bytes()).expect("JSON-RPC");
