@@ -282,18 +282,25 @@ fn said(e: &Event) -> String {
 /// so what it judges is unchanged). A break inside one input's own outputs is counted once.
 /// The first of each invariant is the verdict's own violation.
 pub fn every_violation(t: &Trace) -> Vec<Violation> {
+    checked(t, true).take_verdict().violations
+}
+
+/// A fresh checker fed the trace's events, as the run's own was (the link's order told);
+/// with `every`, it forgets which invariants it reported before each input (see
+/// [`every_violation`]).
+pub fn checked(t: &Trace, every: bool) -> Checker {
     let mut checker = Checker::new(
         t.scenario.dialect,
         usize::from(t.scenario.workload.requests),
     );
     checker.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
     for e in &t.events {
-        if matches!(e.event, Event::Input { .. }) {
+        if every && matches!(e.event, Event::Input { .. }) {
             checker.forget_reported();
         }
         checker.observe(&e.event);
     }
-    checker.take_verdict().violations
+    checker
 }
 
 /// How a message's arrow ends.

@@ -8,10 +8,10 @@
 //! their requests were sent, and no node or edge is ever removed, so a [`NodeIndex`] stays
 //! valid and nodes sort by index in sending order.
 //!
-//! The tree judges one thing on its own, from its edges: whether every request owed the
-//! cascade of a cancelled ancestor got it ([`RequestTree::cascade_gaps`]). The online
-//! [`crate::Checker`] judges the same clause (`cascade-complete`) from its flat records; a test
-//! holds the two to agreement.
+//! The tree draws and explains; it judges nothing. Which requests missed the cascade of a
+//! cancelled ancestor (`cascade-complete`) is the [`crate::Checker`]'s to say
+//! ([`crate::Checker::cascade_gaps`]); the tree shows where each cancel's path went
+//! ([`RequestTree::cancel_path`]).
 
 use crate::event::Event;
 use cancelcheck_model::io::{Ignored, Timer};
@@ -200,7 +200,7 @@ pub struct CancelPath {
     pub reached: Vec<NodeIndex>,
     /// Children of `origin` or of a reached request that were owed the cascade and did not
     /// get it in full: never given up, or given up and never resolved (see
-    /// [`RequestTree::cascade_gaps`] for the exact rule).
+    /// [`crate::Checker::cascade_gaps`] for the exact rule).
     pub missed: Vec<NodeIndex>,
     /// The edges from `origin` down to every reached or missed request.
     pub edges: Vec<EdgeIndex>,
@@ -413,40 +413,6 @@ impl RequestTree {
             .is_some_and(|at| at < self.graph[n].sent)
     }
 
-    /// The requests owed a cascade that did not get it in full, in the order sent: each has a
-    /// parent whose handler owed the cascade while it was unresolved ([`Self::owed_cascade`]),
-    /// and its requester (not crashed) either never gave it up, or never resolved it though
-    /// neither the request nor an answer to it was lost. Judged only once the events ended
-    /// quiescent without a disconnect (before that, a cascade may still be under way):
-    /// otherwise empty.
-    pub fn cascade_gaps(&self) -> Vec<NodeIndex> {
-        if self.end != Some(true) || self.disconnected {
-            return Vec::new();
-        }
-        let mut gaps: Vec<NodeIndex> = self
-            .graph
-            .node_indices()
-            .filter(|&p| self.graph[p].cascade_from().is_some())
-            .flat_map(|p| self.children(p))
-            .filter(|&c| self.gap(c))
-            .collect();
-        gaps.sort_unstable();
-        gaps
-    }
-
-    /// Whether the tree finds every cascade complete: [`Self::cascade_gaps`] is empty.
-    pub fn cascade_complete(&self) -> bool {
-        self.cascade_gaps().is_empty()
-    }
-
-    fn gap(&self, c: NodeIndex) -> bool {
-        let x = &self.graph[c];
-        let excused = x.request_lost || x.answer_lost || self.waits_on_loss(c);
-        self.owed_cascade(c)
-            && !self.crashed[x.requester.index()]
-            && (x.cancel.is_none() || (x.outcome.is_none() && !excused))
-    }
-
     /// The path of the cancel that gave up `n`: `n`, the descendants its cascade reached and
     /// those it missed. `None` when `n` was neither given up by its requester nor by its
     /// handler.
@@ -493,7 +459,8 @@ impl RequestTree {
     }
 
     /// A request owed the cascade that its requester did not give up, or gave up and never
-    /// resolved: what [`Self::cascade_gaps`] reports, drawn whether or not the run ended.
+    /// resolved: what the checker's `cascade-complete` reports, drawn whether or not the run
+    /// ended.
     fn missed(&self, c: NodeIndex) -> bool {
         let x = &self.graph[c];
         x.cancel.is_none()
@@ -861,8 +828,6 @@ mod tests {
         assert!(p.contains(n(C, 4)) && !p.contains(n(S, 3)));
         assert_eq!(cancels[1].origin, n(S, 9));
         assert!(cancels[1].reached.is_empty() && cancels[1].missed.is_empty());
-        assert_eq!(ids(&t, &t.cascade_gaps()), [(S, i(3))]);
-        assert!(!t.cascade_complete());
     }
 
     #[test]
@@ -896,8 +861,6 @@ mod tests {
         assert_eq!(ids(&t, &[cancels[1].origin]), [(C, i(4))]);
         assert!(t.sent_after_parent_cancel(n(S, 8)));
         assert!(!t.sent_after_parent_cancel(n(S, 3)));
-        // Not ended: nothing is judged yet.
-        assert!(t.cascade_gaps().is_empty());
     }
 
     #[test]

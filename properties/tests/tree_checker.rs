@@ -1,6 +1,7 @@
-//! The request tree and the online checker judge `cascade-complete` two ways: the checker from
-//! its flat records and parent indices as the events go by, the tree from its petgraph edges
-//! once they are all read. On the same events they must agree.
+//! `cascade-complete` is judged once, by the online checker from its flat records and parent
+//! indices as the events go by; the request tree draws where each cancel's path went. On the
+//! same events the drawing shows what the checker judged: the requests it names as missed by
+//! the cascade are those the tree draws as missed.
 
 use cancelcheck_model::{Dialect, Party, RequestId};
 use cancelcheck_properties::notation::parse;
@@ -14,13 +15,19 @@ fn events(lines: &[&str]) -> Vec<Event> {
         .collect()
 }
 
-/// Whether the checker reported `cascade-complete` for `events` in `dialect`.
-fn checker_says_incomplete(dialect: Dialect, events: &[Event]) -> bool {
+/// The checker after `events` in `dialect`.
+fn checked(dialect: Dialect, events: &[Event]) -> Checker {
     let mut c = Checker::new(dialect, 4);
     for e in events {
         c.observe(e);
     }
-    c.verdict()
+    c
+}
+
+/// Whether the checker reported `cascade-complete` for `events` in `dialect`.
+fn checker_says_incomplete(dialect: Dialect, events: &[Event]) -> bool {
+    checked(dialect, events)
+        .verdict()
         .violations
         .iter()
         .any(|v| v.invariant == InvariantId::CascadeComplete)
@@ -241,44 +248,61 @@ fn cases() -> Vec<(&'static str, Dialect, Vec<&'static str>, bool)> {
     ]
 }
 
+/// The checker's finding and its list of gaps say one thing, and the tree draws each gap on a
+/// cancel's path (missed, or reached and never resolved).
 #[test]
-fn the_tree_and_the_checker_agree_on_cascade_complete() {
+fn the_checker_judges_cascade_complete_and_the_tree_draws_it() {
     for (name, dialect, lines, complete) in cases() {
         let evs = events(&lines);
-        let tree = RequestTree::from_events(&evs);
-        assert_eq!(
-            tree.cascade_complete(),
-            complete,
-            "{name}: tree gaps {:?}",
-            tree.cascade_gaps()
-        );
+        let c = checked(dialect, &evs);
         assert_eq!(
             checker_says_incomplete(dialect, &evs),
             !complete,
-            "{name}: the checker disagrees with the tree"
+            "{name}: the checker's verdict"
         );
+        assert_eq!(
+            c.cascade_gaps().is_empty(),
+            complete,
+            "{name}: gaps {:?}",
+            c.cascade_gaps()
+        );
+        let tree = RequestTree::from_events(&evs);
+        let drawn: Vec<(Party, RequestId)> = tree
+            .cancels()
+            .iter()
+            .flat_map(|p| {
+                p.reached
+                    .iter()
+                    .chain(&p.missed)
+                    .copied()
+                    .collect::<Vec<_>>()
+            })
+            .map(|n| (tree.node(n).requester, tree.node(n).id))
+            .collect();
+        for (party, id, _) in c.cascade_gaps() {
+            assert!(
+                drawn.contains(&(party, id)),
+                "{name}: the checker's gap {party:?} {id:?} is not drawn on a cancel's path: {drawn:?}"
+            );
+        }
     }
 }
 
-/// What the tree says about the gaps it finds: exactly the request the cascade missed.
+/// The gaps the checker names: exactly the request the cascade missed, with its generation.
 #[test]
 fn the_gaps_are_the_requests_the_cascade_missed() {
     let cases = cases();
     let gap_of = |name: &str| {
-        let (_, _, lines, _) = cases.iter().find(|c| c.0 == name).expect("case");
-        let tree = RequestTree::from_events(&events(lines));
-        tree.cascade_gaps()
-            .into_iter()
-            .map(|n| (tree.node(n).requester, tree.node(n).id))
-            .collect::<Vec<_>>()
+        let (_, dialect, lines, _) = cases.iter().find(|c| c.0 == name).expect("case");
+        checked(*dialect, &events(lines)).cascade_gaps()
     };
     assert_eq!(
         gap_of("the grandchild is forgotten"),
-        [(Party::Client, RequestId::Int(2))]
+        [(Party::Client, RequestId::Int(2), 1)]
     );
     assert_eq!(
         gap_of("a cancelled child is never answered (ACP RFD: its requester waits)"),
-        [(Party::Server, RequestId::Int(0))]
+        [(Party::Server, RequestId::Int(0), 1)]
     );
 
     // The honoured chain: one cancel, from the application, reaching both descendants.

@@ -746,7 +746,17 @@ impl<'a> Drawing<'a> {
             nodes,
             edges,
             cancels,
-            cascade_gaps: self.tree.cascade_gaps().into_iter().map(ix).collect(),
+            // The checker judges which requests missed a cascade; the tree finds their nodes.
+            cascade_gaps: cancelcheck::render::checked(t, false)
+                .cascade_gaps()
+                .into_iter()
+                .filter_map(|(party, id, generation)| {
+                    self.tree.nodes().find_map(|(n, x)| {
+                        (x.requester == party && x.id == id && x.generation == generation)
+                            .then_some(n.index())
+                    })
+                })
+                .collect(),
         }
     }
 }

@@ -56,14 +56,7 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
     if let Some(about) = hung {
         c.violate(InvariantId::EventualResolution, Some(about));
     }
-    let uncascaded = (0..c.reqs.len()).find(|&i| {
-        let r = &c.reqs[i];
-        let excused = r.request_lost || r.responses_lost > 0 || c.descendant_loss(i).is_some();
-        r.cascade_owed
-            && !c.crashed[r.requester.index()]
-            && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
-    });
-    if let Some(i) = uncascaded {
+    if let Some(i) = (0..c.reqs.len()).find(|&i| c.uncascaded(i)) {
         let r = c.reqs[i];
         c.violate(InvariantId::CascadeComplete, Some((r.requester, r.id)));
     }
@@ -82,5 +75,46 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
         if open_incoming[party.index()] > 0 && !c.crashed[party.index()] && !confused {
             c.violate(InvariantId::NoLeakAtQuiescence, None);
         }
+    }
+}
+
+impl Checker {
+    /// Whether record `i` was owed the cascade of its parent's cancel and did not get it in
+    /// full: its requester (not crashed) never gave it up, or gave it up and never resolved
+    /// it though neither the request nor an answer in its subtree was lost. The one rule of
+    /// `cascade-complete`.
+    fn uncascaded(&self, i: usize) -> bool {
+        let r = &self.reqs[i];
+        let excused = r.request_lost || r.responses_lost > 0 || self.descendant_loss(i).is_some();
+        r.cascade_owed
+            && !self.crashed[r.requester.index()]
+            && (!(r.cancel_sent || r.resolved_cancelled) || (r.delivered == 0 && !excused))
+    }
+
+    /// Every request that did not get the cascade it was owed ([`InvariantId::CascadeComplete`]
+    /// names the first), as its requester, its id and its generation (1 for the first request
+    /// its requester sent with that id, 2 for the second, ...), in the order the records are
+    /// kept (the order sent, unless [canonical](Checker::set_canonical_order)). Judged only once
+    /// the events ended quiescent without a disconnect (before that a cascade may still be
+    /// under way): otherwise empty. Drawings ask this rather than judge the rule again.
+    pub fn cascade_gaps(&self) -> Vec<(Party, cancelcheck_model::RequestId, u32)> {
+        if !self.verdict.quiescent || self.disconnected {
+            return Vec::new();
+        }
+        (0..self.reqs.len())
+            .filter(|&i| self.uncascaded(i))
+            .map(|i| {
+                let r = &self.reqs[i];
+                let generation = self.reqs[..=i]
+                    .iter()
+                    .filter(|q| q.requester == r.requester && q.id == r.id)
+                    .count();
+                (
+                    r.requester,
+                    r.id,
+                    u32::try_from(generation).unwrap_or(u32::MAX),
+                )
+            })
+            .collect()
     }
 }
