@@ -183,8 +183,8 @@ const fn on_wire(a: Application, on_wire: bool) -> Application {
 }
 
 /// The spec texts the catalog quotes: the five under `shared/specs/` and its `README.md`
-/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 sentences in
-/// this repository's `specs/json-rpc-2.0.md`.
+/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 and LSP 3.17
+/// sentences in this repository's `specs/json-rpc-2.0.md` and `specs/lsp-3.17.md`.
 pub mod files {
     /// ACP stable.
     pub const ACP: &str = "acp-cancellation.md";
@@ -200,9 +200,17 @@ pub mod files {
     pub const ABP: &str = "app-call-cancellation.md";
     /// JSON-RPC 2.0, quoted in this repository.
     pub const JSONRPC: &str = "json-rpc-2.0.md";
+    /// LSP 3.17, quoted in this repository (LSP has no text under `shared/specs/`).
+    pub const LSP: &str = "lsp-3.17.md";
+
+    /// Whether `file` is one of this repository's `specs/` (the others are under
+    /// `shared/specs/`).
+    pub fn in_repository(file: &str) -> bool {
+        file == JSONRPC || file == LSP
+    }
 }
 
-use files::{ABP, ACP, JSONRPC, MCP25, MCP26, README as TABLE, RFD};
+use files::{ABP, ACP, JSONRPC, LSP, MCP25, MCP26, README as TABLE, RFD};
 
 /// Where a quoted clause can be read upstream: the public address of the document (with the
 /// section's anchor where the page has one) and the section's heading. The quotation itself
@@ -243,6 +251,10 @@ pub mod addresses {
     pub const LSP_CANCEL: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#cancelRequest";
     /// LSP 3.17: the initialize request.
     pub const LSP_INITIALIZE: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#initialize";
+    /// LSP 3.17: the request message.
+    pub const LSP_REQUEST: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#requestMessage";
+    /// LSP 3.17: the error codes of a response message.
+    pub const LSP_ERROR_CODES: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#errorCodes";
     /// The app-call (Agentic Browser Protocol) cancellation reference.
     pub const ABP: &str = "https://agenticbrowserprotocol.io/reference/cancellation";
     /// JSON-RPC 2.0.
@@ -402,10 +414,22 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Cancellation Support",
         ),
         (
-            TABLE,
-            "no request of any kind",
+            LSP,
+            "Until the server",
             a::LSP_INITIALIZE,
             "Initialize Request",
+        ),
+        (
+            LSP,
+            "Every processed request",
+            a::LSP_REQUEST,
+            "Request Message",
+        ),
+        (
+            LSP,
+            "ServerCancelled",
+            a::LSP_ERROR_CODES,
+            "Response Message: ErrorCodes",
         ),
         (
             TABLE,
@@ -497,6 +521,9 @@ const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further messag
 const RPC_SAME_ID: &str =
     "It MUST be the same as the value of the id member in the Request Object.";
 const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
+const LSP_EVERY_REQUEST_ANSWERED: &str =
+    "Every processed request must send a response back to the sender of the request.";
+const LSP_NOTHING_BEFORE_INITIALIZE: &str = "Until the server has responded to the `initialize` request with an `InitializeResult`, the client must not send any additional requests or notifications to the server.";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
@@ -532,12 +559,7 @@ pub static CATALOG: [Invariant; 34] = [
                 JSONRPC,
                 "When a rpc call is made, the Server MUST reply with a Response"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back."
-            ),
+            at!(Lsp, Must, LSP, LSP_EVERY_REQUEST_ANSWERED),
             at!(
                 Abp,
                 Must,
@@ -576,8 +598,11 @@ pub static CATALOG: [Invariant; 34] = [
             at!(
                 Lsp,
                 Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back."
+                LSP,
+                LSP_EVERY_REQUEST_ANSWERED,
+                Some(
+                    "a cancelled request too: 'A request that got canceled still needs to return from the server and send a response back'"
+                )
             ),
             at!(
                 Abp,
@@ -870,12 +895,7 @@ pub static CATALOG: [Invariant; 34] = [
                 MCP25,
                 "The initialize request MUST NOT be cancelled by clients"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "no request of any kind before initialize is answered"
-            ),
+            at!(Lsp, Must, LSP, LSP_NOTHING_BEFORE_INITIALIZE),
         ],
     },
     Invariant {
@@ -1223,8 +1243,11 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[at!(
             Lsp,
             Must,
-            TABLE,
-            "no request of any kind before initialize is answered"
+            LSP,
+            LSP_NOTHING_BEFORE_INITIALIZE,
+            Some(
+                "the server's half ('the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult') is the next sentence"
+            )
         )],
     },
     Invariant {

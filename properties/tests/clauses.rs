@@ -17,6 +17,17 @@ fn shared_specs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/specs")
 }
 
+/// Where `file` is: this repository's `specs/` or `shared/specs/`.
+fn path_of(file: &str) -> PathBuf {
+    if files::in_repository(file) {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../specs")
+            .join(file)
+    } else {
+        shared_specs().join(file)
+    }
+}
+
 /// The texts' units with their dialects, or `None` (after saying so) where the texts are
 /// absent.
 fn units() -> Option<Vec<(&'static str, Dialect, Unit)>> {
@@ -29,8 +40,7 @@ fn units() -> Option<Vec<(&'static str, Dialect, Unit)>> {
     }
     let mut all = Vec::new();
     for &(file, dialect) in TEXTS {
-        let text = std::fs::read_to_string(shared_specs().join(file))
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let text = std::fs::read_to_string(path_of(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         match dialect {
             Some(d) => all.extend(clauses::segment(&text).into_iter().map(|u| (file, d, u))),
             None => {
@@ -56,7 +66,7 @@ fn units() -> Option<Vec<(&'static str, Dialect, Unit)>> {
 fn unplaced(units: &[(&'static str, Dialect, Unit)], rows: &[&Row]) -> Vec<String> {
     units
         .iter()
-        .filter(|(_, _, u)| clauses::strength_of(&u.text) != Keyword::None)
+        .filter(|(file, _, u)| clauses::strength_in(file, &u.text) != Keyword::None)
         .filter(|(file, d, u)| {
             let by_catalog = CATALOG
                 .iter()
@@ -71,7 +81,7 @@ fn unplaced(units: &[(&'static str, Dialect, Unit)], rows: &[&Row]) -> Vec<Strin
             format!(
                 "{d} {file}:{} {}: {}",
                 u.line,
-                clauses::strength_of(&u.text).as_str(),
+                clauses::strength_in(file, &u.text).as_str(),
                 clauses::normal(&u.text)
             )
         })
@@ -93,7 +103,7 @@ fn every_normative_sentence_is_placed() {
         assert!(
             units
                 .iter()
-                .any(|(f, _, u)| *f == file && clauses::strength_of(&u.text) != Keyword::None),
+                .any(|(f, _, u)| *f == file && clauses::strength_in(f, &u.text) != Keyword::None),
             "{file}: no normative sentence found"
         );
     }
@@ -105,7 +115,7 @@ fn every_normative_sentence_is_placed() {
 fn every_row_with_a_keyword_is_needed() {
     let Some(units) = units() else { return };
     for (i, r) in TABLE.iter().enumerate() {
-        if clauses::strength_of(r.quote) == Keyword::None {
+        if clauses::strength_in(r.file, r.quote) == Keyword::None {
             continue;
         }
         let rows: Vec<&Row> = TABLE
@@ -166,12 +176,12 @@ fn every_row_is_quoted_from_its_file_within_one_sentence() {
 
 /// The keyword the words before `quote` in `sentence` carry (in its cell, for a table row):
 /// a lead-in's keyword binds what follows it.
-fn keyword_before(quote: &str, sentence: &str) -> Option<Keyword> {
+fn keyword_before(file: &str, quote: &str, sentence: &str) -> Option<Keyword> {
     let first = clauses::normal(quote.split(" ... ").next().unwrap_or_default());
     let text = clauses::normal(sentence);
     let before = &text[..text.find(&first)?];
     let before = before.rsplit('|').next().unwrap_or(before);
-    Some(clauses::strength_of(before)).filter(|k| *k != Keyword::None)
+    Some(clauses::strength_in(file, before)).filter(|k| *k != Keyword::None)
 }
 
 /// Each clause `cancelcheck clauses` lists (the catalog's quotations, merged where they quote
@@ -200,7 +210,7 @@ fn every_clause_is_part_of_one_sentence_with_its_keyword() {
             } else if c.strength == Keyword::None
                 && let Some(k) = holding
                     .iter()
-                    .find_map(|u| keyword_before(&c.quote, &u.text))
+                    .find_map(|u| keyword_before(c.file, &c.quote, &u.text))
             {
                 wrong.push(format!(
                     "{d} {}: shows no keyword where its sentence says {} before it (a lead-in \
@@ -312,4 +322,40 @@ fn every_judged_clause_is_judged_both_ways() {
             );
         }
     }
+}
+
+/// In LSP, whose sentences this repository quotes (`specs/lsp-3.17.md`), every finding has the
+/// strength of the sentence it quotes: a rule applied under a sentence that carries a keyword
+/// (as `clauses::strength_in` reads LSP's lower case) has that keyword's strength, and a rule
+/// applied under a sentence without one says why in its note.
+#[test]
+fn every_lsp_rule_has_the_strength_of_the_sentence_it_quotes() {
+    let vectors = VectorFile::shipped().unwrap();
+    let mut wrong = Vec::new();
+    for d in [Dialect::Lsp] {
+        for c in clauses::clauses(d, &vectors)
+            .iter()
+            .filter(|c| c.in_catalog)
+        {
+            for j in c.judges.iter().filter(|j| j.is_rule()) {
+                let a = j.invariant.info().application(d).expect("applies");
+                let same = match c.strength {
+                    Keyword::Must => j.strength == Strength::Must,
+                    Keyword::Should => j.strength == Strength::Should,
+                    Keyword::May => false,
+                    Keyword::None => a.note.is_some(),
+                };
+                if !same {
+                    wrong.push(format!(
+                        "{d} {} {} under {} {:?}",
+                        j.invariant,
+                        j.strength.as_str(),
+                        c.strength.as_str(),
+                        c.quote
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
