@@ -103,6 +103,10 @@ pub struct Application {
     pub clause: SpecRef,
     /// Why the strength or the reading is what it is, where the quotation alone does not say.
     pub note: Option<&'static str>,
+    /// For a quotation stated without a keyword: the sentence of the dialect's texts, word for
+    /// word, whose keyword binds the same duty and gives the strength (the note says how the
+    /// two meet). A test requires it to stand in the dialect's texts with that keyword.
+    pub bound_by: Option<&'static str>,
     /// Whether a wire-only judge decides it in this dialect, where that differs from the
     /// invariant's [`Invariant::observable_on_wire`] (`None`: as the invariant says). A rule
     /// about request trees, for one, is decided on the wire only where the wire links a nested
@@ -168,9 +172,19 @@ macro_rules! at {
                 clause: $clause,
             },
             note: $note,
+            bound_by: None,
             on_wire: None,
         }
     };
+}
+
+/// `a`, whose quotation carries no keyword, bound by `sentence` of its dialect's texts, whose
+/// keyword is its strength ([`Application::bound_by`]).
+const fn bound_by(a: Application, sentence: &'static str) -> Application {
+    Application {
+        bound_by: Some(sentence),
+        ..a
+    }
 }
 
 /// `a`, decided on the wire in its dialect as `on_wire` says, whatever the invariant says
@@ -274,12 +288,6 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Internal Cancellation",
         ),
         (ACP, "", a::ACP, "$/cancel_request Notification"),
-        (
-            RFD,
-            "uses JSON-RPC 2.0",
-            a::RFD,
-            "What we propose to do about it",
-        ),
         (RFD, "Individual JSON-RPC request", a::RFD, "Shiny future"),
         (
             RFD,
@@ -524,6 +532,8 @@ const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
 const LSP_EVERY_REQUEST_ANSWERED: &str =
     "Every processed request must send a response back to the sender of the request.";
 const LSP_NOTHING_BEFORE_INITIALIZE: &str = "Until the server has responded to the `initialize` request with an `InitializeResult`, the client must not send any additional requests or notifications to the server.";
+/// Why a crash on a cancel that changes nothing breaks the MUST of answering every request.
+const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that crashes on such a cancel leaves the requests it holds without the response the dialect's MUST owes each of them (stopping other work for it is exact-id-match's)";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
@@ -714,7 +724,15 @@ pub static CATALOG: [Invariant; 34] = [
                 RPC_NO_REPLY,
                 Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")
             ),
-            at!(AcpRfd, Must, RFD, "uses JSON-RPC 2.0 notification format"),
+            at!(
+                AcpRfd,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some(
+                    "the RFD's $/cancelRequest 'uses JSON-RPC 2.0 notification format' (acp-rfd-request-cancellation.md)"
+                )
+            ),
             at!(
                 Mcp20251125,
                 Must,
@@ -745,17 +763,25 @@ pub static CATALOG: [Invariant; 34] = [
         statement: "A cancel for an unknown or finished request changes nothing: the receiver neither crashes nor stops other work.",
         observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."
+            bound_by(
+                at!(
+                    Acp,
+                    Must,
+                    TABLE,
+                    "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored.",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                ACP_MUST_ANSWER,
             ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Ignore the subsequent cancellation notification for that request ID"
+            bound_by(
+                at!(
+                    AcpRfd,
+                    Must,
+                    RFD,
+                    "Ignore the subsequent cancellation notification for that request ID",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                ACP_MUST_ANSWER,
             ),
             at!(
                 Mcp20251125,
@@ -769,12 +795,15 @@ pub static CATALOG: [Invariant; 34] = [
                 MCP26,
                 "Both parties MUST handle these race conditions gracefully"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back.",
-                Some("a receiver that crashes on a cancel answers nothing more")
+            bound_by(
+                at!(
+                    Lsp,
+                    Must,
+                    TABLE,
+                    "A request that got canceled still needs to return from the server and send a response back.",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                LSP_EVERY_REQUEST_ANSWERED,
             ),
             at!(
                 Abp,
@@ -792,12 +821,7 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[
             at!(Acp, Must, JSONRPC, RPC_SAME_ID),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Individual JSON-RPC request cancellation without affecting other concurrent requests"
-            ),
+            at!(AcpRfd, Must, JSONRPC, RPC_SAME_ID),
             at!(
                 Mcp20251125,
                 Must,

@@ -324,38 +324,140 @@ fn every_judged_clause_is_judged_both_ways() {
     }
 }
 
-/// In LSP, whose sentences this repository quotes (`specs/lsp-3.17.md`), every finding has the
-/// strength of the sentence it quotes: a rule applied under a sentence that carries a keyword
-/// (as `clauses::strength_in` reads LSP's lower case) has that keyword's strength, and a rule
-/// applied under a sentence without one says why in its note.
+/// The applications whose quotation carries no keyword and that no sentence with one binds
+/// yet, each with what a fix needs: a decision the catalog has not taken. The test below
+/// fails for any other application not held to its sentence's keyword, and for one of these
+/// once it is (remove it from here then).
+const NO_KEYWORD_YET: &[(Dialect, &str, &str)] = &[
+    (
+        Dialect::Acp,
+        "children-before-parent",
+        "SHOULD under the README's keywordless cascade fact; no SHOULD of ACP's orders the answers",
+    ),
+    (Dialect::Acp, "no-live-id-reuse", CORRELATE),
+    (Dialect::AcpRfd, "no-live-id-reuse", CORRELATE),
+    (Dialect::Lsp, "no-live-id-reuse", CORRELATE),
+    (
+        Dialect::AcpRfd,
+        "siblings-untouched",
+        "the RFD's 'without affecting other concurrent requests' is a goal without a keyword",
+    ),
+    (
+        Dialect::AcpRfd,
+        "no-leak-at-quiescence",
+        "the RFD's FAQ says 'should' in lower case, which the RFD's capitals do not read as SHOULD",
+    ),
+    (
+        Dialect::Mcp20260728,
+        "no-live-id-reuse",
+        "a hazard the README asks to model, at SHOULD, without a keyword",
+    ),
+    (
+        Dialect::Mcp20260728,
+        "cancel-from-allowed-party",
+        "the README's 'only the client cancels' has no keyword",
+    ),
+    (Dialect::Abp, "single-resolution", ABP_TABLES),
+    (Dialect::Abp, "ack-agrees-with-outcome", ABP_TABLES),
+    (Dialect::Abp, "eventual-resolution", ABP_TABLES),
+    (Dialect::Abp, "cancel-honoured", ABP_TABLES),
+    (Dialect::Abp, "unknown-cancel-harmless", ABP_TABLES),
+    (Dialect::Abp, "exact-id-match", ABP_TABLES),
+    (Dialect::Abp, "cancel-idempotent", ABP_TABLES),
+    (Dialect::Abp, "cancel-result-per-table", ABP_TABLES),
+    // A MAY held to a MUST: no sentence of ACP's forbids either, so each application is to go,
+    // and with it the ACP fault only it catches (`cancels-sibling-subtree`,
+    // `activity-after-answer`), its traces and explorer counts, and the probe's ACP finding.
+    (Dialect::Acp, "siblings-untouched", MAY_NOT_MUST),
+    (Dialect::Acp, "no-activity-after-answer", MAY_NOT_MUST),
+];
+
+const MAY_NOT_MUST: &str = "quotes a MAY, which permits and binds nothing; to be dropped in ACP";
+
+const CORRELATE: &str =
+    "JSON-RPC's 'used to correlate' states no duty on a requester's choice of ids";
+const ABP_TABLES: &str = "ABP states its rules in tables without keywords (its one MUST is the \
+                          agent's callId): MUST for its tables is a decision on the dialect";
+
+/// The keyword `quote` carries where it stands in a unit of dialect `d` (or in the JSON-RPC
+/// sentences), `None` where it stands in none.
+fn keyword_where_quoted(
+    units: &[(&'static str, Dialect, Unit)],
+    d: Dialect,
+    quote: &str,
+) -> Option<Keyword> {
+    let rpc = std::fs::read_to_string(path_of(files::JSONRPC)).expect("json-rpc-2.0.md");
+    let rpc_units: Vec<(&'static str, Dialect, Unit)> = clauses::segment(&rpc)
+        .into_iter()
+        .map(|u| (files::JSONRPC, d, u))
+        .collect();
+    units
+        .iter()
+        .chain(&rpc_units)
+        .find(|(_, ud, u)| *ud == d && clauses::quoted_in(quote, &u.text))
+        .map(|(f, _, _)| clauses::strength_in(f, quote))
+}
+
+/// Every finding has the strength of the sentence it quotes, in every dialect: a rule applied
+/// under a sentence that carries a keyword (as `clauses::strength_in` reads its text) has that
+/// keyword's strength; a MAY permits and binds nothing, so no rule stands under one. A rule
+/// applied under a sentence without a keyword names in `bound_by` the sentence of its
+/// dialect's texts whose keyword binds the same duty, and says in its note how the two meet:
+/// that sentence stands in the texts and carries the rule's strength. `NO_KEYWORD_YET` lists
+/// what is left, and only shrinks: an entry that holds fails too.
 #[test]
-fn every_lsp_rule_has_the_strength_of_the_sentence_it_quotes() {
+fn every_rule_has_the_strength_of_the_sentence_it_quotes() {
+    let Some(units) = units() else { return };
     let vectors = VectorFile::shipped().unwrap();
     let mut wrong = Vec::new();
-    for d in [Dialect::Lsp] {
+    let mut left = Vec::new();
+    for d in Dialect::ALL {
         for c in clauses::clauses(d, &vectors)
             .iter()
             .filter(|c| c.in_catalog)
         {
             for j in c.judges.iter().filter(|j| j.is_rule()) {
                 let a = j.invariant.info().application(d).expect("applies");
-                let same = match c.strength {
+                let holds = |k: Keyword| match k {
                     Keyword::Must => j.strength == Strength::Must,
                     Keyword::Should => j.strength == Strength::Should,
-                    Keyword::May => false,
-                    Keyword::None => a.note.is_some(),
+                    Keyword::May | Keyword::None => false,
                 };
-                if !same {
+                let same = match c.strength {
+                    Keyword::None => a.bound_by.is_some_and(|b| {
+                        a.note.is_some() && keyword_where_quoted(&units, d, b).is_some_and(holds)
+                    }),
+                    k => holds(k),
+                };
+                let excused = NO_KEYWORD_YET
+                    .iter()
+                    .any(|(ld, name, _)| *ld == d && *name == j.invariant.name());
+                if excused {
+                    left.push((d, j.invariant.name()));
+                    if same {
+                        wrong.push(format!(
+                            "{d} {}: holds now; remove it from NO_KEYWORD_YET",
+                            j.invariant
+                        ));
+                    }
+                } else if !same {
                     wrong.push(format!(
-                        "{d} {} {} under {} {:?}",
+                        "{d} {} {} under {} {:?} (bound by {:?})",
                         j.invariant,
                         j.strength.as_str(),
                         c.strength.as_str(),
-                        c.quote
+                        c.quote,
+                        a.bound_by
                     ));
                 }
             }
         }
+    }
+    for (d, name, _) in NO_KEYWORD_YET {
+        assert!(
+            left.contains(&(*d, *name)),
+            "{d} {name}: in NO_KEYWORD_YET but no rule of the dialect"
+        );
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
