@@ -120,6 +120,38 @@ pub fn strength_of(s: &str) -> Keyword {
         .unwrap_or(Keyword::None)
 }
 
+/// The strongest keyword `s` carries as a sentence of `file`: [`strength_of`], and, in LSP's
+/// text ([`files::LSP`]), which writes its obligations in lower case and in words of its own,
+/// also `must` and `is not allowed to` as MUST, `should` as SHOULD, `may` as MAY, in any case.
+/// Other wordings of LSP's ("needs to", "is advised to", "can") carry no keyword.
+pub fn strength_in(file: &str, s: &str) -> Keyword {
+    let capitals = strength_of(s);
+    if file != files::LSP {
+        return capitals;
+    }
+    let words: Vec<String> = s
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let not_allowed = words
+        .windows(2)
+        .any(|w| w == ["not", "allowed"])
+        .then_some(Keyword::Must);
+    words
+        .iter()
+        .filter_map(|w| match w.as_str() {
+            "must" => Some(Keyword::Must),
+            "should" => Some(Keyword::Should),
+            "may" => Some(Keyword::May),
+            _ => None,
+        })
+        .chain(not_allowed)
+        .chain([capitals])
+        .min()
+        .unwrap_or(Keyword::None)
+}
+
 /// One unit of a text: a sentence, a list item with the lead-ins it completes, or a table row.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Unit {
@@ -411,23 +443,25 @@ pub fn segment(text: &str) -> Vec<Unit> {
     units
 }
 
-/// The normative units of `text`: those [`strength_of`] finds a keyword in.
-pub fn normative(text: &str) -> Vec<Unit> {
+/// The normative units of `text`, a text of `file`: those [`strength_in`] finds a keyword in.
+pub fn normative(file: &str, text: &str) -> Vec<Unit> {
     segment(text)
         .into_iter()
-        .filter(|u| strength_of(&u.text) != Keyword::None)
+        .filter(|u| strength_in(file, &u.text) != Keyword::None)
         .collect()
 }
 
 /// The texts and the dialect each states: the five texts under `shared/specs/` and their
 /// `README.md`, whose units belong to the dialect their table row or fact names (see
-/// [`readme_dialect`]).
+/// [`readme_dialect`]), and LSP's sentences in this repository's `specs/`
+/// ([`files::in_repository`]).
 pub const TEXTS: &[(&str, Option<Dialect>)] = &[
     (files::ACP, Some(Dialect::Acp)),
     (files::RFD, Some(Dialect::AcpRfd)),
     (files::MCP25, Some(Dialect::Mcp20251125)),
     (files::MCP26, Some(Dialect::Mcp20260728)),
     (files::ABP, Some(Dialect::Abp)),
+    (files::LSP, Some(Dialect::Lsp)),
     (files::README, None),
 ];
 
@@ -531,7 +565,7 @@ macro_rules! row {
 
 use InvariantId as I;
 use Treatment::{Judged, NotAnObligation, NotJudgeable, NotModelled, Superseded};
-use files::{ABP, ACP, MCP25, MCP26, README, RFD};
+use files::{ABP, ACP, LSP, MCP25, MCP26, README, RFD};
 
 const LOGS: &str = "a log is inside a party: no message shows whether it was written";
 const UI: &str = "a user interface is outside the protocol: no message shows what it displays";
@@ -910,6 +944,70 @@ pub static TABLE: &[Row] = &[
         "Streamable HTTP: closing the request's SSE stream is the cancel",
         NotModelled(HTTP)
     ),
+    // LSP 3.17: the sentences this repository quotes (specs/lsp-3.17.md).
+    row!(
+        Lsp,
+        LSP,
+        "This error code should only be used for requests that explicitly support being server cancellable.",
+        NotModelled(
+            "the model's LSP server never gives a request up on its own: internal cancellation answered with ContentModified, and a fault that answers ServerCancelled for a request that does not support being server cancellable, would judge it"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "A server should NOT send this error code if it detects a content change in it unprocessed messages.",
+        NotModelled(
+            "the model has no documents and no content changes: a change notification queued behind a request, and a rule that the server does not answer that request ContentModified for it, would judge it"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "If a client decides that a result is not of any use anymore the client should cancel the request.",
+        NotJudgeable(
+            "whether a result is still of use is the client's own judgement: no message shows it"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "servers should therefore not decide by themselves to cancel requests simply due to that fact that a state change notification is detected in the queue.",
+        NotModelled(
+            "the model has no state change notifications: one queued behind a request, and a rule that the server does not give the request up for it alone, would judge it"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "If clients receive a ContentModified error, it generally should not show it in the UI for the end-user.",
+        NotJudgeable(UI)
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "If the server receives a request or notification before the initialize request it should act as follows: ... For a request the response should be an error with code: -32002.",
+        NotModelled(
+            "the model's correct client sends nothing before initialize is answered, and its server works on a request it reads before initialize (only the faulty sends-before-initialize client makes one, which no-request-before-initialize fails): a server that answers such a request -32002, and a rule that it does, would judge it"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "If the server receives a request or notification before the initialize request it should act as follows: ... Notifications should be dropped, except for the exit notification.",
+        NotModelled(
+            "as the -32002 answer before it: the model's server has no rule for what it reads before initialize"
+        )
+    ),
+    row!(
+        Lsp,
+        LSP,
+        "In addition the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult",
+        Judged {
+            by: &[I::NoRequestBeforeInitialize],
+            why: "the server's half of the duty whose client half the catalog cites: no-request-before-initialize holds the server to sending no request before its answer to initialize (the notifications and the window/showMessageRequest the sentence excepts are not modelled)"
+        }
+    ),
     // ABP: its text states its rules in tables, without keywords.
     row!(
         Abp,
@@ -1242,7 +1340,7 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
             Clause {
                 dialect,
                 file,
-                strength: strength_of(&quote),
+                strength: strength_in(file, &quote),
                 quote,
                 state,
                 judges,
@@ -1275,7 +1373,7 @@ pub fn clauses(dialect: Dialect, vectors: &[VectorFile]) -> Vec<Clause> {
             dialect,
             file: r.file,
             quote: r.quote.to_string(),
-            strength: strength_of(r.quote),
+            strength: strength_in(r.file, r.quote),
             state,
             judges,
             why: Some(why),

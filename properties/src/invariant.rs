@@ -103,6 +103,10 @@ pub struct Application {
     pub clause: SpecRef,
     /// Why the strength or the reading is what it is, where the quotation alone does not say.
     pub note: Option<&'static str>,
+    /// For a quotation stated without a keyword: the sentence of the dialect's texts, word for
+    /// word, whose keyword binds the same duty and gives the strength (the note says how the
+    /// two meet). A test requires it to stand in the dialect's texts with that keyword.
+    pub bound_by: Option<&'static str>,
     /// Whether a wire-only judge decides it in this dialect, where that differs from the
     /// invariant's [`Invariant::observable_on_wire`] (`None`: as the invariant says). A rule
     /// about request trees, for one, is decided on the wire only where the wire links a nested
@@ -173,9 +177,19 @@ macro_rules! at {
                 clause: $clause,
             },
             note: $note,
+            bound_by: None,
             on_wire: None,
         }
     };
+}
+
+/// `a`, whose quotation carries no keyword, bound by `sentence` of its dialect's texts, whose
+/// keyword is its strength ([`Application::bound_by`]).
+const fn bound_by(a: Application, sentence: &'static str) -> Application {
+    Application {
+        bound_by: Some(sentence),
+        ..a
+    }
 }
 
 /// `a`, decided on the wire in its dialect as `on_wire` says, whatever the invariant says
@@ -188,8 +202,8 @@ const fn on_wire(a: Application, on_wire: bool) -> Application {
 }
 
 /// The spec texts the catalog quotes: the five under `shared/specs/` and its `README.md`
-/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 sentences in
-/// this repository's `specs/json-rpc-2.0.md`.
+/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 and LSP 3.17
+/// sentences in this repository's `specs/json-rpc-2.0.md` and `specs/lsp-3.17.md`.
 pub mod files {
     /// ACP stable.
     pub const ACP: &str = "acp-cancellation.md";
@@ -205,9 +219,17 @@ pub mod files {
     pub const ABP: &str = "app-call-cancellation.md";
     /// JSON-RPC 2.0, quoted in this repository.
     pub const JSONRPC: &str = "json-rpc-2.0.md";
+    /// LSP 3.17, quoted in this repository (LSP has no text under `shared/specs/`).
+    pub const LSP: &str = "lsp-3.17.md";
+
+    /// Whether `file` is one of this repository's `specs/` (the others are under
+    /// `shared/specs/`).
+    pub fn in_repository(file: &str) -> bool {
+        file == JSONRPC || file == LSP
+    }
 }
 
-use files::{ABP, ACP, JSONRPC, MCP25, MCP26, README as TABLE, RFD};
+use files::{ABP, ACP, JSONRPC, LSP, MCP25, MCP26, README as TABLE, RFD};
 
 /// Where a quoted clause can be read upstream: the public address of the document (with the
 /// section's anchor where the page has one) and the section's heading. The quotation itself
@@ -248,6 +270,10 @@ pub mod addresses {
     pub const LSP_CANCEL: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#cancelRequest";
     /// LSP 3.17: the initialize request.
     pub const LSP_INITIALIZE: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#initialize";
+    /// LSP 3.17: the request message.
+    pub const LSP_REQUEST: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#requestMessage";
+    /// LSP 3.17: the error codes of a response message.
+    pub const LSP_ERROR_CODES: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#errorCodes";
     /// The app-call (Agentic Browser Protocol) cancellation reference.
     pub const ABP: &str = "https://agenticbrowserprotocol.io/reference/cancellation";
     /// JSON-RPC 2.0.
@@ -267,12 +293,6 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Internal Cancellation",
         ),
         (ACP, "", a::ACP, "$/cancel_request Notification"),
-        (
-            RFD,
-            "uses JSON-RPC 2.0",
-            a::RFD,
-            "What we propose to do about it",
-        ),
         (RFD, "Individual JSON-RPC request", a::RFD, "Shiny future"),
         (
             RFD,
@@ -407,10 +427,22 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Cancellation Support",
         ),
         (
-            TABLE,
-            "no request of any kind",
+            LSP,
+            "Until the server",
             a::LSP_INITIALIZE,
             "Initialize Request",
+        ),
+        (
+            LSP,
+            "Every processed request",
+            a::LSP_REQUEST,
+            "Request Message",
+        ),
+        (
+            LSP,
+            "ServerCancelled",
+            a::LSP_ERROR_CODES,
+            "Response Message: ErrorCodes",
         ),
         (
             TABLE,
@@ -502,6 +534,11 @@ const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further messag
 const RPC_SAME_ID: &str =
     "It MUST be the same as the value of the id member in the Request Object.";
 const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
+const LSP_EVERY_REQUEST_ANSWERED: &str =
+    "Every processed request must send a response back to the sender of the request.";
+const LSP_NOTHING_BEFORE_INITIALIZE: &str = "Until the server has responded to the `initialize` request with an `InitializeResult`, the client must not send any additional requests or notifications to the server.";
+/// Why a crash on a cancel that changes nothing breaks the MUST of answering every request.
+const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that crashes on such a cancel leaves the requests it holds without the response the dialect's MUST owes each of them (stopping other work for it is exact-id-match's)";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
@@ -537,12 +574,7 @@ pub static CATALOG: [Invariant; 34] = [
                 JSONRPC,
                 "When a rpc call is made, the Server MUST reply with a Response"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back."
-            ),
+            at!(Lsp, Must, LSP, LSP_EVERY_REQUEST_ANSWERED),
             at!(
                 Abp,
                 Must,
@@ -581,8 +613,11 @@ pub static CATALOG: [Invariant; 34] = [
             at!(
                 Lsp,
                 Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back."
+                LSP,
+                LSP_EVERY_REQUEST_ANSWERED,
+                Some(
+                    "a cancelled request too: 'A request that got canceled still needs to return from the server and send a response back'"
+                )
             ),
             at!(
                 Abp,
@@ -694,7 +729,15 @@ pub static CATALOG: [Invariant; 34] = [
                 RPC_NO_REPLY,
                 Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")
             ),
-            at!(AcpRfd, Must, RFD, "uses JSON-RPC 2.0 notification format"),
+            at!(
+                AcpRfd,
+                Must,
+                JSONRPC,
+                RPC_NO_REPLY,
+                Some(
+                    "the RFD's $/cancelRequest 'uses JSON-RPC 2.0 notification format' (acp-rfd-request-cancellation.md)"
+                )
+            ),
             at!(
                 Mcp20251125,
                 Must,
@@ -725,17 +768,25 @@ pub static CATALOG: [Invariant; 34] = [
         statement: "A cancel for an unknown or finished request changes nothing: the receiver neither crashes nor stops other work.",
         observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                TABLE,
-                "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored."
+            bound_by(
+                at!(
+                    Acp,
+                    Must,
+                    TABLE,
+                    "If the request completed before the cancel is processed, the normal response goes out and the cancel is ignored.",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                ACP_MUST_ANSWER,
             ),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Ignore the subsequent cancellation notification for that request ID"
+            bound_by(
+                at!(
+                    AcpRfd,
+                    Must,
+                    RFD,
+                    "Ignore the subsequent cancellation notification for that request ID",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                ACP_MUST_ANSWER,
             ),
             at!(
                 Mcp20251125,
@@ -749,12 +800,15 @@ pub static CATALOG: [Invariant; 34] = [
                 MCP26,
                 "Both parties MUST handle these race conditions gracefully"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "A request that got canceled still needs to return from the server and send a response back.",
-                Some("a receiver that crashes on a cancel answers nothing more")
+            bound_by(
+                at!(
+                    Lsp,
+                    Must,
+                    TABLE,
+                    "A request that got canceled still needs to return from the server and send a response back.",
+                    Some(CRASH_ANSWERS_NOTHING)
+                ),
+                LSP_EVERY_REQUEST_ANSWERED,
             ),
             at!(
                 Abp,
@@ -772,12 +826,7 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[
             at!(Acp, Must, JSONRPC, RPC_SAME_ID),
-            at!(
-                AcpRfd,
-                Must,
-                RFD,
-                "Individual JSON-RPC request cancellation without affecting other concurrent requests"
-            ),
+            at!(AcpRfd, Must, JSONRPC, RPC_SAME_ID),
             at!(
                 Mcp20251125,
                 Must,
@@ -875,12 +924,7 @@ pub static CATALOG: [Invariant; 34] = [
                 MCP25,
                 "The initialize request MUST NOT be cancelled by clients"
             ),
-            at!(
-                Lsp,
-                Must,
-                TABLE,
-                "no request of any kind before initialize is answered"
-            ),
+            at!(Lsp, Must, LSP, LSP_NOTHING_BEFORE_INITIALIZE),
         ],
     },
     Invariant {
@@ -1228,8 +1272,11 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[at!(
             Lsp,
             Must,
-            TABLE,
-            "no request of any kind before initialize is answered"
+            LSP,
+            LSP_NOTHING_BEFORE_INITIALIZE,
+            Some(
+                "the server's half ('the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult') is the next sentence"
+            )
         )],
     },
     Invariant {

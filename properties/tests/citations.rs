@@ -1,6 +1,6 @@
 //! Every clause the catalog cites is quoted word for word from the file it names: the spec
 //! texts in `shared/specs/` beside the checkout (skipped, with a message, where that folder is
-//! absent, as in a user's clone) and the JSON-RPC 2.0 sentences in this repository's `specs/`.
+//! absent, as in a user's clone) and the JSON-RPC 2.0 and LSP 3.17 sentences in this repository's `specs/`.
 
 use cancelcheck_properties::CATALOG;
 use cancelcheck_properties::clauses::quoted_in;
@@ -12,7 +12,7 @@ fn shared_specs() -> PathBuf {
 }
 
 fn text_of(file: &str) -> Option<String> {
-    let path = if file == files::JSONRPC {
+    let path = if files::in_repository(file) {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../specs")
             .join(file)
