@@ -74,6 +74,33 @@ fn protocol_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
         .collect()
 }
 
+/// How the peers of a run refused the handshake (`initialize` answered with an error), each
+/// different sentence once, in order.
+pub fn handshake_refusals(outcomes: &[Outcome]) -> Vec<&str> {
+    let mut refusals: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if let Some(r) = o.judgement.handshake_refused.as_deref()
+            && !refusals.contains(&r)
+        {
+            refusals.push(r);
+        }
+    }
+    refusals
+}
+
+/// The lines that open a report whose peer refused the handshake, in every dialect that has
+/// one.
+fn handshake_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
+    handshake_refusals(outcomes)
+        .into_iter()
+        .map(|r| {
+            format!(
+                "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a {dialect} server, and give the initialize params it needs in a recipe (--recipe FILE, its initialize)"
+            )
+        })
+        .collect()
+}
+
 /// The verdict of several outcomes ([`Status::judged`]): `fail` or `warn` as the strongest
 /// scenario's; `vacuous` when no scenario exercised a cancel of a request in flight (`pass`
 /// for none).
@@ -209,9 +236,11 @@ pub fn run_json(
         json!({"dialect_version": cancelcheck_wire::client::expected_version(dialect),
                "peer": notes.join("; ")})
     };
+    let refusals = handshake_refusals(outcomes);
     json!({
         "verdict": overall(outcomes).as_str(),
         "vacuous_because": run_vacuous_because(outcomes),
+        "handshake_refused": (!refusals.is_empty()).then(|| refusals.join("; ")),
         "protocol": protocol,
         "dialect": dialect.id(),
         "framing": framing.as_str(),
@@ -272,7 +301,10 @@ pub fn run_text(
         framing.as_str(),
         command.join(" ")
     );
-    for line in protocol_lines(dialect, outcomes) {
+    for line in handshake_lines(dialect, outcomes)
+        .into_iter()
+        .chain(protocol_lines(dialect, outcomes))
+    {
         let _ = writeln!(t, "{line}");
     }
     let cols = columns(dialect);

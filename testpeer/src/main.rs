@@ -16,7 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--protocol-version V] [--tool-error]
+//!     [--protocol-version V] [--tool-error] [--refuse-all]
 //! ```
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
@@ -56,6 +56,9 @@
 //! result, `{"content": [{"type": "text", "text": "Unknown tool: NAME"}], "isError": true}`,
 //! as an SDK answers a call of a tool it does not have (work that fails on its own), and not
 //! at all when a cancel of it came first (as an SDK sends nothing for an aborted handler).
+//!
+//! `--refuse-all` answers every request -32601 (method not found), the handshake and `ping`
+//! too, and ignores every notification: a JSON-RPC program that speaks none of the dialect.
 //!
 //! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
 //! it cancels on its own) gives up each request still being worked on N ms after its work
@@ -150,6 +153,10 @@ struct Args {
     /// tool`, as an SDK answers a call of a tool it does not have (not at all once cancelled).
     #[arg(long)]
     tool_error: bool,
+    /// Answer every request with -32601 (method not found), `initialize` and `ping` too, as a
+    /// program that speaks JSON-RPC but not this dialect; ignore every notification.
+    #[arg(long)]
+    refuse_all: bool,
 }
 
 /// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
@@ -540,6 +547,12 @@ impl Peer {
                 return;
             }
         };
+        if self.args.refuse_all {
+            if let WireMessage::Request { id, .. } = &msg {
+                self.respond(id.clone(), shapes::not_found());
+            }
+            return;
+        }
         if let Some(body) = self.refusal(&msg) {
             if let WireMessage::Request { id, .. } = &msg {
                 self.respond(id.clone(), body);

@@ -1769,3 +1769,63 @@ fn work_that_fails_with_a_tool_error_tests_nothing() {
         }
     }
 }
+
+/// Issue #25: a peer that answers every request -32601 (the handshake and `ping` too) runs no
+/// work. In the dialects with a handshake no session opens and no work request is sent; in
+/// MCP 2026-07-28 the work request is refused. Either way every scenario tested nothing:
+/// `vacuous`, with why and what would fix it, never `pass` (the scenarios that claim no cancel
+/// in flight, `unknown-id`, `malformed-cancels`, `cancel-after-answer`, included); and a refused
+/// handshake is said at the top, in text and in `--json`.
+#[test]
+fn a_peer_that_refuses_every_request_tests_nothing() {
+    for d in [
+        Dialect::Mcp20251125,
+        Dialect::Mcp20260728,
+        Dialect::Acp,
+        Dialect::AcpRfd,
+        Dialect::Lsp,
+    ] {
+        let flags = ["--dialect", d.id(), "--timeout", "20000"];
+        let peer = ["--dialect", d.id(), "--refuse-all"];
+        let (v, code, _) = probe(&format!("refuse-all-{d}"), &flags, &peer);
+        assert_eq!(v["verdict"], "vacuous", "{d}: {v:#}");
+        assert_eq!(code, 0, "{d}: {v:#}");
+        let scenarios = v["scenarios"].as_array().unwrap();
+        assert!(scenarios.len() >= 12, "{d}: {v:#}");
+        for s in scenarios {
+            assert_eq!(s["verdict"], "vacuous", "{d}: {s:#}");
+            let why = s["vacuous_because"][0].as_str().unwrap_or("");
+            assert!(why.contains("-32601"), "{d}: {s:#}");
+            assert!(why.contains("--recipe"), "{d}: {s:#}");
+        }
+        let handshake = d.rules().initialize_method.is_some();
+        if !handshake {
+            assert!(v["handshake_refused"].is_null(), "{d}: {v:#}");
+            continue;
+        }
+        let refused = v["handshake_refused"].as_str().unwrap_or("");
+        assert!(
+            refused.contains("initialize") && refused.contains("-32601"),
+            "{d}: {v:#}"
+        );
+        // In text, on the lines before the table.
+        let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        argv.extend(flags.iter().map(|s| s.to_string()));
+        argv.push("--".into());
+        argv.push(PEER.into());
+        argv.extend(peer.iter().map(|s| s.to_string()));
+        let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
+        let top: Vec<&str> = text
+            .lines()
+            .take_while(|l| !l.starts_with("scenario "))
+            .collect();
+        assert!(
+            top.iter()
+                .any(|l| l.starts_with("handshake refused:") && l.contains("-32601")),
+            "{d}: {text}"
+        );
+    }
+}
