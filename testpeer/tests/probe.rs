@@ -1829,3 +1829,36 @@ fn a_peer_that_refuses_every_request_tests_nothing() {
         );
     }
 }
+
+/// Issue #25: the recipes examples/peers/probe-all probes the SDK peers with
+/// (`FOLDER/recipe.json`, one a peer) are valid for each dialect the peer is probed in
+/// (`examples/peers/runs`): the test peer, strict as the SDKs are, runs their work and the
+/// run passes.
+#[test]
+fn every_sdk_peer_recipe_probes_a_strict_peer_of_its_dialect() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let runs = std::fs::read_to_string(root.join("examples/peers/runs")).expect("runs");
+    let mut probed = 0;
+    for line in runs
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (run, folder, dialect) = (words[0], words[1], words[3]);
+        let recipe = root.join(format!("examples/peers/{folder}/recipe.json"));
+        assert!(recipe.is_file(), "{run}: no {}", recipe.display());
+        let flags = [
+            "--dialect",
+            dialect,
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "--scenarios",
+            "cancel-during-work,unknown-id",
+        ];
+        let (v, code, _) = probe(&format!("recipe-{run}"), &flags, &["--dialect", dialect]);
+        assert_eq!(v["verdict"], "pass", "{run}: {v:#}");
+        assert_eq!(code, 0, "{run}");
+        probed += 1;
+    }
+    assert!(probed >= 11, "{probed}");
+}
