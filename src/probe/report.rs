@@ -48,15 +48,23 @@ impl Outcome {
 /// What the peers of a run said of the protocol version they speak, where it is not the one
 /// the dialect's text is of: each different sentence once, in order.
 pub fn protocol_notes(outcomes: &[Outcome]) -> Vec<&str> {
-    let mut notes: Vec<&str> = Vec::new();
+    distinct(outcomes, |j| j.protocol.as_deref())
+}
+
+/// Each different sentence `said` of the outcomes' judgements, once, in order.
+fn distinct<'a>(
+    outcomes: &'a [Outcome],
+    said: impl Fn(&'a Judgement) -> Option<&'a str>,
+) -> Vec<&'a str> {
+    let mut sentences: Vec<&str> = Vec::new();
     for o in outcomes {
-        if let Some(p) = o.judgement.protocol.as_deref()
-            && !notes.contains(&p)
+        if let Some(p) = said(&o.judgement)
+            && !sentences.contains(&p)
         {
-            notes.push(p);
+            sentences.push(p);
         }
     }
-    notes
+    sentences
 }
 
 /// The lines that open a report whose peer speaks another protocol version than the dialect's.
@@ -77,15 +85,7 @@ fn protocol_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
 /// How the peers of a run refused the handshake (`initialize` answered with an error), each
 /// different sentence once, in order.
 pub fn handshake_refusals(outcomes: &[Outcome]) -> Vec<&str> {
-    let mut refusals: Vec<&str> = Vec::new();
-    for o in outcomes {
-        if let Some(r) = o.judgement.handshake_refused.as_deref()
-            && !refusals.contains(&r)
-        {
-            refusals.push(r);
-        }
-    }
-    refusals
+    distinct(outcomes, |j| j.handshake_refused.as_deref())
 }
 
 /// The lines that open a report whose peer refused the handshake, in every dialect that has

@@ -49,6 +49,26 @@ fn probe(name: &str, flags: &[&str], peer: &[&str]) -> (Value, u8, Duration) {
     (v, code, took)
 }
 
+/// Runs the probe with `flags` against the test peer with `peer` arguments, printing text;
+/// returns the text and its lines before the table.
+fn report_top(flags: &[&str], peer: &[&str]) -> (String, Vec<String>) {
+    let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    argv.push("--".into());
+    argv.push(PEER.into());
+    argv.extend(peer.iter().map(|s| s.to_string()));
+    let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
+    let top = text
+        .lines()
+        .take_while(|l| !l.starts_with("scenario "))
+        .map(str::to_string)
+        .collect();
+    (text, top)
+}
+
 const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
 
 fn mcp<'a>(flags: &[&'a str]) -> Vec<&'a str> {
@@ -1207,19 +1227,7 @@ fn a_peer_of_another_protocol_version_is_named_at_the_top() {
         );
         assert!(p["peer"].as_str().unwrap().contains(version), "{d}: {p:#}");
         // In text, on the lines before the table.
-        let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        argv.extend(flags.iter().map(|s| s.to_string()));
-        argv.push("--".into());
-        argv.push(PEER.into());
-        argv.extend(peer.iter().map(|s| s.to_string()));
-        let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
-        let top: Vec<&str> = text
-            .lines()
-            .take_while(|l| !l.starts_with("scenario "))
-            .collect();
+        let (text, top) = report_top(&flags, &peer);
         assert!(
             top.iter()
                 .any(|l| l.contains("protocol") && l.contains(version)),
@@ -1809,19 +1817,7 @@ fn a_peer_that_refuses_every_request_tests_nothing() {
             "{d}: {v:#}"
         );
         // In text, on the lines before the table.
-        let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        argv.extend(flags.iter().map(|s| s.to_string()));
-        argv.push("--".into());
-        argv.push(PEER.into());
-        argv.extend(peer.iter().map(|s| s.to_string()));
-        let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
-        let top: Vec<&str> = text
-            .lines()
-            .take_while(|l| !l.starts_with("scenario "))
-            .collect();
+        let (text, top) = report_top(&flags, &peer);
         assert!(
             top.iter()
                 .any(|l| l.starts_with("handshake refused:") && l.contains("-32601")),
