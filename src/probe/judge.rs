@@ -114,6 +114,10 @@ pub mod note {
     /// A recipe's set-up step (or readiness wait) failed: which, and what the peer answered.
     /// The run is then a usage error (exit 2), not a verdict.
     pub const SETUP_FAILED: &str = "setup-failed";
+    /// The peer refused the handshake (`initialize` answered with an error): no session
+    /// opened, and no work request was sent. The judge decides from the wire alone (the
+    /// scenario is vacuous); the note tells a reader of the timeline.
+    pub const HANDSHAKE_REFUSED: &str = "handshake-refused";
     /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
     /// verdict.
     pub const ASSUMED: &str = "assumed";
@@ -171,6 +175,9 @@ pub struct Judgement {
     /// What the peer's answer to the handshake says of the protocol version it speaks, where
     /// that is not the one the dialect's text is of (`None`: the same, or none negotiated).
     pub protocol: Option<String>,
+    /// How the peer refused the session's `initialize` (an error answer: no session opened),
+    /// if it did.
+    pub handshake_refused: Option<String>,
     /// Why the scenario tested nothing, each with what would fix it (empty: it tested what it
     /// claims): its work request refused before it ran, or, where the scenario claims a cancel
     /// of a request in flight ([`Judgement::claim`]), answered before any cancel was sent.
@@ -430,6 +437,10 @@ struct Judge<'c> {
     handshake_sent: bool,
     /// What its answer says of the peer's protocol version, where not the dialect's.
     protocol: Option<String>,
+    /// The session's `initialize` request (the dialect's `initialize_method`), once sent.
+    initialize: Option<WireId>,
+    /// How the peer refused it (an error answer).
+    handshake_refused: Option<String>,
     /// The probe's work requests: when each was sent and first answered.
     work: BTreeMap<RequestId, WorkTimes>,
     /// Work requests the peer refused before they ran.
@@ -673,6 +684,12 @@ impl Judge<'_> {
                 self.in_flight = true;
             }
         }
+        if self.initialize.is_none()
+            && msg.method().is_some()
+            && msg.method() == rules.initialize_method
+        {
+            self.initialize = request.clone();
+        }
         let handshake = cancelcheck_wire::shapes::of(dialect).handshake_method();
         if !self.handshake_sent && msg.method() == Some(handshake) {
             self.handshake_sent = true;
@@ -861,6 +878,15 @@ impl Judge<'_> {
             }
         };
         if let WireMessage::Response { id, body } = &msg {
+            if let (true, Body::Error { code, message, .. }) =
+                (self.initialize.as_ref() == Some(id), body)
+                && self.handshake_refused.is_none()
+            {
+                let method = self.ctx.dialect.rules().initialize_method.unwrap_or("");
+                self.handshake_refused = Some(format!(
+                    "the peer answered {method} with error {code} ({message:?})"
+                ));
+            }
             if self.handshake.as_ref() == Some(id) {
                 self.handshake = None;
                 self.protocol = cancelcheck_wire::client::version_mismatch(self.ctx.dialect, body);
@@ -1204,6 +1230,20 @@ impl Judge<'_> {
                 "the transcript holds no cancel, either way: nothing about cancellation was exercised; record a session in which a request is cancelled".to_string(),
             );
         }
+        if self.audit.is_none() && self.work.is_empty() && self.vacuous_because.is_empty() {
+            // A probe session that never sent its work request tested nothing, whatever it
+            // claims; where a session error says why (the peer gone, a timeout), that fails it.
+            if let Some(refused) = &self.handshake_refused {
+                self.vacuous_because.push(format!(
+                    "{refused}: no session opened, so the probe sent no work request; check that the command starts a {dialect} server, and give the initialize params it needs in a recipe (--recipe FILE, its initialize)"
+                ));
+            } else if self.errors.is_empty() {
+                self.vacuous_because.push(format!(
+                    "the probe sent no work request ({}): the session ended before it; check that the command starts a {dialect} server and what it needs to open a session (a recipe, --recipe FILE)",
+                    self.ctx.work_method
+                ));
+            }
+        }
         if self.vacuous_because.is_empty() {
             self.vacuous_because = self.undecided;
         }
@@ -1213,6 +1253,7 @@ impl Judge<'_> {
             errors: self.errors,
             not_observable: hidden,
             protocol: self.protocol,
+            handshake_refused: self.handshake_refused,
             vacuous_because: self.vacuous_because,
             assumptions: self.assumptions,
             exercised_in_flight: exercised,
@@ -1275,6 +1316,8 @@ impl<'c> Judging<'c> {
                 handshake: None,
                 handshake_sent: false,
                 protocol: None,
+                initialize: None,
+                handshake_refused: None,
                 work: BTreeMap::new(),
                 refused: BTreeSet::new(),
                 in_flight: false,

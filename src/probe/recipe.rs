@@ -450,15 +450,58 @@ mod tests {
             ["delay_ms", "notification", "params", "timeout_ms"]
         );
         assert_eq!(keys(&schema["properties"]["work"]), ["method", "params"]);
-        let example = root.join("examples/recipes/pyright/recipe.json");
-        let text = std::fs::read_to_string(&example).unwrap();
-        // `${text:big.py}` names a generated file: read from a folder holding one.
+        // Every recipe under examples/ is read by the loader, and names its work request.
+        let mut files = Vec::new();
+        recipe_files(&root.join("examples"), &mut files);
         let dir = std::env::temp_dir().join(format!("cancelcheck-recipe-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("big.py"), "x = 1\n").unwrap();
-        let r = Recipe::parse(&example, &text, &dir).unwrap();
-        assert!(matches!(r.ready, Some(Ready::Notification { .. })));
-        assert_eq!(r.work.unwrap().0, "textDocument/references");
+        let mut works = Vec::new();
+        for example in &files {
+            let text = std::fs::read_to_string(example).unwrap();
+            // A `${text:PATH}` names a generated file (pyright's big.py): read from a folder
+            // holding one.
+            for part in text.split("${text:").skip(1) {
+                let name = part.split('}').next().unwrap();
+                std::fs::write(dir.join(name), "x = 1\n").unwrap();
+            }
+            let r = Recipe::parse(example, &text, &dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", example.display()));
+            let (method, _) = r
+                .work
+                .clone()
+                .unwrap_or_else(|| panic!("{}: no work request", example.display()));
+            let folder = example.parent().unwrap().file_name().unwrap();
+            works.push((folder.to_string_lossy().into_owned(), method));
+            if folder == "pyright" {
+                assert!(matches!(r.ready, Some(Ready::Notification { .. })));
+            }
+        }
+        let peers = [
+            "acp-py", "acp-ts", "lsp-node", "mcp-py1", "mcp-py2", "mcp-rust",
+        ];
+        for name in peers.into_iter().chain(["mcp-ts", "mcp-ts2", "pyright"]) {
+            assert!(works.iter().any(|(f, _)| f == name), "{name}: {works:?}");
+        }
+        assert!(works.contains(&("pyright".into(), "textDocument/references".into())));
+        assert!(works.contains(&("acp-ts".into(), "session/prompt".into())));
+    }
+
+    /// Every `recipe.json` under `dir`, in order.
+    fn recipe_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().unwrap_or_default();
+            if p.is_dir() && name != "node_modules" && name != ".venv" && name != "target" {
+                recipe_files(&p, out);
+            } else if name == "recipe.json" {
+                out.push(p);
+            }
+        }
     }
 
     #[test]

@@ -49,15 +49,23 @@ impl Outcome {
 /// What the peers of a run said of the protocol version they speak, where it is not the one
 /// the dialect's text is of: each different sentence once, in order.
 pub fn protocol_notes(outcomes: &[Outcome]) -> Vec<&str> {
-    let mut notes: Vec<&str> = Vec::new();
+    distinct(outcomes, |j| j.protocol.as_deref())
+}
+
+/// Each different sentence `said` of the outcomes' judgements, once, in order.
+fn distinct<'a>(
+    outcomes: &'a [Outcome],
+    said: impl Fn(&'a Judgement) -> Option<&'a str>,
+) -> Vec<&'a str> {
+    let mut sentences: Vec<&str> = Vec::new();
     for o in outcomes {
-        if let Some(p) = o.judgement.protocol.as_deref()
-            && !notes.contains(&p)
+        if let Some(p) = said(&o.judgement)
+            && !sentences.contains(&p)
         {
-            notes.push(p);
+            sentences.push(p);
         }
     }
-    notes
+    sentences
 }
 
 /// The lines that open a report whose peer speaks another protocol version than the dialect's.
@@ -70,6 +78,25 @@ fn protocol_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
         .map(|n| {
             format!(
                 "protocol: the peer does not speak version {expected}, which the {dialect} text is of: {n}; the verdicts below judge it by that text all the same (probe it with the dialect of the version it speaks)"
+            )
+        })
+        .collect()
+}
+
+/// How the peers of a run refused the handshake (`initialize` answered with an error), each
+/// different sentence once, in order.
+pub fn handshake_refusals(outcomes: &[Outcome]) -> Vec<&str> {
+    distinct(outcomes, |j| j.handshake_refused.as_deref())
+}
+
+/// The lines that open a report whose peer refused the handshake, in every dialect that has
+/// one.
+fn handshake_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
+    handshake_refusals(outcomes)
+        .into_iter()
+        .map(|r| {
+            format!(
+                "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a {dialect} server, and give the initialize params it needs in a recipe (--recipe FILE, its initialize)"
             )
         })
         .collect()
@@ -210,9 +237,11 @@ pub fn run_json(
         json!({"dialect_version": cancelcheck_wire::client::expected_version(dialect),
                "peer": notes.join("; ")})
     };
+    let refusals = handshake_refusals(outcomes);
     json!({
         "verdict": overall(outcomes).as_str(),
         "vacuous_because": run_vacuous_because(outcomes),
+        "handshake_refused": (!refusals.is_empty()).then(|| refusals.join("; ")),
         "protocol": protocol,
         "dialect": dialect.id(),
         "framing": framing.as_str(),
@@ -273,7 +302,10 @@ pub fn run_text(
         framing.as_str(),
         command.join(" ")
     );
-    for line in protocol_lines(dialect, outcomes) {
+    for line in handshake_lines(dialect, outcomes)
+        .into_iter()
+        .chain(protocol_lines(dialect, outcomes))
+    {
         let _ = writeln!(t, "{line}");
     }
     let cols = columns(dialect);

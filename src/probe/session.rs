@@ -517,6 +517,17 @@ impl<'a> Session<'a> {
         self.init = init;
         if let Some(id) = init {
             self.wait_resolved(id)?;
+            if let Some(Body::Error { code, message, .. }) = self.answer_of(&self.ids.wire(id)) {
+                // Refused: no session opened, so nothing more is sent (the judge finds no work
+                // request and says why: the scenario is vacuous).
+                let method = self.shapes().handshake_method();
+                self.note(
+                    note::HANDSHAKE_REFUSED,
+                    &format!("the peer answered {method} with error {code} {message:?}: no session opened, so the probe sends nothing more"),
+                    0,
+                );
+                return Err(Stop::Refused);
+            }
             if self.shapes().opens_sessions() {
                 self.new_session()?;
             }
@@ -525,6 +536,19 @@ impl<'a> Session<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The peer's last answer to request `id`, from the record.
+    fn answer_of(&self, id: &WireId) -> Option<Body> {
+        self.records.iter().rev().find_map(|r| {
+            if r.dir != Dir::Received {
+                return None;
+            }
+            match WireMessage::parse(r.text.as_bytes()) {
+                Ok(WireMessage::Response { id: got, body }) if got == *id => Some(body),
+                _ => None,
+            }
+        })
     }
 
     /// Runs the recipe's set-up steps, then its readiness wait. A step refused (an error
@@ -707,7 +731,8 @@ impl<'a> Session<'a> {
         } else {
             self.sessions.first().cloned()
         };
-        let id = self.feed(Input::Command(Command::Send)).ok_or(Stop::Gone)?;
+        let stop = if self.gone { Stop::Gone } else { Stop::Refused };
+        let id = self.feed(Input::Command(Command::Send)).ok_or(stop)?;
         if self.setup.ctx.prompt_turn()
             && let Some(s) = self.next_session.clone()
         {

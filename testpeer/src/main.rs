@@ -16,7 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--protocol-version V] [--tool-error]
+//!     [--protocol-version V] [--tool-error] [--refuse-all]
 //! ```
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
@@ -52,10 +52,16 @@
 //! an answer caused by the cancel that, arriving before the probe's barrier is answered, looks
 //! like one that crossed it.
 //!
+//! `--ask-permission` (ACP), `--tool-error` (MCP) and `--progress-create` (LSP) are refused
+//! (exit 2) in a dialect without the message they send.
+//!
 //! `--tool-error` (MCP) answers every work request 20 ms after reading it with a tool's error
 //! result, `{"content": [{"type": "text", "text": "Unknown tool: NAME"}], "isError": true}`,
 //! as an SDK answers a call of a tool it does not have (work that fails on its own), and not
 //! at all when a cancel of it came first (as an SDK sends nothing for an aborted handler).
+//!
+//! `--refuse-all` answers every request -32601 (method not found), the handshake and `ping`
+//! too, and ignores every notification: a JSON-RPC program that speaks none of the dialect.
 //!
 //! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
 //! it cancels on its own) gives up each request still being worked on N ms after its work
@@ -150,6 +156,10 @@ struct Args {
     /// tool`, as an SDK answers a call of a tool it does not have (not at all once cancelled).
     #[arg(long)]
     tool_error: bool,
+    /// Answer every request with -32601 (method not found), `initialize` and `ping` too, as a
+    /// program that speaks JSON-RPC but not this dialect; ignore every notification.
+    #[arg(long)]
+    refuse_all: bool,
 }
 
 /// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
@@ -199,6 +209,17 @@ impl Args {
                 "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
                 a.dialect
             ));
+        }
+        let shapes = shapes::of(a.dialect);
+        let no = |flag: &str, what: &str| Err(format!("{flag}: {} has no {what}", a.dialect));
+        if a.ask_permission && shapes.permission_request("s", "t").is_none() {
+            return no("--ask-permission", "permission request");
+        }
+        if a.tool_error && shapes.unknown_tool_result(None).is_none() {
+            return no("--tool-error", "tool error result");
+        }
+        if a.progress_create && shapes.progress_create("t").is_none() {
+            return no("--progress-create", "progress token the server creates");
         }
         if let Some(v) = &a.protocol_version {
             shapes::of(a.dialect)
@@ -321,10 +342,11 @@ impl Peer {
         }
     }
 
-    /// The answer to `initialize`, in the dialect's shape (LSP keeps the codec's).
-    fn initialized(&self, cancel_support: bool) -> Option<Value> {
+    /// The answer to `initialize`, in the dialect's shape.
+    fn initialized(&self, cancel_support: bool) -> Option<Body> {
         self.shapes
             .initialize_result(&self.version(), cancel_support, ME)
+            .map(Body::Result)
     }
 
     fn feed(&mut self, input: Input) {
@@ -337,31 +359,28 @@ impl Peer {
                 Output::Nested { parent, child } => {
                     self.parent_of.insert(child, parent);
                 }
-                // The agent's own requests: sent on behalf of a prompt (`--ask-permission`).
-                Output::Send(Message::Request { id, .. }) if self.acp() => self.ask_permission(id),
-                Output::Send(Message::Activity { id }) if self.acp() => self.update(id),
+                // The agent's own requests, sent on behalf of a prompt (`--ask-permission`), and
+                // its updates, where the dialect shapes them.
+                Output::Send(Message::Request { id, .. }) if self.ask_permission(id) => {}
+                Output::Send(Message::Activity { id }) if self.update(id) => {}
                 Output::Send(m) => {
                     if let Message::Response { id, reply } = m {
                         let prompt = self.open_prompts.remove(&id);
                         self.given_up.remove(&id);
                         let wid = self.ids.wire(id);
                         if let Reply::Initialized { cancel_support } = reply
-                            && let Some(result) = self.initialized(cancel_support)
+                            && let Some(body) = self.initialized(cancel_support)
                         {
-                            self.respond(wid, Body::Result(result));
+                            self.respond(wid, body);
                             continue;
                         }
                         if reply == Reply::Cancelled && self.args.cancel_code_zero && !prompt {
                             self.respond(wid, Self::error(0, "Request cancelled", None));
                             continue;
                         }
-                        if reply == Reply::Cancelled && self.acp() {
-                            // A prompt turn ends cancelled with a result, never an error; any
-                            // other request with -32800.
-                            let body = match self.shapes.cancelled_prompt_result() {
-                                Some(result) if prompt => Body::Result(result),
-                                _ => Self::error(-32800, "Request cancelled", None),
-                            };
+                        if reply == Reply::Cancelled
+                            && let Some(body) = self.shapes.cancelled_answer(prompt)
+                        {
                             self.respond(wid, body);
                             continue;
                         }
@@ -370,7 +389,7 @@ impl Peer {
                     self.write(&text);
                 }
                 Output::StartWork(id) => {
-                    if self.acp() && self.args.ask_permission {
+                    if self.args.ask_permission {
                         asks.push(id);
                     }
                     let (ms, progress) = self
@@ -416,14 +435,15 @@ impl Peer {
     }
 
     /// ACP: the agent's own request `id`, which the model sent on behalf of a prompt: a
-    /// permission request in that prompt's session.
-    fn ask_permission(&mut self, id: RequestId) {
+    /// permission request in that prompt's session. Whether the dialect has one (else the
+    /// codec renders the request).
+    fn ask_permission(&mut self, id: RequestId) -> bool {
         let wid = self.ids.wire(id);
         let Some((method, params)) = self
             .shapes
             .permission_request(&self.session(id), &format!("call-{wid}"))
         else {
-            return;
+            return false;
         };
         let text = WireMessage::Request {
             id: wid,
@@ -432,13 +452,15 @@ impl Peer {
         }
         .to_text();
         self.write(&text);
+        true
     }
 
     /// ACP: a `session/update` of prompt `id`'s session, with some of the turn's content.
-    fn update(&mut self, id: RequestId) {
+    /// Whether the dialect has one (else the codec renders the progress).
+    fn update(&mut self, id: RequestId) -> bool {
         let Some((method, params)) = self.shapes.session_update(&self.session(id), "working")
         else {
-            return;
+            return false;
         };
         let text = WireMessage::Notification {
             method: method.into(),
@@ -446,12 +468,7 @@ impl Peer {
         }
         .to_text();
         self.write(&text);
-    }
-
-    /// Whether its work runs in sessions it opens (ACP), which its updates, its own requests
-    /// and the session's cancel name.
-    fn acp(&self) -> bool {
-        self.shapes.opens_sessions()
+        true
     }
 
     /// ACP `session/cancel`: a cancel of the open prompt turns of the session it names (the
@@ -490,7 +507,6 @@ impl Peer {
     fn act_on_cancel(&mut self, m: Message) {
         self.feed(Input::Receive(m));
         if let Message::Cancel { id, .. } = m
-            && self.acp()
             && self.args.ask_permission
             && self.jobs.contains_key(&id)
         {
@@ -516,7 +532,7 @@ impl Peer {
             return None;
         };
         let p = params.as_ref();
-        if self.acp() && self.ctx.prompt_turn() && *method == self.ctx.work_method {
+        if self.ctx.prompt_turn() && *method == self.ctx.work_method {
             let named = p.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
             if !self.sessions.iter().any(|s| Some(s.as_str()) == named) {
                 return Some(Self::error(
@@ -540,6 +556,12 @@ impl Peer {
                 return;
             }
         };
+        if self.args.refuse_all {
+            if let WireMessage::Request { id, .. } = &msg {
+                self.respond(id.clone(), shapes::not_found());
+            }
+            return;
+        }
         if let Some(body) = self.refusal(&msg) {
             if let WireMessage::Request { id, .. } = &msg {
                 self.respond(id.clone(), body);
@@ -564,15 +586,21 @@ impl Peer {
             }
             return;
         }
-        if self.args.progress_create
-            && let WireMessage::Request { id, method, .. } = &msg
-            && *method == self.ctx.work_method
+        let token = match &msg {
+            WireMessage::Request { id, method, .. }
+                if self.args.progress_create && *method == self.ctx.work_method =>
+            {
+                Some(format!("create-{}", id.to_json_text()))
+            }
+            _ => None,
+        };
+        if let Some(k) = token
+            && let Some((create, params)) = self.shapes.progress_create(&k)
         {
-            let k = format!("create-{}", id.to_json_text());
             let text = WireMessage::Request {
                 id: WireId::Str(k.clone()),
-                method: "window/workDoneProgress/create".into(),
-                params: Some(json!({"token": k})),
+                method: create.into(),
+                params: Some(params),
             }
             .to_text();
             self.creating.insert(k, body.to_vec());
@@ -587,8 +615,7 @@ impl Peer {
         let Ok(msg) = WireMessage::parse(body) else {
             return;
         };
-        if self.acp()
-            && let WireMessage::Notification { method, params } = &msg
+        if let WireMessage::Notification { method, params } = &msg
             && self.shapes.session_cancel_method() == Some(method.as_str())
         {
             self.session_cancel(params.as_ref());
@@ -601,18 +628,13 @@ impl Peer {
                 WireMessage::Request { params, .. },
                 Some(m @ Message::Request { id: mid, method }),
             ) => {
-                if self.args.tool_error && method == Method::Work && !self.acp() {
-                    if let WireMessage::Request { id, .. } = &msg {
-                        let name = params.as_ref().and_then(|p| p.get("name"));
-                        let text = format!(
-                            "Unknown tool: {}",
-                            name.and_then(Value::as_str).unwrap_or("")
-                        );
-                        let result =
-                            json!({"content": [{"type": "text", "text": text}], "isError": true});
-                        let due = Instant::now() + Duration::from_millis(TOOL_ERROR_MS);
-                        self.tool_errors.insert(mid, (due, id.clone(), result));
-                    }
+                if self.args.tool_error
+                    && method == Method::Work
+                    && let WireMessage::Request { id, .. } = &msg
+                    && let Some(result) = self.shapes.unknown_tool_result(params.as_ref())
+                {
+                    let due = Instant::now() + Duration::from_millis(TOOL_ERROR_MS);
+                    self.tool_errors.insert(mid, (due, id.clone(), result));
                     return;
                 }
                 let p = params.as_ref();
@@ -634,7 +656,7 @@ impl Peer {
                 };
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
                 self.asked_work.insert(mid, (ms, progress));
-                if self.acp() && self.ctx.prompt_turn() && method == Method::Work {
+                if self.ctx.prompt_turn() && method == Method::Work {
                     self.open_prompts.insert(mid);
                     let named = p.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
                     if let Some(s) = named {

@@ -40,6 +40,15 @@ fn bad_arguments_exit_2_naming_what_is_wrong() {
         (&["--work-ms", "soon"], "--work-ms"),
         (&["--progress-ms", "0"], "--progress-ms"),
         (&["--dialect", "lsp", "--give-up-ms", "5"], "--give-up-ms"),
+        (&["--dialect", "lsp", "--tool-error"], "--tool-error"),
+        (
+            &["--dialect", "mcp-2025-11-25", "--ask-permission"],
+            "--ask-permission",
+        ),
+        (
+            &["--dialect", "acp", "--progress-create"],
+            "--progress-create",
+        ),
         (&["--dialect", "acp", "--protocol-version", "v1"], "integer"),
         (&["--no-such-flag"], "--no-such-flag"),
     ] {

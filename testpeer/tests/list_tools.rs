@@ -82,10 +82,18 @@ fn a_dialect_without_a_list_or_a_peer_refusing_it_is_a_usage_error() {
         .expect_err(dialect);
         assert!(e.contains("--list-tools") && e.contains("--method"), "{e}");
     }
-    // A peer of another dialect: its answer to tools/list is an error, said as such.
+    // A peer of another dialect: it refuses the handshake, said as such.
     let e = probe(
         &["--dialect", "mcp-2025-11-25", "--list-tools"],
         &["--dialect", "acp"],
+    )
+    .expect_err("refused");
+    assert!(e.contains("initialize with error -32602"), "{e}");
+    // A peer that refuses tools/list (MCP 2026-07-28 has no handshake to refuse first): its
+    // answer, said as such.
+    let e = probe(
+        &["--dialect", "mcp-2026-07-28", "--list-tools"],
+        &["--dialect", "mcp-2026-07-28", "--refuse-all"],
     )
     .expect_err("refused");
     assert!(e.contains("tools/list with error -32601"), "{e}");

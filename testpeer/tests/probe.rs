@@ -49,6 +49,26 @@ fn probe(name: &str, flags: &[&str], peer: &[&str]) -> (Value, u8, Duration) {
     (v, code, took)
 }
 
+/// Runs the probe with `flags` against the test peer with `peer` arguments, printing text;
+/// returns the text and its lines before the table.
+fn report_top(flags: &[&str], peer: &[&str]) -> (String, Vec<String>) {
+    let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    argv.push("--".into());
+    argv.push(PEER.into());
+    argv.extend(peer.iter().map(|s| s.to_string()));
+    let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
+    let top = text
+        .lines()
+        .take_while(|l| !l.starts_with("scenario "))
+        .map(str::to_string)
+        .collect();
+    (text, top)
+}
+
 const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
 
 fn mcp<'a>(flags: &[&'a str]) -> Vec<&'a str> {
@@ -1207,19 +1227,7 @@ fn a_peer_of_another_protocol_version_is_named_at_the_top() {
         );
         assert!(p["peer"].as_str().unwrap().contains(version), "{d}: {p:#}");
         // In text, on the lines before the table.
-        let mut argv: Vec<String> = ["probe", "--save", scratch("text").to_str().unwrap()]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        argv.extend(flags.iter().map(|s| s.to_string()));
-        argv.push("--".into());
-        argv.push(PEER.into());
-        argv.extend(peer.iter().map(|s| s.to_string()));
-        let (text, _) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
-        let top: Vec<&str> = text
-            .lines()
-            .take_while(|l| !l.starts_with("scenario "))
-            .collect();
+        let (text, top) = report_top(&flags, &peer);
         assert!(
             top.iter()
                 .any(|l| l.contains("protocol") && l.contains(version)),
@@ -1768,4 +1776,85 @@ fn work_that_fails_with_a_tool_error_tests_nothing() {
             }
         }
     }
+}
+
+/// Issue #25: a peer that answers every request -32601 (the handshake and `ping` too) runs no
+/// work. In the dialects with a handshake no session opens and no work request is sent; in
+/// MCP 2026-07-28 the work request is refused. Either way every scenario tested nothing:
+/// `vacuous`, with why and what would fix it, never `pass` (the scenarios that claim no cancel
+/// in flight, `unknown-id`, `malformed-cancels`, `cancel-after-answer`, included); and a refused
+/// handshake is said at the top, in text and in `--json`.
+#[test]
+fn a_peer_that_refuses_every_request_tests_nothing() {
+    for d in [
+        Dialect::Mcp20251125,
+        Dialect::Mcp20260728,
+        Dialect::Acp,
+        Dialect::AcpRfd,
+        Dialect::Lsp,
+    ] {
+        let flags = ["--dialect", d.id(), "--timeout", "20000"];
+        let peer = ["--dialect", d.id(), "--refuse-all"];
+        let (v, code, _) = probe(&format!("refuse-all-{d}"), &flags, &peer);
+        assert_eq!(v["verdict"], "vacuous", "{d}: {v:#}");
+        assert_eq!(code, 0, "{d}: {v:#}");
+        let scenarios = v["scenarios"].as_array().unwrap();
+        assert!(scenarios.len() >= 12, "{d}: {v:#}");
+        for s in scenarios {
+            assert_eq!(s["verdict"], "vacuous", "{d}: {s:#}");
+            let why = s["vacuous_because"][0].as_str().unwrap_or("");
+            assert!(why.contains("-32601"), "{d}: {s:#}");
+            assert!(why.contains("--recipe"), "{d}: {s:#}");
+        }
+        let handshake = d.rules().initialize_method.is_some();
+        if !handshake {
+            assert!(v["handshake_refused"].is_null(), "{d}: {v:#}");
+            continue;
+        }
+        let refused = v["handshake_refused"].as_str().unwrap_or("");
+        assert!(
+            refused.contains("initialize") && refused.contains("-32601"),
+            "{d}: {v:#}"
+        );
+        // In text, on the lines before the table.
+        let (text, top) = report_top(&flags, &peer);
+        assert!(
+            top.iter()
+                .any(|l| l.starts_with("handshake refused:") && l.contains("-32601")),
+            "{d}: {text}"
+        );
+    }
+}
+
+/// Issue #25: the recipes examples/peers/probe-all probes the SDK peers with
+/// (`FOLDER/recipe.json`, one a peer) are valid for each dialect the peer is probed in
+/// (`examples/peers/runs`): the test peer, strict as the SDKs are, runs their work and the
+/// run passes.
+#[test]
+fn every_sdk_peer_recipe_probes_a_strict_peer_of_its_dialect() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let runs = std::fs::read_to_string(root.join("examples/peers/runs")).expect("runs");
+    let mut probed = 0;
+    for line in runs
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (run, folder, dialect) = (words[0], words[1], words[3]);
+        let recipe = root.join(format!("examples/peers/{folder}/recipe.json"));
+        assert!(recipe.is_file(), "{run}: no {}", recipe.display());
+        let flags = [
+            "--dialect",
+            dialect,
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "--scenarios",
+            "cancel-during-work,unknown-id",
+        ];
+        let (v, code, _) = probe(&format!("recipe-{run}"), &flags, &["--dialect", dialect]);
+        assert_eq!(v["verdict"], "pass", "{run}: {v:#}");
+        assert_eq!(code, 0, "{run}");
+        probed += 1;
+    }
+    assert!(probed >= 11, "{probed}");
 }

@@ -383,6 +383,19 @@ impl Shapes for Acp {
         Some(stop_reason(true))
     }
 
+    /// A prompt turn ends cancelled with a result, never an error; any other request (a
+    /// `--work-method` of the test peer's) with -32800.
+    fn cancelled_answer(&self, prompt: bool) -> Option<Body> {
+        Some(match self.cancelled_prompt_result() {
+            Some(result) if prompt => Body::Result(result),
+            _ => Body::Error {
+                code: -32800,
+                message: "Request cancelled".into(),
+                data: None,
+            },
+        })
+    }
+
     fn model_initialize_params(&self, cancel_support: bool) -> Value {
         let caps = self.rfd.then(|| rfd_capabilities(cancel_support));
         initialize_params(caps, None)

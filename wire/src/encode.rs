@@ -6,8 +6,8 @@
 //! party, the virtual time and what the endpoint did, are the root package's `trace_json`.)
 
 use cancelcheck_model::message::Method;
-use cancelcheck_model::{Dialect, Message, Output, Party, Reply, RequestId};
-use serde_json::{Map, Value, json};
+use cancelcheck_model::{Dialect, Message, Output, Party, RequestId};
+use serde_json::{Value, json};
 
 /// A request id as JSON: number, string or null, never coerced.
 pub fn id_json(id: RequestId) -> Value {
@@ -30,8 +30,19 @@ pub(crate) fn error_message(code: i64) -> &'static str {
 /// The session a request of the client's runs in, where the dialect names work by its
 /// session (ACP): each request has a session of its own, named `sess-` and the id as JSON
 /// (`sess-7`, `sess-"a"`), so that the id can be read back ([`crate::decode::session_request`]).
+///
+/// This is the model's naming, for the simulator's traces (and the corpus), where no agent
+/// opens sessions: it is no wire shape a client sends a peer. The probe's prompts and its
+/// `session/cancel` name the session the agent returned from `session/new`; the test peer, an
+/// agent, sends no session cancel and names the sessions it opened.
 pub fn session_id(id: RequestId) -> String {
     format!("sess-{}", id_json(id))
+}
+
+/// [`session_id`] of the request whose id crosses the wire as `id` (exactly, where the model
+/// holds a surrogate for it).
+pub fn wire_session_id(id: &crate::WireId) -> String {
+    format!("sess-{}", id.to_json_text())
 }
 
 /// Which session each request runs in, where a dialect names work by its session (ACP),
@@ -93,86 +104,15 @@ pub fn message_json_in(dialect: Dialect, from: Party, msg: &Message, sessions: &
     if !r.json_rpc {
         return crate::abp::message_json(msg);
     }
-    let shapes = crate::shapes::of(dialect);
-    let method_name = |m: Method| match m {
-        Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
-        Method::Work => r.work_method,
-        Method::ServerWork => r.server_work_method.unwrap_or(r.work_method),
+    // A server's request runs in the session of the request it was sent for.
+    let session = match *msg {
+        Message::Request {
+            id,
+            method: Method::ServerWork,
+        } => sessions.of(from, id),
+        _ => None,
     };
-    match *msg {
-        Message::Request { id, method } => {
-            let params = match method {
-                Method::Initialize { cancel_support } => {
-                    shapes.model_initialize_params(cancel_support)
-                }
-                Method::ServerWork => shapes.model_server_work_params(sessions.of(from, id)),
-                Method::Work => shapes.model_work_params(id),
-            };
-            json!({"jsonrpc": "2.0", "id": id_json(id), "method": method_name(method), "params": params})
-        }
-        Message::Response { id, reply } => {
-            let mut obj = Map::new();
-            obj.insert("jsonrpc".into(), json!("2.0"));
-            obj.insert("id".into(), id_json(id));
-            // An answer that says whether the request was cancelled (ACP's prompt turn and
-            // permission request), where the dialect has one.
-            let own = match reply {
-                Reply::Full | Reply::Cancelled => shapes.model_result(from, reply.is_cancelled()),
-                _ => None,
-            };
-            if let Some(result) = own {
-                obj.insert("result".into(), result);
-                return Value::Object(obj);
-            }
-            match reply {
-                Reply::Full => obj.insert("result".into(), json!({"status": "done"})),
-                Reply::Partial => obj.insert("result".into(), json!({"status": "partial"})),
-                Reply::Initialized { cancel_support } => {
-                    let caps = if r.negotiated {
-                        json!({"cancellation": {"request": cancel_support}})
-                    } else {
-                        json!({})
-                    };
-                    obj.insert(
-                        "result".into(),
-                        json!({"protocolVersion": 1, "capabilities": caps}),
-                    )
-                }
-                Reply::Cancelled => {
-                    let code = r.cancel_error_code.unwrap_or(-32800);
-                    obj.insert(
-                        "error".into(),
-                        json!({"code": code, "message": error_message(code)}),
-                    )
-                }
-                Reply::Error(code) => obj.insert(
-                    "error".into(),
-                    json!({"code": code, "message": error_message(code)}),
-                ),
-            };
-            Value::Object(obj)
-        }
-        Message::Cancel { id, session } => {
-            let session_cancel = shapes
-                .session_cancel(&session_id(id))
-                .filter(|_| session && r.session_cancel_method.is_some());
-            let (method, params) = session_cancel.unwrap_or_else(|| shapes.cancel(id_json(id)));
-            json!({"jsonrpc": "2.0", "method": method, "params": params})
-        }
-        Message::MalformedCancel => {
-            json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
-        }
-        Message::CancelAck { id, ack } => {
-            // Only ABP acknowledges; a JSON-RPC rendering keeps the same fields.
-            json!({"jsonrpc": "2.0", "method": r.cancel_ack_method.unwrap_or("cancel-result"),
-                   "params": {"id": id_json(id), "cancelled": ack.cancelled}})
-        }
-        Message::Activity { id } => {
-            let method = r.activity_method.unwrap_or("notifications/progress");
-            let params = shapes.model_activity_params(id);
-            json!({"jsonrpc": "2.0", "method": method, "params": params})
-        }
-    }
+    crate::shapes::of(dialect).model_message(from, msg, session)
 }
 
 /// The message as `dialect` puts it on the wire, as one line of text, with every model id
@@ -197,23 +137,8 @@ pub fn message_text(dialect: Dialect, from: Party, msg: &Message, ids: &crate::I
     match &mut w {
         WireMessage::Request { id, .. } | WireMessage::Response { id, .. } => *id = wid,
         WireMessage::Notification { params, .. } => {
-            let r = dialect.rules();
-            let field = match msg {
-                Message::Activity { .. } => r.activity_id_field,
-                Message::Cancel { session: true, .. } if r.session_cancel_method.is_some() => {
-                    "sessionId"
-                }
-                _ => r.cancel_id_field,
-            };
-            if let Some(p) = params.as_mut().and_then(Value::as_object_mut) {
-                // A number beyond what a JSON value holds exactly is written as the closest
-                // one; strings are exact. A session names the exact id in its text.
-                let exact = if field == "sessionId" {
-                    json!(format!("sess-{}", wid.to_json_text()))
-                } else {
-                    serde_json::from_str::<Value>(&wid.to_json_text()).unwrap_or(Value::Null)
-                };
-                p.insert(field.to_string(), exact);
+            if let Some(p) = params.as_mut() {
+                crate::shapes::of(dialect).model_notification_params(msg, &wid, p);
             }
         }
     }

@@ -12,6 +12,12 @@ use crate::decode::Body;
 use crate::frame::Framing;
 use crate::schema::{Fields, Kind, SchemaError};
 use crate::shapes::{Call, Identity, Shapes};
+
+/// A server's answer to `initialize` (`InitializeResult`): no capabilities but what every
+/// server has, and its name (`serverInfo`).
+pub fn initialize_result(server: Identity<'_>) -> Value {
+    json!({"capabilities": {}, "serverInfo": {"name": server.0, "version": server.1}})
+}
 use cancelcheck_model::{Dialect, RequestId};
 use serde_json::{Value, json};
 
@@ -21,6 +27,8 @@ pub const INITIALIZE: &str = "initialize";
 pub const INITIALIZED: &str = "initialized";
 /// The cancel.
 pub const CANCEL_REQUEST: &str = "$/cancelRequest";
+/// The server's request that the client create a work-done progress token.
+pub const WORK_DONE_PROGRESS_CREATE: &str = "window/workDoneProgress/create";
 /// The prefix of methods that depend on the implementation (a request the receiver does not
 /// know is answered -32601).
 pub const IMPLEMENTATION_PREFIX: &str = "$/";
@@ -37,7 +45,7 @@ pub fn initialize_params() -> Value {
 /// `window/workDoneProgress/create` is refused.
 pub fn client_answer(method: &str, params: Option<&Value>) -> Option<Value> {
     match method {
-        "window/workDoneProgress/create"
+        WORK_DONE_PROGRESS_CREATE
         | "client/registerCapability"
         | "client/unregisterCapability"
         | "window/showMessageRequest"
@@ -138,6 +146,20 @@ impl Shapes for Lsp {
             Some(result) => Body::Result(result),
             None => crate::shapes::not_found(),
         }
+    }
+
+    /// LSP negotiates no protocol version: the answer names none.
+    fn initialize_result(
+        &self,
+        _version: &Value,
+        _cancel_support: bool,
+        me: Identity<'_>,
+    ) -> Option<Value> {
+        Some(initialize_result(me))
+    }
+
+    fn progress_create(&self, token: &str) -> Option<Call> {
+        Some((WORK_DONE_PROGRESS_CREATE, json!({ "token": token })))
     }
 
     fn model_work_params(&self, _id: RequestId) -> Value {

@@ -162,6 +162,12 @@ pub fn tool_call_params(name: &str, arguments: Value) -> Value {
     json!({"name": name, "arguments": arguments})
 }
 
+/// A tool's error result saying the server has no tool `name`, as the SDKs answer such a call
+/// (`CallToolResult` with `isError: true`).
+pub fn unknown_tool_result(name: &str) -> Value {
+    json!({"content": [{"type": "text", "text": format!("Unknown tool: {name}")}], "isError": true})
+}
+
 /// Whether `method` is one the check knows for `version`.
 pub fn knows(version: &str, method: &str) -> bool {
     const BOTH: [&str; 9] = [
@@ -412,6 +418,12 @@ impl Shapes for Mcp {
             message: "Unsupported protocol version".into(),
             data: Some(json!({"supported": [mine], "requested": asked})),
         })
+    }
+
+    /// The tool `tools/call` names (`params.name`).
+    fn unknown_tool_result(&self, params: Option<&Value>) -> Option<Value> {
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        Some(unknown_tool_result(name.unwrap_or("")))
     }
 
     fn model_work_params(&self, _id: RequestId) -> Value {

@@ -13,11 +13,13 @@
 //! way.
 
 use crate::decode::{Body, Context};
+use crate::encode::{error_message, id_json, session_id};
 use crate::frame::Framing;
 use crate::schema::SchemaError;
-use crate::{WireMessage, abp, acp, lsp, mcp};
+use crate::{WireId, WireMessage, abp, acp, lsp, mcp};
 use cancelcheck_model::dialect::DialectRules;
-use cancelcheck_model::{Dialect, Party, RequestId};
+use cancelcheck_model::message::Method;
+use cancelcheck_model::{Dialect, Message, Party, Reply, RequestId};
 use serde_json::{Map, Value, json};
 
 /// A party's name and version, as it identifies itself (`clientInfo`, `serverInfo`).
@@ -285,7 +287,80 @@ pub trait Shapes: Sync {
         None
     }
 
+    /// A server's answer to a request it stopped for a cancel, where the dialect's is not the
+    /// codec's rendering of the model's cancelled answer: `prompt`, whether the request is a
+    /// prompt turn ([`Shapes::prompt_method`]). ACP: a prompt turn ends with
+    /// [`Shapes::cancelled_prompt_result`], any other request with error -32800.
+    fn cancelled_answer(&self, _prompt: bool) -> Option<Body> {
+        None
+    }
+
+    /// A server's answer to a call of a tool it does not have, naming the tool the call's
+    /// `params` name, as the SDKs answer it (MCP: a tool's error result, `isError: true`), if
+    /// the dialect's work is a tool call.
+    fn unknown_tool_result(&self, _params: Option<&Value>) -> Option<Value> {
+        None
+    }
+
+    /// A server's request that the client create the progress token `token` before progress
+    /// is reported under it, if the dialect has one (LSP: `window/workDoneProgress/create`).
+    fn progress_create(&self, _token: &str) -> Option<Call> {
+        None
+    }
+
     // ---- the model's messages as the simulator renders them ([`crate::encode`])
+    //
+    // The model's stand-ins (`{"protocolVersion": 1}`, sessions named `sess-<id>`, work
+    // `{"status": "done"}`) are what the simulator's traces and the corpus record; the probe
+    // and the test peer put the dialect's own shapes above on a wire instead.
+
+    /// The model's message `msg`, sent by `from`, as the simulator renders it (JSON-RPC);
+    /// `session` is the session of a server's ordinary request (see
+    /// [`crate::encode::Sessions`]).
+    fn model_message(&self, from: Party, msg: &Message, session: Option<RequestId>) -> Value {
+        model_message(self, from, msg, session)
+    }
+
+    /// The result of the model's answer to `initialize` (`Reply::Initialized`) as the simulator
+    /// renders it in every JSON-RPC dialect: `{"protocolVersion": 1, "capabilities": ...}`,
+    /// declaring `cancel_support` where support is negotiated. A server on a wire answers with
+    /// [`Shapes::initialize_result`] instead.
+    fn model_initialize_result(&self, cancel_support: bool) -> Value {
+        let caps = if self.rules().negotiated {
+            json!({"cancellation": {"request": cancel_support}})
+        } else {
+            json!({})
+        };
+        json!({"protocolVersion": 1, "capabilities": caps})
+    }
+
+    /// The params of the model's notification `msg` (a cancel, a session's cancel, progress)
+    /// made to name request `wire` exactly, where the model's id is a surrogate for it (a long
+    /// string, a number beyond `i64`): the field that names the request, or the session the
+    /// model names after it ([`crate::encode::wire_session_id`]).
+    fn model_notification_params(&self, msg: &Message, wire: &WireId, params: &mut Value) {
+        let r = self.rules();
+        let session_cancel = match msg {
+            Message::Cancel { session: true, .. } => {
+                self.session_cancel(&crate::encode::wire_session_id(wire))
+            }
+            _ => None,
+        };
+        if let Some((_, p)) = session_cancel {
+            *params = p;
+            return;
+        }
+        let field = match msg {
+            Message::Activity { .. } => r.activity_id_field,
+            _ => r.cancel_id_field,
+        };
+        if let Some(p) = params.as_object_mut() {
+            // A number beyond what a JSON value holds exactly is written as the closest one;
+            // strings are exact.
+            let exact = serde_json::from_str::<Value>(&wire.to_json_text()).unwrap_or(Value::Null);
+            p.insert(field.to_string(), exact);
+        }
+    }
 
     /// The params of the model's `initialize` (the simulator's stand-in for a handshake where
     /// the dialect has none of its own).
@@ -310,6 +385,90 @@ pub trait Shapes: Sync {
     /// The params of the activity notification (progress) of request `id`.
     fn model_activity_params(&self, id: RequestId) -> Value {
         json!({self.rules().activity_id_field: crate::id_json(id), "progress": 1})
+    }
+}
+
+/// The generic JSON-RPC rendering of the model's messages ([`Shapes::model_message`]): method
+/// names and parameter keys from the dialect's rule table, params and results from `shapes`'
+/// `model_*` methods.
+fn model_message<S: Shapes + ?Sized>(
+    shapes: &S,
+    from: Party,
+    msg: &Message,
+    session: Option<RequestId>,
+) -> Value {
+    let r = shapes.rules();
+    let method_name = |m: Method| match m {
+        Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
+        Method::Work => r.work_method,
+        Method::ServerWork => r.server_work_method.unwrap_or(r.work_method),
+    };
+    match *msg {
+        Message::Request { id, method } => {
+            let params = match method {
+                Method::Initialize { cancel_support } => {
+                    shapes.model_initialize_params(cancel_support)
+                }
+                Method::ServerWork => shapes.model_server_work_params(session),
+                Method::Work => shapes.model_work_params(id),
+            };
+            json!({"jsonrpc": "2.0", "id": id_json(id), "method": method_name(method), "params": params})
+        }
+        Message::Response { id, reply } => {
+            let mut obj = Map::new();
+            obj.insert("jsonrpc".into(), json!("2.0"));
+            obj.insert("id".into(), id_json(id));
+            // An answer that says whether the request was cancelled (ACP's prompt turn and
+            // permission request), where the dialect has one.
+            let own = match reply {
+                Reply::Full | Reply::Cancelled => shapes.model_result(from, reply.is_cancelled()),
+                _ => None,
+            };
+            if let Some(result) = own {
+                obj.insert("result".into(), result);
+                return Value::Object(obj);
+            }
+            match reply {
+                Reply::Full => obj.insert("result".into(), json!({"status": "done"})),
+                Reply::Partial => obj.insert("result".into(), json!({"status": "partial"})),
+                Reply::Initialized { cancel_support } => obj.insert(
+                    "result".into(),
+                    shapes.model_initialize_result(cancel_support),
+                ),
+                Reply::Cancelled => {
+                    let code = r.cancel_error_code.unwrap_or(-32800);
+                    obj.insert(
+                        "error".into(),
+                        json!({"code": code, "message": error_message(code)}),
+                    )
+                }
+                Reply::Error(code) => obj.insert(
+                    "error".into(),
+                    json!({"code": code, "message": error_message(code)}),
+                ),
+            };
+            Value::Object(obj)
+        }
+        Message::Cancel { id, session } => {
+            let session_cancel = shapes
+                .session_cancel(&session_id(id))
+                .filter(|_| session && r.session_cancel_method.is_some());
+            let (method, params) = session_cancel.unwrap_or_else(|| shapes.cancel(id_json(id)));
+            json!({"jsonrpc": "2.0", "method": method, "params": params})
+        }
+        Message::MalformedCancel => {
+            json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
+        }
+        Message::CancelAck { id, ack } => {
+            // Only ABP acknowledges; a JSON-RPC rendering keeps the same fields.
+            json!({"jsonrpc": "2.0", "method": r.cancel_ack_method.unwrap_or("cancel-result"),
+                   "params": {"id": id_json(id), "cancelled": ack.cancelled}})
+        }
+        Message::Activity { id } => {
+            let method = r.activity_method.unwrap_or("notifications/progress");
+            let params = shapes.model_activity_params(id);
+            json!({"jsonrpc": "2.0", "method": method, "params": params})
+        }
     }
 }
 

@@ -2,11 +2,18 @@
 //! `mcp.rs`, `lsp.rs`, `abp.rs`, `shapes.rs`) decides a message by its dialect.
 //!
 //! The rule, per function (its whole body, closures and nested items included; comments and
-//! `#[cfg(test)]` items left out): a function that names a dialect (`Dialect::Acp`,
-//! `Dialect::Lsp`, ... in a `match`, a `matches!` or a comparison; `Dialect::ALL` is a list,
-//! not a choice) must not also build a JSON-RPC message (`json!(`, a `"jsonrpc"` or
-//! `"method"` key, a `WireMessage::Request {`/`Notification {`/`Response {` or a
-//! `Body::Result(`). Ask `cancelcheck_wire::shapes::of(dialect)` instead.
+//! `#[cfg(test)]` items left out): a function that names a dialect must not also build a
+//! JSON-RPC message (`json!(`, a `"jsonrpc"` or `"method"` key, a
+//! `WireMessage::Request {`/`Notification {`/`Response {` or a `Body::Result(`). Ask
+//! `cancelcheck_wire::shapes::of(dialect)` instead. A function names a dialect when it
+//! writes one (`Dialect::Acp`, `Dialect::Lsp`, ... in a `match`, a `matches!` or a
+//! comparison; `Dialect::ALL` is a list, not a choice), or a stand-in for one:
+//! - it asks whether work runs in sessions (`opens_sessions()`), which only ACP's does;
+//! - it reads the dialect's rule table (`rules()`, `rules().session_cancel_method`, ...),
+//!   whose fields tell the dialects apart;
+//! - it calls a predicate of its own file that does either (a `fn ... -> bool` that names a
+//!   dialect and builds nothing, such as the test peer's `acp()`), as `self.acp()` or
+//!   `acp()`.
 
 use std::path::{Path, PathBuf};
 
@@ -211,6 +218,55 @@ impl Source {
             .collect()
     }
 
+    /// Whether `span` calls `name` (`name(`, `.name(`, as a word).
+    fn calls(&self, (from, to): (usize, usize), name: &[u8]) -> Option<usize> {
+        (from..to).find(|&i| self.word_at(i, name) && self.after(i + name.len()).starts_with(b"("))
+    }
+
+    /// The places `span` stands in for a dialect: asks `opens_sessions()`, reads `rules()` (but
+    /// for the fields that describe the dialect rather than shape its messages: `id`, `title`,
+    /// `spec_file`), or calls one of `predicates`.
+    fn stand_ins(&self, (from, to): (usize, usize), predicates: &[Vec<u8>]) -> Vec<usize> {
+        const DESCRIBE: [&[u8]; 3] = [b"id", b"title", b"spec_file"];
+        let rules = (from..to).filter(|&i| {
+            self.word_at(i, b"rules")
+                && self.text[i..].starts_with(b"rules()")
+                && !DESCRIBE.iter().any(|f| {
+                    let rest = self.after(i + b"rules()".len());
+                    rest.strip_prefix(b".").is_some_and(|r| {
+                        r.starts_with(f)
+                            && r.get(f.len())
+                                .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    })
+                })
+        });
+        let mut at: Vec<usize> = std::iter::once(&b"opens_sessions"[..])
+            .chain(predicates.iter().map(Vec::as_slice))
+            .filter_map(|name| self.calls((from, to), name))
+            .chain(rules)
+            .collect();
+        at.sort_unstable();
+        at
+    }
+
+    /// The name of the function whose span starts at `from` (`fn name`), and whether it
+    /// returns `bool`.
+    fn signature(&self, from: usize) -> (Vec<u8>, bool) {
+        let rest = self.after(from + 2);
+        let name: Vec<u8> = rest
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .copied()
+            .collect();
+        let open = self.body_start(from).unwrap_or(self.text.len());
+        let head = &self.text[from..open];
+        let bool_result = head
+            .windows(2)
+            .rposition(|w| w == b"->")
+            .is_some_and(|k| trim(&head[k + 2..]).starts_with(b"bool"));
+        (name, bool_result)
+    }
+
     /// The first message-building marker in `span`, if any.
     fn builds(&self, (from, to): (usize, usize)) -> Option<&'static str> {
         BUILDS.iter().copied().find(|m| {
@@ -288,12 +344,35 @@ fn trim(b: &[u8]) -> &[u8] {
 fn violations(src: &str) -> Vec<String> {
     let s = lex(src);
     let tests = s.test_items();
-    let mut found = Vec::new();
-    for span in s.functions() {
-        if tests.iter().any(|&(a, b)| a <= span.0 && span.0 < b) {
-            continue;
+    let spans: Vec<(usize, usize)> = s
+        .functions()
+        .into_iter()
+        .filter(|span| !tests.iter().any(|&(a, b)| a <= span.0 && span.0 < b))
+        .collect();
+    // The file's predicates that stand in for a dialect, to a fixed point (a predicate that
+    // calls one is one).
+    let mut predicates: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let before = predicates.len();
+        for &span in &spans {
+            let (name, bool_result) = s.signature(span.0);
+            if !bool_result || predicates.contains(&name) || s.builds(span).is_some() {
+                continue;
+            }
+            // Its own name called inside it is recursion, not a stand-in.
+            if !s.dialects_named(span).is_empty() || !s.stand_ins(span, &predicates).is_empty() {
+                predicates.push(name);
+            }
         }
-        let named = s.dialects_named(span);
+        if predicates.len() == before {
+            break;
+        }
+    }
+    let mut found = Vec::new();
+    for span in spans {
+        let mut named = s.dialects_named(span);
+        named.extend(s.stand_ins(span, &predicates));
+        named.sort_unstable();
         if let (Some(&at), Some(marker)) = (named.first(), s.builds(span)) {
             found.push(format!(
                 "{}: a function that names a dialect (line {}) builds a message ({marker}): ask `cancelcheck_wire::shapes::of(dialect)`",
@@ -361,7 +440,8 @@ fn every_home_exists() {
     }
 }
 
-/// The rule finds what it is for, and nothing else.
+/// The rule finds what it is for (a dialect named, or a stand-in for one, where a message is
+/// built), and nothing else.
 #[test]
 fn the_rule_catches_a_dialect_match_that_builds_and_only_that() {
     let bad = r#"
@@ -405,4 +485,75 @@ mod tests {
 }
 "#;
     assert_eq!(violations(fine), Vec::<String>::new());
+    // The stand-ins for a dialect count as naming one: whether work runs in sessions, a
+    // predicate of the file's own that asks it (or names a dialect), the rule table's fields.
+    let sessions = r#"
+fn answer(&self, prompt: bool) -> Body {
+    if self.shapes.opens_sessions() && prompt {
+        Body::Result(json!({"stopReason": "cancelled"}))
+    } else {
+        not_found()
+    }
+}
+"#;
+    assert_eq!(violations(sessions).len(), 1, "{sessions}");
+    let predicate = r#"
+impl Peer {
+    fn acp(&self) -> bool {
+        self.shapes.opens_sessions()
+    }
+    fn agent(&self) -> bool {
+        self.acp()
+    }
+    fn lsp(d: Dialect) -> bool {
+        d == Dialect::Lsp
+    }
+    fn tool_error(&self) -> Value {
+        if !self.agent() { json!({"isError": true}) } else { Value::Null }
+    }
+    fn initialized(&self, d: Dialect) -> Value {
+        if Self::lsp(d) { json!({"capabilities": {}}) } else { json!({"protocolVersion": 1}) }
+    }
+    fn unrelated(&self) -> Value {
+        self.acp_session();
+        json!({})
+    }
+}
+"#;
+    let v = violations(predicate);
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(
+        v[0].starts_with("12: ") && v[1].starts_with("15: "),
+        "{v:?}"
+    );
+    let rules = r#"
+fn result(d: Dialect, cancel_support: bool) -> Value {
+    let r = d.rules();
+    let caps = if r.negotiated { json!({"cancellation": {"request": cancel_support}}) } else { json!({}) };
+    json!({"protocolVersion": 1, "capabilities": caps})
+}
+fn field(d: Dialect, id: Value) -> Value {
+    json!({ d.rules().cancel_id_field: id })
+}
+"#;
+    assert_eq!(violations(rules).len(), 2, "{:?}", violations(rules));
+    let fine_too = r#"
+fn title(d: Dialect) -> Value {
+    json!({"dialect": d.rules().id, "title": d.rules().title, "text": d.rules().spec_file})
+}
+fn strict(&self) -> bool {
+    self.strict || !self.lenient
+}
+fn check(&self) -> Value {
+    if self.strict() { json!({}) } else { Value::Null }
+}
+fn sessions(&self) -> usize {
+    if self.shapes.opens_sessions() { 1 } else { 0 }
+}
+#[cfg(test)]
+mod tests {
+    fn t(s: &dyn Shapes) -> Value { if s.opens_sessions() { json!({}) } else { json!([]) } }
+}
+"#;
+    assert_eq!(violations(fine_too), Vec::<String>::new());
 }
