@@ -107,7 +107,7 @@ pub mod note {
     pub const TIMEOUT: &str = "timeout";
     /// Bytes on the peer's stdout that are not a frame (the text says where and why).
     pub const FRAMING: &str = "framing-error";
-    /// The peer refused to open the session (ACP: no session from `session/new`).
+    /// The agent answered `session/new` with a result that names no session (ACP).
     pub const REFUSED: &str = "refused";
     /// The declared lower bound on the work's duration (`--min-work-ms`): `N ms ...`.
     pub const MIN_WORK: &str = "min-work-ms";
@@ -148,9 +148,9 @@ pub const ERROR_KINDS: [&str; 5] = ["not-json-rpc", "framing", "peer-gone", "tim
 /// JSON-RPC, broken framing, a peer that died or hung.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SessionError {
-    /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`, `refused` (the peer refused the
-    /// probe's request as invalid or unknown, or to open a session: the scenario tested
-    /// nothing).
+    /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`, `refused` (an ACP agent answered
+    /// `session/new` with a result that names no session; an error answer is a refusal the
+    /// scenario is vacuous for, not a session error).
     pub kind: &'static str,
     /// Where in the peer's output, for output problems.
     pub offset: Option<u64>,
@@ -175,8 +175,8 @@ pub struct Judgement {
     /// What the peer's answer to the handshake says of the protocol version it speaks, where
     /// that is not the one the dialect's text is of (`None`: the same, or none negotiated).
     pub protocol: Option<String>,
-    /// How the peer refused the session's `initialize` (an error answer: no session opened),
-    /// if it did.
+    /// How the peer refused to open the session (an error answer to `initialize`, or to ACP's
+    /// `session/new`: no session opened), if it did.
     pub handshake_refused: Option<String>,
     /// Why the scenario tested nothing, each with what would fix it (empty: it tested what it
     /// claims): its work request refused before it ran, or, where the scenario claims a cancel
@@ -439,6 +439,8 @@ struct Judge<'c> {
     protocol: Option<String>,
     /// The session's `initialize` request (the dialect's `initialize_method`), once sent.
     initialize: Option<WireId>,
+    /// The probe's request that opens a session of work (ACP `session/new`), once sent.
+    opening: Option<WireId>,
     /// How the peer refused it (an error answer).
     handshake_refused: Option<String>,
     /// The probe's work requests: when each was sent and first answered.
@@ -690,6 +692,14 @@ impl Judge<'_> {
         {
             self.initialize = request.clone();
         }
+        if self.opening.is_none()
+            && msg.method().is_some_and(|m| {
+                cancelcheck_wire::shapes::of(dialect).plumbing(m)
+                    == Some(cancelcheck_wire::shapes::Plumbing::NewSession)
+            })
+        {
+            self.opening = request.clone();
+        }
         let handshake = cancelcheck_wire::shapes::of(dialect).handshake_method();
         if !self.handshake_sent && msg.method() == Some(handshake) {
             self.handshake_sent = true;
@@ -878,11 +888,16 @@ impl Judge<'_> {
             }
         };
         if let WireMessage::Response { id, body } = &msg {
-            if let (true, Body::Error { code, message, .. }) =
-                (self.initialize.as_ref() == Some(id), body)
+            let opening = if self.initialize.as_ref() == Some(id) {
+                self.ctx.dialect.rules().initialize_method
+            } else if self.opening.as_ref() == Some(id) {
+                Some("session/new")
+            } else {
+                None
+            };
+            if let (Some(method), Body::Error { code, message, .. }) = (opening, body)
                 && self.handshake_refused.is_none()
             {
-                let method = self.ctx.dialect.rules().initialize_method.unwrap_or("");
                 self.handshake_refused = Some(format!(
                     "the peer answered {method} with error {code} ({message:?})"
                 ));
@@ -1235,7 +1250,7 @@ impl Judge<'_> {
             // claims; where a session error says why (the peer gone, a timeout), that fails it.
             if let Some(refused) = &self.handshake_refused {
                 self.vacuous_because.push(format!(
-                    "{refused}: no session opened, so the probe sent no work request; check that the command starts a {dialect} server, and give the initialize params it needs in a recipe (--recipe FILE, its initialize)"
+                    "{refused}: no session opened, so the probe sent no work request; check that the command starts a {dialect} server, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
                 ));
             } else if self.errors.is_empty() {
                 self.vacuous_because.push(format!(
@@ -1317,6 +1332,7 @@ impl<'c> Judging<'c> {
                 handshake_sent: false,
                 protocol: None,
                 initialize: None,
+                opening: None,
                 handshake_refused: None,
                 work: BTreeMap::new(),
                 refused: BTreeSet::new(),

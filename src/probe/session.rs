@@ -660,7 +660,16 @@ impl<'a> Session<'a> {
         })?;
         let session = match self.other_answers.get(&id) {
             Some(Body::Result(v)) => self.shapes().opened_session(v),
-            _ => None,
+            Some(Body::Error { code, message, .. }) => {
+                // Refused (an agent that wants `authenticate` first, say): no session opens,
+                // so nothing more is sent; the judge finds no work request and says why.
+                let why = format!(
+                    "the agent answered session/new with error {code} {message:?}: no session opened, so the probe sends nothing more"
+                );
+                self.note(note::HANDSHAKE_REFUSED, &why, 0);
+                return Err(Stop::Refused);
+            }
+            None => None,
         };
         let Some(session) = session.map(str::to_string) else {
             let t = self.t_us();

@@ -160,6 +160,10 @@ struct Args {
     /// program that speaks JSON-RPC but not this dialect; ignore every notification.
     #[arg(long)]
     refuse_all: bool,
+    /// ACP: answer every `session/new` with error -32000 "Authentication required", as an
+    /// agent that wants `authenticate` first: no session opens.
+    #[arg(long)]
+    auth_required: bool,
 }
 
 /// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
@@ -220,6 +224,9 @@ impl Args {
         }
         if a.progress_create && shapes.progress_create("t").is_none() {
             return no("--progress-create", "progress token the server creates");
+        }
+        if a.auth_required && !shapes.opens_sessions() {
+            return no("--auth-required", "session to open");
         }
         if let Some(v) = &a.protocol_version {
             shapes::of(a.dialect)
@@ -692,6 +699,9 @@ impl Peer {
                             },
                             Body::Result,
                         )
+                    }
+                    Some(Plumbing::NewSession) if self.args.auth_required => {
+                        Self::error(-32000, "Authentication required", None)
                     }
                     Some(Plumbing::NewSession) => {
                         let session = format!("session-{}", self.sessions.len() + 1);

@@ -1826,6 +1826,36 @@ fn a_peer_that_refuses_every_request_tests_nothing() {
     }
 }
 
+/// Issue #25: an ACP agent that refuses to open a session (it wants `authenticate` first, as
+/// real agents do before they are logged in) is not broken, and the probe tested nothing: every
+/// scenario is vacuous with the fix (a recipe's set-up), never a session error that fails it,
+/// and the report's first lines say so.
+#[test]
+fn an_agent_that_wants_authentication_first_tests_nothing_and_fails_nothing() {
+    for d in [Dialect::Acp, Dialect::AcpRfd] {
+        let flags = ["--dialect", d.id(), "--timeout", "20000"];
+        let peer = ["--dialect", d.id(), "--auth-required"];
+        let (v, code, _) = probe(&format!("auth-required-{d}"), &flags, &peer);
+        assert_eq!(v["verdict"], "vacuous", "{d}: {v:#}");
+        assert_eq!(code, 0, "{d}: {v:#}");
+        for s in v["scenarios"].as_array().unwrap() {
+            assert_eq!(s["verdict"], "vacuous", "{d}: {s:#}");
+            assert!(
+                s["errors"].as_array().is_none_or(Vec::is_empty),
+                "{d}: {s:#}"
+            );
+            let why = s["vacuous_because"][0].as_str().unwrap_or("");
+            assert!(
+                why.contains("session/new") && why.contains("-32000"),
+                "{d}: {s:#}"
+            );
+            assert!(why.contains("authenticate"), "{d}: {s:#}");
+        }
+        let refused = v["handshake_refused"].as_str().unwrap_or("");
+        assert!(refused.contains("session/new"), "{d}: {v:#}");
+    }
+}
+
 /// Issue #25: the recipes examples/peers/probe-all probes the SDK peers with
 /// (`FOLDER/recipe.json`, one a peer) are valid for each dialect the peer is probed in
 /// (`examples/peers/runs`): the test peer, strict as the SDKs are, runs their work and the
