@@ -1250,11 +1250,11 @@ impl Judge<'_> {
             // claims; where a session error says why (the peer gone, a timeout), that fails it.
             if let Some(refused) = &self.handshake_refused {
                 self.vacuous_because.push(format!(
-                    "{refused}: no session opened, so the probe sent no work request; check that the command starts a {dialect} server, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
+                    "{refused}: no session opened, so the probe sent no work request; check that the command starts a server of {dialect}, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
                 ));
             } else if self.errors.is_empty() {
                 self.vacuous_because.push(format!(
-                    "the probe sent no work request ({}): the session ended before it; check that the command starts a {dialect} server and what it needs to open a session (a recipe, --recipe FILE)",
+                    "the probe sent no work request ({}): the session ended before it; check that the command starts a server of {dialect} and what it needs to open a session (a recipe, --recipe FILE)",
                     self.ctx.work_method
                 ));
             }

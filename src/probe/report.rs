@@ -96,7 +96,7 @@ fn handshake_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
         .into_iter()
         .map(|r| {
             format!(
-                "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a {dialect} server, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
+                "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a server of {dialect}, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
             )
         })
         .collect()
