@@ -534,18 +534,7 @@ fn the_checker_judges_cascades_and_the_tree_draws_them_in_simulated_runs() {
                         t.verdict.violations
                     );
                     // The tree draws each gap the checker names on a cancel's path.
-                    let drawn: Vec<_> = tree
-                        .cancels()
-                        .iter()
-                        .flat_map(|p| {
-                            p.reached
-                                .iter()
-                                .chain(&p.missed)
-                                .copied()
-                                .collect::<Vec<_>>()
-                        })
-                        .map(|n| (tree.node(n).requester, tree.node(n).id))
-                        .collect();
+                    let drawn = tree.on_cancel_paths();
                     for (party, id, _) in &gaps_found {
                         assert!(
                             drawn.contains(&(*party, *id)),

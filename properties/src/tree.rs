@@ -480,6 +480,22 @@ impl RequestTree {
         false
     }
 
+    /// The requests drawn below the origin of some cancel's path ([`Self::cancels`]), reached
+    /// or missed, each as its requester and id, in the order of the paths.
+    pub fn on_cancel_paths(&self) -> Vec<(Party, RequestId)> {
+        self.cancels()
+            .iter()
+            .flat_map(|p| {
+                p.reached
+                    .iter()
+                    .chain(&p.missed)
+                    .copied()
+                    .collect::<Vec<_>>()
+            })
+            .map(|n| (self.graph[n].requester, self.graph[n].id))
+            .collect()
+    }
+
     /// Every cancel that did not come from a parent's cascade, in the order of the requests
     /// given up, each with its path: the requests whose cancel started a cascade (or could
     /// have, had they children).

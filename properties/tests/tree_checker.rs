@@ -267,18 +267,7 @@ fn the_checker_judges_cascade_complete_and_the_tree_draws_it() {
             c.cascade_gaps()
         );
         let tree = RequestTree::from_events(&evs);
-        let drawn: Vec<(Party, RequestId)> = tree
-            .cancels()
-            .iter()
-            .flat_map(|p| {
-                p.reached
-                    .iter()
-                    .chain(&p.missed)
-                    .copied()
-                    .collect::<Vec<_>>()
-            })
-            .map(|n| (tree.node(n).requester, tree.node(n).id))
-            .collect();
+        let drawn = tree.on_cancel_paths();
         for (party, id, _) in c.cascade_gaps() {
             assert!(
                 drawn.contains(&(party, id)),
