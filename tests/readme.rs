@@ -1,6 +1,7 @@
 //! Every command the README shows is run, as written, from the file itself: a command that
 //! stops working, or a README that drifts from the tool, fails here. `.ci/run` runs the two
-//! set-up commands and the install command (the README's only `cargo` commands); this test
+//! set-up commands, the long suite and the install command (the README's only `cargo`
+//! commands); this test
 //! runs every other one, in README order, from one scratch folder that holds a copy of the
 //! regression corpus (`traces/`) and of the recorded transcripts (`tests/fixtures/audit/`), so
 //! a command may read what an earlier one wrote.
@@ -198,11 +199,11 @@ fn every_command_in_the_readme_runs_as_written() {
         let at = format!("README.md:{} ({})", c.line, c.section);
         let mut words = c.words.clone();
         if words[0] == "cargo" {
-            // The set-up and install commands: `.ci/run` reads them from these sections and
-            // runs them as written.
+            // The set-up, long-suite and install commands: `.ci/run` reads them from these
+            // sections and runs them as written.
             assert!(
-                c.section == "Set-up" || c.section == "Installing",
-                "{at}: a cargo command outside Set-up and Installing is run by nothing: {:?}",
+                ["Set-up", "The long suite", "Installing"].contains(&c.section.as_str()),
+                "{at}: a cargo command outside Set-up, The long suite and Installing is run by nothing: {:?}",
                 c.words
             );
             cargo.push(words.join(" "));
@@ -272,6 +273,10 @@ fn every_command_in_the_readme_runs_as_written() {
         "the README's first command is the main job on its built-in default"
     );
     assert!(cargo.iter().any(|c| c == "cargo test"), "{cargo:?}");
+    assert!(
+        cargo.iter().any(|c| c == "cargo test -- --ignored"),
+        "the long suite: {cargo:?}"
+    );
 }
 
 #[test]
