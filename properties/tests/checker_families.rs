@@ -162,7 +162,7 @@ fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
         &then(STALE_CANCEL_ON_A_REUSED_ID, &["end quiescent open 1 0"]),
     );
     assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
-    assert_eq!(c.verdict().violations[0].strength, Strength::Should);
+    assert_eq!(c.verdict().violations[0].strength, Strength::Note);
     assert_eq!(c.verdict().status(true), Status::Warn);
 }
 
@@ -329,7 +329,7 @@ fn a_bounded_or_disconnected_run_judges_nothing_eventual() {
 fn a_leak_is_judged_at_quiescence_for_either_party() {
     for (d, strength) in [
         (Dialect::Mcp20251125, Strength::Should),
-        (Dialect::AcpRfd, Strength::Should),
+        (Dialect::AcpRfd, Strength::Note),
     ] {
         for end in ["end quiescent open 1 0", "end quiescent open 0 1"] {
             let c = checker(d, false, &[end]);
