@@ -69,6 +69,21 @@ fn abp_runs_from_its_own_default() {
         v["violations_by_invariant"]["single-resolution"].is_number(),
         "{v:#}"
     );
+    // Each invariant broken says how strongly this dialect's text binds it, in JSON and text.
+    let first = v["first_failures"].as_array().unwrap();
+    assert!(first.iter().all(|b| b["strength"] == "NOTE"), "{v:#}");
+    let o = cancelcheck(&[
+        "run",
+        "--dialect",
+        "abp",
+        "--behavior",
+        "answers-twice",
+        "--seeds",
+        "0..50",
+        "--save",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert!(text(&o.stdout).contains("  single-resolution (NOTE) "));
 }
 
 #[test]
