@@ -208,7 +208,7 @@ impl Args {
         if a.progress_ms == 0 {
             return Err("--progress-ms must be at least 1".into());
         }
-        if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
+        if a.give_up_ms.is_some() && a.dialect.rules().give_up.is_none() {
             return Err(format!(
                 "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
                 a.dialect
