@@ -51,6 +51,13 @@ fn work(id: i64) -> Input {
     })
 }
 
+fn cancel(id: i64) -> Input {
+    Input::Receive(Message::Cancel {
+        id: RequestId::Int(id),
+        session: false,
+    })
+}
+
 /// The answer among `out`, if one went out.
 fn answer(out: &[Output]) -> Option<Reply> {
     out.iter().find_map(|o| match o {
@@ -91,26 +98,14 @@ fn a_give_up_after_a_cancel_was_read_is_answered_as_the_cancel_asks() {
     let mut s = server(Dialect::Lsp, Behaviour::FinishFirst);
     feed(&mut s, work(1));
     feed(&mut s, work(2));
-    feed(
-        &mut s,
-        Input::Receive(Message::Cancel {
-            id: RequestId::Int(2),
-            session: false,
-        }),
-    );
+    feed(&mut s, cancel(2));
     feed(&mut s, Input::WorkDone(RequestId::Int(1)));
     let out = feed(&mut s, Input::InternalCancel(RequestId::Int(2)));
     assert_eq!(answer(&out), Some(Reply::Cancelled), "queued");
     // Read while it ran.
     let mut s = server(Dialect::Lsp, Behaviour::FinishFirst);
     feed(&mut s, work(1));
-    feed(
-        &mut s,
-        Input::Receive(Message::Cancel {
-            id: RequestId::Int(1),
-            session: false,
-        }),
-    );
+    feed(&mut s, cancel(1));
     let out = feed(&mut s, Input::InternalCancel(RequestId::Int(1)));
     assert_eq!(answer(&out), Some(Reply::Cancelled), "running");
 }
