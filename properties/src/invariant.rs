@@ -450,6 +450,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Response Message: ErrorCodes",
         ),
         (
+            LSP,
+            "This error code should only",
+            a::LSP_ERROR_CODES,
+            "Response Message: ErrorCodes",
+        ),
+        (
             TABLE,
             "If the request completed",
             a::ACP,
@@ -711,7 +717,7 @@ pub static CATALOG: [Invariant; 34] = [
         id: InvariantId::InternalCancelCode,
         name: "internal-cancel-code",
         kind: Expectation::Always,
-        statement: "A receiver that gives up a request on its own (a timeout, a resource limit) and answers it with an error uses -32800, as if it had been cancelled.",
+        statement: "A receiver that gives up a request on its own (a timeout, a resource limit, a change of state) and answers it with an error uses the code its text names: -32800, as if it had been cancelled (ACP, ACP RFD); never ServerCancelled (-32802) for a request that does not support it (LSP).",
         observable_on_wire: false,
         applies: &[
             at!(
@@ -725,6 +731,15 @@ pub static CATALOG: [Invariant; 34] = [
                 Should,
                 RFD,
                 "When internal cancellation occurs, the executing party SHOULD: ... Send the same -32800 (Cancelled) error response as if $/cancelRequest was received"
+            ),
+            at!(
+                Lsp,
+                Should,
+                LSP,
+                "This error code should only be used for requests that explicitly support being server cancellable.",
+                Some(
+                    "the code is ServerCancelled (-32802); no request the model sends supports being server cancellable (the pull diagnostics do; workspace/executeCommand and workspace/configuration do not), so a request given up on its own and answered -32802 breaks it; the model's server answers ContentModified (-32801), which the text lets a server use for a request whose result a change of state made useless"
+                )
             ),
         ],
     },

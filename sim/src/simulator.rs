@@ -394,7 +394,7 @@ impl Effects for Carrying<'_> {
             sim.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
         }
         let internal = s.workload.internal_cancel_permille;
-        if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
+        if internal > 0 && s.dialect.rules().give_up.is_some() && rng.chance(internal) {
             let at = now.saturating_add(rng.between(0, dur));
             sim.schedule(at, Occ::InternalCancel(party, id, token));
         }

@@ -111,6 +111,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
     ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
+    ("lsp", "misuses-server-cancelled", 1, 5, 120),               // internal-cancel-code (warn)
     ("abp", "never-answers-cancelled", 1, 10, 2732),              // eventual-resolution
     ("abp", "answers-twice", 1, 7, 5300), // single-resolution,cancel-honoured
     ("abp", "id-type-confusion", 1, 1, 32), // exact-id-match
@@ -245,6 +246,7 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             spec.init_timeout = true;
             // This fault acts on progress notifications.
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
             // These on requests of the server's own.
             spec.server_requests =
                 cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
@@ -439,6 +441,7 @@ fn symmetry_keeps_every_verdict() {
                 spec.timeouts = true;
                 spec.init_timeout = true;
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 let s = spec.scenario();
                 let plain = search(&s, &opts(), &|_, _, _| {});
                 let reduced = search(&s, &with, &|_, _, _| {});
@@ -519,6 +522,7 @@ fn partial_order_keeps_every_verdict() {
                 spec.timeouts = nesting.is_flat();
                 spec.init_timeout = nesting.is_flat();
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 spec.server_requests =
                     cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
                 spec.nesting = nesting;
@@ -766,6 +770,7 @@ fn stdio_configurations(d: Dialect, b: Behaviour) -> Vec<ExploreSpec> {
         spec.timeouts = timeouts;
         spec.init_timeout = timeouts;
         spec.progress = b == Behaviour::ProgressAfterCancel;
+        spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
         spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
         spec.nesting = nesting;
         spec
@@ -1108,6 +1113,7 @@ fn stdio_ample_sets_are_persistent() {
             spec.timeouts = true;
             spec.init_timeout = true;
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
             if !cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
                 continue;
             }
@@ -1144,6 +1150,7 @@ fn ample_sets_of_request_trees_are_persistent() {
                 spec.timeouts = timeouts;
                 spec.init_timeout = timeouts;
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 spec.nesting = nesting;
                 spec
             };
