@@ -523,16 +523,20 @@ impl Checker {
     }
 
     /// The record at the root of record `i`'s request tree (`i` itself for a root).
-    pub(super) fn root_of(&self, mut i: usize) -> usize {
+    pub(super) fn root_of(&self, i: usize) -> usize {
+        self.ancestors(i).last().unwrap_or(i)
+    }
+
+    /// The records above record `i` in its request tree, its parent first.
+    pub(super) fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         // (Parent links point to earlier records, unless packed in canonical order: the
         // bound keeps a malformed chain from looping.)
-        for _ in 0..self.reqs.len() {
-            match self.reqs[i].parent {
-                Some(p) if usize::from(p) < self.reqs.len() => i = usize::from(p),
-                _ => break,
-            }
-        }
-        i
+        core::iter::successors(Some(i), move |&k| match self.reqs[k].parent {
+            Some(p) if usize::from(p) < self.reqs.len() => Some(usize::from(p)),
+            _ => None,
+        })
+        .skip(1)
+        .take(self.reqs.len())
     }
 
     /// Whether record `i`'s request tree holds a request whose id was reused while it was live

@@ -267,22 +267,9 @@ impl Checker {
     /// behalf, 1 for a request the checker has not seen. The checker's records are the one model
     /// of parentage; a driver that bounds how deep trees grow asks here.
     pub fn depth(&self, requester: Party, id: RequestId) -> u8 {
-        let Some(mut i) = self.find(requester, id) else {
-            return 1;
-        };
-        let mut depth = 1u8;
-        // Parent links point to earlier records (but in canonical order): the bound keeps a
-        // malformed chain from looping.
-        for _ in 0..self.reqs.len() {
-            match self.reqs[i].parent {
-                Some(p) if usize::from(p) < self.reqs.len() => {
-                    i = usize::from(p);
-                    depth = depth.saturating_add(1);
-                }
-                _ => break,
-            }
-        }
-        depth
+        self.find(requester, id).map_or(1, |i| {
+            u8::try_from(self.ancestors(i).count() + 1).unwrap_or(u8::MAX)
+        })
     }
 
     /// Violated invariants so far.
