@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 /// `merge`'s flags.
 #[derive(clap::Args)]
 pub struct MergeArgs {
-    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`, or `cancelcheck
-    /// explore --dialect all --shard I/N --json > FILE`), one per shard, in any order.
+    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`, `cancelcheck explore
+    /// --shard I/N --json > FILE` of one search, or `cancelcheck explore --dialect all --shard
+    /// I/N --json > FILE`), one per shard, in any order.
     #[arg(required = true, value_name = "SHARD.json")]
     files: Vec<PathBuf>,
     /// Machine-readable summary on stdout.
@@ -183,6 +184,9 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
 pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if super::sweep::is_sweep(&args.files[0], args.max_input_bytes)? {
         return super::sweep::merge(&args.files, args.json, args.max_input_bytes);
+    }
+    if super::explore_shard::is_part(&args.files[0], args.max_input_bytes)? {
+        return super::explore_shard::merge(&args.files, args.json, args.max_input_bytes);
     }
     let mut shards = Vec::with_capacity(args.files.len());
     for file in &args.files {

@@ -162,7 +162,7 @@ fn plan(a: &ExploreArgs) -> anyhow::Result<Vec<(Dialect, Behaviour)>> {
 
 /// The flags that decide what each search of the sweep reaches, as given (machine-local
 /// settings such as `--threads`, `--max-memory` and `--save` left out).
-fn configuration(a: &ExploreArgs) -> Vec<String> {
+pub(super) fn configuration(a: &ExploreArgs) -> Vec<String> {
     let pick = |p: Option<String>| p.unwrap_or_else(|| "default".into());
     let mut f = vec![
         format!(
