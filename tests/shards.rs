@@ -133,6 +133,29 @@ fn shards_merged_say_what_the_whole_run_says() {
     assert!(!v["vacuous_because"].as_array().unwrap().is_empty());
 }
 
+/// Runs `args` (a shard: exit 0 or 1) and writes its stdout to `dir/name`; returns that path.
+fn output_file(dir: &Path, name: &str, args: &[&str]) -> String {
+    let o = cancelcheck(args);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        text(&o.stderr)
+    );
+    let file = dir.join(name);
+    std::fs::write(&file, &o.stdout).expect("write shard");
+    file.display().to_string()
+}
+
+/// Asserts that `merge` of `files` exits 2 saying each of `fragments` on stderr.
+fn merge_refused(files: &[&String], fragments: &[&str]) {
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(|f| f.as_str()));
+    let err = text(&run(&args, 2).stderr);
+    for f in fragments {
+        assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
+    }
+}
+
 #[test]
 fn merge_refuses_what_is_not_the_shards_of_one_run() {
     let tmp = Scratch::new("refuse");
@@ -141,10 +164,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
     let shard = |name: &str, args: &[&str]| {
         let mut all = vec!["run", "--seeds", "0..40", "--save", &save, "--json"];
         all.extend_from_slice(args);
-        let o = cancelcheck(&all);
-        let file = dir.join(name);
-        std::fs::write(&file, &o.stdout).expect("write shard");
-        file.display().to_string()
+        output_file(dir, name, &all)
     };
     let s0 = shard("s0.json", &["--shard", "0/2"]);
     let s1 = shard("s1.json", &["--shard", "1/2"]);
@@ -177,13 +197,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
             vec![&scenario, "field `format`", "not a shard"],
         ),
     ] {
-        let mut args = vec!["merge"];
-        args.extend(files.iter().map(|f| f.as_str()));
-        let o = run(&args, 2);
-        let err = text(&o.stderr);
-        for f in fragments {
-            assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
-        }
+        merge_refused(&files, &fragments);
     }
 }
 
@@ -501,15 +515,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_search() {
     let shard = |name: &str, args: &[&str]| {
         let mut all = vec!["explore", "--dialect", "acp-rfd", "--save", &save, "--json"];
         all.extend_from_slice(args);
-        let o = cancelcheck(&all);
-        assert!(
-            matches!(o.status.code(), Some(0 | 1)),
-            "{}",
-            text(&o.stderr)
-        );
-        let file = dir.join(name);
-        std::fs::write(&file, &o.stdout).expect("write shard");
-        file.display().to_string()
+        output_file(dir, name, &all)
     };
     let s0 = shard("s0.json", &["--shard", "0/2"]);
     let s1 = shard("s1.json", &["--shard", "1/2"]);
@@ -554,13 +560,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_search() {
             ],
         ),
     ] {
-        let mut args = vec!["merge"];
-        args.extend(files.iter().map(|f| f.as_str()));
-        let o = run(&args, 2);
-        let err = text(&o.stderr);
-        for f in fragments {
-            assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
-        }
+        merge_refused(&files, &fragments);
     }
     for (args, fragment) in [
         (vec!["explore", "--shard", "2/2"], "expected I/N with I < N"),

@@ -5,10 +5,10 @@
 //! certifies it with the code `explore` uses, saving the counterexample it picks.
 
 use super::explore::{Budget, ExploreArgs, certify};
-use super::merge::field_error;
+use super::merge::{Slots, field_error, invariant, same_as_first, shard_json};
 use super::{ExitCode, bad, emit, plural};
-use cancelcheck::trace_file::{self, InputError};
-use cancelcheck_properties::{InvariantId, PropertySet};
+use cancelcheck::trace_file;
+use cancelcheck_properties::PropertySet;
 use cancelcheck_sim::Scenario;
 use cancelcheck_sim::explorer::{
     Finding, Findings, Level, SearchReport, combine, initial_scenarios,
@@ -96,20 +96,12 @@ struct RawFinding {
 /// `--shard I/N` of one search of `s`, or a usage error.
 pub(super) fn parse(text: &str, s: &Scenario, dfs: bool) -> anyhow::Result<RootShard> {
     let roots = initial_scenarios(s).len();
-    let err = || {
+    let (index, count) = super::sweep::i_of_n(text).ok_or_else(|| {
         bad(format!(
             "--shard {text:?}: expected I/N with I < N, e.g. 0/2 (this search has {}; a shard beyond them searches none)",
             plural(roots as u64, "initial state", "initial states")
         ))
-    };
-    let (i, n) = text.split_once('/').ok_or_else(err)?;
-    let (index, count): (u32, u32) = (
-        i.trim().parse().map_err(|_| err())?,
-        n.trim().parse().map_err(|_| err())?,
-    );
-    if count == 0 || index >= count {
-        return Err(err());
-    }
+    })?;
     if dfs {
         return Err(bad(format!(
             "--shard {text} with --dfs: a depth-first search stops at its first counterexample in its own order across initial states, which shards cannot reproduce; shard the breadth-first search (leave out --dfs)"
@@ -228,20 +220,6 @@ struct Again {
     args: ExploreArgs,
 }
 
-/// An invariant's name, or an error naming the field.
-fn invariant(file: &Path, field: &str, name: &str) -> anyhow::Result<InvariantId> {
-    InvariantId::from_name(name).ok_or_else(|| {
-        field_error(
-            file,
-            field,
-            format!(
-                "unknown invariant {:?}; expected one that `cancelcheck properties` lists",
-                trace_file::clip(name)
-            ),
-        )
-    })
-}
-
 fn set(file: &Path, field: &str, names: &[String]) -> anyhow::Result<PropertySet> {
     let mut s = PropertySet::default();
     for (k, n) in names.iter().enumerate() {
@@ -346,74 +324,31 @@ fn report(file: &Path, p: &Part) -> anyhow::Result<SearchReport> {
 /// `merge` of the shards of one search: the whole search's certificate.
 pub(super) fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<ExitCode> {
     let mut docs: Vec<(PathBuf, Doc)> = Vec::with_capacity(files.len());
+    let what = "a shard of one search (`cancelcheck explore --shard I/N --json`)";
     for file in files {
-        let text = trace_file::read_text(file, max_bytes)?;
-        let value = trace_file::parse_json(file, &text)?;
-        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err(field_error(
-                file,
-                "format",
-                format!(
-                    "expected \"{FORMAT}\" as in {}: every file merged must be a shard of one search (`cancelcheck explore --shard I/N --json`)",
-                    files[0].display()
-                ),
-            ));
-        }
+        let value = shard_json(file, &files[0], (FORMAT, VERSION, what), max_bytes)?;
         let doc: Doc = trace_file::typed_ref(file, "", &value)?;
-        if doc.part.version != VERSION {
-            return Err(field_error(
-                file,
-                "version",
-                format!(
-                    "expected {VERSION} (this cancelcheck's), found {}",
-                    doc.part.version
-                ),
-            ));
-        }
         trace_file::validated(file, "scenario", doc.part.scenario.clone())?;
         docs.push((file.clone(), doc));
     }
     let (first_file, first) = (&docs[0].0, &docs[0].1.part);
     let count = first.shard.count;
-    let mut by_shard: Vec<Option<&Path>> = vec![None; count as usize];
+    let mut slots = Slots::new(u64::from(count));
     for (file, d) in &docs {
         let p = &d.part;
-        for (field, same) in [
-            ("configuration", p.configuration == first.configuration),
-            ("scenario", p.scenario == first.scenario),
-            ("shard.count", p.shard.count == count),
-            ("initial_states", p.initial_states == first.initial_states),
-        ] {
-            if !same {
-                return Err(field_error(
-                    file,
-                    field,
-                    format!(
-                        "differs from {}'s: the shards of one search share it",
-                        first_file.display()
-                    ),
-                ));
-            }
-        }
+        same_as_first(
+            file,
+            first_file,
+            &[
+                ("configuration", p.configuration == first.configuration),
+                ("scenario", p.scenario == first.scenario),
+                ("shard.count", p.shard.count == count),
+                ("initial_states", p.initial_states == first.initial_states),
+            ],
+            "search",
+        )?;
         let i = p.shard.index;
-        let slot = by_shard.get_mut(i as usize).ok_or_else(|| {
-            field_error(
-                file,
-                "shard.index",
-                format!("expected below shard.count ({count}), found {i}"),
-            )
-        })?;
-        if let Some(other) = slot {
-            return Err(field_error(
-                file,
-                "shard.index",
-                format!(
-                    "shard {i}/{count} again: {} is that shard too",
-                    other.display()
-                ),
-            ));
-        }
-        *slot = Some(file);
+        slots.take(file, u64::from(i))?;
         let expected = searched(p.shard, p.initial_states);
         if p.initial_states_searched != expected {
             return Err(field_error(
@@ -426,34 +361,15 @@ pub(super) fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Re
             ));
         }
     }
-    let missing: Vec<String> = by_shard
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.is_none())
-        .map(|(i, _)| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(bad(format!(
-            "shard {} missing: no file given has that `shard.index`; pass one output per shard",
-            missing.join(", ")
-        )));
-    }
+    slots.all_given()?;
     // In shard order, so that an error names the shard.
     docs.sort_by_key(|(_, d)| d.part.shard.index);
     let mut parts = Vec::with_capacity(docs.len());
     for (file, d) in &docs {
         parts.push(report(file, &d.part)?);
     }
-    let whole = combine(&parts)
-        .map_err(|(i, why)| {
-            InputError {
-                file: docs[i].0.clone(),
-                field: "search_report".into(),
-                expected: why,
-            }
-            .into()
-        })
-        .map_err(|e: anyhow::Error| e)?;
+    let whole =
+        combine(&parts).map_err(|(i, why)| field_error(&docs[i].0, "search_report", why))?;
     let first = &docs[0].1.part;
     let tokens = first
         .configuration
