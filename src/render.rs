@@ -86,7 +86,7 @@ pub fn origin_text(t: &Trace) -> String {
 }
 
 /// The verdict's line: its word, as `run` says it of this one run (see [`Trace::status`]),
-/// and what the word means: `verdict: warn (only SHOULDs broken)`.
+/// and what the word means: `verdict: warn (only SHOULDs or notes broken)`.
 pub fn verdict_line(t: &Trace) -> String {
     let (status, _) = t.status();
     format!("verdict: {} ({})", status.as_str(), status.meaning())

@@ -7,7 +7,7 @@
 //! ```text
 //! {"format": "cancelcheck-vectors", "version": 1,
 //!  "dialects": [{"dialect": "acp", "title": ..., "vectors": [
-//!    {"name", "invariant", "statement", "strength": "MUST" | "SHOULD" | "COVERAGE",
+//!    {"name", "invariant", "statement", "strength": "MUST" | "SHOULD" | "NOTE" | "COVERAGE",
 //!     "clause": {"file", "quote"}, "note": null | text,
 //!     "expect": "breaks" | "honours" | "reaches" | "misses",
 //!     "raised_at": index | null, "link": "reordering" | "fifo", "also_breaks": [names],

@@ -114,6 +114,9 @@ pub enum Behaviour {
     /// ACP: the client, having cancelled a prompt turn (`session/cancel`), answers the turn's
     /// pending permission requests as their work ends (`selected`) instead of `cancelled`.
     SelectsAfterCancel,
+    /// LSP: gives a request up on its own with `ServerCancelled` (-32802), though the request
+    /// does not support being server cancellable (the code kept for those that do).
+    MisusesServerCancelled,
 }
 
 /// Everything known about one behaviour: the rows of `cancelcheck behaviors`.
@@ -178,6 +181,7 @@ table! {
     SendsBeforeInitialize, "sends-before-initialize", Requester, "send requests before initialize is answered";
     ForgetsCompletedCall, "forgets-completed-call", Responder, "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
     SelectsAfterCancel, "selects-after-cancel", Responder, "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
+    MisusesServerCancelled, "misuses-server-cancelled", Responder, "give a request up on its own with ServerCancelled (-32802), which the request does not support";
 }
 
 impl Behaviour {
@@ -319,6 +323,8 @@ impl Behaviour {
             Behaviour::ForgetsCompletedCall => abp,
             // Where the client cancels a prompt turn by its session (ACP's `session/cancel`).
             Behaviour::SelectsAfterCancel => r.session_cancel_method.is_some(),
+            // Where the text keeps a give-up code for requests that support it (LSP).
+            Behaviour::MisusesServerCancelled => r.give_up.is_some_and(|g| g.reserved.is_some()),
         }
     }
 }

@@ -77,6 +77,41 @@ pub enum GiveUpSignal {
     Always,
 }
 
+/// How a receiver answers a request it gives up on its own account (a timeout, a resource
+/// limit, a change of state that makes the result useless).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct GiveUp {
+    /// The error code a correct receiver answers with: -32800 in ACP and the ACP RFD ("as if
+    /// $/cancel_request was received"), LSP's `ContentModified` (-32801: "if a server detects
+    /// an internal state change ... the server can error these requests with
+    /// `ContentModified`").
+    pub code: i64,
+    /// A code the text keeps for requests that support it, none of which the model sends
+    /// (LSP's `ServerCancelled`, -32802: "This error code should only be used for requests
+    /// that explicitly support being server cancellable"; the pull diagnostics do, and the
+    /// model's `workspace/executeCommand` and `workspace/configuration` do not). Where there
+    /// is one, only it breaks `internal-cancel-code`; where there is none, any other error
+    /// code does.
+    pub reserved: Option<i64>,
+}
+
+impl GiveUp {
+    /// Whether an error with `code` says its request was given up on its own in this dialect
+    /// (its code, or the code it keeps for requests that support it).
+    pub fn says_given_up(self, code: i64) -> bool {
+        code == self.code || Some(code) == self.reserved
+    }
+
+    /// Whether an error answer with `code` to a request given up on its own breaks what the
+    /// text says of such answers.
+    pub fn breaks(self, code: i64) -> bool {
+        match self.reserved {
+            Some(reserved) => code == reserved,
+            None => code != self.code,
+        }
+    }
+}
+
 /// Which party may send a cancel.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CancelSenders {
@@ -170,9 +205,11 @@ pub struct DialectRules {
     /// (MCP's and LSP's progress go either way; ACP's `session/update` comes from the agent
     /// only).
     pub client_activity: bool,
-    /// Whether the text says how a receiver answers a request it cancels on its own (ACP and
-    /// the ACP RFD: "SHOULD ... Send the same -32800 (Cancelled) error response").
-    pub internal_cancellation: bool,
+    /// How a receiver answers a request it gives up on its own (internal cancellation), where
+    /// the text says: ACP and the ACP RFD ("SHOULD ... Send the same -32800 (Cancelled) error
+    /// response"), LSP (ContentModified, never ServerCancelled for a request that does not
+    /// support it). `None`: the text says nothing, and the model's parties give nothing up.
+    pub give_up: Option<GiveUp>,
     /// When a requester giving a request up owes the receiver a cancel.
     pub give_up_signal: GiveUpSignal,
 }
@@ -207,7 +244,10 @@ static ACP: DialectRules = DialectRules {
     cancelled_result: true,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
-    internal_cancellation: true,
+    give_up: Some(GiveUp {
+        code: -32800,
+        reserved: None,
+    }),
 };
 
 static ACP_RFD: DialectRules = DialectRules {
@@ -238,7 +278,10 @@ static ACP_RFD: DialectRules = DialectRules {
     cancelled_result: false,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
-    internal_cancellation: true,
+    give_up: Some(GiveUp {
+        code: -32800,
+        reserved: None,
+    }),
 };
 
 static MCP_2025: DialectRules = DialectRules {
@@ -269,7 +312,7 @@ static MCP_2025: DialectRules = DialectRules {
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::OnTimeout,
-    internal_cancellation: false,
+    give_up: None,
 };
 
 static MCP_2026: DialectRules = DialectRules {
@@ -300,7 +343,7 @@ static MCP_2026: DialectRules = DialectRules {
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::Always,
-    internal_cancellation: false,
+    give_up: None,
 };
 
 static LSP: DialectRules = DialectRules {
@@ -331,7 +374,10 @@ static LSP: DialectRules = DialectRules {
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::Unstated,
-    internal_cancellation: false,
+    give_up: Some(GiveUp {
+        code: -32801,
+        reserved: Some(-32802),
+    }),
 };
 
 static ABP: DialectRules = DialectRules {
@@ -364,8 +410,17 @@ static ABP: DialectRules = DialectRules {
     cancelled_result: false,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
-    internal_cancellation: false,
+    give_up: None,
 };
+
+impl DialectRules {
+    /// Whether a request given up on its own is answered otherwise than a cancelled one (LSP's
+    /// `ContentModified`, where a cancel's answer is -32800); false where nothing is given up.
+    pub fn gives_up_unlike_a_cancel(&self) -> bool {
+        self.give_up
+            .is_some_and(|g| Some(g.code) != self.cancel_error_code)
+    }
+}
 
 impl Dialect {
     /// Every dialect, in a fixed order (the order of `shared/specs/README.md`).
@@ -454,6 +509,10 @@ mod tests {
         );
         assert!(Dialect::Mcp20260728.rules().initialize_method.is_none());
         assert_eq!(Dialect::Lsp.rules().cancel_error_code, Some(-32800));
+        let lsp = Dialect::Lsp.rules().give_up.unwrap();
+        assert!(lsp.breaks(-32802) && !lsp.breaks(-32801) && !lsp.breaks(-32800));
+        let acp = Dialect::Acp.rules().give_up.unwrap();
+        assert!(acp.breaks(-32603) && !acp.breaks(-32800));
         assert_eq!(
             Dialect::Abp.rules().cancel_shape,
             CancelShape::AcknowledgedRequest

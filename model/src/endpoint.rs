@@ -105,6 +105,10 @@ struct InEntry {
     /// It serves a prompt turn this party cancelled while it held it, or before it arrived
     /// (ACP): it owes it the outcome `cancelled` when its work ends.
     turn_cancelled: bool,
+    /// A cancel for it was read while it waited for a worker, and it runs on (finishing
+    /// first), where a request given up on its own is answered otherwise than a cancelled
+    /// one (LSP): given up later, it is answered as the cancel asks.
+    cancel_read: bool,
 }
 
 /// One party: its requests in both directions and its session.
@@ -287,13 +291,15 @@ impl Endpoint {
     }
 
     /// Gives up a received request on the party's own account: its work stops and it is
-    /// answered as if a cancel had come (-32800), where the dialect says so; elsewhere the
-    /// input is an anomaly of the driver.
+    /// answered with the dialect's give-up code ([`crate::dialect::GiveUp`]: as if a cancel
+    /// had come, -32800, in ACP; `ContentModified` in LSP), where the dialect says so;
+    /// elsewhere the input is an anomaly of the driver.
     fn internal_cancel(&mut self, id: RequestId, out: &mut Vec<Output>) {
         let open = self
             .find_in(id)
             .filter(|&i| self.incoming[i].state.is_working());
-        let Some(i) = open.filter(|_| self.rules().internal_cancellation) else {
+        let rules = self.rules();
+        let (Some(i), Some(give_up)) = (open, rules.give_up) else {
             out.push(Output::Anomaly(Anomaly::UnknownWork(id)));
             return;
         };
@@ -303,9 +309,14 @@ impl Endpoint {
             self.running -= 1;
             out.push(Output::AbortWork(id));
         }
-        let reply = match self.b() {
-            Behaviour::WrongErrorCode => Reply::Error(-32603),
-            _ => Reply::Cancelled,
+        let reply = match (self.b(), give_up.reserved) {
+            (Behaviour::WrongErrorCode, _) => Reply::Error(-32603),
+            // A request whose cancel it had read (held for its children, or finishing first)
+            // is answered as that cancel asks, whatever stops it now.
+            _ if state == Incoming::CancelNoted || self.incoming[i].cancel_read => Reply::Cancelled,
+            (Behaviour::MisusesServerCancelled, Some(reserved)) => Reply::Error(reserved),
+            _ if !rules.gives_up_unlike_a_cancel() => Reply::Cancelled,
+            _ => Reply::Error(give_up.code),
         };
         self.incoming[i].owed = None;
         self.cascade(id, out);
@@ -782,6 +793,7 @@ impl Endpoint {
                     owed: None,
                     session,
                     turn_cancelled: false,
+                    cancel_read: false,
                 });
                 if self.session == Session::NotStarted {
                     self.session = Session::Ready {
@@ -804,6 +816,7 @@ impl Endpoint {
                     owed: None,
                     session,
                     turn_cancelled: false,
+                    cancel_read: false,
                 });
                 let last = self.incoming.len() - 1;
                 self.incoming[last].turn_cancelled = self.turn_cancelled(last);
@@ -961,6 +974,13 @@ impl Endpoint {
         }
         match (b, state) {
             (_, Incoming::CancelNoted) => {
+                // An answer held for its children that gives the request up on the party's
+                // own account (LSP's ContentModified) becomes the cancel's, now that one came.
+                if let (Some(Reply::Error(code)), Some(g)) = (self.incoming[i].owed, rules.give_up)
+                    && g.says_given_up(code)
+                {
+                    self.incoming[i].owed = Some(Reply::Cancelled);
+                }
                 if acked {
                     self.ack(id, Ack::CANCELLED, out);
                 } else {
@@ -972,8 +992,11 @@ impl Endpoint {
                     self.incoming[i].state = next;
                 }
             }
-            // Queued: it will still run and answer in full.
-            (Behaviour::FinishFirst, _) => {}
+            // Queued: it will still run and answer in full; what a give-up then answers
+            // depends on the cancel read, where the two answers differ (LSP).
+            (Behaviour::FinishFirst, _) => {
+                self.incoming[i].cancel_read = rules.gives_up_unlike_a_cancel();
+            }
             (Behaviour::AckDisagreesWithOutcome, _) if acked => {
                 self.ack(id, Ack::CANCELLED, out);
             }

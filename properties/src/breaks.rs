@@ -63,6 +63,7 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::SendsBeforeInitialize => &[NoRequestBeforeInitialize],
         B::ForgetsCompletedCall => &[CancelResultPerTable],
         B::SelectsAfterCancel => &[PermissionCancelledAfterCancel],
+        B::MisusesServerCancelled => &[InternalCancelCode],
     }
 }
 
@@ -87,6 +88,9 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
         B::CancelCancelsAll if !must_answer => &[ExactIdMatch, EventualResolution],
         // A prompt turn whose cancel arrived ends cancelled, not with its ordinary end.
         B::FinishFirst if r.cancelled_result => &[PromptCancelledStopReason],
+        // Where the text keeps only one give-up code from such answers (LSP's ServerCancelled),
+        // -32603 for a request given up on its own is no deviation.
+        B::WrongErrorCode if r.give_up.is_some_and(|g| !g.breaks(-32603)) => &[CancelErrorCode],
         B::WrongErrorCode if r.cancelled_result => &[
             CancelErrorCode,
             InternalCancelCode,
@@ -107,7 +111,13 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
         B::IgnoresCancelForIdZero if must_answer && applies => &[CancelHonoured],
         // The cancel meant for the peer's request is spent on its own: the peer's request
         // runs on as if never cancelled, which breaks what that dialect owes a cancel.
+        // Where a request given up on its own is answered otherwise than a cancelled one
+        // (LSP's ContentModified), the peer's request it then gives up is answered so, though
+        // its cancel came.
         B::CancelHitsOwnRequest if applies => match (r.receiver_duty, r.honouring) {
+            (ReceiverDuty::MustAnswer, Honouring::May) if r.gives_up_unlike_a_cancel() => {
+                &[ExactIdMatch, CancelErrorCode]
+            }
             (ReceiverDuty::MustAnswer, Honouring::May) => &[ExactIdMatch],
             (ReceiverDuty::MustAnswer, Honouring::Must) => &[ExactIdMatch, CancelHonoured],
             _ => &[ExactIdMatch, NoAnswerAfterCancel, NoActivityAfterCancel],

@@ -774,7 +774,7 @@ pub static TABLE: &[Row] = &[
         MCP25,
         "For task-augmented requests, the tasks/cancel request MUST be used instead of the notifications/cancelled notification.",
         NotModelled(
-            "tasks are not modelled: a task-augmented request, tasks/cancel and the task's states, with a rule that no notifications/cancelled names a task-augmented request, would judge it"
+            "tasks are not modelled. What would judge it (docs/clauses.md): a task-augmented client request (a flag on the model's work request, drawn by a workload knob that is 0 unless set, so no trace changes; the explorer's specification sets it for every request, with no new state), cancelled by tasks/cancel {taskId}, a request-shaped cancel that names the task as ACP's session/cancel names the session and is answered with the final task state as ABP's capabilities/cancel is; a MUST rule that no notifications/cancelled names a task-augmented request, and a requester fault that sends one"
         )
     ),
     row!(
@@ -945,14 +945,6 @@ pub static TABLE: &[Row] = &[
         NotModelled(HTTP)
     ),
     // LSP 3.17: the sentences this repository quotes (specs/lsp-3.17.md).
-    row!(
-        Lsp,
-        LSP,
-        "This error code should only be used for requests that explicitly support being server cancellable.",
-        NotModelled(
-            "the model's LSP server never gives a request up on its own: internal cancellation answered with ContentModified, and a fault that answers ServerCancelled for a request that does not support being server cancellable, would judge it"
-        )
-    ),
     row!(
         Lsp,
         LSP,

@@ -12,17 +12,22 @@ pub enum Strength {
     Must,
     /// SHOULD / SHOULD NOT: breaking it is a warning.
     Should,
+    /// Stated by its text without a keyword (a table row, a goal, the bound of a MAY), or a
+    /// hazard the texts ask to model: breaking it is a note under that sentence. It makes the
+    /// run warn, never fail, and never claims a MUST or SHOULD the text does not write.
+    Note,
     /// Not a rule but a coverage obligation: a race the tool claims to check. Never a
     /// violation; a run that never reaches it is vacuous.
     Coverage,
 }
 
 impl Strength {
-    /// `"MUST"`, `"SHOULD"` or `"COVERAGE"`.
+    /// `"MUST"`, `"SHOULD"`, `"NOTE"` or `"COVERAGE"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Strength::Must => "MUST",
             Strength::Should => "SHOULD",
+            Strength::Note => "NOTE",
             Strength::Coverage => "COVERAGE",
         }
     }
@@ -445,6 +450,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Response Message: ErrorCodes",
         ),
         (
+            LSP,
+            "This error code should only",
+            a::LSP_ERROR_CODES,
+            "Response Message: ErrorCodes",
+        ),
+        (
             TABLE,
             "If the request completed",
             a::ACP,
@@ -530,6 +541,12 @@ impl Application {
 }
 
 const ACP_MUST_ANSWER: &str = "MUST send one of these responses for the original request";
+/// Why a rule of ABP is a note: its text states behaviour in tables and lists without a keyword.
+const ABP_STATES: &str = "stated in the text's table (or timing list) without a keyword: its one MUST is the agent's callId";
+
+/// Why reusing a live id is a note where JSON-RPC alone speaks of ids.
+const LIVE_ID_HAZARD: &str = "a hazard, not a rule: while a message about the earlier request may still arrive, the id no longer tells the two apart, but 'used to correlate' states no duty on a requester's choice of ids";
+
 const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further message for that request";
 const RPC_SAME_ID: &str =
     "It MUST be the same as the value of the id member in the Request Object.";
@@ -577,9 +594,10 @@ pub static CATALOG: [Invariant; 34] = [
             at!(Lsp, Must, LSP, LSP_EVERY_REQUEST_ANSWERED),
             at!(
                 Abp,
-                Must,
+                Note,
                 ABP,
-                "Call completes while cancel in flight | Call result returned normally"
+                "Call completes while cancel in flight | Call result returned normally",
+                Some(ABP_STATES)
             ),
         ],
     },
@@ -621,9 +639,10 @@ pub static CATALOG: [Invariant; 34] = [
             ),
             at!(
                 Abp,
-                Must,
+                Note,
                 ABP,
-                "Cancel arrives during operation: Operation is aborted, response has cancelled: true"
+                "Cancel arrives during operation: Operation is aborted, response has cancelled: true",
+                Some(ABP_STATES)
             ),
         ],
     },
@@ -698,7 +717,7 @@ pub static CATALOG: [Invariant; 34] = [
         id: InvariantId::InternalCancelCode,
         name: "internal-cancel-code",
         kind: Expectation::Always,
-        statement: "A receiver that gives up a request on its own (a timeout, a resource limit) and answers it with an error uses -32800, as if it had been cancelled.",
+        statement: "A receiver that gives up a request on its own (a timeout, a resource limit, a change of state) and answers it with an error uses the code its text names: -32800, as if it had been cancelled (ACP, ACP RFD); never ServerCancelled (-32802) for a request that does not support it (LSP).",
         observable_on_wire: false,
         applies: &[
             at!(
@@ -712,6 +731,15 @@ pub static CATALOG: [Invariant; 34] = [
                 Should,
                 RFD,
                 "When internal cancellation occurs, the executing party SHOULD: ... Send the same -32800 (Cancelled) error response as if $/cancelRequest was received"
+            ),
+            at!(
+                Lsp,
+                Should,
+                LSP,
+                "This error code should only be used for requests that explicitly support being server cancellable.",
+                Some(
+                    "the code is ServerCancelled (-32802); no request the model sends supports being server cancellable (the pull diagnostics do; workspace/executeCommand and workspace/configuration do not), so a request given up on its own and answered -32802 breaks it; the model's server answers ContentModified (-32801), which the text lets a server use for a request whose result a change of state made useless"
+                )
             ),
         ],
     },
@@ -812,9 +840,10 @@ pub static CATALOG: [Invariant; 34] = [
             ),
             at!(
                 Abp,
-                Must,
+                Note,
                 ABP,
-                "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }"
+                "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }",
+                Some(ABP_STATES)
             ),
         ],
     },
@@ -842,9 +871,10 @@ pub static CATALOG: [Invariant; 34] = [
             at!(Lsp, Must, JSONRPC, RPC_SAME_ID),
             at!(
                 Abp,
-                Must,
+                Note,
                 ABP,
-                "Every capability call includes acallId for identification"
+                "Every capability call includes acallId for identification",
+                Some(ABP_STATES)
             ),
         ],
     },
@@ -855,24 +885,8 @@ pub static CATALOG: [Invariant; 34] = [
         statement: "A requester does not reuse an id while any message about the earlier request with that id may still arrive after the new one: its answer or a copy of it, a progress notification, a cancel acknowledgement, or (on a link that may reorder) a cancel still on its way to the receiver (MCP 2025-11-25 and ABP: never within a session).",
         observable_on_wire: true,
         applies: &[
-            at!(
-                Acp,
-                Must,
-                JSONRPC,
-                RPC_CORRELATE,
-                Some(
-                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
-                )
-            ),
-            at!(
-                AcpRfd,
-                Must,
-                JSONRPC,
-                RPC_CORRELATE,
-                Some(
-                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
-                )
-            ),
+            at!(Acp, Note, JSONRPC, RPC_CORRELATE, Some(LIVE_ID_HAZARD)),
+            at!(AcpRfd, Note, JSONRPC, RPC_CORRELATE, Some(LIVE_ID_HAZARD)),
             at!(
                 Mcp20251125,
                 Must,
@@ -881,22 +895,14 @@ pub static CATALOG: [Invariant; 34] = [
             ),
             at!(
                 Mcp20260728,
-                Should,
+                Note,
                 TABLE,
                 "since a cancelled request never gets one, when its id may be reused is unstated: model that as a hazard",
                 Some(
                     "a hazard, not a MUST: the text does not say when a cancelled id may be reused"
                 )
             ),
-            at!(
-                Lsp,
-                Must,
-                JSONRPC,
-                RPC_CORRELATE,
-                Some(
-                    "while a message about the earlier request may still arrive, the id no longer tells the two apart"
-                )
-            ),
+            at!(Lsp, Note, JSONRPC, RPC_CORRELATE, Some(LIVE_ID_HAZARD)),
             at!(
                 Abp,
                 Must,
@@ -949,9 +955,12 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[
             at!(
                 Acp,
-                Must,
+                Note,
                 TABLE,
-                "the agent MAY still send session/update but only before it answers the prompt"
+                "the agent MAY still send session/update but only before it answers the prompt",
+                Some(
+                    "the bound of a MAY: an update after the answer goes beyond what the text permits, and no keyword forbids it"
+                )
             ),
             at!(
                 Mcp20251125,
@@ -985,9 +994,10 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[at!(
             Abp,
-            Must,
+            Note,
             ABP,
-            "Call completes while cancel in flight | Call result returned normally, cancel returns { cancelled: false }"
+            "Call completes while cancel in flight | Call result returned normally, cancel returns { cancelled: false }",
+            Some(ABP_STATES)
         )],
     },
     Invariant {
@@ -998,9 +1008,10 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[at!(
             Abp,
-            Must,
+            Note,
             ABP,
-            "Multiple cancels for same callId | All return same result (idempotent)"
+            "Multiple cancels for same callId | All return same result (idempotent)",
+            Some(ABP_STATES)
         )],
     },
     Invariant {
@@ -1012,9 +1023,12 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[
             at!(
                 AcpRfd,
-                Should,
+                Note,
                 RFD,
-                "Clean up resources associated with the entire request tree"
+                "Clean up resources associated with the entire request tree",
+                Some(
+                    "the RFD's FAQ writes 'should' in lower case, which the RFD, writing its keywords in capitals, does not make a SHOULD"
+                )
             ),
             at!(
                 Mcp20251125,
@@ -1048,9 +1062,10 @@ pub static CATALOG: [Invariant; 34] = [
             ),
             at!(
                 Abp,
-                Must,
+                Note,
                 ABP,
-                "Cancel arrives during operation: Operation is aborted, response has cancelled: true"
+                "Cancel arrives during operation: Operation is aborted, response has cancelled: true",
+                Some(ABP_STATES)
             ),
         ],
     },
@@ -1062,7 +1077,7 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[at!(
             Mcp20260728,
-            Must,
+            Note,
             TABLE,
             "only the client cancels",
             Some(
@@ -1115,7 +1130,7 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[on_wire(
             at!(
                 Acp,
-                Should,
+                Note,
                 TABLE,
                 "The cascade: the agent sends `$/cancel_request` for its own nested requests (`terminal/create`, `session/request_permission`) before it answers.",
                 Some(
@@ -1167,16 +1182,19 @@ pub static CATALOG: [Invariant; 34] = [
         applies: &[
             at!(
                 Acp,
-                Must,
+                Note,
                 ACP,
                 "cancel the corresponding request activity and all nested activities related to that request",
-                Some("what is not related to the cancelled request is not the cancel's to stop")
+                Some(
+                    "the bound of a MAY: what is not related to the cancelled request is not the cancel's to stop, and no keyword forbids stopping it"
+                )
             ),
             at!(
                 AcpRfd,
-                Must,
+                Note,
                 RFD,
-                "Individual JSON-RPC request cancellation without affecting other concurrent requests"
+                "Individual JSON-RPC request cancellation without affecting other concurrent requests",
+                Some("a goal the RFD states without a keyword")
             ),
         ],
     },
@@ -1289,9 +1307,10 @@ pub static CATALOG: [Invariant; 34] = [
         observable_on_wire: true,
         applies: &[at!(
             Abp,
-            Must,
+            Note,
             ABP,
-            "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }"
+            "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }",
+            Some(ABP_STATES)
         )],
     },
     Invariant {

@@ -162,7 +162,7 @@ fn once_two_requests_share_an_id_only_the_reuse_is_reported() {
         &then(STALE_CANCEL_ON_A_REUSED_ID, &["end quiescent open 1 0"]),
     );
     assert_eq!(broken(&c), [InvariantId::NoLiveIdReuse]);
-    assert_eq!(c.verdict().violations[0].strength, Strength::Should);
+    assert_eq!(c.verdict().violations[0].strength, Strength::Note);
     assert_eq!(c.verdict().status(true), Status::Warn);
 }
 
@@ -329,7 +329,7 @@ fn a_bounded_or_disconnected_run_judges_nothing_eventual() {
 fn a_leak_is_judged_at_quiescence_for_either_party() {
     for (d, strength) in [
         (Dialect::Mcp20251125, Strength::Should),
-        (Dialect::AcpRfd, Strength::Should),
+        (Dialect::AcpRfd, Strength::Note),
     ] {
         for end in ["end quiescent open 1 0", "end quiescent open 0 1"] {
             let c = checker(d, false, &[end]);
@@ -1529,4 +1529,29 @@ fn every_status_says_what_it_means() {
     }
     assert!(Status::Fail.meaning().contains("MUST"));
     assert!(Status::Warn.meaning().contains("SHOULD"));
+}
+
+/// The checker's records are the one model of parentage that drivers ask: a request the
+/// application sent is at depth 1, one sent on its behalf at 2, one sent on that one's behalf
+/// at 3; an id never seen is at 1.
+#[test]
+fn the_depth_of_a_request_is_counted_from_its_tree_root() {
+    let c = checker(
+        Dialect::Acp,
+        true,
+        &then(
+            TURN_WITH_PERMISSION,
+            &[
+                "client receives request 2 server-work",
+                "client starts work 2",
+                "client command send-nested 2",
+                "client nests 3 under 2",
+                "client sends request 3 work",
+            ],
+        ),
+    );
+    assert_eq!(c.depth(Party::Client, RequestId::Int(1)), 1);
+    assert_eq!(c.depth(Party::Server, RequestId::Int(2)), 2);
+    assert_eq!(c.depth(Party::Client, RequestId::Int(3)), 3);
+    assert_eq!(c.depth(Party::Server, RequestId::Int(9)), 1);
 }

@@ -324,61 +324,6 @@ fn every_judged_clause_is_judged_both_ways() {
     }
 }
 
-/// The applications whose quotation carries no keyword and that no sentence with one binds
-/// yet, each with what a fix needs: a decision the catalog has not taken. The test below
-/// fails for any other application not held to its sentence's keyword, and for one of these
-/// once it is (remove it from here then).
-const NO_KEYWORD_YET: &[(Dialect, &str, &str)] = &[
-    (
-        Dialect::Acp,
-        "children-before-parent",
-        "SHOULD under the README's keywordless cascade fact; no SHOULD of ACP's orders the answers",
-    ),
-    (Dialect::Acp, "no-live-id-reuse", CORRELATE),
-    (Dialect::AcpRfd, "no-live-id-reuse", CORRELATE),
-    (Dialect::Lsp, "no-live-id-reuse", CORRELATE),
-    (
-        Dialect::AcpRfd,
-        "siblings-untouched",
-        "the RFD's 'without affecting other concurrent requests' is a goal without a keyword",
-    ),
-    (
-        Dialect::AcpRfd,
-        "no-leak-at-quiescence",
-        "the RFD's FAQ says 'should' in lower case, which the RFD's capitals do not read as SHOULD",
-    ),
-    (
-        Dialect::Mcp20260728,
-        "no-live-id-reuse",
-        "a hazard the README asks to model, at SHOULD, without a keyword",
-    ),
-    (
-        Dialect::Mcp20260728,
-        "cancel-from-allowed-party",
-        "the README's 'only the client cancels' has no keyword",
-    ),
-    (Dialect::Abp, "single-resolution", ABP_TABLES),
-    (Dialect::Abp, "ack-agrees-with-outcome", ABP_TABLES),
-    (Dialect::Abp, "eventual-resolution", ABP_TABLES),
-    (Dialect::Abp, "cancel-honoured", ABP_TABLES),
-    (Dialect::Abp, "unknown-cancel-harmless", ABP_TABLES),
-    (Dialect::Abp, "exact-id-match", ABP_TABLES),
-    (Dialect::Abp, "cancel-idempotent", ABP_TABLES),
-    (Dialect::Abp, "cancel-result-per-table", ABP_TABLES),
-    // A MAY held to a MUST: no sentence of ACP's forbids either, so each application is to go,
-    // and with it the ACP fault only it catches (`cancels-sibling-subtree`,
-    // `activity-after-answer`), its traces and explorer counts, and the probe's ACP finding.
-    (Dialect::Acp, "siblings-untouched", MAY_NOT_MUST),
-    (Dialect::Acp, "no-activity-after-answer", MAY_NOT_MUST),
-];
-
-const MAY_NOT_MUST: &str = "quotes a MAY, which permits and binds nothing; to be dropped in ACP";
-
-const CORRELATE: &str =
-    "JSON-RPC's 'used to correlate' states no duty on a requester's choice of ids";
-const ABP_TABLES: &str = "ABP states its rules in tables without keywords (its one MUST is the \
-                          agent's callId): MUST for its tables is a decision on the dialect";
-
 /// The keyword `quote` carries where it stands in a unit of dialect `d` (or in the JSON-RPC
 /// sentences), `None` where it stands in none.
 fn keyword_where_quoted(
@@ -403,14 +348,14 @@ fn keyword_where_quoted(
 /// keyword's strength; a MAY permits and binds nothing, so no rule stands under one. A rule
 /// applied under a sentence without a keyword names in `bound_by` the sentence of its
 /// dialect's texts whose keyword binds the same duty, and says in its note how the two meet:
-/// that sentence stands in the texts and carries the rule's strength. `NO_KEYWORD_YET` lists
-/// what is left, and only shrinks: an entry that holds fails too.
+/// that sentence stands in the texts and carries the rule's strength. What no keyword binds is
+/// a note (`Strength::Note`), never a MUST or SHOULD: it stands under a sentence without a
+/// keyword or under a MAY whose bound it states, and its note says why.
 #[test]
 fn every_rule_has_the_strength_of_the_sentence_it_quotes() {
     let Some(units) = units() else { return };
     let vectors = VectorFile::shipped().unwrap();
     let mut wrong = Vec::new();
-    let mut left = Vec::new();
     for d in Dialect::ALL {
         for c in clauses::clauses(d, &vectors)
             .iter()
@@ -423,24 +368,19 @@ fn every_rule_has_the_strength_of_the_sentence_it_quotes() {
                     Keyword::Should => j.strength == Strength::Should,
                     Keyword::May | Keyword::None => false,
                 };
-                let same = match c.strength {
-                    Keyword::None => a.bound_by.is_some_and(|b| {
+                let same = match (j.strength, c.strength) {
+                    // A note states what a sentence without a keyword (or the bound of a MAY)
+                    // says, and says why; under a MUST or a SHOULD it would understate it.
+                    (Strength::Note, Keyword::None | Keyword::May) => {
+                        a.note.is_some() && a.bound_by.is_none()
+                    }
+                    (Strength::Note, _) => false,
+                    (_, Keyword::None) => a.bound_by.is_some_and(|b| {
                         a.note.is_some() && keyword_where_quoted(&units, d, b).is_some_and(holds)
                     }),
-                    k => holds(k),
+                    (_, k) => holds(k),
                 };
-                let excused = NO_KEYWORD_YET
-                    .iter()
-                    .any(|(ld, name, _)| *ld == d && *name == j.invariant.name());
-                if excused {
-                    left.push((d, j.invariant.name()));
-                    if same {
-                        wrong.push(format!(
-                            "{d} {}: holds now; remove it from NO_KEYWORD_YET",
-                            j.invariant
-                        ));
-                    }
-                } else if !same {
+                if !same {
                     wrong.push(format!(
                         "{d} {} {} under {} {:?} (bound by {:?})",
                         j.invariant,
@@ -452,12 +392,6 @@ fn every_rule_has_the_strength_of_the_sentence_it_quotes() {
                 }
             }
         }
-    }
-    for (d, name, _) in NO_KEYWORD_YET {
-        assert!(
-            left.contains(&(*d, *name)),
-            "{d} {name}: in NO_KEYWORD_YET but no rule of the dialect"
-        );
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -39,6 +39,8 @@ pub enum Fix {
     Timeouts,
     /// Progress notifications (`workload.progress_permille`).
     Progress,
+    /// Requests their receiver gives up on its own (`workload.internal_cancel_permille`).
+    InternalCancels,
     /// Cancels at all (`workload.cancel_permille`).
     Cancels,
     /// A peer that declares no cancellation support (`workload.cancel_support: false`).
@@ -150,6 +152,10 @@ pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
                 Fix::Progress,
             )
         }
+        Behaviour::MisusesServerCancelled if w.internal_cancel_permille == 0 => (
+            "it acts on a request the server gives up on its own (workload.internal_cancel_permille)",
+            Fix::InternalCancels,
+        ),
         Behaviour::CancelCancelsAll | Behaviour::ReusesLiveId if w.requests < 2 => (
             "it needs two requests (workload.requests)",
             Fix::Requests(2),

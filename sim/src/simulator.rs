@@ -102,9 +102,6 @@ pub struct Simulator {
     connected: bool,
     /// Per party, whether its workload is scheduled.
     workload_started: [bool; 2],
-    /// The depth in its request tree of each request sent so far: (requester, id, depth), the
-    /// newest last (an application's request is at depth 1).
-    depths: Vec<(Party, RequestId, u8)>,
     scratch: Vec<cancelcheck_model::Output>,
 }
 
@@ -125,18 +122,8 @@ impl Simulator {
             last_delivery: [0; 2],
             connected: true,
             workload_started: [false; 2],
-            depths: Vec::with_capacity(16),
             scratch: Vec::with_capacity(16),
         }
-    }
-
-    /// The depth of the newest request `requester` sent with `id` (1 if unknown).
-    fn depth_of(&self, requester: Party, id: RequestId) -> u8 {
-        self.depths
-            .iter()
-            .rev()
-            .find(|d| d.0 == requester && d.1 == id)
-            .map_or(1, |d| d.2)
     }
 
     /// Runs `scenario` with `seed`; `record` keeps every event (for a trace).
@@ -159,7 +146,6 @@ impl Simulator {
         self.last_delivery = [0; 2];
         self.connected = true;
         self.workload_started = [false; 2];
-        self.depths.clear();
 
         self.schedule(0, Occ::App(Party::Client, AppAct::Init));
         if rng.chance(s.link.disconnect_permille) {
@@ -382,16 +368,12 @@ impl Effects for Carrying<'_> {
         self.sim.transmit(self.s, self.rng, from, msg);
     }
 
-    fn request(&mut self, from: Party, id: RequestId, method: Method, parent: Option<RequestId>) {
+    fn request(&mut self, from: Party, id: RequestId, method: Method, _parent: Option<RequestId>) {
         let sim = &mut *self.sim;
         if let Some(AppAct::Send(k)) = self.act
             && !method.is_initialize()
         {
             sim.ids[from.index()][usize::from(k)] = Some(id);
-        }
-        if !self.s.workload.nesting.is_flat() {
-            let depth = parent.map_or(1, |p| sim.depth_of(from.peer(), p) + 1);
-            sim.depths.push((from, id, depth));
         }
     }
 
@@ -402,7 +384,7 @@ impl Effects for Carrying<'_> {
         sim.live_work.push((party, id, token));
         let dur = s.workload.work.draw(rng);
         let nesting = s.workload.nesting;
-        if !nesting.is_flat() && sim.depth_of(party.peer(), id) < nesting.depth {
+        if !nesting.is_flat() && sim.world.checker().depth(party.peer(), id) < nesting.depth {
             for _ in 0..nesting.fanout {
                 let at = now.saturating_add(rng.between(0, dur));
                 sim.schedule(at, Occ::Spawn(party, id, token));
@@ -412,7 +394,7 @@ impl Effects for Carrying<'_> {
             sim.schedule(now.saturating_add(dur / 2), Occ::Progress(party, id, token));
         }
         let internal = s.workload.internal_cancel_permille;
-        if internal > 0 && s.dialect.rules().internal_cancellation && rng.chance(internal) {
+        if internal > 0 && s.dialect.rules().give_up.is_some() && rng.chance(internal) {
             let at = now.saturating_add(rng.between(0, dur));
             sim.schedule(at, Occ::InternalCancel(party, id, token));
         }

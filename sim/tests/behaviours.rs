@@ -163,6 +163,8 @@ fn declared_breaks_are_observed_breaks() {
                     spec.timeouts = timeouts;
                     spec.init_timeout = true;
                     spec.progress = true;
+                    // This fault acts on a request the server gives up on its own.
+                    spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                     // Faults that act on the server's own requests get them.
                     spec.server_requests =
                         cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());

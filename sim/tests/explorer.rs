@@ -50,9 +50,9 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("acp", "cancel-cancels-all", 2, 6, 70),      // exact-id-match
     ("acp", "answers-cancel-notification", 1, 2, 6), // notification-unanswered
-    ("acp", "activity-after-answer", 1, 1, 2),    // no-activity-after-answer
+    ("acp", "activity-after-answer", 1, 1, 998),  // no-activity-after-answer
     ("acp", "crashes-on-unknown-cancel", 1, 2, 6), // unknown-cancel-harmless
-    ("acp", "reuses-live-id", 2, 5, 34),          // no-live-id-reuse
+    ("acp", "reuses-live-id", 2, 5, 33462),       // no-live-id-reuse
     ("acp", "finish-first", 1, 7, 96),            // prompt-cancelled-stop-reason
     ("acp", "cancelled-prompt-as-error", 1, 6, 54), // prompt-cancelled-stop-reason
     ("acp-rfd", "finish-first", 1, 7, 41),        // cancel-honoured
@@ -66,7 +66,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp-rfd", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
     ("acp-rfd", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
     ("acp-rfd", "leaks-cancelled", 1, 7, 63),     // no-leak-at-quiescence
-    ("acp-rfd", "reuses-live-id", 2, 5, 20),      // no-live-id-reuse
+    ("acp-rfd", "reuses-live-id", 2, 5, 4758),    // no-live-id-reuse
     ("acp-rfd", "cancels-initialize", 1, 1, 2),   // initialize-not-cancelled,capability-gated
     ("acp-rfd", "cancels-without-capability", 1, 4, 12), // capability-gated
     ("mcp-2025-11-25", "progress-after-cancel", 1, 7, 252), // no-activity-after-cancel (warn)
@@ -90,7 +90,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40),   // no-answer-after-cancel
     ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98),           // exact-id-match
     ("mcp-2026-07-28", "cancel-hits-own-request", 1, 4, 56),      // exact-id-match
-    ("mcp-2026-07-28", "server-cancels", 1, 2, 6),                // cancel-from-allowed-party
+    ("mcp-2026-07-28", "server-cancels", 1, 2, 2542),             // cancel-from-allowed-party
     ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10),  // notification-unanswered
     ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10),    // unknown-cancel-harmless
     ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78),              // no-leak-at-quiescence
@@ -104,28 +104,29 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("lsp", "cancel-hits-own-request", 1, 7, 394),                // exact-id-match
     ("lsp", "answers-cancel-notification", 1, 5, 18),             // notification-unanswered
     ("lsp", "crashes-on-unknown-cancel", 1, 5, 18),               // unknown-cancel-harmless
-    ("lsp", "reuses-live-id", 2, 5, 20),                          // no-live-id-reuse
+    ("lsp", "reuses-live-id", 2, 5, 8370),                        // no-live-id-reuse
     ("lsp", "cancels-initialize", 1, 1, 2),                       // initialize-not-cancelled
     ("mcp-2025-11-25", "gives-up-silently", 1, 4, 44),            // cancel-sent-on-give-up
     ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
     ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
-    ("abp", "never-answers-cancelled", 1, 10, 1100),              // eventual-resolution
-    ("abp", "answers-twice", 1, 7, 124), // single-resolution,cancel-honoured
-    ("abp", "id-type-confusion", 1, 1, 2), // exact-id-match
-    ("abp", "cancel-cancels-all", 2, 6, 82), // exact-id-match
-    ("abp", "crashes-on-unknown-cancel", 1, 3, 12), // unknown-cancel-harmless
-    ("abp", "ack-disagrees-with-outcome", 1, 7, 124), // cancel-honoured,ack-agrees-with-outcome
-    ("abp", "second-cancel-not-cancelled", 1, 8, 242), // cancel-idempotent,ack-agrees-with-outcome
-    ("abp", "forgets-completed-call", 1, 3, 12), // cancel-result-per-table
+    ("lsp", "misuses-server-cancelled", 1, 5, 120),               // internal-cancel-code (warn)
+    ("abp", "never-answers-cancelled", 1, 10, 2732),              // eventual-resolution
+    ("abp", "answers-twice", 1, 7, 5300), // single-resolution,cancel-honoured
+    ("abp", "id-type-confusion", 1, 1, 32), // exact-id-match
+    ("abp", "cancel-cancels-all", 2, 6, 2899236), // exact-id-match
+    ("abp", "crashes-on-unknown-cancel", 1, 3, 1158), // unknown-cancel-harmless
+    ("abp", "ack-disagrees-with-outcome", 1, 7, 4148), // cancel-honoured,ack-agrees-with-outcome
+    ("abp", "second-cancel-not-cancelled", 1, 8, 3548), // cancel-idempotent,ack-agrees-with-outcome
+    ("abp", "forgets-completed-call", 1, 3, 2900), // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 2446),
-    ("acp", "cancels-sibling-subtree", 2, 9, 1344),
+    ("acp", "cancels-sibling-subtree", 2, 9, 8757478),
     ("acp", "leaves-child-pending", 1, 9, 576),
     ("acp", "selects-after-cancel", 1, 8, 208), // permission-cancelled-after-cancel
     ("acp-rfd", "forgets-grandchild", 1, 15, 1376),
-    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 649),
+    ("acp-rfd", "cancels-sibling-subtree", 2, 9, 565000),
     ("acp-rfd", "spawns-after-cancel", 1, 7, 51),
     ("acp-rfd", "leaves-child-pending", 1, 9, 152),
     ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
@@ -245,6 +246,7 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             spec.init_timeout = true;
             // This fault acts on progress notifications.
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
             // These on requests of the server's own.
             spec.server_requests =
                 cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
@@ -268,7 +270,7 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
                     r.unique_states
                 ));
             }
-            // A warning (only SHOULDs broken) is reported, and the search goes on, exactly when
+            // A warning (only SHOULDs or notes broken) is reported, and the search goes on, exactly when
             // the fault breaks no MUST in the dialect.
             let expected = cancelcheck_sim::coverage::expected_status(d, b);
             let got = if r.counterexample.is_some() {
@@ -351,7 +353,8 @@ fn depth_first_agrees_with_breadth_first() {
         spec.timeouts = true;
         let s = spec.scenario();
         let r = search(&s, &dfs, &|_, _, _| {});
-        let (schedule, broken) = r.counterexample.expect("depth-first finds the fault");
+        // ABP's fault breaks a note: a warning, found all the same.
+        let (schedule, broken) = r.finding().cloned().expect("depth-first finds the fault");
         let verdict = replay(&s, &schedule).verdict;
         let replayed: Vec<_> = verdict.violations.iter().map(|v| v.invariant).collect();
         assert_eq!(replayed, broken, "{d} {behaviour}");
@@ -375,11 +378,11 @@ fn reusing_an_answered_id() {
     // (dialect, transport, Some(steps) for a counterexample or None for a pass, unique states)
     let expected: &[(&str, Order, Option<usize>, u64)] = &[
         ("acp", Order::Fifo, None, 14892),
-        ("acp", Order::Reordering, Some(8), 316),
+        ("acp", Order::Reordering, Some(8), 43818),
         ("acp-rfd", Order::Fifo, None, 1779),
-        ("acp-rfd", Order::Reordering, Some(8), 244),
+        ("acp-rfd", Order::Reordering, Some(8), 4629),
         ("lsp", Order::Fifo, None, 14892),
-        ("lsp", Order::Reordering, Some(8), 316),
+        ("lsp", Order::Reordering, Some(8), 43818),
         ("mcp-2026-07-28", Order::Fifo, None, 12460),
         ("mcp-2026-07-28", Order::Reordering, Some(6), 39190),
         ("mcp-2025-11-25", Order::Fifo, Some(7), 108),
@@ -422,6 +425,7 @@ fn reusing_an_answered_id() {
 /// on pass or fail, on the shortest counterexample's length and on what it breaks; and where it
 /// applies to a correct behaviour it visits fewer states.
 #[test]
+#[ignore = "the long suite: cargo test -- --ignored (README, The long suite)"]
 fn symmetry_keeps_every_verdict() {
     let with = SearchOptions {
         symmetry: true,
@@ -437,6 +441,7 @@ fn symmetry_keeps_every_verdict() {
                 spec.timeouts = true;
                 spec.init_timeout = true;
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 let s = spec.scenario();
                 let plain = search(&s, &opts(), &|_, _, _| {});
                 let reduced = search(&s, &with, &|_, _, _| {});
@@ -499,6 +504,7 @@ fn symmetric_counts_are_pinned_and_every_correct_behaviour_passes() {
 /// path after it finds one as short as the full search's. It also pins the reduced count of
 /// the README's example.
 #[test]
+#[ignore = "the long suite: cargo test -- --ignored (README, The long suite)"]
 fn partial_order_keeps_every_verdict() {
     let reduced_opts = SearchOptions {
         symmetry: true,
@@ -516,6 +522,7 @@ fn partial_order_keeps_every_verdict() {
                 spec.timeouts = nesting.is_flat();
                 spec.init_timeout = nesting.is_flat();
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 spec.server_requests =
                     cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
                 spec.nesting = nesting;
@@ -673,9 +680,9 @@ fn duplication_breaks_no_correct_behaviour() {
 fn duplication_makes_reusing_an_answered_id_unsafe_on_stdio() {
     let mut changed = Vec::new();
     for (d, steps, unique) in [
-        ("acp", 8, 438),
-        ("acp-rfd", 8, 328),
-        ("lsp", 8, 438),
+        ("acp", 8, 14588),
+        ("acp-rfd", 8, 8476),
+        ("lsp", 8, 14588),
         ("mcp-2026-07-28", 6, 9060),
     ] {
         let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, 2, Order::Fifo);
@@ -763,6 +770,7 @@ fn stdio_configurations(d: Dialect, b: Behaviour) -> Vec<ExploreSpec> {
         spec.timeouts = timeouts;
         spec.init_timeout = timeouts;
         spec.progress = b == Behaviour::ProgressAfterCancel;
+        spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
         spec.server_requests = cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
         spec.nesting = nesting;
         spec
@@ -1105,6 +1113,7 @@ fn stdio_ample_sets_are_persistent() {
             spec.timeouts = true;
             spec.init_timeout = true;
             spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
             if !cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
                 continue;
             }
@@ -1141,6 +1150,7 @@ fn ample_sets_of_request_trees_are_persistent() {
                 spec.timeouts = timeouts;
                 spec.init_timeout = timeouts;
                 spec.progress = b == Behaviour::ProgressAfterCancel;
+                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
                 spec.nesting = nesting;
                 spec
             };

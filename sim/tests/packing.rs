@@ -146,10 +146,19 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
                 assert!(!memo.spoilt(), "{spec:?}: a state does not fit");
                 assert_eq!(e2.violated(), f2.violated(), "{spec:?} {step:?}");
                 assert_eq!(e2.reached(), f2.reached(), "{spec:?} {step:?}");
-                if e2.violated() {
+                assert_eq!(e2.warned(), f2.warned(), "{spec:?} {step:?}");
+                if e2.violated() || e2.warned() {
                     assert_eq!(e2.world().checker().broken(), memo.broken(), "{spec:?}");
+                }
+                if e2.violated() {
                     continue;
                 }
+                // As the search does, the state starts its own verdict (a warning is expanded
+                // further, and what its successors break is theirs).
+                e2.pack(&mut a);
+                e2.unpack(&a).expect("a packed state unpacks");
+                let row = f2.bytes().to_vec();
+                f2.unpack(&row, &mut memo).expect("a row unpacks");
                 let coded = code(&e2, &mut memo);
                 assert_eq!(coded.bytes(), f2.bytes(), "{spec:?}: {step:?} differs flat");
                 stack.push((e2, f2, d + 1));

@@ -42,6 +42,10 @@ pub fn run_flags(fix: Fix, seeds: &std::ops::Range<u64>) -> Vec<(String, String)
             "workload.cancel_permille",
             d.cancel_permille.into(),
         )],
+        Fix::InternalCancels => vec![set_default(
+            "workload.internal_cancel_permille",
+            d.internal_cancel_permille.into(),
+        )],
         Fix::NoCancelSupport => vec![set_default("workload.cancel_support", false.into())],
         Fix::Reordering => vec![("--transport".into(), "reordering".into())],
         Fix::MoreSeeds => {
@@ -64,6 +68,7 @@ pub fn explore_flags(fix: Fix, s: &Scenario) -> Option<Vec<String>> {
         Fix::InitTimeout => vec!["--init-timeout".into()],
         Fix::Timeouts => vec!["--timeouts".into()],
         Fix::Progress => vec!["--progress".into()],
+        Fix::InternalCancels => vec!["--internal-cancel".into()],
         Fix::Reordering => vec!["--transport".into(), "reordering".into()],
         Fix::MoreSeeds if s.link.order == cancelcheck_sim::link::Order::Fifo => {
             vec!["--transport".into(), "reordering".into()]

@@ -587,7 +587,7 @@ fn same_search(s: &Scenario) -> Vec<String> {
 }
 
 impl ExploreReport {
-    /// `warn (only SHOULDs broken)`: the verdict's word and what it means.
+    /// `warn (only SHOULDs or notes broken)`: the verdict's word and what it means.
     fn verdict_words(&self) -> String {
         format!("{} ({})", self.status.as_str(), self.status.meaning())
     }

@@ -124,6 +124,8 @@ pub struct Shard {
 #[derive(Serialize)]
 struct ByInvariant {
     invariant: &'static str,
+    /// Its strength in the run's dialect: `MUST`, `SHOULD` or `NOTE`.
+    strength: &'static str,
     seeds: u64,
     first_seed: u64,
 }
@@ -335,6 +337,10 @@ pub fn report(m: Made) -> RunReport {
         .iter()
         .map(|(inv, n)| ByInvariant {
             invariant: inv.name(),
+            strength: inv
+                .info()
+                .application(scenario.dialect)
+                .map_or("", |a| a.strength.as_str()),
             seeds: *n,
             first_seed: summary
                 .failures
@@ -574,8 +580,8 @@ impl fmt::Display for RunReport {
             for b in &self.first_failures {
                 writeln!(
                     f,
-                    "  {:<36} {:>6} (first: seed {})",
-                    b.invariant,
+                    "  {:<44} {:>6} (first: seed {})",
+                    format!("{} ({})", b.invariant, b.strength),
                     plural(b.seeds, "seed", "seeds"),
                     b.first_seed
                 )?;

@@ -35,6 +35,11 @@
 //!   -32800, a prompt turn's `stopReason: cancelled`, or LSP's -32802 "the server cancelled the
 //!   request") to a request the probe never cancelled is such a give-up: an
 //!   `Input::InternalCancel` of the peer's before its answer, judged by `internal-cancel-code`.
+//!   LSP's server gives a request up with `ContentModified` (-32801), or `ServerCancelled`
+//!   (-32802) "only ... for requests that explicitly support being server cancellable", which
+//!   no request the probe sends does: either answer to a request the probe never cancelled is
+//!   a give-up there, and -32802 breaks `internal-cancel-code`; an LSP -32800 says the client
+//!   cancelled, so to a request nobody cancelled it is a cancel meant for another request.
 //!   A request the probe did cancel is judged against that cancel, whatever its answer; an
 //!   answer with another code cannot be told from a failure, so whether a give-up used the right
 //!   code stays not observable, unless the wire shows it broken (-32802). Once the probe has
@@ -211,7 +216,7 @@ impl Judgement {
             .unwrap_or("pass")
     }
 
-    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs), `vacuous` (nothing
+    /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs or notes), `vacuous` (nothing
     /// broken, but the scenario tested nothing: [`Judgement::vacuous_because`]) or `pass`
     /// ([`Status::judged`]). The races it reached are reported, not judged.
     pub fn status(&self) -> Status {
@@ -287,7 +292,8 @@ pub const PROBE_OWN_DUTIES: [InvariantId; 2] = [
 ];
 
 /// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
-/// request was given up as plainly as -32800 does, in another code.
+/// request was given up as plainly as -32800 does, in another code (in LSP, the give-up code
+/// kept for requests that support it: [`cancelcheck_model::dialect::GiveUp::reserved`]).
 const SERVER_CANCELLED: i64 = -32802;
 
 /// Invariants the wire cannot decide in general but whose breach it can show: a breach seen
@@ -850,16 +856,19 @@ impl Judge<'_> {
     /// the probe never cancelled it, and the answer says it was cancelled.
     fn given_up_by_peer(&self, id: RequestId, reply: Reply) -> bool {
         let dialect = self.ctx.dialect;
-        let says_cancelled = match reply {
-            Reply::Cancelled => true,
+        let Some(give_up) = dialect.rules().give_up else {
+            return false;
+        };
+        let says_given_up = match reply {
+            // -32800 (or a prompt turn's cancelled stop reason) where that is the give-up's
+            // answer (ACP); in LSP it says the client cancelled, which this request it did not.
+            Reply::Cancelled => !dialect.rules().gives_up_unlike_a_cancel(),
             // (In ACP an error -32800 answering a prompt turn is read as an error: a cancelled
-            // prompt turn ends with a result.)
-            Reply::Error(code) => {
-                Some(code) == dialect.rules().cancel_error_code || code == SERVER_CANCELLED
-            }
+            // prompt turn ends with a result.) LSP's ContentModified and ServerCancelled.
+            Reply::Error(code) => give_up.says_given_up(code) || code == SERVER_CANCELLED,
             _ => false,
         };
-        says_cancelled
+        says_given_up
             && InvariantId::InternalCancelCode
                 .info()
                 .application(dialect)
@@ -1686,7 +1695,7 @@ mod tests {
         ] {
             let mut r = acp_opening();
             r.extend([rec(Dir::Received, PROMPT_ENDED), u]);
-            let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "fail"));
+            let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "warn"));
             assert_found(&judge(&ctx, &r), finding);
         }
     }
@@ -1767,6 +1776,50 @@ mod tests {
             assert!(!gave_up(&j));
             assert!(j.not_observable.contains(&InvariantId::InternalCancelCode));
         }
+    }
+
+    /// LSP: a server that gives a request up on its own answers `ContentModified` (-32801), or
+    /// `ServerCancelled` (-32802) "only ... for requests that explicitly support being server
+    /// cancellable", which `workspace/executeCommand` does not: to a request nobody cancelled,
+    /// either is a give-up, and -32802 breaks `internal-cancel-code` (a SHOULD). -32800 says
+    /// the client cancelled: to a request nobody cancelled, a cancel meant for another.
+    #[test]
+    fn lsp_give_ups_are_content_modified_never_server_cancelled() {
+        let ctx = Context::new(Dialect::Lsp);
+        let answered = |answer: &str| {
+            let r = [
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#,
+                ),
+                rec(
+                    Dir::Received,
+                    r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#,
+                ),
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+                ),
+                rec(
+                    Dir::Sent,
+                    r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"c"}}"#,
+                ),
+                rec(
+                    Dir::Received,
+                    &format!(r#"{{"jsonrpc":"2.0","id":1,{answer}}}"#),
+                ),
+            ];
+            judge(&ctx, &r)
+        };
+        let j = answered(SERVER_CANCELLED_ERROR);
+        assert_found(&j, Some((InvariantId::InternalCancelCode, "warn")));
+        assert!(gave_up(&j));
+        let j = answered(r#""error":{"code":-32801,"message":"Content modified"}"#);
+        assert_found(&j, None);
+        assert!(gave_up(&j));
+        let j = answered(CANCELLED_ERROR);
+        assert_found(&j, Some((InvariantId::ExactIdMatch, "fail")));
+        assert!(!gave_up(&j));
     }
 
     /// Soundness: an answer to a request the probe did cancel is judged against that cancel

@@ -285,7 +285,7 @@ pub fn repeated(outcomes: &[Outcome]) -> bool {
 }
 
 /// The verdict table as text: one row per scenario, one column per invariant of the dialect
-/// (`.` held, `E` a MUST broken, `W` a SHOULD broken, `-` not observable on the wire), then
+/// (`.` held, `E` a MUST broken, `W` a SHOULD or a note broken, `-` not observable on the wire), then
 /// each finding with its trace, the probe's own cost and the verdict.
 pub fn run_text(
     dialect: Dialect,
@@ -374,7 +374,7 @@ pub fn run_text(
     }
     let _ = writeln!(
         t,
-        "columns (. held, E MUST broken, W SHOULD broken, - not observable on the wire, never reported as passed):"
+        "columns (. held, E MUST broken, W SHOULD or NOTE broken, - not observable on the wire, never reported as passed):"
     );
     for (n, i) in cols.iter().enumerate() {
         let strength = i

@@ -63,13 +63,14 @@
 //! `--refuse-all` answers every request -32601 (method not found), the handshake and `ping`
 //! too, and ignores every notification: a JSON-RPC program that speaks none of the dialect.
 //!
-//! `--give-up-ms N` (ACP, ACP RFD: the dialects whose text says how a receiver answers a request
-//! it cancels on its own) gives up each request still being worked on N ms after its work
+//! `--give-up-ms N` (ACP, ACP RFD, LSP: the dialects whose text says how a receiver answers a
+//! request it cancels on its own) gives up each request still being worked on N ms after its work
 //! started, as an agent whose internal timeout fires: the model's internal cancellation
 //! (`Input::InternalCancel`). It answers as the simulator's wire does: the correct peer with the
 //! dialect's cancelled answer, which is error -32800 in the ACP RFD ("the same -32800 (Cancelled)
 //! error response as if $/cancelRequest was received") and a prompt turn's
-//! `{"stopReason": "cancelled"}` in ACP; `wrong-error-code` with error -32603.
+//! `{"stopReason": "cancelled"}` in ACP, `ContentModified` (-32801) in LSP; `wrong-error-code`
+//! with error -32603, `misuses-server-cancelled` with LSP's `ServerCancelled` (-32802).
 //!
 //! `ping` (MCP 2025-11-25) is answered `{}` and any other unknown method -32601, as JSON-RPC
 //! requires. At the end
@@ -208,7 +209,7 @@ impl Args {
         if a.progress_ms == 0 {
             return Err("--progress-ms must be at least 1".into());
         }
-        if a.give_up_ms.is_some() && !a.dialect.rules().internal_cancellation {
+        if a.give_up_ms.is_some() && a.dialect.rules().give_up.is_none() {
             return Err(format!(
                 "--give-up-ms: the text of {} says nothing of a request its receiver gives up on its own",
                 a.dialect

@@ -39,7 +39,10 @@ fn bad_arguments_exit_2_naming_what_is_wrong() {
         (&["--work-ms"], "--work-ms"),
         (&["--work-ms", "soon"], "--work-ms"),
         (&["--progress-ms", "0"], "--progress-ms"),
-        (&["--dialect", "lsp", "--give-up-ms", "5"], "--give-up-ms"),
+        (
+            &["--dialect", "mcp-2025-11-25", "--give-up-ms", "5"],
+            "--give-up-ms",
+        ),
         (&["--dialect", "lsp", "--tool-error"], "--tool-error"),
         (
             &["--dialect", "mcp-2025-11-25", "--ask-permission"],

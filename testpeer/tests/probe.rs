@@ -184,7 +184,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
             continue;
         }
         checked += 1;
-        if b == Behaviour::CancelCancelsAll && !d.rules().internal_cancellation {
+        if b == Behaviour::CancelCancelsAll && d.rules().give_up.is_none() {
             // The request it stops for a cancel of another is shown from the wire (in MCP,
             // where it is never answered, by a control request: see
             // `a_request_stopped_by_a_cancel_of_another_id_is_exact_id_match_not_a_timeout`),
@@ -219,7 +219,7 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
                 })
         };
         if observable && declared.iter().all(undecided) && !hidden_shown {
-            assert!(d.rules().internal_cancellation, "{b} in {d}: {v:#}");
+            assert!(d.rules().give_up.is_some(), "{b} in {d}: {v:#}");
         } else if observable || hidden_shown {
             assert!(
                 !inv.is_empty() || hidden_shown,
@@ -781,6 +781,26 @@ fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
                 }
             }
             assert!(gave_up, "{d} own={own}: the agent never gave up: {v:#}");
+        }
+    }
+}
+
+/// LSP: a server that gives requests up on its own (`--give-up-ms`) answers `ContentModified`
+/// (-32801) and passes every scenario; one that answers `ServerCancelled` (-32802), which
+/// `workspace/executeCommand` does not support, is flagged `internal-cancel-code` (a SHOULD:
+/// the verdict is `warn`).
+#[test]
+fn an_lsp_server_gives_requests_up_with_content_modified_never_server_cancelled() {
+    let work = r#"{"command":"slow","arguments":[{"ms":300}]}"#;
+    for (b, verdict) in [("honour", "pass"), ("misuses-server-cancelled", "warn")] {
+        let peer = ["--dialect", "lsp", "--behavior", b, "--give-up-ms", "40"];
+        let flags = ["--dialect", "lsp", "--params", work, "--jobs", "4"];
+        let (v, code, _) = probe(&format!("lsp-gives-up-{b}"), &flags, &peer);
+        assert_eq!(v["verdict"], verdict, "{b}: {v:#}");
+        assert_eq!(code, 0, "{b}: {v:#}");
+        let (inv, _) = findings(&v);
+        if verdict == "warn" {
+            assert_eq!(inv, ["internal-cancel-code"], "{b}: {v:#}");
         }
     }
 }

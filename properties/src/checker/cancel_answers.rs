@@ -69,8 +69,10 @@ fn answer(c: &mut Checker, requester: Party, i: usize, id: RequestId, reply: Rep
             c.violate(InvariantId::PromptCancelledStopReason, about);
         }
     } else if r.internal {
-        if let Reply::Error(code) = reply
-            && Some(code) != rules.cancel_error_code
+        // What the text says of the answer to a request given up on its own: -32800 (ACP),
+        // never ServerCancelled for a request that does not support it (LSP).
+        if let (Reply::Error(code), Some(give_up)) = (reply, rules.give_up)
+            && give_up.breaks(code)
         {
             c.violate(InvariantId::InternalCancelCode, about);
         }

@@ -262,6 +262,29 @@ impl Checker {
         }
     }
 
+    /// The depth in its request tree of the newest request `requester` sent with `id`: 1 for a
+    /// request its application sent, one more than its parent's for a request sent on another's
+    /// behalf, 1 for a request the checker has not seen. The checker's records are the one model
+    /// of parentage; a driver that bounds how deep trees grow asks here.
+    pub fn depth(&self, requester: Party, id: RequestId) -> u8 {
+        let Some(mut i) = self.find(requester, id) else {
+            return 1;
+        };
+        let mut depth = 1u8;
+        // Parent links point to earlier records (but in canonical order): the bound keeps a
+        // malformed chain from looping.
+        for _ in 0..self.reqs.len() {
+            match self.reqs[i].parent {
+                Some(p) if usize::from(p) < self.reqs.len() => {
+                    i = usize::from(p);
+                    depth = depth.saturating_add(1);
+                }
+                _ => break,
+            }
+        }
+        depth
+    }
+
     /// Violated invariants so far.
     pub fn violated(&self) -> PropertySet {
         self.found

@@ -94,7 +94,7 @@ impl SetAside {
     pub const WHY: &'static str = "its request's id was reused while live, or a request's in its tree: which request the messages were about cannot be told";
 }
 
-/// What a run amounts to, strongest first: a MUST broken, only SHOULDs broken, nothing broken
+/// What a run amounts to, strongest first: a MUST broken, only SHOULDs (or notes) broken, nothing broken
 /// but a claim left unexercised (a race never reached, a fault that never acted), or a pass.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Status {
@@ -130,7 +130,7 @@ impl Status {
     pub fn meaning(self) -> &'static str {
         match self {
             Status::Fail => "a MUST broken",
-            Status::Warn => "only SHOULDs broken",
+            Status::Warn => "only SHOULDs or notes broken",
             Status::Vacuous => "nothing broken, but not everything claimed was exercised",
             Status::Pass => "nothing broken, everything claimed exercised",
         }

@@ -120,8 +120,7 @@ fn bounds(s: &Scenario) -> Bounds {
         fifo: s.link.order == Order::Fifo,
         progress: s.workload.progress_permille > 0,
         duplicates: u8::from(s.link.duplicate_permille > 0),
-        internal: s.workload.internal_cancel_permille > 0
-            && s.dialect.rules().internal_cancellation,
+        internal: s.workload.internal_cancel_permille > 0 && s.dialect.rules().give_up.is_some(),
         malformed: s.workload.malformed_cancel_permille > 0,
         server_requests: match s.dialect.rules().server_work_method {
             Some(_) => s.workload.server_requests.min(MAX_REQUESTS) as u8,
