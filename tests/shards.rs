@@ -133,6 +133,29 @@ fn shards_merged_say_what_the_whole_run_says() {
     assert!(!v["vacuous_because"].as_array().unwrap().is_empty());
 }
 
+/// Runs `args` (a shard: exit 0 or 1) and writes its stdout to `dir/name`; returns that path.
+fn output_file(dir: &Path, name: &str, args: &[&str]) -> String {
+    let o = cancelcheck(args);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        text(&o.stderr)
+    );
+    let file = dir.join(name);
+    std::fs::write(&file, &o.stdout).expect("write shard");
+    file.display().to_string()
+}
+
+/// Asserts that `merge` of `files` exits 2 saying each of `fragments` on stderr.
+fn merge_refused(files: &[&String], fragments: &[&str]) {
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(|f| f.as_str()));
+    let err = text(&run(&args, 2).stderr);
+    for f in fragments {
+        assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
+    }
+}
+
 #[test]
 fn merge_refuses_what_is_not_the_shards_of_one_run() {
     let tmp = Scratch::new("refuse");
@@ -141,10 +164,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
     let shard = |name: &str, args: &[&str]| {
         let mut all = vec!["run", "--seeds", "0..40", "--save", &save, "--json"];
         all.extend_from_slice(args);
-        let o = cancelcheck(&all);
-        let file = dir.join(name);
-        std::fs::write(&file, &o.stdout).expect("write shard");
-        file.display().to_string()
+        output_file(dir, name, &all)
     };
     let s0 = shard("s0.json", &["--shard", "0/2"]);
     let s1 = shard("s1.json", &["--shard", "1/2"]);
@@ -177,13 +197,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
             vec![&scenario, "field `format`", "not a shard"],
         ),
     ] {
-        let mut args = vec!["merge"];
-        args.extend(files.iter().map(|f| f.as_str()));
-        let o = run(&args, 2);
-        let err = text(&o.stderr);
-        for f in fragments {
-            assert!(err.contains(f), "{args:?}: {err:?} lacks {f:?}");
-        }
+        merge_refused(&files, &fragments);
     }
 }
 
@@ -304,4 +318,255 @@ fn the_indexed_job_recipe_runs_its_shards_and_merges_them() {
         "{}",
         text(&o.stdout)
     );
+}
+
+/// What may differ between one search whole and its shards merged: timings, threads, memory
+/// figures (each shard holds its own share at once) and which files were merged.
+const SEARCH_MAY_DIFFER: [&str; 9] = [
+    "seconds",
+    "states_per_sec",
+    "threads",
+    "peak_rss_bytes",
+    "peak_states_held",
+    "peak_bytes_held",
+    "bytes_per_state",
+    "max_memory_bytes",
+    "max_memory_from",
+];
+
+/// The lines of an `explore` text that the whole search and the merge share: all but the
+/// merge's first (which files it merged), the timings and the memory line.
+fn search_lines(t: &str) -> Vec<String> {
+    t.lines()
+        .filter(|l| !l.starts_with("cancelcheck merge:") && !l.starts_with("memory:"))
+        .map(|l| match l.split_once("   peak held") {
+            Some((counts, _)) if l.starts_with("unique states:") => counts.to_string(),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+/// Runs one search of `args` whole and in `n` shards (traces under `dir`), merges the shards
+/// in reverse order, and compares every field of the JSON but `SEARCH_MAY_DIFFER` and
+/// `merged_from`, and the text's lines; returns the whole search's JSON and each shard's.
+fn search_whole_and_sharded(dir: &Path, args: &[&str], n: u32, code: i32) -> (Value, Vec<Value>) {
+    let save = dir.join("traces").display().to_string();
+    let with = |extra: &[&str]| {
+        let mut all: Vec<&str> = vec!["explore"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--save", &save]);
+        all.extend_from_slice(extra);
+        all.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let whole_text = text(&run(&strs(&with(&[])), code).stdout);
+    let whole_json = json_out(&run(&strs(&with(&["--json"])), code));
+    let (mut files, mut shards) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let shard = format!("{i}/{n}");
+        let threads = (1 + i % 2).to_string();
+        let o = cancelcheck(&strs(&with(&[
+            "--shard",
+            &shard,
+            "--json",
+            "--threads",
+            &threads,
+        ])));
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{shard}: {}",
+            text(&o.stderr)
+        );
+        let v = json_out(&o);
+        assert_eq!(v["format"], "cancelcheck-explore-shard");
+        assert_eq!(v["shard"]["index"], i);
+        assert_eq!(v["shard"]["count"], n);
+        let file = dir.join(format!("search-{i}-of-{n}.json"));
+        std::fs::write(&file, &o.stdout).expect("write shard");
+        files.push(file.display().to_string());
+        shards.push(v);
+    }
+    files.reverse();
+    let mut merge: Vec<&str> = vec!["merge"];
+    merge.extend(files.iter().map(String::as_str));
+    let merged_text = text(&run(&merge, code).stdout);
+    merge.push("--json");
+    let merged = json_out(&run(&merge, code));
+    let (w, m) = (whole_json.as_object().unwrap(), merged.as_object().unwrap());
+    for key in w.keys().chain(m.keys()) {
+        if SEARCH_MAY_DIFFER.contains(&key.as_str()) || key == "merged_from" {
+            continue;
+        }
+        assert_eq!(
+            w.get(key),
+            m.get(key),
+            "{args:?} in {n}: field `{key}` differs"
+        );
+    }
+    assert_eq!(m["merged_from"].as_array().map(Vec::len), Some(n as usize));
+    assert_eq!(
+        search_lines(&whole_text),
+        search_lines(&merged_text),
+        "{args:?} in {n}: the text differs"
+    );
+    assert!(merged_text.starts_with(&format!("cancelcheck merge: {n} shards")));
+    (whole_json, shards)
+}
+
+/// One search split over its initial states and merged says what the whole search says: a
+/// correct behavior that passes, a fault whose shards stop at different depths (the search of
+/// the second initial state goes on past the level where the first's finds a counterexample:
+/// the merge counts it as it stood there), a fault only the second initial state reaches, and
+/// one both reach at the same depth (the whole search reports the first's), and a search
+/// bounded by depth whose counterexample the whole search shortens.
+#[test]
+fn a_search_in_shards_merged_says_what_the_whole_search_says() {
+    let tmp = Scratch::new("search");
+    let dir = tmp.path();
+    let acp = [
+        "--requests",
+        "2",
+        "--transport",
+        "reordering",
+        "--timeouts",
+        "--progress",
+        "--init-timeout",
+    ];
+    let rfd = |b: &'static str| {
+        let mut a = vec!["--dialect", "acp-rfd", "--behavior", b];
+        a.extend_from_slice(&acp);
+        a
+    };
+    for n in [2, 3] {
+        let (v, shards) = search_whole_and_sharded(dir, &acp, n, 0);
+        assert_eq!(v["verdict"], "pass");
+        assert_eq!(v["partial_order"], true);
+        // Two initial states: a third shard has none, says so, and counts nothing.
+        let roots: Vec<Value> = shards
+            .iter()
+            .map(|s| s["initial_states_searched"].clone())
+            .collect();
+        assert_eq!(
+            roots
+                .iter()
+                .filter(|r| r.as_array().unwrap().is_empty())
+                .count(),
+            n as usize - 2
+        );
+        let sum: u64 = shards
+            .iter()
+            .map(|s| s["unique_states"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            sum,
+            v["unique_states"].as_u64().unwrap(),
+            "no state is shared"
+        );
+
+        let (v, shards) = search_whole_and_sharded(dir, &rfd("cancel-cancels-all"), n, 1);
+        assert_eq!(v["verdict"], "fail");
+        let states: Vec<u64> = shards
+            .iter()
+            .map(|s| s["unique_states"].as_u64().unwrap())
+            .collect();
+        assert!(
+            states.iter().sum::<u64>() > v["unique_states"].as_u64().unwrap(),
+            "a shard searched past the whole search's stop: {states:?} against {}",
+            v["unique_states"]
+        );
+
+        let (v, _) = search_whole_and_sharded(dir, &rfd("cancels-without-capability"), n, 1);
+        assert_eq!(v["verdict"], "fail");
+
+        // Both initial states break it at the same depth: the first one's is reported.
+        let mut args = vec!["--behavior", "finish-first"];
+        args.extend_from_slice(&acp);
+        let (v, shards) = search_whole_and_sharded(dir, &args, n, 1);
+        assert_eq!(v["verdict"], "fail");
+        let found = |s: &Value| s["search_report"]["found"]["counterexample"]["level"].clone();
+        assert_eq!(found(&shards[0]), found(&shards[1]));
+
+        // Bounded by depth under the partial-order reduction: the first initial state's search
+        // finds nothing within the bound, the second's finds a counterexample that the whole
+        // search then shortens over every initial state, the first's included.
+        let args = [
+            "--dialect",
+            "acp-rfd",
+            "--behavior",
+            "cancels-without-capability",
+            "--requests",
+            "2",
+            "--transport",
+            "reordering",
+            "--max-depth",
+            "5",
+        ];
+        let (v, shards) = search_whole_and_sharded(dir, &args, n, 1);
+        assert_eq!(v["verdict"], "fail");
+        assert_eq!(shards[0]["verdict"], "vacuous");
+        assert_eq!(shards[0]["search_report"]["shortening"][0], 6);
+    }
+}
+
+#[test]
+fn merge_refuses_what_is_not_the_shards_of_one_search() {
+    let tmp = Scratch::new("refuse-search");
+    let dir = tmp.path();
+    let save = dir.join("traces").display().to_string();
+    let shard = |name: &str, args: &[&str]| {
+        let mut all = vec!["explore", "--dialect", "acp-rfd", "--save", &save, "--json"];
+        all.extend_from_slice(args);
+        output_file(dir, name, &all)
+    };
+    let s0 = shard("s0.json", &["--shard", "0/2"]);
+    let s1 = shard("s1.json", &["--shard", "1/2"]);
+    let other = shard(
+        "other.json",
+        &["--shard", "1/2", "--behavior", "finish-first"],
+    );
+    let three = shard("three.json", &["--shard", "1/3"]);
+    let bounded = ["0/2", "1/2"].map(|i| {
+        shard(
+            &format!("b{i}.json").replace('/', "-"),
+            &["--shard", i, "--max-states", "5"],
+        )
+    });
+    let edited = dir.join("edited.json").display().to_string();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
+    v["initial_states_searched"] = serde_json::json!([0]);
+    std::fs::write(&edited, v.to_string()).unwrap();
+    assert_eq!(run(&["merge", &s1, &s0], 0).status.code(), Some(0));
+    for (files, fragments) in [
+        (vec![&s0], vec!["shard 1/2 missing"]),
+        (vec![&s0, &s0], vec![&s0, "field `shard.index`", "again"]),
+        (
+            vec![&s0, &other],
+            vec![&other, "field `configuration`", "differs"],
+        ),
+        (
+            vec![&s0, &three],
+            vec![&three, "field `shard.count`", "differs"],
+        ),
+        (
+            vec![&s0, &edited],
+            vec![&edited, "field `initial_states_searched`", "expected [1]"],
+        ),
+        (
+            vec![&bounded[1], &bounded[0]],
+            vec![
+                &bounded[0],
+                "field `search_report`",
+                "--max-states",
+                "raise the bound",
+            ],
+        ),
+    ] {
+        merge_refused(&files, &fragments);
+    }
+    for (args, fragment) in [
+        (vec!["explore", "--shard", "2/2"], "expected I/N with I < N"),
+        (vec!["explore", "--shard", "0/2", "--dfs"], "--dfs"),
+    ] {
+        let err = text(&run(&args, 2).stderr);
+        assert!(err.contains(fragment), "{args:?}: {err}");
+    }
 }

@@ -155,6 +155,11 @@ fn merge_refuses_what_is_not_the_shards_of_one_sweep() {
     let o = cancelcheck(&["run", "--seeds", "0..5", "--shard", "0/2", "--json"]);
     std::fs::write(&run_shard, &o.stdout).unwrap();
     let run_shard = run_shard.display().to_string();
+    // A shard of one search (over its initial states: tests/shards.rs) is not a sweep's.
+    let search_shard = dir.join("search.json");
+    let o = run(&with(dir, &["explore"], &["--shard", "0/2", "--json"]), 0);
+    std::fs::write(&search_shard, &o.stdout).unwrap();
+    let search_shard = search_shard.display().to_string();
     for (files, says) in [
         (vec![&a], "shard 1/2 missing"),
         (vec![&a, &a], "shard 0/2 again"),
@@ -162,6 +167,8 @@ fn merge_refuses_what_is_not_the_shards_of_one_sweep() {
         (vec![&a, &three], "field `shard.count`"),
         (vec![&a, &cut], "a shard's output was cut short"),
         (vec![&a, &run_shard], "field `format`"),
+        (vec![&a, &search_shard], "field `format`"),
+        (vec![&search_shard, &a], "field `format`"),
     ] {
         let mut args = vec!["merge"];
         args.extend(files.iter().map(|f| f.as_str()));
@@ -171,10 +178,6 @@ fn merge_refuses_what_is_not_the_shards_of_one_sweep() {
         assert!(err.contains(says), "{args:?}: {err:?} lacks {says:?}");
         assert!(o.stdout.is_empty(), "{args:?}: printed a summary");
     }
-    // A single search is not split.
-    let o = cancelcheck(&["explore", "--shard", "0/2"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--shard splits a sweep"));
 }
 
 /// `examples/run-shards.sh` and the CI matrix's shard step run a sweep with `COMMAND=explore`

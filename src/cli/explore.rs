@@ -7,7 +7,7 @@ use cancelcheck::trace_file::{self, InputError};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::Status;
 use cancelcheck_sim::coverage;
-use cancelcheck_sim::explorer::{SearchOptions, SearchReport, search};
+use cancelcheck_sim::explorer::{SearchOptions, SearchReport, search_shard};
 use cancelcheck_sim::runner::applicable_races;
 use cancelcheck_sim::{Scenario, Trace};
 use clap::ValueEnum;
@@ -46,9 +46,10 @@ pub struct ExploreArgs {
     /// file's); `all` sweeps every behavior that applies to the dialect.
     #[arg(long, value_parser = BEHAVIOR_OR_ALL)]
     pub(super) behavior: Option<Pick<Behaviour>>,
-    /// With `--dialect all` or `--behavior all`: run only shard I of N of the sweep's searches
-    /// (those whose position in the sweep is I modulo N); `cancelcheck merge` combines the
-    /// shards' `--json` outputs into the sweep's.
+    /// Run only shard I of N: of one search, its initial states whose index is I modulo N
+    /// (up to four: the declared cancellation supports); with `--dialect all` or `--behavior
+    /// all`, the sweep's searches whose position is I modulo N. `cancelcheck merge` combines
+    /// the shards' `--json` outputs into what the whole prints.
     #[arg(long, value_name = "I/N")]
     pub(super) shard: Option<String>,
     /// Requests the client sends.
@@ -203,6 +204,15 @@ pub(super) struct ExploreReport {
     /// The search hit its memory budget.
     #[serde(skip)]
     pub(super) bounded_by_memory: bool,
+    /// A shard's: which it is and what `merge` reads (see `explore_shard`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(super) part: Option<super::explore_shard::Part>,
+    /// A merge's: the shards' files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) merged_from: Vec<String>,
+    /// The search's own report.
+    #[serde(skip)]
+    pub(super) report: SearchReport,
 }
 
 /// The explorer's options that decide what it can reach.
@@ -223,24 +233,38 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     if args.dialect == Some(Pick::All) || args.behavior == Some(Pick::All) {
         return super::sweep::cmd(args);
     }
-    if let Some(shard) = &args.shard {
-        return Err(bad(format!(
-            "--shard {shard}: a single search runs whole; --shard splits a sweep (--dialect all or --behavior all) into its searches"
-        )));
-    }
     let (dialect, behavior) = (
         args.dialect.and_then(Pick::one),
         args.behavior.and_then(Pick::one),
     );
     let scenario = explore_scenario(&args, dialect, behavior)?;
-    let setup = Setup::new(&args)?;
+    let mut setup = Setup::new(&args)?;
+    let part = match &args.shard {
+        Some(text) => {
+            let shard = super::explore_shard::parse(text, &scenario, args.dfs)?;
+            setup.roots = (shard.index, shard.count);
+            Some(shard)
+        }
+        None => None,
+    };
     let tty = std::io::stderr().is_terminal();
     let progress = |depth: u32, unique: u64, frontier: u64| {
         if tty {
             eprint!("\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}");
         }
     };
-    let out = search_one(&args, &scenario, &setup, &progress);
+    let mut out = search_one(&args, &scenario, &setup, &progress);
+    if let Some(shard) = part {
+        out.part = Some(super::explore_shard::part(
+            &args,
+            &scenario,
+            shard,
+            &out.report,
+        ));
+        out.next_steps.push(
+            "cancelcheck merge SHARD.json...   # every shard's --json output, to get the whole search's certificate".into(),
+        );
+    }
     if tty {
         eprint!("\r\x1b[2K");
     }
@@ -252,11 +276,13 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode(out.status.exit_code()))
 }
 
-/// What every search of one `explore` shares: its options, threads and memory budget.
+/// What every search of one `explore` shares: its options, threads and memory budget, and
+/// the initial states it searches (`roots.0` modulo `roots.1`: all, unless `--shard`).
 pub(super) struct Setup {
     opts: SearchOptions,
     threads: usize,
     budget: Budget,
+    pub(super) roots: (u32, u32),
 }
 
 impl Setup {
@@ -284,6 +310,7 @@ impl Setup {
             opts,
             threads,
             budget,
+            roots: (0, 1),
         })
     }
 }
@@ -295,10 +322,25 @@ pub(super) fn search_one(
     setup: &Setup,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
 ) -> ExploreReport {
-    let (opts, threads, budget) = (&setup.opts, setup.threads, &setup.budget);
     let started = Instant::now();
-    let report = search(scenario, opts, progress);
+    let report = search_shard(scenario, &setup.opts, setup.roots, progress);
     let secs = started.elapsed().as_secs_f64();
+    let mut out = certify(args, scenario, &report, secs, setup.threads, &setup.budget);
+    out.peak_rss_bytes = peak_resident_bytes();
+    out.report = report;
+    out
+}
+
+/// The certificate of a search that took `secs` on `threads` threads within `budget`, its
+/// counterexample (or warning) saved under `--save`.
+pub(super) fn certify(
+    args: &ExploreArgs,
+    scenario: &Scenario,
+    report: &SearchReport,
+    secs: f64,
+    threads: usize,
+    budget: &Budget,
+) -> ExploreReport {
     let mut saved = None;
     let mut save_failed: Option<String> = None;
     let mut steps = None;
@@ -340,7 +382,7 @@ pub(super) fn search_one(
         0
     };
     let counterexample = saved.as_ref().map(|s| s.path.display().to_string());
-    let next_steps = explore_next(args, scenario, counterexample.as_deref(), &report, &fixes);
+    let next_steps = explore_next(args, scenario, counterexample.as_deref(), report, &fixes);
     ExploreReport {
         dialect: scenario.dialect.id(),
         behavior: scenario.behaviour.name(),
@@ -357,12 +399,12 @@ pub(super) fn search_one(
         total_states: report.total_states,
         max_depth: report.max_depth,
         peak_states_held: report.peak_states_held,
-        peak_rss_bytes: peak_resident_bytes(),
+        peak_rss_bytes: None,
         peak_bytes_held: report.peak_bytes_held,
         bytes_per_state: report.peak_bytes_held / report.unique_states.max(1),
         max_memory_bytes: budget.bytes,
         max_memory_from: budget.from.clone(),
-        bounded_by: bounded_by(&report, args.max_states),
+        bounded_by: bounded_by(report, args.max_states),
         seconds: secs,
         states_per_sec: per_sec,
         exhaustive: report.exhaustive,
@@ -403,6 +445,9 @@ pub(super) fn search_one(
         },
         next_steps,
         bounded_by_memory: report.bounded_by_memory,
+        part: None,
+        merged_from: Vec::new(),
+        report: SearchReport::default(),
     }
 }
 
@@ -558,6 +603,17 @@ impl fmt::Display for ExploreReport {
             }
         };
         let o = &self.options;
+        if let Some(part) = &self.part {
+            writeln!(f, "{part}")?;
+        }
+        if !self.merged_from.is_empty() {
+            writeln!(
+                f,
+                "cancelcheck merge: {} of one search ({}), combined into the whole search's certificate",
+                plural(self.merged_from.len() as u64, "shard", "shards"),
+                self.merged_from.join(", ")
+            )?;
+        }
         writeln!(
             f,
             "cancelcheck explore: {}, behavior {}, {}{}, {} transport, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}; {}, {}",
@@ -775,8 +831,8 @@ fn bounded_by(report: &SearchReport, max_states: u64) -> Option<&'static str> {
 
 /// A memory budget and where it came from.
 pub(super) struct Budget {
-    bytes: u64,
-    from: String,
+    pub(super) bytes: u64,
+    pub(super) from: String,
 }
 
 /// `--max-memory`, or the default: half the least of the memory available, the cgroup's

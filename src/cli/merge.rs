@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 /// `merge`'s flags.
 #[derive(clap::Args)]
 pub struct MergeArgs {
-    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`, or `cancelcheck
-    /// explore --dialect all --shard I/N --json > FILE`), one per shard, in any order.
+    /// The shards' outputs (`cancelcheck run --shard I/N --json > FILE`, `cancelcheck explore
+    /// --shard I/N --json > FILE` of one search, or `cancelcheck explore --dialect all --shard
+    /// I/N --json > FILE`), one per shard, in any order.
     #[arg(required = true, value_name = "SHARD.json")]
     files: Vec<PathBuf>,
     /// Machine-readable summary on stdout.
@@ -89,8 +90,126 @@ pub(super) fn field_error(file: &Path, field: &str, expected: impl Into<String>)
     .into()
 }
 
+/// A shard file's JSON, refused unless its `format` is `format` (as `first`'s, the first file
+/// given; `what` says which command writes it) and its `version` is `version`.
+pub(super) fn shard_json(
+    file: &Path,
+    first: &Path,
+    (format, version, what): (&str, u32, &str),
+    max_bytes: u64,
+) -> anyhow::Result<serde_json::Value> {
+    let text = trace_file::read_text(file, max_bytes)?;
+    let value = trace_file::parse_json(file, &text)?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(format) {
+        return Err(field_error(
+            file,
+            "format",
+            format!(
+                "expected \"{format}\" as in {}: every file merged must be {what}",
+                first.display()
+            ),
+        ));
+    }
+    let found = value.get("version").and_then(|v| v.as_u64());
+    if found != Some(u64::from(version)) {
+        let found = found.map_or("none".to_string(), |v| v.to_string());
+        return Err(field_error(
+            file,
+            "version",
+            format!("expected {version} (this cancelcheck's), found {found}"),
+        ));
+    }
+    Ok(value)
+}
+
+/// Refuses a shard whose `fields` (name, whether it equals the first shard's) differ from
+/// those of `first`, the first file given: the shards of one `what` share them.
+pub(super) fn same_as_first(
+    file: &Path,
+    first: &Path,
+    fields: &[(&str, bool)],
+    what: &str,
+) -> anyhow::Result<()> {
+    match fields.iter().find(|(_, same)| !same) {
+        Some((field, _)) => Err(field_error(
+            file,
+            field,
+            format!(
+                "differs from {}'s: the shards of one {what} share it",
+                first.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Which file was given for each shard of a split into `count`: a shard out of range, given
+/// twice or missing is refused.
+pub(super) struct Slots<'a> {
+    count: u64,
+    files: Vec<Option<&'a Path>>,
+}
+
+impl<'a> Slots<'a> {
+    /// No shard given yet, of `count`.
+    pub(super) fn new(count: u64) -> Self {
+        let n = usize::try_from(count).unwrap_or(0);
+        Slots {
+            count,
+            files: vec![None; n],
+        }
+    }
+
+    /// Records `file` as shard `index`.
+    pub(super) fn take(&mut self, file: &'a Path, index: u64) -> anyhow::Result<()> {
+        let count = self.count;
+        let slot = usize::try_from(index)
+            .ok()
+            .and_then(|i| self.files.get_mut(i))
+            .ok_or_else(|| {
+                field_error(
+                    file,
+                    "shard.index",
+                    format!("expected below shard.count ({count}), found {index}"),
+                )
+            })?;
+        if let Some(other) = slot {
+            return Err(field_error(
+                file,
+                "shard.index",
+                format!(
+                    "shard {index}/{count} again: {} is that shard too",
+                    other.display()
+                ),
+            ));
+        }
+        *slot = Some(file);
+        Ok(())
+    }
+
+    /// Refuses when some shard has no file, naming the files given.
+    pub(super) fn all_given(&self) -> anyhow::Result<()> {
+        let count = self.count;
+        let missing: Vec<String> = (self.files.iter().enumerate())
+            .filter(|(_, f)| f.is_none())
+            .map(|(i, _)| format!("{i}/{count}"))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let given: Vec<String> = (self.files.iter().enumerate())
+            .filter_map(|(i, f)| f.map(|f| format!("{} is {i}/{count}", f.display())))
+            .collect();
+        Err(bad(format!(
+            "shard {} missing: no file given has that `shard.index` ({}); pass one output per shard",
+            missing.join(", "),
+            given.join(", ")
+        )))
+    }
+}
+
 /// An invariant's name, or an error naming the field that holds it.
-fn invariant(file: &Path, field: &str, name: &str) -> anyhow::Result<InvariantId> {
+pub(super) fn invariant(file: &Path, field: &str, name: &str) -> anyhow::Result<InvariantId> {
     InvariantId::from_name(name).ok_or_else(|| {
         field_error(
             file,
@@ -184,6 +303,9 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if super::sweep::is_sweep(&args.files[0], args.max_input_bytes)? {
         return super::sweep::merge(&args.files, args.json, args.max_input_bytes);
     }
+    if super::explore_shard::is_part(&args.files[0], args.max_input_bytes)? {
+        return super::explore_shard::merge(&args.files, args.json, args.max_input_bytes);
+    }
     let mut shards = Vec::with_capacity(args.files.len());
     for file in &args.files {
         shards.push(read(file, args.max_input_bytes)?);
@@ -192,46 +314,20 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let count = first.doc.shard.count;
     let seeds = run::parse_seeds(&first.doc.seed_range)
         .map_err(|e| field_error(&first.file, "seed_range", e.to_string()))?;
-    let mut by_index: Vec<Option<&Path>> = vec![None; usize::try_from(count).unwrap_or(0)];
+    let mut slots = Slots::new(count);
     for s in &shards {
-        for (field, same) in [
-            ("scenario", s.doc.scenario == first.doc.scenario),
-            ("seed_range", s.doc.seed_range == first.doc.seed_range),
-            ("shard.count", s.doc.shard.count == count),
-        ] {
-            if !same {
-                return Err(field_error(
-                    &s.file,
-                    field,
-                    format!(
-                        "differs from {}'s: the shards of one run share it",
-                        first.file.display()
-                    ),
-                ));
-            }
-        }
+        same_as_first(
+            &s.file,
+            &first.file,
+            &[
+                ("scenario", s.doc.scenario == first.doc.scenario),
+                ("seed_range", s.doc.seed_range == first.doc.seed_range),
+                ("shard.count", s.doc.shard.count == count),
+            ],
+            "run",
+        )?;
         let index = s.doc.shard.index;
-        let slot = usize::try_from(index)
-            .ok()
-            .and_then(|i| by_index.get_mut(i))
-            .ok_or_else(|| {
-                field_error(
-                    &s.file,
-                    "shard.index",
-                    format!("expected below shard.count ({count}), found {index}"),
-                )
-            })?;
-        if let Some(other) = slot {
-            return Err(field_error(
-                &s.file,
-                "shard.index",
-                format!(
-                    "shard {index}/{count} again: {} is that shard too",
-                    other.display()
-                ),
-            ));
-        }
-        *slot = Some(&s.file);
+        slots.take(&s.file, index)?;
         let plan = SeedPlan {
             seeds: seeds.clone(),
             shard: (index, count),
@@ -250,23 +346,7 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let missing: Vec<String> = by_index
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.is_none())
-        .map(|(i, _)| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        let given: Vec<String> = shards
-            .iter()
-            .map(|s| format!("{} is {}/{count}", s.file.display(), s.doc.shard.index))
-            .collect();
-        return Err(bad(format!(
-            "shard {} missing: no file given has that `shard.index` ({}); pass one output per shard",
-            missing.join(", "),
-            given.join(", ")
-        )));
-    }
+    slots.all_given()?;
 
     let mut summary = Summary::default();
     let (mut secs, mut jobs) = (0.0, 0);

@@ -29,6 +29,7 @@ mod adjust;
 mod catalog;
 mod clauses;
 mod explore;
+mod explore_shard;
 mod merge;
 mod names;
 mod replay;

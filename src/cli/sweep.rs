@@ -4,7 +4,7 @@
 //! (the same searches, counts, findings and verdict: each search is whole in one shard).
 
 use super::explore::{ExploreArgs, ExploreReport, Setup, explore_scenario, search_one};
-use super::merge::field_error;
+use super::merge::{Slots, field_error, same_as_first, shard_json};
 use super::names::Pick;
 use super::{ExitCode, bad, emit, plural};
 use cancelcheck::trace_file;
@@ -162,7 +162,7 @@ fn plan(a: &ExploreArgs) -> anyhow::Result<Vec<(Dialect, Behaviour)>> {
 
 /// The flags that decide what each search of the sweep reaches, as given (machine-local
 /// settings such as `--threads`, `--max-memory` and `--save` left out).
-fn configuration(a: &ExploreArgs) -> Vec<String> {
+pub(super) fn configuration(a: &ExploreArgs) -> Vec<String> {
     let pick = |p: Option<String>| p.unwrap_or_else(|| "default".into());
     let mut f = vec![
         format!(
@@ -221,21 +221,20 @@ fn configuration(a: &ExploreArgs) -> Vec<String> {
 
 /// `--shard I/N`, or a usage error.
 fn parse_shard(s: &str, searches: usize) -> anyhow::Result<Shard> {
-    let err = || {
+    let (index, count) = i_of_n(s).ok_or_else(|| {
         bad(format!(
             "--shard {s:?}: expected I/N with I < N, e.g. 0/4 (this sweep has {})",
             plural(searches as u64, "search", "searches")
         ))
-    };
-    let (i, n) = s.split_once('/').ok_or_else(err)?;
-    let (index, count): (usize, usize) = (
-        i.trim().parse().map_err(|_| err())?,
-        n.trim().parse().map_err(|_| err())?,
-    );
-    if count == 0 || index >= count {
-        return Err(err());
-    }
+    })?;
     Ok(Shard { index, count })
+}
+
+/// `I/N` with `I < N`.
+pub(super) fn i_of_n<T: std::str::FromStr + PartialOrd>(s: &str) -> Option<(T, T)> {
+    let (i, n) = s.split_once('/')?;
+    let (index, count): (T, T) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
+    (index < count).then_some((index, count))
 }
 
 /// How one search came out, against what its behavior claims.
@@ -550,30 +549,10 @@ pub fn is_sweep(file: &Path, max_bytes: u64) -> anyhow::Result<bool> {
 /// `merge` of a sweep's shards: the sweep's output, made as the whole sweep makes it.
 pub fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<ExitCode> {
     let mut shards: Vec<(PathBuf, Sweep)> = Vec::with_capacity(files.len());
+    let what = "a shard of one sweep (`cancelcheck explore --dialect all --shard I/N --json`)";
     for file in files {
-        let text = trace_file::read_text(file, max_bytes)?;
-        let value = trace_file::parse_json(file, &text)?;
-        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err(field_error(
-                file,
-                "format",
-                format!(
-                    "expected \"{FORMAT}\" as in {}: every file merged must be a shard of one sweep (`cancelcheck explore --dialect all --shard I/N --json`)",
-                    files[0].display()
-                ),
-            ));
-        }
+        let value = shard_json(file, &files[0], (FORMAT, VERSION, what), max_bytes)?;
         let doc: Sweep = trace_file::typed_ref(file, "", &value)?;
-        if doc.version != VERSION {
-            return Err(field_error(
-                file,
-                "version",
-                format!(
-                    "expected {VERSION} (this cancelcheck's), found {}",
-                    doc.version
-                ),
-            ));
-        }
         if !doc.merged_from.is_empty() {
             return Err(field_error(
                 file,
@@ -585,44 +564,20 @@ pub fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<Ex
     }
     let (first_file, first) = &shards[0];
     let mut seen: Vec<Option<&Path>> = vec![None; first.searches];
-    let mut by_shard: Vec<Option<&Path>> = vec![None; first.shard.count];
+    let mut slots = Slots::new(first.shard.count as u64);
     for (file, s) in &shards {
-        for (field, same) in [
-            ("configuration", s.configuration == first.configuration),
-            ("searches", s.searches == first.searches),
-            ("shard.count", s.shard.count == first.shard.count),
-        ] {
-            if !same {
-                return Err(field_error(
-                    file,
-                    field,
-                    format!(
-                        "differs from {}'s: the shards of one sweep share it",
-                        first_file.display()
-                    ),
-                ));
-            }
-        }
+        same_as_first(
+            file,
+            first_file,
+            &[
+                ("configuration", s.configuration == first.configuration),
+                ("searches", s.searches == first.searches),
+                ("shard.count", s.shard.count == first.shard.count),
+            ],
+            "sweep",
+        )?;
         let i = s.shard.index;
-        let slot = by_shard.get_mut(i).ok_or_else(|| {
-            field_error(
-                file,
-                "shard.index",
-                format!("expected below shard.count ({}), found {i}", s.shard.count),
-            )
-        })?;
-        if let Some(other) = slot {
-            return Err(field_error(
-                file,
-                "shard.index",
-                format!(
-                    "shard {i}/{} again: {} is that shard too",
-                    s.shard.count,
-                    other.display()
-                ),
-            ));
-        }
-        *slot = Some(file);
+        slots.take(file, i as u64)?;
         for (n, c) in s.cells.iter().enumerate() {
             let ok = c.index % s.shard.count == i;
             match seen.get_mut(c.index) {
@@ -640,18 +595,7 @@ pub fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<Ex
             }
         }
     }
-    let missing: Vec<String> = by_shard
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.is_none())
-        .map(|(i, _)| format!("{i}/{}", first.shard.count))
-        .collect();
-    if !missing.is_empty() {
-        return Err(bad(format!(
-            "shard {} missing: no file given has that `shard.index`; pass one output per shard",
-            missing.join(", ")
-        )));
-    }
+    slots.all_given()?;
     if let Some(i) = seen.iter().position(Option::is_none) {
         return Err(bad(format!(
             "search {i} of the sweep is in no shard given: a shard's output was cut short; run that shard again"

@@ -36,7 +36,10 @@ mod steps;
 
 pub use flat::{Flat, FlatMemo, FlatShared, FlatStep};
 pub use hash::{StableHasher, fingerprint};
-pub use search::{Replayed, SearchOptions, SearchReport, replay, search};
+pub use search::{
+    Finding, Findings, Level, Replayed, SearchOptions, SearchReport, combine, replay, search,
+    search_shard,
+};
 pub use state::{Explorer, Step};
 
 use crate::link::Order;

@@ -5,7 +5,7 @@ use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
-use super::{SearchOptions, SearchReport, growable, out_of_memory, reserved};
+use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
 use crate::explorer::hash::FingerprintSet;
 use crate::explorer::{partial_order, symmetric};
 use crate::scenario::Scenario;
@@ -255,7 +255,7 @@ pub(super) fn search_breadth_first<F: Form>(
     let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
     // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
     let x = &mut expanders[0];
-    for i in 0..x.states.len() {
+    for i in (0..x.states.len()).filter(|&i| roots.searched(i)) {
         report.total_states += 1;
         let (key, packed) = x.key(i);
         if seen.insert(key, ()) {
@@ -331,6 +331,14 @@ pub(super) fn search_breadth_first<F: Form>(
             report.reduced_states += s.reduced;
             report.reached = report.reached.union(s.reached);
         }
+        if !shares.iter().any(|s| s.cut) {
+            report.levels.push(Level {
+                unique: seen.len() as u64,
+                total: report.total_states,
+                reduced: report.reduced_states,
+                reached: report.reached,
+            });
+        }
         // A quiescent state's own violation is shallower than any successor's: report it first.
         let bad = shares
             .iter()
@@ -339,6 +347,11 @@ pub(super) fn search_breadth_first<F: Form>(
         if let Some(bad) = bad {
             let mut path = path_to(&nodes, bad.parent);
             path.extend(bad.choice);
+            report.found.counterexample = Some(Finding {
+                schedule: path.clone(),
+                broken: bad.broken.clone(),
+                level: depth,
+            });
             report.counterexample = Some((path, bad.broken));
             report.unique_states = seen.len() as u64;
             report.max_depth = depth + u32::from(bad.choice.is_some());
@@ -357,6 +370,11 @@ pub(super) fn search_breadth_first<F: Form>(
                 let mut path = path_to(&nodes, w.parent);
                 path.extend(w.choice);
                 (path, w.broken)
+            });
+            report.found.warning = report.warning.clone().map(|(schedule, broken)| Finding {
+                schedule,
+                broken,
+                level: depth,
             });
         }
         if shares.iter().any(|s| s.cut) {
@@ -416,6 +434,7 @@ pub(super) fn search_breadth_first<F: Form>(
                 level_nodes.push((nodes.len() - 1) as u32);
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
+                    report.bounded_by_states = true;
                     report.unique_states = seen.len() as u64;
                     return Some(report);
                 }

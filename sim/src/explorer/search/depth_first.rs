@@ -40,7 +40,7 @@ pub(super) fn search_depth_first<F: Form>(
         }
         p
     };
-    for root in 0..x.states.len() {
+    for root in (0..x.states.len()).filter(|&i| roots.searched(i)) {
         report.total_states += 1;
         let (key, packed) = x.key(root);
         if !seen.insert(key, ()) {
@@ -150,6 +150,7 @@ pub(super) fn search_depth_first<F: Form>(
             if seen.insert(key, ()) {
                 if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
                     report.exhaustive = false;
+                    report.bounded_by_states = true;
                     report.unique_states = seen.len() as u64;
                     return Some(report);
                 }

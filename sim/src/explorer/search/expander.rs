@@ -140,6 +140,15 @@ pub(super) struct Roots {
     pub(super) worlds: Vec<World>,
     /// The flat form's shared tables (`None` where its states would not fit a row).
     pub(super) flat: Option<Arc<FlatShared>>,
+    /// The initial states searched: those whose index is `shard.0` modulo `shard.1`.
+    pub(super) shard: (u32, u32),
+}
+
+impl Roots {
+    /// Whether the search starts from initial state `i`.
+    pub(super) fn searched(&self, i: usize) -> bool {
+        i as u32 % self.shard.1 == self.shard.0
+    }
 }
 
 /// The initial states and the scenario whose step rules serve for all (they differ only in
@@ -160,6 +169,7 @@ pub(super) fn roots(scenario: &Scenario) -> (Scenario, Roots) {
             states,
             worlds,
             flat,
+            shard: (0, 1),
         },
     )
 }

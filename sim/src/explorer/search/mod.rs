@@ -14,11 +14,13 @@
 //! and [`search`], which picks the form and shortens what a reduced search found.
 
 mod breadth_first;
+mod combine;
 mod depth_first;
 mod expander;
 mod form;
 mod replay;
 
+pub use combine::combine;
 pub use replay::{Replayed, replay};
 
 use cancelcheck_properties::{InvariantId, PropertySet};
@@ -103,6 +105,64 @@ pub struct SearchReport {
     /// shortest path to a state breaking the same invariant, and it is reported instead when
     /// found.
     pub shortest: bool,
+    /// Whether the search stopped at [`SearchOptions::max_states`] (it is then bounded).
+    pub bounded_by_states: bool,
+    /// Breadth-first: each level expanded, counted as the search stood after expanding it
+    /// (a level cut short at the memory budget is not listed). With [`SearchReport::found`]
+    /// and [`SearchReport::shortening`], what [`combine`] needs to make the report of a
+    /// search of every initial state out of those of searches of some of them.
+    pub levels: Vec<Level>,
+    /// Breadth-first: what the search found and at which level, before any shortening.
+    pub found: Findings,
+    /// The shortening search run after a reduced one found something (see
+    /// [`SearchReport::shortest`]): the depth it was bounded by and what it found.
+    pub shortening: Option<(u32, Findings)>,
+}
+
+/// One level of a breadth-first search, as the search stood once it had expanded it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Level {
+    /// Distinct states visited: every level up to this one.
+    pub unique: u64,
+    /// States generated, this level's successors included.
+    pub total: u64,
+    /// States expanded through a reduced ample set so far.
+    pub reduced: u64,
+    /// Races reached so far.
+    pub reached: PropertySet,
+}
+
+/// A schedule that broke something, and the breadth-first level whose expansion found it: a
+/// quiescent state of that level (its schedule is `level` steps long) or a successor of one
+/// (`level + 1` steps).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The initial state's index, then the index of each step.
+    pub schedule: Vec<u32>,
+    /// The invariants broken.
+    pub broken: Vec<InvariantId>,
+    /// The level whose expansion found it.
+    pub level: u32,
+}
+
+impl Finding {
+    /// The order in which a breadth-first search meets findings: by level, a quiescent
+    /// state's before a successor's, then by initial state (a level holds its states in the
+    /// order of their initial states, each in the order the search of that initial state
+    /// alone holds them).
+    pub fn key(&self) -> (u32, bool, u32) {
+        let successor = self.schedule.len() as u32 > self.level + 1;
+        (self.level, successor, self.schedule[0])
+    }
+}
+
+/// The first MUST broken and the first warning, as a breadth-first search found them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Findings {
+    /// The first schedule found to break a MUST.
+    pub counterexample: Option<Finding>,
+    /// The first schedule found to break only SHOULDs, before any MUST was.
+    pub warning: Option<Finding>,
 }
 
 impl SearchReport {
@@ -163,8 +223,28 @@ pub fn search(
     opts: &SearchOptions,
     progress: &(dyn Fn(u32, u64, u64) + Sync),
 ) -> SearchReport {
+    search_shard(scenario, opts, (0, 1), progress)
+}
+
+/// [`search`] from the initial states ([`initial_scenarios`](super::initial_scenarios)) whose
+/// index is `shard.0` modulo `shard.1` only (none, if there are fewer than `shard.0 + 1`).
+///
+/// No state is shared between initial states: each packs its initial state's index first
+/// (the plain form's `root`, the flat row's `ROOT` code), so the search of one initial state
+/// visits, counts and deduplicates exactly what the search of all of them does from it, and
+/// [`combine`] adds the shards' counts up. In a shard of more than one (`shard.1 > 1`), a
+/// reduced search bounded by `max_depth` runs its shortening search to that depth whatever it
+/// found, for [`combine`] to know what the whole search's shortening would find among this
+/// shard's initial states.
+pub fn search_shard(
+    scenario: &Scenario,
+    opts: &SearchOptions,
+    shard: (u32, u32),
+    progress: &(dyn Fn(u32, u64, u64) + Sync),
+) -> SearchReport {
     let sym = opts.symmetry && symmetric(scenario);
-    let (rules, roots) = roots(scenario);
+    let (rules, mut roots) = roots(scenario);
+    roots.shard = (shard.0, shard.1.max(1));
     let run = |flat: bool| match (flat, opts.depth_first) {
         (true, false) => search_breadth_first::<Flat>(&rules, &roots, opts, progress),
         (false, false) => search_breadth_first::<Explorer>(&rules, &roots, opts, progress),
@@ -185,20 +265,31 @@ pub fn search(
     // A reduced or depth-first search found a path, perhaps not a shortest one: look for a
     // shortest path to the same invariant breadth-first, without the partial-order reduction
     // (the symmetry reduction keeps lengths), no deeper than the path found.
-    let Some((path, broken)) = report.finding().cloned() else {
+    let finding = report.finding().cloned();
+    // A shard's bounded search looks as deep as any shard's finding may call for.
+    let shard_bound = opts
+        .max_depth
+        .filter(|_| shard.1 > 1 && !report.exhaustive && !opts.depth_first)
+        .map(|d| d + 1);
+    let Some(bound) = shard_bound.or(finding.as_ref().map(|(p, _)| p.len() as u32)) else {
         // Nothing found: no path to shorten.
         report.shortest = true;
         return report;
     };
-    let must = report.counterexample.is_some();
     let again = SearchOptions {
-        max_depth: Some(path.len() as u32),
+        max_depth: Some(bound),
         depth_first: false,
         partial_order: false,
         ..*opts
     };
     let quiet = |_, _, _| {};
-    let shorter = search(scenario, &again, &quiet);
+    let shorter = search_shard(scenario, &again, shard, &quiet);
+    report.shortening = Some((bound, shorter.found.clone()));
+    let Some((path, broken)) = finding else {
+        report.shortest = true;
+        return report;
+    };
+    let must = report.counterexample.is_some();
     let same = |found: &Option<(Vec<u32>, Vec<InvariantId>)>| {
         found
             .clone()
