@@ -122,8 +122,8 @@ pub struct BehaviourRow {
     pub name: &'static str,
     /// Whether it is a fault in this dialect.
     pub faulty: bool,
-    /// What a run earns once the fault acts: `pass`, `warn` where it breaks only SHOULDs or notes
-    /// there, `fail` where it breaks a MUST.
+    /// What a run earns once the fault acts: `pass`, `warn` where it breaks only SHOULDs or
+    /// notes there, `fail` where it breaks a MUST.
     pub verdict: &'static str,
     /// The invariants it breaks here.
     pub breaks: Vec<&'static str>,

@@ -270,8 +270,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
                     r.unique_states
                 ));
             }
-            // A warning (only SHOULDs or notes broken) is reported, and the search goes on, exactly when
-            // the fault breaks no MUST in the dialect.
+            // A warning (only SHOULDs or notes broken) is reported, and the search goes on,
+            // exactly when the fault breaks no MUST in the dialect.
             let expected = cancelcheck_sim::coverage::expected_status(d, b);
             let got = if r.counterexample.is_some() {
                 cancelcheck_properties::Status::Fail

@@ -94,8 +94,9 @@ impl SetAside {
     pub const WHY: &'static str = "its request's id was reused while live, or a request's in its tree: which request the messages were about cannot be told";
 }
 
-/// What a run amounts to, strongest first: a MUST broken, only SHOULDs (or notes) broken, nothing broken
-/// but a claim left unexercised (a race never reached, a fault that never acted), or a pass.
+/// What a run amounts to, strongest first: a MUST broken, only SHOULDs (or notes) broken,
+/// nothing broken but a claim left unexercised (a race never reached, a fault that never
+/// acted), or a pass.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum Status {
     /// A MUST clause was broken.
