@@ -218,8 +218,7 @@ impl Judgement {
 
     /// `fail` (a MUST broken or a session error), `warn` (only SHOULDs or notes), `vacuous`
     /// (nothing broken, but the scenario tested nothing: [`Judgement::vacuous_because`]) or
-    /// `pass`
-    /// ([`Status::judged`]). The races it reached are reported, not judged.
+    /// `pass` ([`Status::judged`]). The races it reached are reported, not judged.
     pub fn status(&self) -> Status {
         let error = !self.errors.is_empty();
         Status::judged(
