@@ -47,7 +47,7 @@ fn feed(e: &mut Endpoint, input: Input) -> Vec<Output> {
 fn work(id: i64) -> Input {
     Input::Receive(Message::Request {
         id: RequestId::Int(id),
-        method: Method::Work,
+        method: Method::Work { task: false },
     })
 }
 

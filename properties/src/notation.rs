@@ -207,7 +207,8 @@ fn method_word(m: Method) -> &'static str {
         Method::Initialize {
             cancel_support: false,
         } => "initialize-no-cancel",
-        Method::Work => "work",
+        Method::Work { task: false } => "work",
+        Method::Work { task: true } => "task-work",
         Method::ServerWork => "server-work",
     }
 }
@@ -263,7 +264,8 @@ impl fmt::Display for Cmd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Command::Initialize => f.write_str("initialize"),
-            Command::Send => f.write_str("send"),
+            Command::Send { task: false } => f.write_str("send"),
+            Command::Send { task: true } => f.write_str("send-task"),
             Command::SendNested(id) => write!(f, "send-nested {}", Id(id)),
             Command::Cancel(id) => write!(f, "cancel {}", Id(id)),
             Command::MalformedCancel => f.write_str("malformed-cancel"),
@@ -482,7 +484,7 @@ impl<'a> Words<'a> {
             0 => {
                 let id = self.id()?;
                 let i = self.one_of(&method_words())?;
-                let method = Method::from_index(i).unwrap_or(Method::Work);
+                let method = Method::from_index(i).unwrap_or(Method::Work { task: false });
                 Message::Request { id, method }
             }
             1 => Message::Response {
@@ -539,9 +541,11 @@ impl<'a> Words<'a> {
                 "cancel",
                 "malformed-cancel",
                 "send-nested",
+                "send-task",
             ])? {
                 0 => Command::Initialize,
-                1 => Command::Send,
+                1 => Command::Send { task: false },
+                5 => Command::Send { task: true },
                 2 => Command::Cancel(self.id()?),
                 3 => Command::MalformedCancel,
                 _ => Command::SendNested(self.id()?),

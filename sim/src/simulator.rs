@@ -195,7 +195,7 @@ impl Simulator {
             Occ::App(party, act) => {
                 let cmd = match act {
                     AppAct::Init => Command::Initialize,
-                    AppAct::Send(_) => Command::Send,
+                    AppAct::Send(_) => Command::Send { task: false },
                     AppAct::Cancel(k) => match self.ids[party.index()][usize::from(k)] {
                         Some(id) => Command::Cancel(id),
                         None => return,
