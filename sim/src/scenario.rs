@@ -101,6 +101,11 @@ pub struct Workload {
     /// Absent from a file: no nesting.
     #[serde(default, skip_serializing_if = "Nesting::is_flat")]
     pub nesting: Nesting,
+    /// Chance that a request of the client's is task-augmented (MCP 2025-11-25's
+    /// `params.task`), so that it is cancelled with `tasks/cancel`. Absent from a file, and in
+    /// the built-in default: 0, and nothing is drawn for it (every seed draws as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub task_permille: u16,
 }
 
 fn is_zero(n: &u16) -> bool {
@@ -203,6 +208,7 @@ impl Default for Workload {
             server_requests: 2,
             client_cancel_support: None,
             nesting: Nesting::FLAT,
+            task_permille: 0,
         }
     }
 }
@@ -333,6 +339,15 @@ impl Scenario {
                 ),
             );
         }
+        if w.task_permille > 0 && self.dialect.rules().task_cancel_method.is_none() {
+            return err(
+                "workload.task_permille",
+                format!(
+                    "0: {} has no task-augmented requests (only mcp-2025-11-25 has tasks)",
+                    self.dialect
+                ),
+            );
+        }
         for (field, p) in [
             ("workload.cancel_permille", w.cancel_permille),
             ("workload.repeat_cancel_permille", w.repeat_cancel_permille),
@@ -345,6 +360,7 @@ impl Scenario {
                 "workload.malformed_cancel_permille",
                 w.malformed_cancel_permille,
             ),
+            ("workload.task_permille", w.task_permille),
             ("link.loss_permille", self.link.loss_permille),
             ("link.duplicate_permille", self.link.duplicate_permille),
             ("link.disconnect_permille", self.link.disconnect_permille),

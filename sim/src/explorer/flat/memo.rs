@@ -275,7 +275,9 @@ impl FlatMemo {
             Stim::Feed(p, fed) => (
                 p,
                 match fed {
-                    Fed::Send => Input::Command(Command::Send { task: false }),
+                    Fed::Send => Input::Command(Command::Send {
+                        task: self.shared.layout.b.tasks,
+                    }),
                     Fed::Cancel(c) => Input::Command(Command::Cancel(d.ids[usize::from(c)])),
                     Fed::Receive(c) => Input::Receive(d.msgs[usize::from(c)]),
                     Fed::WorkDone(c) => Input::WorkDone(d.works[usize::from(c)].1),

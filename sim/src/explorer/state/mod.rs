@@ -382,11 +382,11 @@ impl Explorer {
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
-    fn stimulus(&self, step: Step) -> Stimulus {
+    fn stimulus(&self, step: Step, tasks: bool) -> Stimulus {
         let msg = |to: Party, index: u16| self.net[to.index()][usize::from(index)];
         match step {
             Step::Send => {
-                Stimulus::Feed(Party::Client, Input::Command(Command::Send { task: false }))
+                Stimulus::Feed(Party::Client, Input::Command(Command::Send { task: tasks }))
             }
             Step::Cancel(k) => match self.ids[usize::from(k)] {
                 Some(id) => Stimulus::Feed(Party::Client, Input::Command(Command::Cancel(id))),
@@ -428,7 +428,7 @@ impl Explorer {
         let b = bounds(scenario);
         self.steps += 1;
         self.world.now = self.steps;
-        let stimulus = self.stimulus(step);
+        let stimulus = self.stimulus(step, b.tasks);
         // Whether the step delivers a message its receiver must not answer by sending.
         let quiet = cfg!(debug_assertions) && self.delivers_quiet(step);
         match step {
