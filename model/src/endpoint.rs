@@ -626,9 +626,12 @@ impl Endpoint {
         }
         // The client's work has a cancel of its own where the dialect has one (ACP's
         // `session/cancel` of a prompt turn).
-        // A task-augmented request is cancelled by its task's cancel (MCP's `tasks/cancel`).
+        // A task-augmented request is cancelled by its task's cancel (MCP's `tasks/cancel`);
+        // the faulty `cancels-task-by-notification` sends the generic cancel.
         let session = (entry.method.is_work() && rules.session_cancel_method.is_some())
-            || (entry.method.is_task() && rules.task_cancel_method.is_some());
+            || (entry.method.is_task()
+                && rules.task_cancel_method.is_some()
+                && b != Behaviour::CancelsTaskByNotification);
         // The faulty `forwards-cancel-unrewritten` passes a cascade on under the parent's id.
         let named = match entry.parent {
             Some(parent)

@@ -16,13 +16,14 @@
 //!           | "end" ("quiescent" | "bounded") "open" COUNT COUNT
 //! PARTY    := "client" | "server"
 //! MSG      := "request" ID METHOD | "response" ID REPLY | "cancel" ID
-//!           | "malformed-cancel" | "activity" ID
+//!           | "session-cancel" ID | "malformed-cancel" | "activity" ID
 //!           | "cancel-ack" ID "cancelled" BOOL ["reason" REASON]
-//! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "server-work"
+//! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "task-work" | "server-work"
 //! REPLY    := "full" | "partial" | "cancelled" | "error" INTEGER
 //!           | "initialized" "cancel-support" BOOL
 //! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout" | "parent") | "disconnected"
-//! COMMAND  := "initialize" | "send" | "send-nested" ID | "cancel" ID | "malformed-cancel"
+//! COMMAND  := "initialize" | "send" | "send-task" | "send-nested" ID | "cancel" ID
+//!           | "malformed-cancel"
 //! TIMER    := "timeout" ID | "init-timeout"
 //! REASON   := "none" | "not-found" | "already-completed" | "not-initialized"
 //! REFUSAL  := "not-pending" | "already-cancelling" | "initialize-not-cancellable"
@@ -196,8 +197,8 @@ impl fmt::Display for Id {
 struct Msg(Message);
 
 /// Request methods by [`Method::code`]: `initialize` declares cancellation support,
-/// `initialize-no-cancel` does not; `work` is the client's ordinary request, `server-work` the
-/// server's.
+/// `initialize-no-cancel` does not; `work` is the client's ordinary request (`task-work`
+/// task-augmented), `server-work` the server's.
 /// A method's word in the notation.
 fn method_word(m: Method) -> &'static str {
     match m {
