@@ -4,35 +4,13 @@
 //! server answers it with the task's final state (a `CancelAck`): `cancelled`, or `completed`
 //! where the task ended first. Elsewhere no request is a task.
 
-use cancelcheck_model::endpoint::IdPolicy;
+mod common;
+
 use cancelcheck_model::message::{Ack, AckReason, Method};
 use cancelcheck_model::{
-    Behaviour, Command, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, RequestId,
+    Behaviour, Command, Dialect, Endpoint, Input, Message, Output, Party, RequestId,
 };
-
-fn endpoint(party: Party, dialect: Dialect) -> Endpoint {
-    Endpoint::new(EndpointConfig {
-        party,
-        dialect,
-        behaviour: Behaviour::Honour,
-        workers: 1,
-        cancel_support: true,
-        request_timeouts: false,
-        init_timeout: false,
-        ids: IdPolicy {
-            first: 0,
-            strings: false,
-            reuse_answered: false,
-        },
-        capacity: 4,
-    })
-}
-
-fn feed(e: &mut Endpoint, input: Input) -> Vec<Output> {
-    let mut out = Vec::new();
-    e.handle(input, &mut out);
-    out
-}
+use common::{endpoint, feed, server};
 
 fn sent(out: &[Output]) -> Vec<Message> {
     out.iter()
@@ -45,7 +23,7 @@ fn sent(out: &[Output]) -> Vec<Message> {
 
 /// A client of `dialect` in session, and the request it sent (asking for a task).
 fn client_with_task(dialect: Dialect) -> (Endpoint, Message) {
-    let mut c = endpoint(Party::Client, dialect);
+    let mut c = endpoint(Party::Client, dialect, Behaviour::Honour);
     for m in sent(&feed(&mut c, Input::Command(Command::Initialize))) {
         if let Message::Request { id, .. } = m {
             feed(
@@ -99,16 +77,7 @@ fn only_a_dialect_with_tasks_marks_a_request_as_a_task() {
 
 #[test]
 fn the_server_answers_a_tasks_cancel_with_its_final_state() {
-    let mut s = endpoint(Party::Server, Dialect::Mcp20251125);
-    feed(
-        &mut s,
-        Input::Receive(Message::Request {
-            id: RequestId::Int(0),
-            method: Method::Initialize {
-                cancel_support: true,
-            },
-        }),
-    );
+    let mut s = server(Dialect::Mcp20251125, Behaviour::Honour);
     let task = |id| {
         Input::Receive(Message::Request {
             id: RequestId::Int(id),
