@@ -45,7 +45,12 @@ fn timer_json(obj: &mut Map<String, Value>, t: Timer) {
 fn command_json(obj: &mut Map<String, Value>, c: Command) {
     let name = match c {
         Command::Initialize => "initialize",
-        Command::Send => "send",
+        Command::Send { task } => {
+            if task {
+                obj.insert("task".into(), json!(true));
+            }
+            "send"
+        }
         Command::Cancel(id) => {
             obj.insert("id".into(), id_json(id));
             "cancel"
@@ -327,8 +332,8 @@ mod tests {
     #[test]
     fn an_agents_request_names_the_session_of_its_prompt() {
         let run = [
-            out(Party::Client, request(1, Method::Work)),
-            out(Party::Client, request(2, Method::Work)),
+            out(Party::Client, request(1, Method::Work { task: false })),
+            out(Party::Client, request(2, Method::Work { task: false })),
             out(
                 Party::Server,
                 Output::Nested {

@@ -117,6 +117,9 @@ pub enum Behaviour {
     /// LSP: gives a request up on its own with `ServerCancelled` (-32802), though the request
     /// does not support being server cancellable (the code kept for those that do).
     MisusesServerCancelled,
+    /// MCP 2025-11-25: cancels a task-augmented request with `notifications/cancelled`
+    /// instead of the task's own cancel, `tasks/cancel`.
+    CancelsTaskByNotification,
 }
 
 /// Everything known about one behaviour: the rows of `cancelcheck behaviors`.
@@ -182,6 +185,7 @@ table! {
     ForgetsCompletedCall, "forgets-completed-call", Responder, "answer a cancel for a completed call 'Operation not found' (the call forgotten once answered)";
     SelectsAfterCancel, "selects-after-cancel", Responder, "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
     MisusesServerCancelled, "misuses-server-cancelled", Responder, "give a request up on its own with ServerCancelled (-32802), which the request does not support";
+    CancelsTaskByNotification, "cancels-task-by-notification", Requester, "cancel a task-augmented request with notifications/cancelled instead of tasks/cancel";
 }
 
 impl Behaviour {
@@ -325,6 +329,8 @@ impl Behaviour {
             Behaviour::SelectsAfterCancel => r.session_cancel_method.is_some(),
             // Where the text keeps a give-up code for requests that support it (LSP).
             Behaviour::MisusesServerCancelled => r.give_up.is_some_and(|g| g.reserved.is_some()),
+            // Where a task's cancel is a request of its own (MCP 2025-11-25's `tasks/cancel`).
+            Behaviour::CancelsTaskByNotification => r.task_cancel_method.is_some(),
         }
     }
 }

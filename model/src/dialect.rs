@@ -195,6 +195,11 @@ pub struct DialectRules {
     /// rather than the request, if the dialect has one (ACP: `session/cancel {sessionId}` ends
     /// a prompt turn). The requester's other requests are cancelled by `cancel_method`.
     pub session_cancel_method: Option<&'static str>,
+    /// The cancel of a task-augmented request, if the dialect has tasks (MCP 2025-11-25:
+    /// `tasks/cancel {taskId}`, "MUST be used instead of the `notifications/cancelled`
+    /// notification"). It is a request whatever `cancel_shape` says: the receiver answers it
+    /// with the task's final state (a [`crate::Message::CancelAck`]).
+    pub task_cancel_method: Option<&'static str>,
     /// Whether a cancelled request of either party's ordinary work is answered with a result
     /// that says so rather than an error (ACP's prompt turn: the agent answers
     /// `session/prompt` with `{"stopReason":"cancelled"}`, "a result, never an error"; the
@@ -241,6 +246,7 @@ static ACP: DialectRules = DialectRules {
     activity_id_field: "sessionId",
     string_ids: false,
     session_cancel_method: Some("session/cancel"),
+    task_cancel_method: None,
     cancelled_result: true,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
@@ -275,6 +281,7 @@ static ACP_RFD: DialectRules = DialectRules {
     activity_id_field: "sessionId",
     string_ids: false,
     session_cancel_method: None,
+    task_cancel_method: None,
     cancelled_result: false,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
@@ -309,6 +316,7 @@ static MCP_2025: DialectRules = DialectRules {
     activity_id_field: "progressToken",
     string_ids: false,
     session_cancel_method: None,
+    task_cancel_method: Some("tasks/cancel"),
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::OnTimeout,
@@ -340,6 +348,7 @@ static MCP_2026: DialectRules = DialectRules {
     activity_id_field: "progressToken",
     string_ids: false,
     session_cancel_method: None,
+    task_cancel_method: None,
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::Always,
@@ -371,6 +380,7 @@ static LSP: DialectRules = DialectRules {
     activity_id_field: "token",
     string_ids: false,
     session_cancel_method: None,
+    task_cancel_method: None,
     cancelled_result: false,
     client_activity: true,
     give_up_signal: GiveUpSignal::Unstated,
@@ -407,6 +417,7 @@ static ABP: DialectRules = DialectRules {
     activity_id_field: "callId",
     string_ids: true,
     session_cancel_method: None,
+    task_cancel_method: None,
     cancelled_result: false,
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,

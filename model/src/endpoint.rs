@@ -250,7 +250,7 @@ impl Endpoint {
         }
         match input {
             Input::Command(Command::Initialize) => self.initialize(out),
-            Input::Command(Command::Send) => self.send_work(None, Command::Send, out),
+            Input::Command(cmd @ Command::Send { task }) => self.send_work(None, task, cmd, out),
             Input::Command(cmd @ Command::SendNested(parent)) => self.send_nested(parent, cmd, out),
             Input::Command(cmd @ Command::Cancel(id)) => {
                 self.cancel(id, CancelCause::User, cmd, out)
@@ -417,7 +417,7 @@ impl Endpoint {
             out.push(Output::Refused(cmd, Refusal::NoParent));
             return;
         }
-        self.send_work(Some(parent), cmd, out);
+        self.send_work(Some(parent), false, cmd, out);
     }
 
     // ---------------------------------------------------------------- requester side
@@ -494,7 +494,13 @@ impl Endpoint {
         }
     }
 
-    fn send_work(&mut self, parent: Option<RequestId>, cmd: Command, out: &mut Vec<Output>) {
+    fn send_work(
+        &mut self,
+        parent: Option<RequestId>,
+        task: bool,
+        cmd: Command,
+        out: &mut Vec<Output>,
+    ) {
         if !self.is_ready() {
             out.push(Output::Refused(cmd, Refusal::NoSession));
             return;
@@ -504,7 +510,9 @@ impl Endpoint {
             out.push(Output::Refused(cmd, Refusal::WrongParty));
             return;
         }
-        let method = Method::work_of(self.cfg.party);
+        // Only a dialect with tasks marks a request task-augmented.
+        let task = task && self.rules().task_cancel_method.is_some();
+        let method = Method::work_of(self.cfg.party, task);
         let id = self.alloc_id();
         let timer = self.cfg.request_timeouts;
         self.outgoing.push(OutEntry {
@@ -618,7 +626,12 @@ impl Endpoint {
         }
         // The client's work has a cancel of its own where the dialect has one (ACP's
         // `session/cancel` of a prompt turn).
-        let session = entry.method == Method::Work && rules.session_cancel_method.is_some();
+        // A task-augmented request is cancelled by its task's cancel (MCP's `tasks/cancel`);
+        // the faulty `cancels-task-by-notification` sends the generic cancel.
+        let session = (entry.method.is_work() && rules.session_cancel_method.is_some())
+            || (entry.method.is_task()
+                && rules.task_cancel_method.is_some()
+                && b != Behaviour::CancelsTaskByNotification);
         // The faulty `forwards-cancel-unrewritten` passes a cascade on under the parent's id.
         let named = match entry.parent {
             Some(parent)
@@ -808,7 +821,7 @@ impl Endpoint {
                     out,
                 );
             }
-            Method::Work | Method::ServerWork => {
+            Method::Work { .. } | Method::ServerWork => {
                 self.incoming.push(InEntry {
                     id,
                     state: Incoming::Queued,
@@ -881,8 +894,10 @@ impl Endpoint {
         self.start_next(out);
     }
 
-    fn ack(&self, id: RequestId, ack: Ack, out: &mut Vec<Output>) {
-        if self.rules().cancel_shape == CancelShape::AcknowledgedRequest {
+    /// Answers an acknowledged cancel (`acked`: ABP's `capabilities/cancel`, a task's cancel);
+    /// any other cancel is not answered.
+    fn ack(&self, acked: bool, id: RequestId, ack: Ack, out: &mut Vec<Output>) {
+        if acked {
             out.push(Output::Send(Message::CancelAck { id, ack }));
         }
     }
@@ -895,7 +910,9 @@ impl Endpoint {
     fn on_cancel(&mut self, id: RequestId, session: bool, out: &mut Vec<Output>) {
         let rules = self.rules();
         let b = self.b();
-        let acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
+        let shape_acked = rules.cancel_shape == CancelShape::AcknowledgedRequest;
+        // A task's cancel is a request, answered with the task's final state (MCP).
+        let acked = shape_acked || (session && rules.task_cancel_method.is_some());
         if b == Behaviour::AnswersCancelNotification && rules.json_rpc {
             out.push(Output::Send(Message::Response {
                 id: RequestId::Null,
@@ -906,9 +923,9 @@ impl Endpoint {
             out.push(Output::Ignored(Ignored::UnsupportedCancel(id)));
             return;
         }
-        if acked && self.session == Session::NotStarted {
+        if shape_acked && self.session == Session::NotStarted {
             // ABP: "Cancel without active session | Return error { code: 'NOT_INITIALIZED' }".
-            self.ack(id, Ack::NOT_INITIALIZED, out);
+            self.ack(acked, id, Ack::NOT_INITIALIZED, out);
             return;
         }
         // (A cancel that names a session cannot be mistaken for one of its own requests.)
@@ -935,7 +952,7 @@ impl Endpoint {
                 }
             }
             if acked {
-                self.ack(id, acknowledged_cancel(named).1, out);
+                self.ack(acked, id, acknowledged_cancel(named).1, out);
             }
             return;
         }
@@ -944,7 +961,7 @@ impl Endpoint {
                 return self.crash(out);
             }
             if acked {
-                self.ack(id, acknowledged_cancel(None).1, out);
+                self.ack(acked, id, acknowledged_cancel(None).1, out);
             } else {
                 out.push(Output::Ignored(Ignored::UnknownCancel(id)));
             }
@@ -966,7 +983,7 @@ impl Endpoint {
                     // The faulty app dropped the call from its table when it answered it.
                     ack = acknowledged_cancel(None).1;
                 }
-                self.ack(id, ack, out);
+                self.ack(acked, id, ack, out);
             } else {
                 out.push(Output::Ignored(Ignored::CancelAfterAnswer(id)));
             }
@@ -982,7 +999,7 @@ impl Endpoint {
                     self.incoming[i].owed = Some(Reply::Cancelled);
                 }
                 if acked {
-                    self.ack(id, Ack::CANCELLED, out);
+                    self.ack(acked, id, Ack::CANCELLED, out);
                 } else {
                     out.push(Output::Ignored(Ignored::RepeatedCancel(id)));
                 }
@@ -998,17 +1015,17 @@ impl Endpoint {
                 self.incoming[i].cancel_read = rules.gives_up_unlike_a_cancel();
             }
             (Behaviour::AckDisagreesWithOutcome, _) if acked => {
-                self.ack(id, Ack::CANCELLED, out);
+                self.ack(acked, id, Ack::CANCELLED, out);
             }
             (Behaviour::AnswersTwice, Incoming::Working) => {
                 // Answers now, but the work is never told to stop.
                 self.incoming[i].state = Incoming::Answered(Completion::Cancelled);
                 self.respond(id, Reply::Cancelled, out);
-                self.ack(id, Ack::CANCELLED, out);
+                self.ack(acked, id, Ack::CANCELLED, out);
             }
             _ => {
                 self.honour(i, out);
-                self.ack(id, Ack::CANCELLED, out);
+                self.ack(acked, id, Ack::CANCELLED, out);
             }
         }
     }

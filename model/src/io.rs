@@ -33,7 +33,12 @@ pub enum Command {
     /// Open the session (send `initialize`, where the dialect has one).
     Initialize,
     /// Send an ordinary request; the endpoint picks its id and reports it in the `Send` output.
-    Send,
+    /// `task`: the client's request is task-augmented where the dialect has tasks
+    /// ([`crate::DialectRules::task_cancel_method`]; ignored elsewhere and by the server).
+    Send {
+        /// Whether the request is task-augmented.
+        task: bool,
+    },
     /// Send an ordinary request on behalf of the received request with this id, whose work is
     /// running here: a nested request (a child of that request in the request tree). The
     /// endpoint reports the link as an [`Output::Nested`] right before the request's `Send`.

@@ -19,7 +19,12 @@ pub enum Method {
         cancel_support: bool,
     },
     /// The dialect's ordinary cancellable request from the client (`tools/call`, ...).
-    Work,
+    Work {
+        /// Whether it is task-augmented (MCP 2025-11-25: `params.task`), so that it is
+        /// cancelled with the dialect's task cancel
+        /// ([`crate::DialectRules::task_cancel_method`]); always false elsewhere.
+        task: bool,
+    },
     /// The dialect's ordinary cancellable request from the server to the client (ACP
     /// `session/request_permission`, MCP `sampling/createMessage`, LSP
     /// `workspace/configuration`), where the dialect has one.
@@ -32,10 +37,25 @@ impl Method {
         matches!(self, Method::Initialize { .. })
     }
 
-    /// Ordinary work of the party that sends it.
-    pub fn work_of(party: crate::id::Party) -> Method {
+    /// Whether this is the client's ordinary work, task-augmented or not.
+    pub fn is_work(self) -> bool {
+        matches!(self, Method::Work { .. })
+    }
+
+    /// Whether this is a task-augmented request.
+    pub fn is_task(self) -> bool {
+        matches!(self, Method::Work { task: true })
+    }
+
+    /// Whether this is ordinary work of `party`'s, task-augmented or not.
+    pub fn is_work_of(self, party: crate::id::Party) -> bool {
+        self == Method::work_of(party, self.is_task())
+    }
+
+    /// Ordinary work of the party that sends it (the client's task-augmented where `task`).
+    pub fn work_of(party: crate::id::Party, task: bool) -> Method {
         match party {
-            crate::id::Party::Client => Method::Work,
+            crate::id::Party::Client => Method::Work { task },
             crate::id::Party::Server => Method::ServerWork,
         }
     }
@@ -141,12 +161,16 @@ pub enum Message {
         /// dialect's feature-specific cancel of the client's work
         /// ([`crate::DialectRules::session_cancel_method`], ACP's `session/cancel {sessionId}`
         /// for a prompt turn; each prompt turn has a session of its own, named after the
-        /// prompt's id). The receiver treats both forms alike.
+        /// prompt's id), or, for a task-augmented request, its task
+        /// ([`crate::DialectRules::task_cancel_method`], MCP's `tasks/cancel {taskId}`, a
+        /// request the receiver answers with the task's final state, a
+        /// [`Message::CancelAck`]). The receiver honours both forms alike.
         session: bool,
     },
     /// A cancel whose id field is missing or of the wrong type.
     MalformedCancel,
-    /// ABP's `capabilities/cancel-result`.
+    /// ABP's `capabilities/cancel-result`, or the answer to MCP's `tasks/cancel` (the final
+    /// task state: `cancelled`, or `completed` for a task that ended first).
     CancelAck {
         /// The call the cancel named.
         id: RequestId,

@@ -552,9 +552,9 @@ impl Pack for Reply {
 }
 
 /// A request's tag by its method's [`Finite::index`] (the other messages take 2 to 6, and 9
-/// for a cancel that names a session). A method added to the model is a compile error here
-/// until it has a tag.
-const REQUEST_TAGS: [u8; <Method as Finite>::COUNT] = [0, 1, 7, 8];
+/// for a cancel that names a session; 10 is a task-augmented request). A method added to the
+/// model is a compile error here until it has a tag.
+const REQUEST_TAGS: [u8; <Method as Finite>::COUNT] = [0, 1, 7, 10, 8];
 
 impl Pack for Message {
     #[inline]
@@ -588,7 +588,7 @@ impl Pack for Message {
     #[inline]
     fn unpack(r: &mut Reader<'_>) -> Result<Self, PackError> {
         Ok(match r.u8("message")? {
-            t @ (0 | 1 | 7 | 8) => {
+            t @ (0 | 1 | 7 | 8 | 10) => {
                 let index = REQUEST_TAGS.iter().position(|&x| x == t).unwrap_or(0);
                 Message::Request {
                     id: RequestId::unpack(r)?,
@@ -726,7 +726,7 @@ mod tests {
     #[test]
     fn every_value_of_the_small_types_has_bytes_of_its_own() {
         every_value_round_trips::<bool>(2);
-        every_value_round_trips::<Method>(4);
+        every_value_round_trips::<Method>(5);
         every_value_round_trips::<Outgoing>(8);
         every_value_round_trips::<Incoming>(6);
         every_value_round_trips::<Ack>(8);

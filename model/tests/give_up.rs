@@ -3,51 +3,16 @@
 //! (-32801), never `ServerCancelled` (-32802) but for the fault `misuses-server-cancelled`;
 //! and, for a request whose cancel it had read, the cancel's answer.
 
-use cancelcheck_model::endpoint::IdPolicy;
+mod common;
+
 use cancelcheck_model::message::Method;
-use cancelcheck_model::{
-    Behaviour, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply, RequestId,
-};
-
-fn server(dialect: Dialect, behaviour: Behaviour) -> Endpoint {
-    let mut e = Endpoint::new(EndpointConfig {
-        party: Party::Server,
-        dialect,
-        behaviour,
-        workers: 1,
-        cancel_support: true,
-        request_timeouts: false,
-        init_timeout: false,
-        ids: IdPolicy {
-            first: 0,
-            strings: false,
-            reuse_answered: false,
-        },
-        capacity: 4,
-    });
-    let mut out = Vec::new();
-    e.handle(
-        Input::Receive(Message::Request {
-            id: RequestId::Int(0),
-            method: Method::Initialize {
-                cancel_support: true,
-            },
-        }),
-        &mut out,
-    );
-    e
-}
-
-fn feed(e: &mut Endpoint, input: Input) -> Vec<Output> {
-    let mut out = Vec::new();
-    e.handle(input, &mut out);
-    out
-}
+use cancelcheck_model::{Behaviour, Dialect, Input, Message, Output, Reply, RequestId};
+use common::{feed, server};
 
 fn work(id: i64) -> Input {
     Input::Receive(Message::Request {
         id: RequestId::Int(id),
-        method: Method::Work,
+        method: Method::Work { task: false },
     })
 }
 

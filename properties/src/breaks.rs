@@ -64,6 +64,7 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::ForgetsCompletedCall => &[CancelResultPerTable],
         B::SelectsAfterCancel => &[PermissionCancelledAfterCancel],
         B::MisusesServerCancelled => &[InternalCancelCode],
+        B::CancelsTaskByNotification => &[TaskCancelledByRequest],
     }
 }
 

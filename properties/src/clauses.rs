@@ -772,14 +772,6 @@ pub static TABLE: &[Row] = &[
     row!(
         Mcp20251125,
         MCP25,
-        "For task-augmented requests, the tasks/cancel request MUST be used instead of the notifications/cancelled notification.",
-        NotModelled(
-            "tasks are not modelled. What would judge it (docs/clauses.md): a task-augmented client request (a flag on the model's work request, drawn by a workload knob that is 0 unless set, so no trace changes; the explorer's specification sets it for every request, with no new state), cancelled by tasks/cancel {taskId}, a request-shaped cancel that names the task as ACP's session/cancel names the session and is answered with the final task state as ABP's capabilities/cancel is; a MUST rule that no notifications/cancelled names a task-augmented request, and a requester fault that sends one"
-        )
-    ),
-    row!(
-        Mcp20251125,
-        MCP25,
         "Receivers MAY ignore cancellation notifications if: ... The referenced request is unknown",
         NotAnObligation(MAY_IGNORE)
     ),

@@ -90,6 +90,7 @@ pub enum InvariantId {
     NoRequestBeforeInitialize,
     CancelResultPerTable,
     PermissionCancelledAfterCancel,
+    TaskCancelledByRequest,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
@@ -559,7 +560,7 @@ const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that c
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 34] = [
+pub static CATALOG: [Invariant; 35] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1326,6 +1327,21 @@ pub static CATALOG: [Invariant; 34] = [
             Must,
             TABLE,
             "The client MUST answer every pending `session/request_permission` with `{\"outcome\":{\"outcome\":\"cancelled\"}}`"
+        )],
+    },
+    Invariant {
+        id: InvariantId::TaskCancelledByRequest,
+        name: "task-cancelled-by-request",
+        kind: Expectation::Always,
+        statement: "A requester cancels a task-augmented request with the task's own cancel (`tasks/cancel`), never with `notifications/cancelled`.",
+        // Whether a request is task-augmented is on the wire (`params.task`), and so is the
+        // cancel that names it.
+        observable_on_wire: true,
+        applies: &[at!(
+            Mcp20251125,
+            Must,
+            MCP25,
+            "For [task-augmented requests](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks), the `tasks/cancel` request **MUST** be used instead of the `notifications/cancelled` notification"
         )],
     },
     Invariant {

@@ -16,13 +16,14 @@
 //!           | "end" ("quiescent" | "bounded") "open" COUNT COUNT
 //! PARTY    := "client" | "server"
 //! MSG      := "request" ID METHOD | "response" ID REPLY | "cancel" ID
-//!           | "malformed-cancel" | "activity" ID
+//!           | "session-cancel" ID | "malformed-cancel" | "activity" ID
 //!           | "cancel-ack" ID "cancelled" BOOL ["reason" REASON]
-//! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "server-work"
+//! METHOD   := "initialize" | "initialize-no-cancel" | "work" | "task-work" | "server-work"
 //! REPLY    := "full" | "partial" | "cancelled" | "error" INTEGER
 //!           | "initialized" "cancel-support" BOOL
 //! OUTCOME  := "reply" REPLY | "cancelled" ("user" | "timeout" | "parent") | "disconnected"
-//! COMMAND  := "initialize" | "send" | "send-nested" ID | "cancel" ID | "malformed-cancel"
+//! COMMAND  := "initialize" | "send" | "send-task" | "send-nested" ID | "cancel" ID
+//!           | "malformed-cancel"
 //! TIMER    := "timeout" ID | "init-timeout"
 //! REASON   := "none" | "not-found" | "already-completed" | "not-initialized"
 //! REFUSAL  := "not-pending" | "already-cancelling" | "initialize-not-cancellable"
@@ -196,8 +197,8 @@ impl fmt::Display for Id {
 struct Msg(Message);
 
 /// Request methods by [`Method::code`]: `initialize` declares cancellation support,
-/// `initialize-no-cancel` does not; `work` is the client's ordinary request, `server-work` the
-/// server's.
+/// `initialize-no-cancel` does not; `work` is the client's ordinary request (`task-work`
+/// task-augmented), `server-work` the server's.
 /// A method's word in the notation.
 fn method_word(m: Method) -> &'static str {
     match m {
@@ -207,7 +208,8 @@ fn method_word(m: Method) -> &'static str {
         Method::Initialize {
             cancel_support: false,
         } => "initialize-no-cancel",
-        Method::Work => "work",
+        Method::Work { task: false } => "work",
+        Method::Work { task: true } => "task-work",
         Method::ServerWork => "server-work",
     }
 }
@@ -263,7 +265,8 @@ impl fmt::Display for Cmd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Command::Initialize => f.write_str("initialize"),
-            Command::Send => f.write_str("send"),
+            Command::Send { task: false } => f.write_str("send"),
+            Command::Send { task: true } => f.write_str("send-task"),
             Command::SendNested(id) => write!(f, "send-nested {}", Id(id)),
             Command::Cancel(id) => write!(f, "cancel {}", Id(id)),
             Command::MalformedCancel => f.write_str("malformed-cancel"),
@@ -482,7 +485,7 @@ impl<'a> Words<'a> {
             0 => {
                 let id = self.id()?;
                 let i = self.one_of(&method_words())?;
-                let method = Method::from_index(i).unwrap_or(Method::Work);
+                let method = Method::from_index(i).unwrap_or(Method::Work { task: false });
                 Message::Request { id, method }
             }
             1 => Message::Response {
@@ -539,9 +542,11 @@ impl<'a> Words<'a> {
                 "cancel",
                 "malformed-cancel",
                 "send-nested",
+                "send-task",
             ])? {
                 0 => Command::Initialize,
-                1 => Command::Send,
+                1 => Command::Send { task: false },
+                5 => Command::Send { task: true },
                 2 => Command::Cancel(self.id()?),
                 3 => Command::MalformedCancel,
                 _ => Command::SendNested(self.id()?),

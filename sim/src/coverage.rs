@@ -43,6 +43,8 @@ pub enum Fix {
     InternalCancels,
     /// Cancels at all (`workload.cancel_permille`).
     Cancels,
+    /// Task-augmented requests (`workload.task_permille`; `--tasks`).
+    Tasks,
     /// A peer that declares no cancellation support (`workload.cancel_support: false`).
     NoCancelSupport,
     /// A link that may reorder (`--transport reordering`).
@@ -198,6 +200,10 @@ pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
         Behaviour::CancelsSiblingSubtree if w.requests < 2 => (
             "it needs two requests with children (workload.requests)",
             Fix::Requests(2),
+        ),
+        Behaviour::CancelsTaskByNotification if w.task_permille == 0 => (
+            "it acts on task-augmented requests (workload.task_permille)",
+            Fix::Tasks,
         ),
         Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => (
             "it acts only when the peer declares no cancellation support (workload.cancel_support)",

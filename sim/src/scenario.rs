@@ -101,7 +101,16 @@ pub struct Workload {
     /// Absent from a file: no nesting.
     #[serde(default, skip_serializing_if = "Nesting::is_flat")]
     pub nesting: Nesting,
+    /// Chance that a request of the client's is task-augmented (MCP 2025-11-25's
+    /// `params.task`), so that it is cancelled with `tasks/cancel`. Absent from a file, and in
+    /// the built-in default: 0, and nothing is drawn for it (every seed draws as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub task_permille: u16,
 }
+
+/// The share of the client's requests that are task-augmented where a fault needs tasks to
+/// act (`cancels-task-by-notification`): every one.
+pub const TASK_PERMILLE_TO_ACT: u16 = 1000;
 
 fn is_zero(n: &u16) -> bool {
     *n == 0
@@ -203,6 +212,7 @@ impl Default for Workload {
             server_requests: 2,
             client_cancel_support: None,
             nesting: Nesting::FLAT,
+            task_permille: 0,
         }
     }
 }
@@ -228,13 +238,14 @@ impl Scenario {
     /// The scenario `cancelcheck run` runs and `cancelcheck scenario` prints when no file is
     /// given: the dialect's default (`default_for`) with its request trees
     /// ([`default_nesting`]), plus what `behaviour`'s fault needs to act there (deeper trees,
-    /// the server's own requests; see [`Scenario::adjusted_for`]).
+    /// the server's own requests, task-augmented requests; see [`Scenario::adjusted_for`]).
     pub fn built_in(dialect: Dialect, behaviour: Behaviour) -> Self {
         let mut s = Scenario::unadjusted(dialect, behaviour);
         if let Some((_, fix)) = s.adjusted_for() {
             match fix {
                 Fix::Nesting(n) => s.workload.nesting = n,
                 Fix::ServerRequests(n) => s.workload.server_requests = n,
+                Fix::Tasks => s.workload.task_permille = TASK_PERMILLE_TO_ACT,
                 _ => {}
             }
         }
@@ -259,7 +270,8 @@ impl Scenario {
     }
 
     /// Where the built-in scenario of this dialect would leave this scenario's fault inert
-    /// for want of request trees or server requests: why, and the change `built_in` makes.
+    /// for want of request trees, server requests or tasks: why, and the change `built_in`
+    /// makes.
     pub fn adjusted_for(&self) -> Option<(&'static str, Fix)> {
         if !breaks::is_fault(self.behaviour, self.dialect)
             || self.dialect.rules().server_work_method.is_none()
@@ -268,7 +280,7 @@ impl Scenario {
         }
         // What would let the fault act, where that is the trees or the server's requests.
         let (why, fix) = crate::coverage::fault_hint(self);
-        matches!(fix, Fix::Nesting(_) | Fix::ServerRequests(_)).then_some((why, fix))
+        matches!(fix, Fix::Nesting(_) | Fix::ServerRequests(_) | Fix::Tasks).then_some((why, fix))
     }
 
     /// The client's and the server's behaviours: the one under test on the party it acts on
@@ -333,6 +345,15 @@ impl Scenario {
                 ),
             );
         }
+        if w.task_permille > 0 && self.dialect.rules().task_cancel_method.is_none() {
+            return err(
+                "workload.task_permille",
+                format!(
+                    "0: {} has no task-augmented requests (only mcp-2025-11-25 has tasks)",
+                    self.dialect
+                ),
+            );
+        }
         for (field, p) in [
             ("workload.cancel_permille", w.cancel_permille),
             ("workload.repeat_cancel_permille", w.repeat_cancel_permille),
@@ -345,6 +366,7 @@ impl Scenario {
                 "workload.malformed_cancel_permille",
                 w.malformed_cancel_permille,
             ),
+            ("workload.task_permille", w.task_permille),
             ("link.loss_permille", self.link.loss_permille),
             ("link.duplicate_permille", self.link.duplicate_permille),
             ("link.disconnect_permille", self.link.disconnect_permille),

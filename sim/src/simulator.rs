@@ -38,7 +38,8 @@ enum Occ {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum AppAct {
     Init,
-    Send(u16),
+    /// The client's or server's request number `k`; `true`: task-augmented.
+    Send(u16, bool),
     Cancel(u16),
     MalformedCancel,
 }
@@ -195,7 +196,7 @@ impl Simulator {
             Occ::App(party, act) => {
                 let cmd = match act {
                     AppAct::Init => Command::Initialize,
-                    AppAct::Send(_) => Command::Send,
+                    AppAct::Send(_, task) => Command::Send { task },
                     AppAct::Cancel(k) => match self.ids[party.index()][usize::from(k)] {
                         Some(id) => Command::Cancel(id),
                         None => return,
@@ -287,7 +288,9 @@ impl Simulator {
             if k > 0 {
                 t = t.saturating_add(w.spacing.draw(rng));
             }
-            self.schedule(t, Occ::App(party, AppAct::Send(k)));
+            // (Nothing is drawn where no request may be a task: seeds draw as before.)
+            let task = party == Party::Client && w.task_permille > 0 && rng.chance(w.task_permille);
+            self.schedule(t, Occ::App(party, AppAct::Send(k, task)));
             if w.malformed_cancel_permille > 0 && rng.chance(w.malformed_cancel_permille) {
                 let at = t.saturating_add(w.cancel_delay.draw(rng));
                 self.schedule(at, Occ::App(party, AppAct::MalformedCancel));
@@ -370,7 +373,7 @@ impl Effects for Carrying<'_> {
 
     fn request(&mut self, from: Party, id: RequestId, method: Method, _parent: Option<RequestId>) {
         let sim = &mut *self.sim;
-        if let Some(AppAct::Send(k)) = self.act
+        if let Some(AppAct::Send(k, _)) = self.act
             && !method.is_initialize()
         {
             sim.ids[from.index()][usize::from(k)] = Some(id);

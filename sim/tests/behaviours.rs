@@ -141,8 +141,11 @@ fn declared_breaks_are_observed_breaks() {
                 let mut s = Scenario::default_for(d);
                 s.behaviour = b;
                 s.swarm = swarm;
-                // Faults of request trees get trees.
+                // Faults of request trees get trees, faults of tasks tasks.
                 s.workload.nesting = cancelcheck_sim::coverage::nesting_to_act(&s);
+                if b == Behaviour::CancelsTaskByNotification {
+                    s.workload.task_permille = cancelcheck_sim::scenario::TASK_PERMILLE_TO_ACT;
+                }
                 if !timeouts {
                     s.workload.timeout = None;
                     s.workload.init_timeout = None;
@@ -165,6 +168,8 @@ fn declared_breaks_are_observed_breaks() {
                     spec.progress = true;
                     // This fault acts on a request the server gives up on its own.
                     spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
+                    // This fault acts on task-augmented requests.
+                    spec.tasks = b == Behaviour::CancelsTaskByNotification;
                     // Faults that act on the server's own requests get them.
                     spec.server_requests =
                         cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());

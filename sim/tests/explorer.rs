@@ -110,6 +110,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
+    ("mcp-2025-11-25", "cancels-task-by-notification", 1, 4, 12), // task-cancelled-by-request
     ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
     ("lsp", "misuses-server-cancelled", 1, 5, 120),               // internal-cancel-code (warn)
     ("abp", "never-answers-cancelled", 1, 10, 2732),              // eventual-resolution
@@ -247,6 +248,8 @@ fn every_fault_is_found_with_a_shortest_counterexample_that_replays() {
             // This fault acts on progress notifications.
             spec.progress = b == Behaviour::ProgressAfterCancel;
             spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
+            // This on task-augmented requests.
+            spec.tasks = b == Behaviour::CancelsTaskByNotification;
             // These on requests of the server's own.
             spec.server_requests =
                 cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());

@@ -47,6 +47,10 @@ pub fn run_flags(fix: Fix, seeds: &std::ops::Range<u64>) -> Vec<(String, String)
             d.internal_cancel_permille.into(),
         )],
         Fix::NoCancelSupport => vec![set_default("workload.cancel_support", false.into())],
+        Fix::Tasks => vec![set_default(
+            "workload.task_permille",
+            cancelcheck_sim::scenario::TASK_PERMILLE_TO_ACT.into(),
+        )],
         Fix::Reordering => vec![("--transport".into(), "reordering".into())],
         Fix::MoreSeeds => {
             let wider = seeds
@@ -69,6 +73,7 @@ pub fn explore_flags(fix: Fix, s: &Scenario) -> Option<Vec<String>> {
         Fix::Timeouts => vec!["--timeouts".into()],
         Fix::Progress => vec!["--progress".into()],
         Fix::InternalCancels => vec!["--internal-cancel".into()],
+        Fix::Tasks => vec!["--tasks".into()],
         Fix::Reordering => vec!["--transport".into(), "reordering".into()],
         Fix::MoreSeeds if s.link.order == cancelcheck_sim::link::Order::Fifo => {
             vec!["--transport".into(), "reordering".into()]

@@ -88,6 +88,10 @@ pub struct ExploreArgs {
     /// the server one, with server requests).
     #[arg(long)]
     pub(super) malformed_cancel: bool,
+    /// Every request of the client's is task-augmented, cancelled with `tasks/cancel`
+    /// (mcp-2025-11-25 only; sets `workload.task_permille`).
+    #[arg(long)]
+    pub(super) tasks: bool,
     /// Requests the server sends to the client, each of which the server may cancel where the
     /// dialect lets it (not ABP). With any, the search runs without reductions, and in the
     /// ACP RFD explores both answers of the client's declared cancellation support.
@@ -489,6 +493,7 @@ fn explore_next(
         (args.reuse_ids, "--reuse-ids".into()),
         (args.internal_cancel, "--internal-cancel".into()),
         (args.malformed_cancel, "--malformed-cancel".into()),
+        (args.tasks, "--tasks".into()),
         (
             args.server_requests > 0,
             format!("--server-requests {}", args.server_requests),
@@ -566,6 +571,7 @@ fn same_search(s: &Scenario) -> Vec<String> {
         (w.ids.reuse_answered, "--reuse-ids"),
         (w.internal_cancel_permille > 0, "--internal-cancel"),
         (w.malformed_cancel_permille > 0, "--malformed-cancel"),
+        (w.task_permille > 0, "--tasks"),
     ] {
         if on {
             flags.push(flag.to_string());
@@ -796,6 +802,7 @@ pub(super) fn explore_scenario(
         spec.internal_cancel = args.internal_cancel;
         spec.malformed_cancel = args.malformed_cancel;
         spec.server_requests = args.server_requests;
+        spec.tasks = args.tasks;
         if let Some(n) = args.nesting {
             spec.nesting = n;
         }

@@ -528,6 +528,7 @@ pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
     let what = match fix {
         Fix::Nesting(n) => format!("request trees {}", adjust::nesting_flag(n)),
         Fix::ServerRequests(n) => format!("{n} requests from the server"),
+        Fix::Tasks => format!("task-augmented requests ({}‰)", s.workload.task_permille),
         _ => format!("{fix:?}"),
     };
     format!(

@@ -109,6 +109,9 @@ impl Ran {
                 chance(w.malformed_cancel_permille)
             ));
         }
+        if w.task_permille > 0 {
+            parts.push(format!("tasks {}", chance(w.task_permille)));
+        }
         if w.ids.reuse_answered {
             parts.push("reuses ids".into());
         }

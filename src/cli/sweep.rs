@@ -192,6 +192,7 @@ pub(super) fn configuration(a: &ExploreArgs) -> Vec<String> {
         (a.reuse_ids, "--reuse-ids"),
         (a.internal_cancel, "--internal-cancel"),
         (a.malformed_cancel, "--malformed-cancel"),
+        (a.tasks, "--tasks"),
         (a.no_por, "--no-por"),
         (a.no_symmetry, "--no-symmetry"),
         (a.dfs, "--dfs"),

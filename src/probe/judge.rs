@@ -740,7 +740,7 @@ impl Judge<'_> {
             match m {
                 Message::Request { id, method } => {
                     self.methods.insert(id, method);
-                    if method == Method::Work {
+                    if method.is_work() {
                         let after_read_cancel = self
                             .cancels_at
                             .iter()
@@ -756,7 +756,8 @@ impl Judge<'_> {
                             tool_error: None,
                         });
                     }
-                    if let (Method::Work, WireMessage::Request { params, .. }) = (method, &msg)
+                    if let (Method::Work { .. }, WireMessage::Request { params, .. }) =
+                        (method, &msg)
                         && self.ctx.prompt_turn()
                         && let Some(session) = session_of(params.as_ref())
                     {
@@ -933,7 +934,7 @@ impl Judge<'_> {
             // The probe's slow request refused before it ran: the scenario tests nothing.
             if let cancelcheck_wire::Body::Error { code, message, .. } = body
                 && REFUSALS.contains(code)
-                && self.methods.get(&mid) == Some(&Method::Work)
+                && self.methods.get(&mid).is_some_and(|m| m.is_work())
             {
                 self.refused.insert(mid);
                 if self.vacuous_because.is_empty() {

@@ -435,7 +435,7 @@ impl<'a> Session<'a> {
                 .initialize(wid.clone(), cancel_support)
                 .unwrap_or_else(|| request(wid, "initialize", None)),
             // The probe is the client: it sends no server requests.
-            Method::Work | Method::ServerWork => {
+            Method::Work { .. } | Method::ServerWork => {
                 self.outgoing().work(wid, self.next_session.as_deref())
             }
         }
@@ -741,7 +741,9 @@ impl<'a> Session<'a> {
             self.sessions.first().cloned()
         };
         let stop = if self.gone { Stop::Gone } else { Stop::Refused };
-        let id = self.feed(Input::Command(Command::Send)).ok_or(stop)?;
+        let id = self
+            .feed(Input::Command(Command::Send { task: false }))
+            .ok_or(stop)?;
         if self.setup.ctx.prompt_turn()
             && let Some(s) = self.next_session.clone()
         {
@@ -980,7 +982,11 @@ impl<'a> Session<'a> {
             self.send_text(text);
             return;
         }
-        let methods = |id: RequestId| self.waiters.contains_key(&id).then_some(Method::Work);
+        let methods = |id: RequestId| {
+            self.waiters
+                .contains_key(&id)
+                .then_some(Method::Work { task: false })
+        };
         let init = self.init;
         let model = to_model(&self.setup.ctx, &msg, &mut self.ids, |id| {
             if Some(id) == init {

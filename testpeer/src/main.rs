@@ -637,7 +637,7 @@ impl Peer {
                 Some(m @ Message::Request { id: mid, method }),
             ) => {
                 if self.args.tool_error
-                    && method == Method::Work
+                    && method.is_work()
                     && let WireMessage::Request { id, .. } = &msg
                     && let Some(result) = self.shapes.unknown_tool_result(params.as_ref())
                 {
@@ -657,14 +657,14 @@ impl Peer {
                     .unwrap_or(self.args.work_ms);
                 // Not ready yet: answered at once, as a server still loading answers.
                 let ms = if self.ready_at.is_some() { 0 } else { ms };
-                let ms = if method != Method::Work || std::mem::replace(&mut self.warm, true) {
+                let ms = if !method.is_work() || std::mem::replace(&mut self.warm, true) {
                     ms
                 } else {
                     ms + self.args.cold_start_ms
                 };
                 let progress = p.and_then(|p| p.pointer("/_meta/progressToken")).is_some();
                 self.asked_work.insert(mid, (ms, progress));
-                if self.ctx.prompt_turn() && method == Method::Work {
+                if self.ctx.prompt_turn() && method.is_work() {
                     self.open_prompts.insert(mid);
                     let named = p.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
                     if let Some(s) = named {

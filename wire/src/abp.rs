@@ -21,7 +21,7 @@ pub fn message_json(msg: &Message) -> Value {
         }
         Message::Request {
             id,
-            method: Method::Work | Method::ServerWork,
+            method: Method::Work { .. } | Method::ServerWork,
         } => {
             json!({"type": "capabilities/call", "callId": id_json(id), "capability": "pdf.generate", "params": {}})
         }

@@ -373,7 +373,21 @@ pub fn to_model(
                     cancel_support: declared.unwrap_or(!r.negotiated),
                 }
             } else if *method == ctx.work_method {
-                Method::Work
+                Method::Work {
+                    task: r.task_cancel_method.is_some()
+                        && crate::shapes::of(ctx.dialect).names_task(params.as_ref()),
+                }
+            } else if let Some(named) =
+                crate::shapes::of(ctx.dialect).read_task_cancel(method, params.as_ref())
+            {
+                // A task's cancel (MCP's `tasks/cancel`) is a request naming the task.
+                return Some(match named {
+                    Some(w) => Message::Cancel {
+                        id: ids.model(&w),
+                        session: true,
+                    },
+                    None => Message::MalformedCancel,
+                });
             } else if Some(method.as_str()) == r.server_work_method {
                 Method::ServerWork
             } else {
@@ -412,6 +426,14 @@ pub fn to_model(
             None
         }
         WireMessage::Response { id, body } => {
+            if let Some((task, ack)) =
+                crate::shapes::of(ctx.dialect).read_task_cancel_answer(id, body)
+            {
+                return Some(Message::CancelAck {
+                    id: ids.model(&task),
+                    ack,
+                });
+            }
             let mid = ids.model(id);
             let answered = answers(mid);
             let reply = match body {
@@ -439,7 +461,7 @@ pub fn to_model(
                 Body::Error { code: -32800, .. }
                     if !(r.cancelled_result
                         && match answered {
-                            Some(Method::Work) => ctx.prompt_turn(),
+                            Some(Method::Work { .. }) => ctx.prompt_turn(),
                             Some(Method::ServerWork) => true,
                             _ => false,
                         }) =>

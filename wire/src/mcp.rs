@@ -21,10 +21,11 @@
 //!   the version a request names answers `UnsupportedProtocolVersionError` (-32022, with
 //!   `data.supported`).
 
-use crate::WireMessage;
 use crate::decode::{Body, Context};
 use crate::schema::{Fields, Kind, SchemaError, implementation};
 use crate::shapes::{Call, Identity, Plumbing, Shapes};
+use crate::{WireId, WireMessage};
+use cancelcheck_model::message::{Ack, AckReason};
 use cancelcheck_model::{Dialect, RequestId};
 use serde_json::{Value, json};
 
@@ -52,6 +53,14 @@ pub const TOOLS_LIST: &str = "tools/list";
 pub const TOOLS_CALL: &str = "tools/call";
 /// The cancel, both versions.
 pub const CANCELLED: &str = "notifications/cancelled";
+/// 2025-11-25's cancel of a task-augmented request (a request, answered with the task).
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// The time the model's tasks are stamped with (the model has no clock).
+const EPOCH: &str = "1970-01-01T00:00:00Z";
+/// The lifetime a task-augmented request asks for (`params.task.ttl`, ms).
+pub const TASK_TTL: u64 = 60_000;
+/// JSON-RPC's invalid params: the answer to a cancel of a task the server does not know.
+const INVALID_PARAMS: i64 = -32602;
 /// 2026-07-28's error for a request naming a version the server does not support.
 pub const UNSUPPORTED_VERSION: i64 = -32022;
 
@@ -168,6 +177,28 @@ pub fn unknown_tool_result(name: &str) -> Value {
     json!({"content": [{"type": "text", "text": format!("Unknown tool: {name}")}], "isError": true})
 }
 
+/// The task the model names after the request whose id is written `id` (JSON text): `task-7`,
+/// `task-"a"` (read back by [`task_request`]).
+pub fn task_id(id: &str) -> String {
+    format!("task-{id}")
+}
+
+/// The request a task named by [`task_id`] stands for; `None` for any other text.
+pub fn task_request(task: &str) -> Option<WireId> {
+    WireId::from_json_text(task.strip_prefix("task-")?)
+}
+
+/// The id of the model's `tasks/cancel` of `task`: `cancel-task-7`.
+pub fn task_cancel_id(task: &str) -> String {
+    format!("cancel-{task}")
+}
+
+/// A `Task` (2025-11-25's `tasks/cancel` result) in `status` (`cancelled`, `completed`, ...).
+pub fn task_state(task: &str, status: &str) -> Value {
+    json!({"taskId": task, "status": status, "createdAt": EPOCH, "lastUpdatedAt": EPOCH,
+           "ttl": TASK_TTL})
+}
+
 /// Whether `method` is one the check knows for `version`.
 pub fn knows(version: &str, method: &str) -> bool {
     const BOTH: [&str; 9] = [
@@ -184,7 +215,7 @@ pub fn knows(version: &str, method: &str) -> bool {
     BOTH.contains(&method)
         || match version {
             V2026 => method == DISCOVER,
-            _ => matches!(method, INITIALIZE | INITIALIZED | PING),
+            _ => matches!(method, INITIALIZE | INITIALIZED | PING | TASKS_CANCEL),
         }
 }
 
@@ -220,6 +251,7 @@ pub(crate) fn check_client(version: &str, request: bool, f: Fields<'_>) -> Resul
         "resources/read" => f.required("uri", Kind::Str).map(|_| ()),
         "prompts/get" => f.required("name", Kind::Str).map(|_| ()),
         CANCELLED => f.required("requestId", Kind::Id).map(|_| ()),
+        TASKS_CANCEL => f.required("taskId", Kind::Str).map(|_| ()),
         _ => Ok(()),
     }
 }
@@ -432,5 +464,84 @@ impl Shapes for Mcp {
 
     fn model_server_work_params(&self, _session: Option<RequestId>) -> Value {
         json!({"messages": [], "maxTokens": 1})
+    }
+
+    /// 2025-11-25: `params.task: {ttl}`.
+    fn model_task_params(&self, params: &mut Value) {
+        if !self.v2026()
+            && let Some(p) = params.as_object_mut()
+        {
+            p.insert("task".into(), json!({ "ttl": TASK_TTL }));
+        }
+    }
+
+    fn names_task(&self, params: Option<&Value>) -> bool {
+        !self.v2026()
+            && params
+                .and_then(|p| p.get("task"))
+                .is_some_and(Value::is_object)
+    }
+
+    /// `tasks/cancel {taskId}`, with the id `cancel-task-...`.
+    fn model_task_cancel(&self, id: &str) -> Option<Value> {
+        let task = task_id(id);
+        (!self.v2026()).then(|| {
+            json!({"jsonrpc": "2.0", "id": task_cancel_id(&task), "method": TASKS_CANCEL,
+                   "params": {"taskId": task}})
+        })
+    }
+
+    /// The task `cancelled`, or `completed` where it ended first; a task the server does not
+    /// know is invalid params (-32602).
+    fn model_task_cancel_answer(&self, id: &str, ack: Ack) -> Option<Value> {
+        if self.v2026() {
+            return None;
+        }
+        let task = task_id(id);
+        let mut answer = json!({"jsonrpc": "2.0", "id": task_cancel_id(&task)});
+        let status = match (ack.cancelled, ack.reason) {
+            (true, _) => "cancelled",
+            (false, AckReason::AlreadyCompleted) => "completed",
+            (false, _) => {
+                answer["error"] = json!({"code": INVALID_PARAMS, "message": "Task not found"});
+                return Some(answer);
+            }
+        };
+        answer["result"] = task_state(&task, status);
+        Some(answer)
+    }
+
+    fn read_task_cancel(&self, method: &str, params: Option<&Value>) -> Option<Option<WireId>> {
+        (!self.v2026() && method == TASKS_CANCEL).then(|| {
+            params
+                .and_then(|p| p.get("taskId"))
+                .and_then(Value::as_str)
+                .and_then(task_request)
+        })
+    }
+
+    /// A task `cancelled` is [`Ack::CANCELLED`]; `completed` says it ended first; an error
+    /// says the server knows no such task.
+    fn read_task_cancel_answer(&self, id: &WireId, body: &Body) -> Option<(WireId, Ack)> {
+        let WireId::Str(text) = id else { return None };
+        let request = task_request(text.strip_prefix("cancel-")?).filter(|_| !self.v2026())?;
+        let ack = match body {
+            Body::Result(v) => match v.get("status").and_then(Value::as_str) {
+                Some("cancelled") => Ack::CANCELLED,
+                Some("completed") => Ack {
+                    cancelled: false,
+                    reason: AckReason::AlreadyCompleted,
+                },
+                _ => Ack {
+                    cancelled: false,
+                    reason: AckReason::None,
+                },
+            },
+            Body::Error { .. } => Ack {
+                cancelled: false,
+                reason: AckReason::NotFound,
+            },
+        };
+        Some((request, ack))
     }
 }

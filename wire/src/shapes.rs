@@ -18,7 +18,7 @@ use crate::frame::Framing;
 use crate::schema::SchemaError;
 use crate::{WireId, WireMessage, abp, acp, lsp, mcp};
 use cancelcheck_model::dialect::DialectRules;
-use cancelcheck_model::message::Method;
+use cancelcheck_model::message::{Ack, Method};
 use cancelcheck_model::{Dialect, Message, Party, Reply, RequestId};
 use serde_json::{Map, Value, json};
 
@@ -386,6 +386,43 @@ pub trait Shapes: Sync {
     fn model_activity_params(&self, id: RequestId) -> Value {
         json!({self.rules().activity_id_field: crate::id_json(id), "progress": 1})
     }
+
+    // ---- tasks, where the dialect has them (MCP 2025-11-25; see
+    // `DialectRules::task_cancel_method`). The model names the task of request `7` after it
+    // (`task-7`), as it names sessions; a task's cancel is a request with an id of its own,
+    // derived from the task.
+
+    /// Marks the params of the client's ordinary request (`params`) as task-augmented.
+    fn model_task_params(&self, _params: &mut Value) {}
+
+    /// Whether a request's `params` make it task-augmented.
+    fn names_task(&self, _params: Option<&Value>) -> bool {
+        false
+    }
+
+    /// The cancel of the task of the request whose id is written `id` (JSON text): a whole
+    /// JSON-RPC request.
+    fn model_task_cancel(&self, _id: &str) -> Option<Value> {
+        None
+    }
+
+    /// The answer to that cancel, saying the task's final state as `ack` says it: a whole
+    /// JSON-RPC response.
+    fn model_task_cancel_answer(&self, _id: &str, _ack: Ack) -> Option<Value> {
+        None
+    }
+
+    /// The request whose task a task cancel `method` names in `params` (`Some(None)`: it is a
+    /// task cancel naming no task the model named); `None` where `method` is no task cancel.
+    fn read_task_cancel(&self, _method: &str, _params: Option<&Value>) -> Option<Option<WireId>> {
+        None
+    }
+
+    /// The request whose task a response with `id` (a task cancel's id) names, and the final
+    /// state `body` reports; `None` where `id` is no task cancel's.
+    fn read_task_cancel_answer(&self, _id: &WireId, _body: &Body) -> Option<(WireId, Ack)> {
+        None
+    }
 }
 
 /// The generic JSON-RPC rendering of the model's messages ([`Shapes::model_message`]): method
@@ -400,7 +437,7 @@ fn model_message<S: Shapes + ?Sized>(
     let r = shapes.rules();
     let method_name = |m: Method| match m {
         Method::Initialize { .. } => r.initialize_method.unwrap_or("initialize"),
-        Method::Work => r.work_method,
+        Method::Work { .. } => r.work_method,
         Method::ServerWork => r.server_work_method.unwrap_or(r.work_method),
     };
     match *msg {
@@ -410,7 +447,13 @@ fn model_message<S: Shapes + ?Sized>(
                     shapes.model_initialize_params(cancel_support)
                 }
                 Method::ServerWork => shapes.model_server_work_params(session),
-                Method::Work => shapes.model_work_params(id),
+                Method::Work { task } => {
+                    let mut params = shapes.model_work_params(id);
+                    if task {
+                        shapes.model_task_params(&mut params);
+                    }
+                    params
+                }
             };
             json!({"jsonrpc": "2.0", "id": id_json(id), "method": method_name(method), "params": params})
         }
@@ -450,6 +493,12 @@ fn model_message<S: Shapes + ?Sized>(
             Value::Object(obj)
         }
         Message::Cancel { id, session } => {
+            if session
+                && r.task_cancel_method.is_some()
+                && let Some(v) = shapes.model_task_cancel(&id_json(id).to_string())
+            {
+                return v;
+            }
             let session_cancel = shapes
                 .session_cancel(&session_id(id))
                 .filter(|_| session && r.session_cancel_method.is_some());
@@ -460,6 +509,9 @@ fn model_message<S: Shapes + ?Sized>(
             json!({"jsonrpc": "2.0", "method": r.cancel_method, "params": {}})
         }
         Message::CancelAck { id, ack } => {
+            if let Some(v) = shapes.model_task_cancel_answer(&id_json(id).to_string(), ack) {
+                return v;
+            }
             // Only ABP acknowledges; a JSON-RPC rendering keeps the same fields.
             json!({"jsonrpc": "2.0", "method": r.cancel_ack_method.unwrap_or("cancel-result"),
                    "params": {"id": id_json(id), "cancelled": ack.cancelled}})

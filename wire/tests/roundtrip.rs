@@ -2,7 +2,7 @@
 //! model's messages in every JSON-RPC dialect, on ids of any shape, and through both framings
 //! however the stream is cut.
 
-use cancelcheck_model::message::Method;
+use cancelcheck_model::message::{Ack, AckReason, Method};
 use cancelcheck_model::{Dialect, Message, Party, Reply, RequestId};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{
@@ -116,14 +116,23 @@ fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
                 .prop_map(Reply::Error),
         ];
         let has_server_work = d.rules().server_work_method.is_some();
-        let has_session = d.rules().session_cancel_method.is_some();
+        // A cancel that names a session (ACP) or a task (MCP 2025-11-25).
+        let has_session =
+            d.rules().session_cancel_method.is_some() || d.rules().task_cancel_method.is_some();
+        let has_task = d.rules().task_cancel_method.is_some();
         let has_activity = d.rules().activity_method.is_some();
         let has_init = d.rules().initialize_method.is_some();
         (
             Just(d),
             prop_oneof![
-                (id.clone(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-                    move |(id, init, server, cs)| (
+                (
+                    id.clone(),
+                    any::<bool>(),
+                    any::<bool>(),
+                    any::<bool>(),
+                    any::<bool>()
+                )
+                    .prop_map(move |(id, init, server, cs, task)| (
                         Message::Request {
                             id,
                             method: if init && has_init {
@@ -134,18 +143,19 @@ fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
                             } else if server && d.rules().server_work_method.is_some() {
                                 Method::ServerWork
                             } else {
-                                Method::Work
+                                Method::Work {
+                                    task: task && has_task,
+                                }
                             }
                         },
-                        Method::Work
-                    )
-                ),
+                        Method::Work { task: false }
+                    )),
                 (id.clone(), work_reply, any::<bool>()).prop_map(move |(id, reply, server)| (
                     Message::Response { id, reply },
                     if server && has_server_work {
                         Method::ServerWork
                     } else {
-                        Method::Work
+                        Method::Work { task: false }
                     }
                 )),
                 (id.clone(), any::<bool>()).prop_map(move |(id, cs)| (
@@ -165,13 +175,30 @@ fn model_message() -> impl Strategy<Value = (Dialect, Message, Method)> {
                         id,
                         session: session && has_session
                     },
-                    Method::Work
+                    Method::Work { task: false }
                 )),
-                Just((Message::MalformedCancel, Method::Work)),
-                id.prop_map(move |id| if has_activity {
-                    (Message::Activity { id }, Method::Work)
+                Just((Message::MalformedCancel, Method::Work { task: false })),
+                // A task's cancel is answered with the task's final state (MCP 2025-11-25).
+                (id.clone(), 0..3u8).prop_map(move |(id, k)| if has_task {
+                    let ack = match k {
+                        0 => Ack::CANCELLED,
+                        1 => Ack {
+                            cancelled: false,
+                            reason: AckReason::AlreadyCompleted,
+                        },
+                        _ => Ack {
+                            cancelled: false,
+                            reason: AckReason::NotFound,
+                        },
+                    };
+                    (Message::CancelAck { id, ack }, Method::Work { task: true })
                 } else {
-                    (Message::MalformedCancel, Method::Work)
+                    (Message::MalformedCancel, Method::Work { task: false })
+                }),
+                id.prop_map(move |id| if has_activity {
+                    (Message::Activity { id }, Method::Work { task: false })
+                } else {
+                    (Message::MalformedCancel, Method::Work { task: false })
                 }),
             ],
         )

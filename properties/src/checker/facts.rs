@@ -26,6 +26,8 @@ pub(super) struct Req {
     pub(super) id: RequestId,
     /// Whether it is `initialize` (the only method the rules single out).
     pub(super) initialize: bool,
+    /// Whether it is task-augmented (MCP 2025-11-25: cancelled with `tasks/cancel`).
+    pub(super) task: bool,
     pub(super) work: Work,
     pub(super) cancel_sent: bool,
     pub(super) cancel_received: bool,
@@ -352,6 +354,7 @@ impl Checker {
             requester: from,
             id,
             initialize: method.is_initialize(),
+            task: method.is_task(),
             work: Work::Unseen,
             cancel_sent: false,
             cancel_received: false,

@@ -603,6 +603,7 @@ mod tests {
             requester: Party::Server,
             id: RequestId::Int(7),
             initialize: false,
+            task: true,
             work: Work::Running,
             cancel_sent: true,
             cancel_received: true,

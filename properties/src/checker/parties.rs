@@ -1,5 +1,5 @@
-//! Which party may cancel, and when a requester owes a cancel: `cancel-from-allowed-party`,
-//! `cancel-sent-on-give-up`.
+//! Which party may cancel, how, and when a requester owes a cancel:
+//! `cancel-from-allowed-party`, `task-cancelled-by-request`, `cancel-sent-on-give-up`.
 
 use super::Checker;
 use super::facts::Change;
@@ -21,6 +21,16 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
             if c.rules().cancel_senders == CancelSenders::ClientOnly && party == Party::Server =>
         {
             c.violate(InvariantId::CancelFromAllowedParty, Some((party, id)));
+        }
+        // A task-augmented request cancelled with the generic notification, not the task's
+        // own cancel (MCP 2025-11-25's `tasks/cancel`).
+        Output::Send(Message::Cancel { id, session: false })
+            if c.rules().task_cancel_method.is_some()
+                && ch
+                    .rec
+                    .is_some_and(|i| c.reqs[i].task && c.reqs[i].requester == party) =>
+        {
+            c.violate(InvariantId::TaskCancelledByRequest, Some((party, id)));
         }
         Output::Deliver {
             id,

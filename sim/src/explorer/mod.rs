@@ -101,6 +101,8 @@ struct Bounds {
     /// request it works on (`fanout` 0: no nesting).
     depth: u8,
     fanout: u8,
+    /// Every request the client sends is task-augmented (where the dialect has tasks).
+    tasks: bool,
 }
 
 fn bounds(s: &Scenario) -> Bounds {
@@ -132,6 +134,7 @@ fn bounds(s: &Scenario) -> Bounds {
         } else {
             s.workload.nesting.fanout
         },
+        tasks: s.workload.task_permille > 0 && s.dialect.rules().task_cancel_method.is_some(),
     }
 }
 
@@ -178,6 +181,10 @@ pub struct ExploreSpec {
     /// symmetry reduction, and the partial-order reduction takes its sets for trees (see
     /// [`partial_order`]).
     pub nesting: crate::scenario::Nesting,
+    /// Every request the client sends is task-augmented (MCP 2025-11-25), so that it is
+    /// cancelled with the task's cancel (`tasks/cancel`). A flag of the method each request
+    /// already carries: no state field, no new states where it is off.
+    pub tasks: bool,
 }
 
 impl ExploreSpec {
@@ -207,6 +214,7 @@ impl ExploreSpec {
             server_requests: 0,
             client_cancel_support: None,
             nesting: crate::scenario::Nesting::FLAT,
+            tasks: false,
         }
     }
 
@@ -232,6 +240,7 @@ impl ExploreSpec {
         w.server_requests = self.server_requests;
         w.client_cancel_support = self.client_cancel_support;
         w.nesting = self.nesting;
+        w.task_permille = if self.tasks { 1000 } else { 0 };
         s.link.order = self.order;
         s.link.loss_permille = u16::from(self.loss);
         s.link.duplicate_permille = u16::from(self.duplicate);

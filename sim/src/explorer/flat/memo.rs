@@ -59,7 +59,7 @@ impl Effects for Coding<'_> {
     }
 
     fn request(&mut self, _: Party, id: RequestId, method: Method, _: Option<RequestId>) {
-        if method == Method::Work && self.sent_id == 0 {
+        if method.is_work() && self.sent_id == 0 {
             match self.t.id(id) {
                 Some(c) => self.sent_id = c,
                 None => self.full = true,
@@ -275,7 +275,9 @@ impl FlatMemo {
             Stim::Feed(p, fed) => (
                 p,
                 match fed {
-                    Fed::Send => Input::Command(Command::Send),
+                    Fed::Send => Input::Command(Command::Send {
+                        task: self.shared.layout.b.tasks,
+                    }),
                     Fed::Cancel(c) => Input::Command(Command::Cancel(d.ids[usize::from(c)])),
                     Fed::Receive(c) => Input::Receive(d.msgs[usize::from(c)]),
                     Fed::WorkDone(c) => Input::WorkDone(d.works[usize::from(c)].1),

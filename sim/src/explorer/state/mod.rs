@@ -382,10 +382,12 @@ impl Explorer {
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
-    fn stimulus(&self, step: Step) -> Stimulus {
+    fn stimulus(&self, step: Step, tasks: bool) -> Stimulus {
         let msg = |to: Party, index: u16| self.net[to.index()][usize::from(index)];
         match step {
-            Step::Send => Stimulus::Feed(Party::Client, Input::Command(Command::Send)),
+            Step::Send => {
+                Stimulus::Feed(Party::Client, Input::Command(Command::Send { task: tasks }))
+            }
             Step::Cancel(k) => match self.ids[usize::from(k)] {
                 Some(id) => Stimulus::Feed(Party::Client, Input::Command(Command::Cancel(id))),
                 None => Stimulus::Nothing,
@@ -406,7 +408,9 @@ impl Explorer {
             Step::Malformed => {
                 Stimulus::Feed(Party::Client, Input::Command(Command::MalformedCancel))
             }
-            Step::ServerSend => Stimulus::Feed(Party::Server, Input::Command(Command::Send)),
+            Step::ServerSend => {
+                Stimulus::Feed(Party::Server, Input::Command(Command::Send { task: false }))
+            }
             Step::ServerCancel(k) => match self.server.ids[usize::from(k)] {
                 Some(id) => Stimulus::Feed(Party::Server, Input::Command(Command::Cancel(id))),
                 None => Stimulus::Nothing,
@@ -424,7 +428,7 @@ impl Explorer {
         let b = bounds(scenario);
         self.steps += 1;
         self.world.now = self.steps;
-        let stimulus = self.stimulus(step);
+        let stimulus = self.stimulus(step, b.tasks);
         // Whether the step delivers a message its receiver must not answer by sending.
         let quiet = cfg!(debug_assertions) && self.delivers_quiet(step);
         match step {
@@ -681,7 +685,7 @@ impl Effects for Carrying<'_> {
         let e = &mut *self.e;
         if let Some((p, k)) = self.asked
             && p == from
-            && method == Method::work_of(from)
+            && method.is_work_of(from)
         {
             match from {
                 Party::Client => e.ids[k] = Some(id),
