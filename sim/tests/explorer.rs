@@ -445,6 +445,7 @@ fn symmetry_keeps_every_verdict() {
                 spec.init_timeout = true;
                 spec.progress = b == Behaviour::ProgressAfterCancel;
                 spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
+                spec.tasks = b == Behaviour::CancelsTaskByNotification;
                 let s = spec.scenario();
                 let plain = search(&s, &opts(), &|_, _, _| {});
                 let reduced = search(&s, &with, &|_, _, _| {});
@@ -526,6 +527,7 @@ fn partial_order_keeps_every_verdict() {
                 spec.init_timeout = nesting.is_flat();
                 spec.progress = b == Behaviour::ProgressAfterCancel;
                 spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
+                spec.tasks = b == Behaviour::CancelsTaskByNotification;
                 spec.server_requests =
                     cancelcheck_sim::coverage::server_requests_to_act(&spec.scenario());
                 spec.nesting = nesting;
