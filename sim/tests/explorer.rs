@@ -1168,57 +1168,66 @@ fn stdio_ample_sets_are_persistent() {
 /// `honour`, one root with a fan-out of 2 (with timeouts, and with progress too) and with a
 /// depth of 3 (timeouts), two roots (depth 2, fan-out 1; timeouts on stdio), and loss,
 /// internal cancellation and a malformed cancel. (Two roots with timeouts on stdio are where
-/// a timeout meets an answer its peer holds back for a nested request.)
+/// a timeout meets an answer its peer holds back for a nested request.) One test a link, so
+/// that `cargo test` runs the two side by side.
 #[test]
-fn ample_sets_of_request_trees_are_persistent() {
-    let mut checked = [0; 2];
+fn ample_sets_of_request_trees_are_persistent_on_stdio() {
+    let checked = ample_sets_of_request_trees_are_persistent(Order::Fifo);
+    assert!(checked > 5_000, "only {checked} states checked");
+}
+
+/// See [`ample_sets_of_request_trees_are_persistent_on_stdio`].
+#[test]
+fn ample_sets_of_request_trees_are_persistent_on_a_reordering_link() {
+    let checked = ample_sets_of_request_trees_are_persistent(Order::Reordering);
+    assert!(checked > 100, "only {checked} states checked");
+}
+
+/// How many states of the searches above on `order` had their ample sets checked.
+fn ample_sets_of_request_trees_are_persistent(order: Order) -> usize {
+    let mut checked = 0;
     for d in Dialect::ALL
         .into_iter()
         .filter(|d| d.rules().server_work_method.is_some())
     {
-        for (i, order) in [Order::Fifo, Order::Reordering].into_iter().enumerate() {
-            let spec = |b: Behaviour, n: u16, nesting: Nesting, timeouts: bool| {
-                let mut spec = ExploreSpec::new(d, b, n, order);
-                spec.timeouts = timeouts;
-                spec.init_timeout = timeouts;
-                spec.progress = b == Behaviour::ProgressAfterCancel;
-                spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
-                spec.nesting = nesting;
-                spec
-            };
-            let mut specs: Vec<ExploreSpec> = Behaviour::all()
-                .filter(|b| classify(*b, d).is_some())
-                .map(|b| {
-                    let acts = cancelcheck_sim::coverage::nesting_to_act(
-                        &spec(b, 1, nest(2, 1), false).scenario(),
-                    );
-                    let nesting = if acts.is_flat() { nest(2, 1) } else { acts };
-                    spec(b, 1, nesting, true)
-                })
-                .collect();
-            specs.push(spec(Behaviour::Honour, 1, nest(2, 2), true));
-            specs.push(spec(Behaviour::Honour, 1, nest(3, 1), true));
-            // Two roots (with timeouts on stdio only: on a reordering link they are large).
-            specs.push(spec(Behaviour::Honour, 2, nest(2, 1), order == Order::Fifo));
-            let mut progress = spec(Behaviour::Honour, 1, nest(2, 2), true);
-            progress.progress = true;
-            specs.push(progress);
-            let mut lossy = spec(Behaviour::Honour, 1, nest(2, 2), false);
-            lossy.loss = true;
-            lossy.internal_cancel = true;
-            lossy.malformed_cancel = true;
-            specs.push(lossy);
-            for spec in specs {
-                if cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
-                    checked[i] += ample_sets_are_persistent(&spec);
-                }
+        let spec = |b: Behaviour, n: u16, nesting: Nesting, timeouts: bool| {
+            let mut spec = ExploreSpec::new(d, b, n, order);
+            spec.timeouts = timeouts;
+            spec.init_timeout = timeouts;
+            spec.progress = b == Behaviour::ProgressAfterCancel;
+            spec.internal_cancel = b == Behaviour::MisusesServerCancelled;
+            spec.nesting = nesting;
+            spec
+        };
+        let mut specs: Vec<ExploreSpec> = Behaviour::all()
+            .filter(|b| classify(*b, d).is_some())
+            .map(|b| {
+                let acts = cancelcheck_sim::coverage::nesting_to_act(
+                    &spec(b, 1, nest(2, 1), false).scenario(),
+                );
+                let nesting = if acts.is_flat() { nest(2, 1) } else { acts };
+                spec(b, 1, nesting, true)
+            })
+            .collect();
+        specs.push(spec(Behaviour::Honour, 1, nest(2, 2), true));
+        specs.push(spec(Behaviour::Honour, 1, nest(3, 1), true));
+        // Two roots (with timeouts on stdio only: on a reordering link they are large).
+        specs.push(spec(Behaviour::Honour, 2, nest(2, 1), order == Order::Fifo));
+        let mut progress = spec(Behaviour::Honour, 1, nest(2, 2), true);
+        progress.progress = true;
+        specs.push(progress);
+        let mut lossy = spec(Behaviour::Honour, 1, nest(2, 2), false);
+        lossy.loss = true;
+        lossy.internal_cancel = true;
+        lossy.malformed_cancel = true;
+        specs.push(lossy);
+        for spec in specs {
+            if cancelcheck_sim::explorer::partial_order(&spec.scenario()) {
+                checked += ample_sets_are_persistent(&spec);
             }
         }
     }
-    assert!(
-        checked[0] > 5_000 && checked[1] > 100,
-        "only {checked:?} states checked"
-    );
+    checked
 }
 
 /// Unique and total states on stdio with the partial-order reduction, pinned like the other
