@@ -441,9 +441,7 @@ impl Checker {
     /// The newest request instance of `requester` with `id`: the one its requester means by
     /// the id.
     pub(super) fn find(&self, requester: Party, id: RequestId) -> Option<usize> {
-        self.reqs
-            .iter()
-            .rposition(|r| r.requester == requester && r.id == id)
+        self.parentage().newest(requester, id)
     }
 
     /// The instance the responder means by `id`: the newest one it has received (where a
@@ -508,9 +506,9 @@ impl Checker {
         let mut stack: SmallVec<[usize; 8]> = SmallVec::new();
         stack.push(i);
         while let Some(k) = stack.pop() {
-            let Ok(k8) = u8::try_from(k) else { continue };
-            for (c, r) in self.reqs.iter().enumerate() {
-                if r.parent != Some(k8) || r.delivered > 0 {
+            for c in self.parentage().children(k) {
+                let r = &self.reqs[c];
+                if r.delivered > 0 {
                     continue;
                 }
                 if r.request_lost {
@@ -527,19 +525,7 @@ impl Checker {
 
     /// The record at the root of record `i`'s request tree (`i` itself for a root).
     pub(super) fn root_of(&self, i: usize) -> usize {
-        self.ancestors(i).last().unwrap_or(i)
-    }
-
-    /// The records above record `i` in its request tree, its parent first.
-    pub(super) fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        // (Parent links point to earlier records, unless packed in canonical order: the
-        // bound keeps a malformed chain from looping.)
-        core::iter::successors(Some(i), move |&k| match self.reqs[k].parent {
-            Some(p) if usize::from(p) < self.reqs.len() => Some(usize::from(p)),
-            _ => None,
-        })
-        .skip(1)
-        .take(self.reqs.len())
+        self.parentage().root(i)
     }
 
     /// Whether record `i`'s request tree holds a request whose id was reused while it was live
@@ -547,14 +533,6 @@ impl Checker {
     pub(super) fn tangled(&self, i: usize) -> bool {
         let root = self.root_of(i);
         (0..self.reqs.len()).any(|k| self.reqs[k].ambiguous && self.root_of(k) == root)
-    }
-
-    /// The records of the requests sent on behalf of record `i` (its children).
-    pub(super) fn children(&self, i: usize) -> impl Iterator<Item = &Req> {
-        let i = u8::try_from(i).ok();
-        self.reqs
-            .iter()
-            .filter(move |r| i.is_some() && r.parent == i)
     }
 
     /// Whether `client` has cancelled prompt turn `p` (ACP `session/cancel`), a request of its

@@ -19,6 +19,7 @@ mod cancel_answers;
 mod facts;
 mod ids;
 mod initialize;
+mod parentage;
 mod parties;
 mod quiescence;
 mod races;
@@ -26,6 +27,7 @@ mod resolution;
 mod trees;
 mod verdict;
 
+pub use parentage::Parentage;
 pub use verdict::{Excuse, Lost, PropertySet, SetAside, Status, Verdict, Violation};
 
 use crate::event::Event;
@@ -262,14 +264,13 @@ impl Checker {
         }
     }
 
-    /// The depth in its request tree of the newest request `requester` sent with `id`: 1 for a
-    /// request its application sent, one more than its parent's for a request sent on another's
-    /// behalf, 1 for a request the checker has not seen. The checker's records are the one model
-    /// of parentage; a driver that bounds how deep trees grow asks here.
+    /// The depth in its request tree of the newest request `requester` sent with `id` (see
+    /// [`Parentage::depth`]): 1 for a request its application sent, one more than its
+    /// parent's for a request sent on another's behalf, 1 for a request the checker has not
+    /// seen. A driver that bounds how deep trees grow asks here.
     pub fn depth(&self, requester: Party, id: RequestId) -> u8 {
-        self.find(requester, id).map_or(1, |i| {
-            u8::try_from(self.ancestors(i).count() + 1).unwrap_or(u8::MAX)
-        })
+        let p = self.parentage();
+        p.newest(requester, id).map_or(1, |i| p.depth(i))
     }
 
     /// Violated invariants so far.
