@@ -1556,6 +1556,36 @@ fn the_depth_of_a_request_is_counted_from_its_tree_root() {
     assert_eq!(c.depth(Party::Server, RequestId::Int(9)), 1);
 }
 
+/// A parent link names its record however many came before it: a request sent on behalf of
+/// the client's 300th request stands at depth 2.
+#[test]
+fn a_parent_link_names_a_record_past_the_256th() {
+    let mut lines: Vec<String> = Vec::new();
+    for n in 1..=300 {
+        lines.push("client command send".into());
+        lines.push(format!("client sends request {n} work"));
+    }
+    lines.extend(
+        [
+            "server receives request 300 work",
+            "server starts work 300",
+            "server command send-nested 300",
+            "server nests 1 under 300",
+            "server sends request 1 server-work",
+        ]
+        .map(String::from),
+    );
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let c = checker(Dialect::Mcp20251125, true, &lines);
+    assert_eq!(c.depth(Party::Server, RequestId::Int(1)), 2);
+    let p = c.parentage();
+    let child = p.newest(Party::Server, RequestId::Int(1)).expect("sent");
+    assert_eq!(
+        p.parent(child),
+        p.newest(Party::Client, RequestId::Int(300))
+    );
+}
+
 /// The one model of parentage ([`Checker::parentage`]): `initialize` and the application's
 /// requests are roots; a request sent on another's behalf names, of a reused id, the instance
 /// its sender holds (the client's first request 1, received, not the second, still on its

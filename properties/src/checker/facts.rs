@@ -64,7 +64,7 @@ pub(super) struct Req {
     /// Its receiver gave it up on its own account (internal cancellation).
     pub(super) internal: bool,
     /// The record of the request on whose behalf it was sent (its parent in the request tree).
-    pub(super) parent: Option<u8>,
+    pub(super) parent: Option<u32>,
     /// Its parent was cancelled while it was unresolved: its requester owes it the cascade.
     pub(super) cascade_owed: bool,
     /// Its requester resolved it as cancelled (after a cancel, a timeout, or its parent's
@@ -196,7 +196,7 @@ impl Checker {
             Input::Receive(Message::Request { .. }) => {
                 r.work = Work::Queued;
                 // It arrives for a prompt turn its receiver has cancelled and not yet seen end.
-                let turn = self.reqs[i].parent.map(|p| self.reqs[usize::from(p)]);
+                let turn = self.parentage().parent(i).map(|p| self.reqs[p]);
                 if turn.is_some_and(|p| self.turn_cancelled_by(party, &p)) {
                     self.end_turn_request(party, i);
                 }
@@ -304,7 +304,7 @@ impl Checker {
                     for k in 0..self.reqs.len() {
                         let c = self.reqs[k];
                         let held = c.work != Work::Unseen && c.responses_sent == 0;
-                        if c.parent == u8::try_from(i).ok() && held && !c.responder_done {
+                        if c.parent == u32::try_from(i).ok() && held && !c.responder_done {
                             self.end_turn_request(from, k);
                         }
                     }
@@ -342,10 +342,10 @@ impl Checker {
         let parent = self.nesting[from.index()]
             .take()
             .and_then(|p| self.find_held(from.peer(), p))
-            .and_then(|p| u8::try_from(p).ok());
+            .and_then(|p| u32::try_from(p).ok());
         // Sent for a request whose prompt turn its sender cancelled: that request ends
         // cancelled, and this one with it.
-        let cascade_owed = parent.is_some_and(|p| self.reqs[usize::from(p)].turn_cancelled);
+        let cascade_owed = parent.is_some_and(|p| self.reqs[p as usize].turn_cancelled);
         let ambiguous = self
             .reqs
             .iter()
@@ -556,7 +556,7 @@ impl Checker {
     /// Record `i`'s handler (`handler`) took a cancel for it, or gave it up: each request it
     /// sent on its behalf and still unresolved is owed the cascade.
     pub(super) fn owe_cascade(&mut self, handler: Party, i: usize) {
-        let Ok(i) = u8::try_from(i) else { return };
+        let Ok(i) = u32::try_from(i) else { return };
         for r in &mut self.reqs {
             if r.parent == Some(i) && r.requester == handler && r.delivered == 0 {
                 r.cascade_owed = true;

@@ -76,7 +76,7 @@ impl<'a> Parentage<'a> {
     /// The record of the request record `i` was sent on behalf of, if any.
     pub fn parent(&self, i: usize) -> Option<usize> {
         match self.reqs[i].parent {
-            Some(p) if usize::from(p) < self.reqs.len() => Some(usize::from(p)),
+            Some(p) if (p as usize) < self.reqs.len() => Some(p as usize),
             _ => None,
         }
     }
@@ -106,7 +106,7 @@ impl<'a> Parentage<'a> {
     /// the records are kept.
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + 'a {
         let reqs = self.reqs;
-        let i = u8::try_from(i).ok();
+        let i = u32::try_from(i).ok();
         (0..reqs.len()).filter(move |&k| i.is_some() && reqs[k].parent == i)
     }
 }

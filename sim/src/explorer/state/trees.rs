@@ -2,8 +2,7 @@
 //! parentage, [`Checker::parentage`](cancelcheck_properties::Checker::parentage)), numbered
 //! for the partial-order reduction; and the one thing the checker cannot know, what the
 //! script spent of each request's budget of nested requests. (The checker keeps every record
-//! and its parent link for the whole run: `explorable` allows at most 250 requests in trees,
-//! within the 256 records a link can name.)
+//! and its parent link for the whole run, and forgets none.)
 
 use cancelcheck_model::pack::{Pack, Relabel};
 use cancelcheck_model::{Party, RequestId};
