@@ -1555,3 +1555,95 @@ fn the_depth_of_a_request_is_counted_from_its_tree_root() {
     assert_eq!(c.depth(Party::Client, RequestId::Int(3)), 3);
     assert_eq!(c.depth(Party::Server, RequestId::Int(9)), 1);
 }
+
+/// A parent link names its record however many came before it: a request sent on behalf of
+/// the client's 300th request stands at depth 2.
+#[test]
+fn a_parent_link_names_a_record_past_the_256th() {
+    let mut lines: Vec<String> = Vec::new();
+    for n in 1..=300 {
+        lines.push("client command send".into());
+        lines.push(format!("client sends request {n} work"));
+    }
+    lines.extend(
+        [
+            "server receives request 300 work",
+            "server starts work 300",
+            "server command send-nested 300",
+            "server nests 1 under 300",
+            "server sends request 1 server-work",
+        ]
+        .map(String::from),
+    );
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let c = checker(Dialect::Mcp20251125, true, &lines);
+    assert_eq!(c.depth(Party::Server, RequestId::Int(1)), 2);
+    let p = c.parentage();
+    let child = p.newest(Party::Server, RequestId::Int(1)).expect("sent");
+    assert_eq!(
+        p.parent(child),
+        p.newest(Party::Client, RequestId::Int(300))
+    );
+}
+
+/// The one model of parentage ([`Checker::parentage`]): `initialize` and the application's
+/// requests are roots; a request sent on another's behalf names, of a reused id, the instance
+/// its sender holds (the client's first request 1, received, not the second, still on its
+/// way); the walk up from the deepest request ends at its root; children and generations
+/// are counted per instance.
+#[test]
+fn parentage_links_each_request_to_the_instance_its_sender_holds() {
+    let c = checker(
+        Dialect::Acp,
+        false,
+        &then(
+            &TURN_WITH_PERMISSION[..4],
+            &[
+                "client command send",
+                "client sends request 1 work",
+                "server command send-nested 1",
+                "server nests 2 under 1",
+                "server sends request 2 server-work",
+                "client receives request 2 server-work",
+                "client starts work 2",
+                "client command send-nested 2",
+                "client nests 3 under 2",
+                "client sends request 3 work",
+            ],
+        ),
+    );
+    let p = c.parentage();
+    let at = |party, id, generation| {
+        (0..p.len())
+            .find(|&i| {
+                p.requester(i) == party
+                    && p.id(i) == RequestId::Int(id)
+                    && p.generation(i) == generation
+            })
+            .unwrap_or_else(|| panic!("{party:?} {id} generation {generation}"))
+    };
+    let (init, first, second) = (
+        at(Party::Client, 0, 1),
+        at(Party::Client, 1, 1),
+        at(Party::Client, 1, 2),
+    );
+    let (permission, nested) = (at(Party::Server, 2, 1), at(Party::Client, 3, 1));
+    assert_eq!(p.len(), 5);
+    assert!(p.is_initialize(init) && !p.is_initialize(first));
+    assert_eq!(p.newest(Party::Client, RequestId::Int(1)), Some(second));
+    assert_eq!(p.newest(Party::Server, RequestId::Int(1)), None);
+    assert_eq!(
+        [p.parent(init), p.parent(first), p.parent(second)],
+        [None; 3]
+    );
+    assert_eq!(p.parent(permission), Some(first));
+    assert_eq!(p.parent(nested), Some(permission));
+    assert_eq!(p.ancestors(nested).collect::<Vec<_>>(), [permission, first]);
+    assert_eq!((p.root(nested), p.root(second)), (first, second));
+    assert_eq!(
+        (p.depth(nested), p.depth(permission), p.depth(second)),
+        (3, 2, 1)
+    );
+    assert_eq!(p.children(first).collect::<Vec<_>>(), [permission]);
+    assert_eq!(p.children(second).count(), 0);
+}

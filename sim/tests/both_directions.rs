@@ -205,3 +205,26 @@ fn a_cancel_routed_to_the_wrong_direction_is_caught_and_inert_without_server_req
         );
     }
 }
+
+/// The simulator bounds how deep trees grow by asking the checker how deep a request stands
+/// (`Checker::depth`): in a long run (128 roots of trees 3x3, some 500 requests in all) no
+/// request stands deeper than the scenario's depth, past the checker's 256th record too (a
+/// parent link that named no record there let trees grow to depth 17).
+#[test]
+fn trees_keep_their_depth_in_a_long_run() {
+    let mut s = Scenario::default_for(Dialect::Mcp20251125);
+    s.workload.requests = 64;
+    s.workload.server_requests = 64;
+    s.workload.nesting = cancelcheck_sim::scenario::Nesting {
+        depth: 3,
+        fanout: 3,
+    };
+    s.validate().expect("valid");
+    let mut sim = Simulator::new(&s);
+    let out = sim.run(&s, 0, true);
+    let tree =
+        cancelcheck_properties::RequestTree::from_events(out.events.iter().map(|e| &e.event));
+    assert!(tree.len() > 300, "only {} requests", tree.len());
+    let deepest = tree.nodes().map(|(n, _)| tree.depth(n)).max();
+    assert_eq!(deepest, Some(3));
+}

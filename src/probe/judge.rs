@@ -344,10 +344,10 @@ struct SentMsg {
     read: bool,
 }
 
-/// A request the peer sent the probe, as the model knows it.
+/// A request the peer sent the probe, as the model knows it. Which prompt it was sent on
+/// behalf of (where its session links it to one) is the checker's to say
+/// ([`Checker::parentage`]): the judge tells it with `Output::Nested` as the request arrives.
 struct PeerRequest {
-    /// The probe's prompt it was sent on behalf of, where its session links it to one.
-    parent: Option<RequestId>,
     /// The peer sent a cancel for it.
     cancelled: bool,
     /// The probe answered it.
@@ -596,12 +596,20 @@ impl Judge<'_> {
     /// the requests it sent on the prompt's behalf may have been read by then (the allowed side
     /// of that race). Those the probe had not sent stay unresolved.
     fn children_may_be_resolved(&mut self, parent: RequestId) {
-        let children: Vec<RequestId> = self
-            .peer_requests
-            .iter()
-            .filter(|(_, r)| r.parent == Some(parent) && !r.resolved)
-            .map(|(id, _)| *id)
+        // The peer's requests, each by its newest instance (as `peer_requests` keeps them),
+        // linked to the prompt `parent`; in the order of their ids.
+        let p = self.checker.parentage();
+        let mut children: Vec<RequestId> = (0..p.len())
+            .filter(|&k| {
+                let id = p.id(k);
+                p.requester(k) == Party::Server
+                    && p.newest(Party::Server, id) == Some(k)
+                    && p.parent(k).is_some_and(|q| p.id(q) == parent)
+                    && self.peer_requests.get(&id).is_some_and(|r| !r.resolved)
+            })
+            .map(|k| p.id(k))
             .collect();
+        children.sort_unstable();
         for c in children {
             let answer = self.sent.iter().position(|s| {
                 !s.read
@@ -989,7 +997,6 @@ impl Judge<'_> {
                 self.peer_requests.insert(
                     id,
                     PeerRequest {
-                        parent,
                         cancelled: false,
                         answered: false,
                         resolved: false,

@@ -64,7 +64,7 @@ pub(super) struct Req {
     /// Its receiver gave it up on its own account (internal cancellation).
     pub(super) internal: bool,
     /// The record of the request on whose behalf it was sent (its parent in the request tree).
-    pub(super) parent: Option<u8>,
+    pub(super) parent: Option<u32>,
     /// Its parent was cancelled while it was unresolved: its requester owes it the cascade.
     pub(super) cascade_owed: bool,
     /// Its requester resolved it as cancelled (after a cancel, a timeout, or its parent's
@@ -196,7 +196,7 @@ impl Checker {
             Input::Receive(Message::Request { .. }) => {
                 r.work = Work::Queued;
                 // It arrives for a prompt turn its receiver has cancelled and not yet seen end.
-                let turn = self.reqs[i].parent.map(|p| self.reqs[usize::from(p)]);
+                let turn = self.parentage().parent(i).map(|p| self.reqs[p]);
                 if turn.is_some_and(|p| self.turn_cancelled_by(party, &p)) {
                     self.end_turn_request(party, i);
                 }
@@ -304,7 +304,7 @@ impl Checker {
                     for k in 0..self.reqs.len() {
                         let c = self.reqs[k];
                         let held = c.work != Work::Unseen && c.responses_sent == 0;
-                        if c.parent == u8::try_from(i).ok() && held && !c.responder_done {
+                        if c.parent == u32::try_from(i).ok() && held && !c.responder_done {
                             self.end_turn_request(from, k);
                         }
                     }
@@ -342,10 +342,10 @@ impl Checker {
         let parent = self.nesting[from.index()]
             .take()
             .and_then(|p| self.find_held(from.peer(), p))
-            .and_then(|p| u8::try_from(p).ok());
+            .and_then(|p| u32::try_from(p).ok());
         // Sent for a request whose prompt turn its sender cancelled: that request ends
         // cancelled, and this one with it.
-        let cascade_owed = parent.is_some_and(|p| self.reqs[usize::from(p)].turn_cancelled);
+        let cascade_owed = parent.is_some_and(|p| self.reqs[p as usize].turn_cancelled);
         let ambiguous = self
             .reqs
             .iter()
@@ -441,9 +441,7 @@ impl Checker {
     /// The newest request instance of `requester` with `id`: the one its requester means by
     /// the id.
     pub(super) fn find(&self, requester: Party, id: RequestId) -> Option<usize> {
-        self.reqs
-            .iter()
-            .rposition(|r| r.requester == requester && r.id == id)
+        self.parentage().newest(requester, id)
     }
 
     /// The instance the responder means by `id`: the newest one it has received (where a
@@ -508,9 +506,9 @@ impl Checker {
         let mut stack: SmallVec<[usize; 8]> = SmallVec::new();
         stack.push(i);
         while let Some(k) = stack.pop() {
-            let Ok(k8) = u8::try_from(k) else { continue };
-            for (c, r) in self.reqs.iter().enumerate() {
-                if r.parent != Some(k8) || r.delivered > 0 {
+            for c in self.parentage().children(k) {
+                let r = &self.reqs[c];
+                if r.delivered > 0 {
                     continue;
                 }
                 if r.request_lost {
@@ -527,19 +525,7 @@ impl Checker {
 
     /// The record at the root of record `i`'s request tree (`i` itself for a root).
     pub(super) fn root_of(&self, i: usize) -> usize {
-        self.ancestors(i).last().unwrap_or(i)
-    }
-
-    /// The records above record `i` in its request tree, its parent first.
-    pub(super) fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        // (Parent links point to earlier records, unless packed in canonical order: the
-        // bound keeps a malformed chain from looping.)
-        core::iter::successors(Some(i), move |&k| match self.reqs[k].parent {
-            Some(p) if usize::from(p) < self.reqs.len() => Some(usize::from(p)),
-            _ => None,
-        })
-        .skip(1)
-        .take(self.reqs.len())
+        self.parentage().root(i)
     }
 
     /// Whether record `i`'s request tree holds a request whose id was reused while it was live
@@ -547,14 +533,6 @@ impl Checker {
     pub(super) fn tangled(&self, i: usize) -> bool {
         let root = self.root_of(i);
         (0..self.reqs.len()).any(|k| self.reqs[k].ambiguous && self.root_of(k) == root)
-    }
-
-    /// The records of the requests sent on behalf of record `i` (its children).
-    pub(super) fn children(&self, i: usize) -> impl Iterator<Item = &Req> {
-        let i = u8::try_from(i).ok();
-        self.reqs
-            .iter()
-            .filter(move |r| i.is_some() && r.parent == i)
     }
 
     /// Whether `client` has cancelled prompt turn `p` (ACP `session/cancel`), a request of its
@@ -578,7 +556,7 @@ impl Checker {
     /// Record `i`'s handler (`handler`) took a cancel for it, or gave it up: each request it
     /// sent on its behalf and still unresolved is owed the cascade.
     pub(super) fn owe_cascade(&mut self, handler: Party, i: usize) {
-        let Ok(i) = u8::try_from(i) else { return };
+        let Ok(i) = u32::try_from(i) else { return };
         for r in &mut self.reqs {
             if r.parent == Some(i) && r.requester == handler && r.delivered == 0 {
                 r.cascade_owed = true;

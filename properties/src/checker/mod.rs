@@ -19,6 +19,7 @@ mod cancel_answers;
 mod facts;
 mod ids;
 mod initialize;
+mod parentage;
 mod parties;
 mod quiescence;
 mod races;
@@ -26,6 +27,7 @@ mod resolution;
 mod trees;
 mod verdict;
 
+pub use parentage::Parentage;
 pub use verdict::{Excuse, Lost, PropertySet, SetAside, Status, Verdict, Violation};
 
 use crate::event::Event;
@@ -40,10 +42,10 @@ use facts::Req;
 use smallvec::SmallVec;
 
 /// The inverse of a permutation of record indices: where each record went.
-fn inverse(order: &[u8]) -> SmallVec<[u8; 16]> {
-    let mut place: SmallVec<[u8; 16]> = smallvec::smallvec![0; order.len()];
+fn inverse(order: &[u32]) -> SmallVec<[u32; 16]> {
+    let mut place: SmallVec<[u32; 16]> = smallvec::smallvec![0; order.len()];
     for (new, &old) in order.iter().enumerate() {
-        place[usize::from(old)] = new as u8;
+        place[old as usize] = new as u32;
     }
     place
 }
@@ -188,9 +190,9 @@ impl Checker {
                 let place = inverse(&order);
                 put_varint(out, self.reqs.len() as u64);
                 for &k in &order {
-                    let r = &self.reqs[usize::from(k)];
+                    let r = &self.reqs[k as usize];
                     Req {
-                        parent: r.parent.map(|p| place[usize::from(p)]),
+                        parent: r.parent.map(|p| place[p as usize]),
                         ..*r
                     }
                     .pack(out);
@@ -223,28 +225,30 @@ impl Checker {
     /// see [`Relabel`]).
     fn sort_records(&mut self) {
         let Some(order) = self.canonical_order() else {
-            // (Beyond 256 records no parent link names a record: a plain sort keeps them.)
+            // (Beyond `u32::MAX` records no parent link names a record: a plain sort keeps
+            // them.)
             self.reqs.sort_by_key(|r| (r.requester, r.id));
             return;
         };
         let place = inverse(&order);
         let old: SmallVec<[Req; 16]> = self.reqs.iter().copied().collect();
         for (slot, &k) in self.reqs.iter_mut().zip(&order) {
-            let r = old[usize::from(k)];
+            let r = old[k as usize];
             *slot = Req {
-                parent: r.parent.map(|p| place[usize::from(p)]),
+                parent: r.parent.map(|p| place[p as usize]),
                 ..r
             };
         }
     }
 
     /// The records' indices sorted by requester and id, stably (a reused id's records keep
-    /// the order they were sent in); `None` beyond 256 records, which a `u8` cannot index.
-    fn canonical_order(&self) -> Option<SmallVec<[u8; 16]>> {
-        let n = u8::try_from(self.reqs.len().checked_sub(1)?).ok()?;
-        let mut order: SmallVec<[u8; 16]> = (0..=n).collect();
+    /// the order they were sent in); `None` beyond `u32::MAX` records, which a parent link
+    /// cannot name.
+    fn canonical_order(&self) -> Option<SmallVec<[u32; 16]>> {
+        let n = u32::try_from(self.reqs.len().checked_sub(1)?).ok()?;
+        let mut order: SmallVec<[u32; 16]> = (0..=n).collect();
         order.sort_by_key(|&k| {
-            let r = &self.reqs[usize::from(k)];
+            let r = &self.reqs[k as usize];
             (r.requester, r.id)
         });
         Some(order)
@@ -262,14 +266,13 @@ impl Checker {
         }
     }
 
-    /// The depth in its request tree of the newest request `requester` sent with `id`: 1 for a
-    /// request its application sent, one more than its parent's for a request sent on another's
-    /// behalf, 1 for a request the checker has not seen. The checker's records are the one model
-    /// of parentage; a driver that bounds how deep trees grow asks here.
+    /// The depth in its request tree of the newest request `requester` sent with `id` (see
+    /// [`Parentage::depth`]): 1 for a request its application sent, one more than its
+    /// parent's for a request sent on another's behalf, 1 for a request the checker has not
+    /// seen. A driver that bounds how deep trees grow asks here.
     pub fn depth(&self, requester: Party, id: RequestId) -> u8 {
-        self.find(requester, id).map_or(1, |i| {
-            u8::try_from(self.ancestors(i).count() + 1).unwrap_or(u8::MAX)
-        })
+        let p = self.parentage();
+        p.newest(requester, id).map_or(1, |i| p.depth(i))
     }
 
     /// Violated invariants so far.
@@ -445,7 +448,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let parent = r.parent.map(|p| {
-                    let p = &c.reqs[usize::from(p)];
+                    let p = &c.reqs[p as usize];
                     (p.requester, p.id)
                 });
                 ((r.requester, r.id), parent)
@@ -486,7 +489,7 @@ mod tests {
         let server = after.reqs.iter().find(|r| r.requester == Party::Server);
         let parent = server
             .and_then(|r| r.parent)
-            .map(|p| after.reqs[usize::from(p)].id);
+            .map(|p| after.reqs[p as usize].id);
         assert_eq!(parent, Some(RequestId::Int(2)));
     }
 

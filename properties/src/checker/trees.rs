@@ -39,7 +39,9 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         Output::Nested { child, .. } if (r.cancel_received_open || r.internal) && !c.tangled(i) => {
             c.violate(InvariantId::NoChildAfterCancel, Some((party, child)));
         }
-        Output::Send(Message::Response { id, .. }) if c.children(i).any(|k| k.delivered == 0) => {
+        Output::Send(Message::Response { id, .. })
+            if c.parentage().children(i).any(|k| c.reqs[k].delivered == 0) =>
+        {
             c.violate(InvariantId::ChildrenBeforeParent, Some((party.peer(), id)));
         }
         _ => {}

@@ -259,8 +259,8 @@ impl ExploreSpec {
 /// nested requests of different roots queue there behind one another, in the order of the
 /// client's table, which a relabelling (tables sorted by id) would scramble; and each party
 /// numbers the nested requests it sends from one counter, in the order it sends them across
-/// roots, so renaming a root would have to rename its whole subtree in both parties' id spaces
-/// and the tree table, keeping the queue's order, for a gain the partial-order reduction
+/// roots, so renaming a root would have to rename its whole subtree in both parties' id spaces,
+/// keeping the queue's order, for a gain the partial-order reduction
 /// already takes on stdio (where, with one root, there is nothing to permute). The checker's
 /// relabelling keeps parent links right all the same (`Checker::relabel`).
 pub fn symmetric(s: &Scenario) -> bool {
@@ -314,9 +314,9 @@ pub fn symmetric(s: &Scenario) -> bool {
 /// whichever of them is expanded, and a relabelling breaks and reaches the same.
 ///
 /// "The same state" is read on the packed form. With trees both parties send requests, and
-/// the checker records each and the explorer's tree table holds a node for each in the order
-/// they were sent; both are packed sorted by requester and id (the checker's records with
-/// their parent links renumbered: `Checker::set_canonical_order`), so that two sends on
+/// the checker records each in the order they were sent (its records are the trees the
+/// explorer reads: `Checker::parentage`); they are packed sorted by requester and id, with
+/// their parent links renumbered (`Checker::set_canonical_order`), so that two sends on
 /// different sides leave one state in either order. Nothing judged depends on that order (a
 /// record is always looked up by requester and id; the order only decides which request a
 /// violation found at the end names).
@@ -353,7 +353,8 @@ pub fn symmetric(s: &Scenario) -> bool {
 /// party's *side*: the party it feeds (an application command, a delivery, work, a timer, a
 /// nested request's sending), or for a loss the lost message's recipient. Each party is the
 /// only writer of the queue towards its peer and the only reader of the queue towards itself.
-/// Requests are numbered one by one, nested ones too (by their place in the tree table); the
+/// Requests are numbered one by one, nested ones too (by their place among the checker's
+/// records sorted by requester and id, `initialize` left out); the
 /// sending of a nested request belongs to the request it is sent on behalf of. So:
 /// - Steps on different sides commute on the queues (one appends to a tail, the other takes the
 ///   head of the other queue, or of the same queue while it is not empty) and on the endpoints

@@ -18,7 +18,9 @@ use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
 mod reduce;
+mod trees;
 pub(super) use reduce::ample;
+use trees::Spawned;
 
 use super::fifo::MsgClass;
 use super::hash::StableHasher;
@@ -95,21 +97,6 @@ pub enum Step {
     Spawn(Party, RequestId),
 }
 
-/// A request in the tree table (see [`Explorer::tree`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Pack, Relabel)]
-struct TreeNode {
-    /// Who sent it.
-    requester: Party,
-    id: RequestId,
-    /// 1 for a request an application sent, one more than its parent's for a nested one.
-    depth: u8,
-    /// Requests sent on its behalf so far.
-    spawned: u8,
-    /// The request at the root of its tree: `k` for the client's `k`-th request, `128 + k`
-    /// for the server's `k`-th.
-    root: u8,
-}
-
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
 /// form holds it (a search with server requests runs on plain states).
 #[derive(Debug, Pack, Relabel, CloneState)]
@@ -157,11 +144,12 @@ pub struct Explorer {
     malformed_left: u8,
     /// The server's requests.
     server: ServerScript,
-    /// Request trees: a node per request sent, sorted by requester and id (a reused id's nodes
-    /// in sending order), so that the order in which the two parties' sends interleaved leaves
-    /// no trace; empty without nesting.
-    tree: SmallVec<[TreeNode; 8]>,
-    /// Whether requests nest (the tree then holds a node per request).
+    /// What the script spent of each request's budget of nested requests (the requests that
+    /// spent any, sorted; see [`Spawned`]). The trees themselves (which request was sent on
+    /// whose behalf, how deep each stands, which root it serves) are read from the checker's
+    /// records, the one model of parentage; empty without nesting.
+    spawns: SmallVec<[Spawned; 4]>,
+    /// Whether requests nest.
     #[state(config)]
     nested: bool,
     #[state(config)]
@@ -234,14 +222,14 @@ impl Explorer {
                 ids: smallvec::smallvec![None; usize::from(b.server_requests)],
                 malformed_left: u8::from(b.malformed && b.server_requests > 0),
             },
-            tree: SmallVec::new(),
+            spawns: SmallVec::new(),
             nested: b.fanout > 0,
             steps: 0,
             outs: Vec::new(),
             dirty: Dirty::ALL,
         };
-        // With trees both parties send requests: the checker's records, like the tree table,
-        // then pack in an order the interleaving of their sends does not decide.
+        // With trees both parties send requests: the checker's records then pack in an order
+        // the interleaving of their sends does not decide.
         e.world.checker_mut().set_canonical_order(e.nested);
         e.feed(&b, Party::Client, Input::Command(Command::Initialize), None);
         e
@@ -314,9 +302,9 @@ impl Explorer {
                 if self.work[..i].contains(&(p, id)) {
                     continue;
                 }
-                if let Some(n) = self.node(p.peer(), id)
-                    && n.depth < b.depth
-                    && n.spawned < b.fanout
+                if let Some(i) = self.tree_record(p.peer(), id)
+                    && self.world.checker().parentage().depth(i) < b.depth
+                    && self.spawned(i) < b.fanout
                 {
                     out.push(Step::Spawn(p, id));
                 }
@@ -367,18 +355,6 @@ impl Explorer {
                 return None;
             }
         })
-    }
-
-    /// The place in the tree table of the newest request `requester` sent with `id`.
-    fn node_at(&self, requester: Party, id: RequestId) -> Option<usize> {
-        self.tree
-            .iter()
-            .rposition(|n| n.requester == requester && n.id == id)
-    }
-
-    /// The tree record of the newest request `requester` sent with `id`.
-    fn node(&self, requester: Party, id: RequestId) -> Option<&TreeNode> {
-        self.node_at(requester, id).map(|i| &self.tree[i])
     }
 
     /// What `step` (one of `enabled`) will show the parties, read before it is applied.
@@ -479,8 +455,8 @@ impl Explorer {
             Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
             Step::ServerMalformed => self.server.malformed_left -= 1,
             Step::Spawn(p, id) => {
-                if let Some(i) = self.node_at(p.peer(), id) {
-                    self.tree[i].spawned += 1;
+                if let Some(i) = self.tree_record(p.peer(), id) {
+                    self.count_spawn(i);
                 }
             }
         }
@@ -679,9 +655,8 @@ impl Effects for Carrying<'_> {
         }
     }
 
-    /// Records the application's id, and with trees the request's node: at depth 1 (the root
-    /// of its own tree), or one below its parent when sent on a received request's behalf.
-    fn request(&mut self, from: Party, id: RequestId, method: Method, parent: Option<RequestId>) {
+    /// Records the application's id (the slot of its script that asked learns it).
+    fn request(&mut self, from: Party, id: RequestId, method: Method, _: Option<RequestId>) {
         let e = &mut *self.e;
         if let Some((p, k)) = self.asked
             && p == from
@@ -693,35 +668,6 @@ impl Effects for Carrying<'_> {
             }
             self.asked = None;
         }
-        if self.b.fanout == 0 || method.is_initialize() {
-            return;
-        }
-        let own_root = match from {
-            Party::Client => e.sent.wrapping_sub(1),
-            // (Wrapping: with nothing sent yet the number is never read.)
-            Party::Server => 128u8.wrapping_add(e.server.sent.wrapping_sub(1)),
-        };
-        let (depth, root) = match parent {
-            Some(parent) => {
-                let up = e.node(from.peer(), parent);
-                (
-                    up.map_or(1, |n| n.depth) + 1,
-                    up.map_or(own_root, |n| n.root),
-                )
-            }
-            None => (1, own_root),
-        };
-        let node = TreeNode {
-            requester: from,
-            id,
-            depth,
-            spawned: 0,
-            root,
-        };
-        let at = e
-            .tree
-            .partition_point(|n| (n.requester, n.id) <= (from, id));
-        e.tree.insert(at, node);
     }
 
     fn start_work(&mut self, party: Party, id: RequestId) {
@@ -795,7 +741,7 @@ impl StepView for Explorer {
     // Requests are numbered as `Explorer::request_number` numbers them.
     fn next_request(&self) -> u32 {
         match self.nested {
-            true => self.tree.len() as u32 + 1,
+            true => self.tree_len() as u32 + 1,
             false => u32::from(self.sent) + 1,
         }
     }
@@ -883,5 +829,71 @@ mod tests {
             }
         }
         assert!(checked > 500, "only {checked} steps");
+    }
+
+    /// With trees, what the explorer reads of them comes from the checker's records: how deep
+    /// a request stands, the script slot of its tree's root, its number (by requester and id,
+    /// whatever order the parties' sends interleaved in), and the spawn steps taken on its
+    /// behalf against the fanout; alike after the state is packed and unpacked (the checker's
+    /// records then come back sorted).
+    #[test]
+    fn request_trees_are_read_from_the_checkers_records() {
+        let mut spec = ExploreSpec::new(Dialect::Mcp20251125, Behaviour::Honour, 2, Order::Fifo);
+        spec.nesting = crate::scenario::Nesting {
+            depth: 2,
+            fanout: 1,
+        };
+        let s = spec.scenario();
+        let mut e = Explorer::new(&s, 0, false);
+        let mut steps = Vec::new();
+        let mut take = |e: &mut Explorer, want: &dyn Fn(Step) -> bool| {
+            e.enabled(&s, &mut steps);
+            let step = *steps.iter().find(|&&st| want(st)).expect("enabled");
+            e.apply(&s, step);
+        };
+        let deliver = |to| move |st| matches!(st, Step::Deliver { to: t, index: 0 } if t == to);
+        take(&mut e, &deliver(Party::Server));
+        take(&mut e, &deliver(Party::Client));
+        // The client's first request, received; a request sent on its behalf; the second.
+        take(&mut e, &|st| st == Step::Send);
+        take(&mut e, &deliver(Party::Server));
+        let first = e.ids[0].expect("sent");
+        take(&mut e, &|st| st == Step::Spawn(Party::Server, first));
+        take(&mut e, &|st| st == Step::Send);
+        let second = e.ids[1].expect("sent");
+        let nested = match e.net[Party::Client.index()].last() {
+            Some(&Message::Request { id, .. }) => id,
+            other => panic!("{other:?}"),
+        };
+        let mut unpacked = Explorer::new(&s, 0, false);
+        let mut bytes = Vec::new();
+        e.pack(&mut bytes);
+        unpacked.unpack(&bytes).expect("unpacks");
+        for e in [&e, &unpacked] {
+            let rec = |p, id| e.tree_record(p, id).expect("recorded");
+            let depth = |p, id| e.world.checker().parentage().depth(rec(p, id));
+            assert_eq!(e.tree_len(), 3);
+            assert_eq!(depth(Party::Server, nested), 2);
+            assert_eq!(depth(Party::Client, second), 1);
+            assert_eq!(e.root_slot(rec(Party::Server, nested)), 0);
+            assert_eq!(e.root_slot(rec(Party::Client, second)), 1);
+            // The client's requests first, then the server's.
+            assert_eq!(e.request_number(Party::Client, first), 1);
+            assert_eq!(e.request_number(Party::Client, second), 2);
+            assert_eq!(e.request_number(Party::Server, nested), 3);
+            assert_eq!(e.root_slot_at(2), 0);
+            assert_eq!(e.spawned(rec(Party::Client, first)), 1);
+            assert_eq!(e.spawned(rec(Party::Client, second)), 0);
+        }
+        // The first request spent its fanout; the nested one, at the deepest level, has none.
+        take(&mut e, &deliver(Party::Server));
+        take(&mut e, &deliver(Party::Client));
+        e.enabled(&s, &mut steps);
+        let spawns: Vec<Step> = steps
+            .iter()
+            .copied()
+            .filter(|st| matches!(st, Step::Spawn(..)))
+            .collect();
+        assert_eq!(spawns, [Step::Spawn(Party::Server, second)]);
     }
 }

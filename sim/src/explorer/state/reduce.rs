@@ -91,7 +91,8 @@ impl Explorer {
     /// The number of the request `requester` sent with `id`, 0 for `initialize` and any id
     /// naming no request the numbering knows. Without trees: `k + 1` for the client's `k`-th
     /// request (whoever sent the id: the server sends no requests where the reduction
-    /// applies). With trees: one more than its place in the tree table.
+    /// applies). With trees: one more than its place among the requests in trees
+    /// ([`Explorer::tree_place`]).
     pub(super) fn request_number(&self, requester: Party, id: RequestId) -> u32 {
         if !self.nested {
             let sent = usize::from(self.sent);
@@ -100,7 +101,8 @@ impl Explorer {
                 .position(|x| *x == Some(id))
                 .map_or(0, |k| k as u32 + 1);
         }
-        self.node_at(requester, id).map_or(0, |i| i as u32 + 1)
+        self.tree_record(requester, id)
+            .map_or(0, |i| self.tree_place(i) as u32 + 1)
     }
 
     /// The request a message in the queue towards `to` is about, numbered as
@@ -114,7 +116,10 @@ impl Explorer {
     pub(super) fn class_of(&self, to: Party, m: &Message) -> MsgClass {
         match *m {
             Message::Response { id, .. }
-                if self.nested && self.node(to, id).is_some_and(|n| n.depth > 1) =>
+                if self.nested
+                    && self
+                        .tree_record(to, id)
+                        .is_some_and(|i| self.world.checker().parentage().depth(i) > 1) =>
             {
                 MsgClass::NestedAnswer
             }
@@ -179,7 +184,7 @@ impl Explorer {
             Step::Fire(_, Timer::InitTimeout) => Some(0),
             _ => match self.step_request(step)? {
                 0 => Some(0),
-                r => Some(u32::from(self.tree[r as usize - 1].root) + 1),
+                r => Some(u32::from(self.root_slot_at(r as usize - 1)) + 1),
             },
         }
     }
@@ -230,9 +235,11 @@ impl Explorer {
     /// Whether a request of subtree `t` (numbered as [`Explorer::step_subtree`] numbers them)
     /// waits for a worker at its responder.
     fn subtree_waits(&self, t: u32) -> bool {
-        self.tree.iter().any(|n| {
-            u32::from(n.root) + 1 == t
-                && self.world.endpoint(n.requester.peer()).received(n.id)
+        let p = self.world.checker().parentage();
+        (0..p.len()).any(|i| {
+            !p.is_initialize(i)
+                && u32::from(self.root_slot(i)) + 1 == t
+                && self.world.endpoint(p.requester(i).peer()).received(p.id(i))
                     == Some(cancelcheck_model::request::Incoming::Queued)
         })
     }
