@@ -4,7 +4,7 @@ use cancelcheck_model::pack::PackError;
 use cancelcheck_model::{Message, Party};
 use cancelcheck_properties::{PropertySet, Verdict};
 
-use super::memo::{Fed, FlatMemo, Op, Stim};
+use super::memo::{Fed, FlatMemo, Op, Response, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
 use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
@@ -12,6 +12,10 @@ use crate::explorer::state::{Explorer, ample};
 use crate::explorer::steps::{self, Listed, StepView, TimerOf};
 use cancelcheck_model::io::Timer;
 use smallvec::SmallVec;
+
+/// The block a row is copied in (its length, [`ROW`], is a multiple).
+const BLOCK: usize = 32;
+const _: () = assert!(ROW % BLOCK == 0);
 
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
 /// the parties and that transition's memo key, worked out once when the steps are listed (they
@@ -23,6 +27,8 @@ pub struct FlatStep {
     pub(super) stim: Stim,
     /// The memo key of `stim` (unused for [`Stim::Nothing`]).
     pub(super) key: u64,
+    /// For a feed, the endpoint's response if the memo held it when the step was listed.
+    pub(super) response: Option<Response>,
 }
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
@@ -36,10 +42,12 @@ pub struct Flat {
     pub(super) reached: PropertySet,
 }
 
-/// Where `x` goes in the sorted `codes` (after its equals), comparing decoded values.
-pub(super) fn sorted_place<T: Ord>(codes: &[u8], values: &[T], x: u8) -> usize {
-    let v = &values[usize::from(x)];
-    codes.partition_point(|&y| values[usize::from(y)] <= *v)
+/// Where `x` goes in the sorted `codes` (after its equals), comparing decoded values by their
+/// ranks (see [`Decoded`](super::codes::Decoded): codes are a bijection, so equal ranks are
+/// equal values).
+pub(super) fn sorted_place(codes: &[u8], ranks: &[u8], x: u8) -> usize {
+    let r = ranks[usize::from(x)];
+    codes.partition_point(|&y| ranks[usize::from(y)] <= r)
 }
 
 impl Flat {
@@ -146,8 +154,17 @@ impl Flat {
 
     /// Becomes `src` again.
     pub fn restore_from(&mut self, src: &Flat) {
-        // The whole row, a fixed size: a few vector moves, cheaper than a call to copy a part.
-        self.row = src.row;
+        // The part of the row in use, in blocks of a fixed size: a few vector moves each,
+        // cheaper than a call to copy (what lies past the layout's length is never read).
+        let blocks = usize::from(self.layout.len).div_ceil(BLOCK);
+        for (to, from) in self
+            .row
+            .chunks_exact_mut(BLOCK)
+            .zip(src.row.chunks_exact(BLOCK))
+            .take(blocks)
+        {
+            to.copy_from_slice(from);
+        }
         self.violated = src.violated;
         self.warned = src.warned;
         self.reached = src.reached;
@@ -302,44 +319,59 @@ impl Flat {
         }
     }
 
-    /// The memo key of `stim` fed to this state's parties.
+    /// The memo key of `stim` fed to this state's parties: of the fed endpoint's response
+    /// (see [`FlatMemo`]), or of the checker's judgement of an event shown to it alone.
     pub(super) fn key(&self, stim: Stim) -> Option<u64> {
         let root = u64::from(self.row[ROOT]);
-        let checker = u64::from(self.checker()) << 32;
         match stim {
             Stim::Feed(p, fed) => {
                 let (kind, code) = fed.code();
                 Some(fingerprint_pair(
                     root | (p.index() as u64) << 8 | kind << 16 | code << 24,
-                    u64::from(self.endpoint(p)) | checker,
+                    u64::from(self.endpoint(p)),
                 ))
             }
             Stim::Emit(from, m, duplicated) => Some(fingerprint_pair(
                 root | (from.index() as u64) << 8
                     | (7 + u64::from(duplicated)) << 16
                     | u64::from(m) << 24,
-                checker,
+                u64::from(self.checker()) << 32,
             )),
             Stim::Nothing => None,
         }
     }
 
-    /// Asks for the memo slots of `steps` (a hint).
+    /// The memo key of this state's checker's judgement of a feed whose response showed it
+    /// `shown`.
+    fn judged_key(&self, shown: u64) -> u64 {
+        let root = u64::from(self.row[ROOT]);
+        fingerprint_pair(shown, u64::from(self.checker()) | root << 32 | 1 << 40)
+    }
+
+    /// Asks for the memo slots of `steps` (a hint): of each judgement whose key is known.
     pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
         for (_, step) in steps {
-            if !matches!(step.stim, Stim::Nothing) {
-                memo.effects.prefetch(step.key);
+            match (step.stim, step.response) {
+                (Stim::Feed(..), Some(r)) => memo.judged.prefetch(self.judged_key(r.shown)),
+                (Stim::Emit(..), _) => memo.judged.prefetch(step.key),
+                _ => {}
             }
         }
     }
 
-    /// `choice` planned: what it will show the parties, and the memo key of that.
+    /// `choice` planned: what it will show the parties, the memo key of that, and the
+    /// response the memo holds to it.
     pub(super) fn plan(&self, choice: Listed, memo: &FlatMemo) -> FlatStep {
         let stim = self.stimulus(choice, memo);
+        let key = self.key(stim).unwrap_or(0);
         FlatStep {
             choice,
             stim,
-            key: self.key(stim).unwrap_or(0),
+            key,
+            response: match stim {
+                Stim::Feed(..) => memo.responses.get(key),
+                _ => None,
+            },
         }
     }
 
@@ -360,7 +392,7 @@ impl Flat {
                 let place = if b.fifo {
                     usize::from(i) + 1
                 } else {
-                    sorted_place(self.table(at), &memo.decoded.msgs, m)
+                    sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                 };
                 self.insert(at, l.net_cap, place, m, memo);
                 self.row[DUPLICATES] -= 1;
@@ -372,7 +404,7 @@ impl Flat {
             }
             Listed::Progress(i) => {
                 let w = self.table(l.work)[usize::from(i)];
-                let place = sorted_place(self.table(l.progressed), &memo.decoded.works, w);
+                let place = sorted_place(self.table(l.progressed), &memo.decoded.work_ranks, w);
                 self.insert(l.progressed, l.work_cap, place, w, memo);
             }
             Listed::Fire(i) => self.remove(l.timers, usize::from(i)),
@@ -383,28 +415,45 @@ impl Flat {
         if matches!(stim, Stim::Nothing) {
             return;
         }
-        let key = step.key;
-        let e = match memo.effects.get(key) {
-            Some(e) => e,
+        let response = match stim {
+            Stim::Feed(party, fed) => {
+                match step.response.or_else(|| memo.responses.get(step.key)) {
+                    Some(r) => r,
+                    None => {
+                        let r = memo.respond(self, party, fed);
+                        memo.responses.insert(step.key, r);
+                        r
+                    }
+                }
+            }
+            _ => Response::default(),
+        };
+        let key = match stim {
+            Stim::Feed(..) => self.judged_key(response.shown),
+            _ => step.key,
+        };
+        let j = match memo.judged.get(key) {
+            Some(j) => j,
             None => {
-                let e = memo.work_out(self, stim);
-                memo.effects.insert(key, e);
-                e
+                let j = memo.judge(self, stim, &response);
+                memo.judged.insert(key, j);
+                j
             }
         };
-        self.set_u32(CHECKER, e.checker);
-        self.reached = self.reached.union(e.reached);
-        if e.n_broken > 0 {
-            if e.failed {
+        self.set_u32(CHECKER, j.checker);
+        self.reached = self.reached.union(j.reached);
+        if j.n_broken > 0 {
+            if j.failed {
                 self.violated = true;
             } else {
                 self.warned = true;
             }
-            memo.last_broken = (e.broken, e.n_broken);
+            memo.last_broken = (j.broken, j.n_broken);
         }
         let Stim::Feed(party, fed) = stim else {
             return;
         };
+        let e = response;
         debug_assert!(
             !matches!(fed, Fed::Receive(m) if MsgClass::of(&memo.decoded.msgs[usize::from(m)]).quiet())
                 || !memo.ops[e.ops as usize..][..usize::from(e.n_ops)]
@@ -423,12 +472,12 @@ impl Flat {
                     let place = if b.fifo {
                         self.table(at).len()
                     } else {
-                        sorted_place(self.table(at), &memo.decoded.msgs, m)
+                        sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                     };
                     self.insert(at, l.net_cap, place, m, memo);
                 }
                 Op::StartWork(w) => {
-                    let place = sorted_place(self.table(l.work), &memo.decoded.works, w);
+                    let place = sorted_place(self.table(l.work), &memo.decoded.work_ranks, w);
                     self.insert(l.work, l.work_cap, place, w, memo);
                 }
                 Op::AbortWork(w) => {
@@ -436,7 +485,7 @@ impl Flat {
                     self.remove_all(l.progressed, w);
                 }
                 Op::Arm(t) => {
-                    let place = sorted_place(self.table(l.timers), &memo.decoded.timers, t);
+                    let place = sorted_place(self.table(l.timers), &memo.decoded.timer_ranks, t);
                     self.insert(l.timers, l.timer_cap, place, t, memo);
                 }
                 Op::Disarm(t) => self.remove_all(l.timers, t),
