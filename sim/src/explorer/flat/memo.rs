@@ -115,6 +115,16 @@ pub(super) struct Response {
     pub(super) shown: u64,
 }
 
+/// The fingerprint of what feeding `fed` to `party`, answered by `outs`, shows the checker:
+/// the key of its judgement, so it must tell apart whatever the checker would (the same input
+/// answered differently by two states of the endpoint is two different steps to the checker).
+fn shown(party: Party, fed: Fed, outs: &[Output]) -> u64 {
+    let (kind, code) = fed.code();
+    let mut h = StableHasher::default();
+    (party.index(), kind, code, outs).hash(&mut h);
+    h.finish()
+}
+
 /// What the checker makes of a step's events: the checker afterwards (its number) and the
 /// verdict of the step alone (a range of the memo's broken lists).
 #[derive(Clone, Copy, Default)]
@@ -190,7 +200,9 @@ pub struct FlatMemo {
     /// allocates nothing once they have grown).
     outs: Vec<Output>,
     coded: Vec<Op>,
-    pub(super) responses: FingerprintMap<Response>,
+    /// The responses worked out, by number, and each one's number by its key.
+    pub(super) responses: FingerprintMap<u32>,
+    response_list: Vec<Response>,
     pub(super) judged: FingerprintMap<Judged>,
     pub(super) ops: Vec<Op>,
     outputs: Vec<Output>,
@@ -220,6 +232,7 @@ impl FlatMemo {
             outs: Vec::new(),
             coded: Vec::new(),
             responses: FingerprintMap::default(),
+            response_list: Vec::new(),
             judged: FingerprintMap::default(),
             ops: Vec::new(),
             outputs: Vec::new(),
@@ -241,6 +254,7 @@ impl FlatMemo {
             + self.judged.held_bytes_after(self.judged.len() / 4 + 1)
             + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
             + (self.outputs.capacity() * core::mem::size_of::<Output>()) as u64
+            + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + self.bytes.capacity() as u64
     }
@@ -338,8 +352,15 @@ impl FlatMemo {
         }
     }
 
-    /// Works out what feeding `fed` to `party` of `state` does to that endpoint.
-    pub(super) fn respond(&mut self, state: &Flat, party: Party, fed: Fed) -> Response {
+    /// Response number `n`.
+    #[inline]
+    pub(super) fn response(&self, n: u32) -> &Response {
+        &self.response_list[n as usize]
+    }
+
+    /// Works out what feeding `fed` to `party` of `state` does to that endpoint, and returns
+    /// the number of the response.
+    pub(super) fn respond(&mut self, state: &Flat, party: Party, fed: Fed) -> u32 {
         let root = state.row[ROOT];
         let input = self.input(fed);
         self.load(root, Some(party), state.endpoint(party));
@@ -366,9 +387,6 @@ impl FlatMemo {
         if coded {
             self.ops.extend_from_slice(&ops);
         }
-        let (kind, code) = fed.code();
-        let mut h = StableHasher::default();
-        (party.index(), kind, code, &outs[..]).hash(&mut h);
         let r = Response {
             endpoint: self.save(root, Some(party)),
             ops: ops_at,
@@ -378,12 +396,13 @@ impl FlatMemo {
             n_outs: outs.len() as u8,
             ready,
             sent_id,
-            shown: h.finish(),
+            shown: shown(party, fed, &outs),
         };
         self.outputs.extend_from_slice(&outs);
         self.outs = outs;
         self.coded = ops;
-        r
+        self.response_list.push(r);
+        (self.response_list.len() - 1) as u32
     }
 
     /// Works out what the checker of `state` makes of `stim`: for a feed, the input and the
@@ -436,5 +455,28 @@ impl FlatMemo {
         self.load(root, Some(Party::Server), state.endpoint(Party::Server));
         self.load(root, None, state.checker());
         &mut self.worlds[usize::from(root)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cancelcheck_model::Message;
+
+    /// The checker is shown the outputs as well as the input: the same input answered
+    /// differently is keyed apart (an endpoint holding the request answers a cancel; one that
+    /// already answered it says nothing).
+    #[test]
+    fn a_judgement_is_keyed_by_the_outputs_too() {
+        let answer = Output::Send(Message::Response {
+            id: RequestId::Int(1),
+            reply: cancelcheck_model::message::Reply::Cancelled,
+        });
+        let fed = Fed::Receive(3);
+        let a = shown(Party::Server, fed, &[answer]);
+        assert_ne!(a, shown(Party::Server, fed, &[]));
+        assert_ne!(a, shown(Party::Client, fed, &[answer]));
+        assert_ne!(a, shown(Party::Server, Fed::Receive(4), &[answer]));
+        assert_eq!(a, shown(Party::Server, fed, &[answer]));
     }
 }

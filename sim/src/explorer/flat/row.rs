@@ -13,10 +13,6 @@ use crate::explorer::steps::{self, Listed, StepView, TimerOf};
 use cancelcheck_model::io::Timer;
 use smallvec::SmallVec;
 
-/// The block a row is copied in (its length, [`ROW`], is a multiple).
-const BLOCK: usize = 32;
-const _: () = assert!(ROW % BLOCK == 0);
-
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
 /// the parties and that transition's memo key, worked out once when the steps are listed (they
 /// hold for the state listed and its copies, which is where a search applies them).
@@ -27,9 +23,15 @@ pub struct FlatStep {
     pub(super) stim: Stim,
     /// The memo key of `stim` (unused for [`Stim::Nothing`]).
     pub(super) key: u64,
-    /// For a feed, the endpoint's response if the memo held it when the step was listed.
-    pub(super) response: Option<Response>,
+    /// For a feed, the number of the endpoint's response if the memo held it when the step
+    /// was listed ([`UNKNOWN`] if not), and then the memo key of the checker's judgement; for
+    /// an event shown to the checker alone, that key is `key`.
+    pub(super) response: u32,
+    pub(super) judged: u64,
 }
+
+/// A response not yet worked out when a step was listed.
+const UNKNOWN: u32 = u32::MAX;
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
 /// the path since it was unpacked: whether an invariant broke, and the races reached.
@@ -154,16 +156,17 @@ impl Flat {
 
     /// Becomes `src` again.
     pub fn restore_from(&mut self, src: &Flat) {
-        // The part of the row in use, in blocks of a fixed size: a few vector moves each,
-        // cheaper than a call to copy (what lies past the layout's length is never read).
-        let blocks = usize::from(self.layout.len).div_ceil(BLOCK);
-        for (to, from) in self
-            .row
-            .chunks_exact_mut(BLOCK)
-            .zip(src.row.chunks_exact(BLOCK))
-            .take(blocks)
-        {
+        // The part of the row in use, as one copy of a fixed size (a few vector moves,
+        // cheaper than a call to copy a length known only when running); what lies past the
+        // layout's length is never read.
+        fn copy<const N: usize>(to: &mut [u8; ROW], from: &[u8; ROW]) {
+            let (to, from) = (&mut to[..N], &from[..N]);
             to.copy_from_slice(from);
+        }
+        match self.layout.len {
+            0..=64 => copy::<64>(&mut self.row, &src.row),
+            65..=128 => copy::<128>(&mut self.row, &src.row),
+            _ => self.row = src.row,
         }
         self.violated = src.violated;
         self.warned = src.warned;
@@ -351,10 +354,10 @@ impl Flat {
     /// Asks for the memo slots of `steps` (a hint): of each judgement whose key is known.
     pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
         for (_, step) in steps {
-            match (step.stim, step.response) {
-                (Stim::Feed(..), Some(r)) => memo.judged.prefetch(self.judged_key(r.shown)),
-                (Stim::Emit(..), _) => memo.judged.prefetch(step.key),
-                _ => {}
+            match step.stim {
+                Stim::Feed(..) if step.response == UNKNOWN => {}
+                Stim::Nothing => {}
+                _ => memo.judged.prefetch(step.judged),
             }
         }
     }
@@ -364,14 +367,19 @@ impl Flat {
     pub(super) fn plan(&self, choice: Listed, memo: &FlatMemo) -> FlatStep {
         let stim = self.stimulus(choice, memo);
         let key = self.key(stim).unwrap_or(0);
+        let (response, judged) = match stim {
+            Stim::Feed(..) => match memo.responses.get(key) {
+                Some(r) => (r, self.judged_key(memo.response(r).shown)),
+                None => (UNKNOWN, 0),
+            },
+            _ => (UNKNOWN, key),
+        };
         FlatStep {
             choice,
             stim,
             key,
-            response: match stim {
-                Stim::Feed(..) => memo.responses.get(key),
-                _ => None,
-            },
+            response,
+            judged,
         }
     }
 
@@ -415,22 +423,23 @@ impl Flat {
         if matches!(stim, Stim::Nothing) {
             return;
         }
-        let response = match stim {
-            Stim::Feed(party, fed) => {
-                match step.response.or_else(|| memo.responses.get(step.key)) {
-                    Some(r) => r,
-                    None => {
-                        let r = memo.respond(self, party, fed);
-                        memo.responses.insert(step.key, r);
-                        r
-                    }
-                }
+        let (response, key) = match stim {
+            Stim::Feed(_, _) if step.response != UNKNOWN => {
+                (*memo.response(step.response), step.judged)
             }
-            _ => Response::default(),
-        };
-        let key = match stim {
-            Stim::Feed(..) => self.judged_key(response.shown),
-            _ => step.key,
+            Stim::Feed(party, fed) => {
+                let n = match memo.responses.get(step.key) {
+                    Some(n) => n,
+                    None => {
+                        let n = memo.respond(self, party, fed);
+                        memo.responses.insert(step.key, n);
+                        n
+                    }
+                };
+                let r = *memo.response(n);
+                (r, self.judged_key(r.shown))
+            }
+            _ => (Response::default(), step.judged),
         };
         let j = match memo.judged.get(key) {
             Some(j) => j,

@@ -247,7 +247,9 @@ impl Share {
             if i < to && seen.contains(c.fingerprint) {
                 continue;
             }
-            self.candidates[w] = c;
+            if w != i {
+                self.candidates[w] = c;
+            }
             w += 1;
         }
         self.candidates.truncate(w);
