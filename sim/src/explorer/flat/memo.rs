@@ -1,5 +1,6 @@
 //! One thread's memo of the transitions of a flat search: what each coded input does to the
-//! parts and the driver, worked out on a plain world the first time it is met.
+//! fed endpoint and the driver, and what the checker makes of it, each worked out on a plain
+//! world the first time it is met.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
