@@ -142,6 +142,17 @@ impl World {
     /// emitted as events first. The returned buffer is valid until the next `feed`.
     pub fn feed(&mut self, party: Party, input: Input) -> &[Output] {
         self.emit(Event::Input { party, input });
+        self.respond(party, input);
+        let outs = core::mem::take(&mut self.outs);
+        self.emit_outputs(party, &outs);
+        self.outs = outs;
+        &self.outs
+    }
+
+    /// The endpoint's part of [`World::feed`]: feeds `input` to `party` and returns what it
+    /// did, showing the checker nothing (what [`World::observe_feed`] shows it instead). The
+    /// returned buffer is valid until the next `feed` or `respond`.
+    pub fn respond(&mut self, party: Party, input: Input) -> &[Output] {
         let mut outs = core::mem::take(&mut self.outs);
         outs.clear();
         // A request names the request of the receiver's it serves, where it serves one.
@@ -152,11 +163,21 @@ impl World {
             _ => None,
         };
         self.endpoints[party.index()].handle_in(input, session, &mut outs);
-        for &output in &outs {
-            self.emit(Event::Output { party, output });
-        }
         self.outs = outs;
         &self.outs
+    }
+
+    /// The checker's part of [`World::feed`]: shows it (and logs) the events `feed` would for
+    /// `party` given `input` and answering with `outs`, in the same order.
+    pub fn observe_feed(&mut self, party: Party, input: Input, outs: &[Output]) {
+        self.emit(Event::Input { party, input });
+        self.emit_outputs(party, outs);
+    }
+
+    fn emit_outputs(&mut self, party: Party, outs: &[Output]) {
+        for &output in outs {
+            self.emit(Event::Output { party, output });
+        }
     }
 
     /// Ends the run: emits `End` with what each party still holds.
@@ -189,6 +210,16 @@ impl World {
     /// fresh verdict.
     pub fn unpack_checker(&mut self, r: &mut Reader<'_>) -> Result<(), PackError> {
         self.checker.unpack_state(r)
+    }
+
+    /// Becomes `src`'s in one part (an endpoint's, or with `None` the checker's, verdict
+    /// included), copying into what this world already holds (no allocation once its tables
+    /// are large enough). `src` is a world of the same configurations.
+    pub fn copy_part_from(&mut self, src: &World, part: Option<Party>) {
+        match part {
+            Some(p) => self.endpoints[p.index()].clone_from(&src.endpoints[p.index()]),
+            None => self.checker.clone_from(&src.checker),
+        }
     }
 
     /// Feeds everything both endpoints and the checker hold about request `id` to `h`.

@@ -90,10 +90,11 @@ fn fold_mul(a: u64, b: u64) -> u64 {
 pub fn fingerprint(bytes: &[u8]) -> u64 {
     const K0: u64 = 0xa076_1d64_78bd_642f;
     const K1: u64 = 0xe703_7ed1_a0b4_28db;
-    let word = |b: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..b.len()].copy_from_slice(b);
-        u64::from_le_bytes(w)
+    // Up to eight bytes, little-endian, zero-padded: a load for a whole word, a byte at a
+    // time for the tail (no call to copy a slice of unknown length).
+    let word = |b: &[u8]| match <[u8; 8]>::try_from(b) {
+        Ok(w) => u64::from_le_bytes(w),
+        Err(_) => b.iter().rev().fold(0u64, |w, &x| (w << 8) | u64::from(x)),
     };
     let mut acc = K0 ^ (bytes.len() as u64).wrapping_mul(K1);
     let mut blocks = bytes.chunks_exact(16);
@@ -262,6 +263,74 @@ fn prefetch<T>(x: &T) {
 
 /// The visited set: fingerprints.
 pub(super) type FingerprintSet = FingerprintMap<()>;
+
+/// How many shards a [`ShardedSet`] has (a power of two).
+pub(super) const SHARDS: usize = 16;
+
+/// A visited set split by the top bits of its fingerprints into [`SHARDS`] sets, so that
+/// threads can fill different shards at once. The split is the same whatever the threads, so
+/// what it holds, and the bytes it holds, never depend on them.
+pub(super) struct ShardedSet {
+    shards: Vec<FingerprintSet>,
+}
+
+impl Default for ShardedSet {
+    fn default() -> Self {
+        ShardedSet {
+            shards: (0..SHARDS).map(|_| FingerprintSet::default()).collect(),
+        }
+    }
+}
+
+impl ShardedSet {
+    /// The shard of `key` (the slot within a shard comes from the low bits).
+    #[inline]
+    pub(super) fn shard(key: u64) -> usize {
+        (key >> (64 - SHARDS.trailing_zeros())) as usize
+    }
+
+    /// Keys held.
+    pub(super) fn len(&self) -> usize {
+        self.shards.iter().map(FingerprintSet::len).sum()
+    }
+
+    /// Whether `key` is held.
+    #[inline]
+    pub(super) fn contains(&self, key: u64) -> bool {
+        self.shards[Self::shard(key)].contains(key)
+    }
+
+    /// Puts `key` in; returns whether it was new.
+    pub(super) fn insert(&mut self, key: u64) -> bool {
+        self.shards[Self::shard(key)].insert(key, ())
+    }
+
+    /// Asks for `key`'s slot (a hint).
+    #[inline]
+    pub(super) fn prefetch(&self, key: u64) {
+        self.shards[Self::shard(key)].prefetch(key);
+    }
+
+    /// The shards, to fill apart.
+    pub(super) fn shards_mut(&mut self) -> &mut [FingerprintSet] {
+        &mut self.shards
+    }
+
+    /// The bytes its tables take.
+    pub(super) fn held_bytes(&self) -> u64 {
+        self.shards.iter().map(FingerprintSet::held_bytes).sum()
+    }
+
+    /// The bytes held at most while `more[i]` keys are put in shard `i` (see
+    /// [`FingerprintMap::held_bytes_after`]).
+    pub(super) fn held_bytes_after(&self, more: &[usize; SHARDS]) -> u64 {
+        self.shards
+            .iter()
+            .zip(more)
+            .map(|(s, &m)| s.held_bytes_after(m))
+            .sum()
+    }
+}
 
 #[cfg(test)]
 mod tests {

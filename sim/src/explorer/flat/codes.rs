@@ -18,7 +18,7 @@ use crate::scenario::Scenario;
 /// in the order values are first met. Each value carries the code of the request id it is
 /// about (0 for none).
 pub(super) struct Table<T> {
-    pub(super) codes: HashMap<T, u8>,
+    pub(super) codes: HashMap<T, u8, BuildHasherDefault<StableHasher>>,
     pub(super) values: Vec<T>,
     pub(super) ids: Vec<u8>,
 }
@@ -27,7 +27,7 @@ impl<T: Copy + Eq + Hash> Table<T> {
     /// A table whose code 0 decodes to `none` (never read as a value).
     pub(super) fn new(none: T) -> Self {
         Table {
-            codes: HashMap::new(),
+            codes: HashMap::default(),
             values: vec![none],
             ids: vec![0],
         }
@@ -150,9 +150,14 @@ impl FlatShared {
     }
 }
 
-/// A thread's copy of the coded values (index = code), refreshed when the shared tables grow.
+/// A thread's copy of the coded values (index = code), refreshed when the shared tables grow,
+/// with each code's rank among its kind's values in their order (what keeps a row's tables
+/// sorted by value: comparing ranks is comparing values, and a code has its own rank).
 #[derive(Default)]
 pub(super) struct Decoded {
+    pub(super) msg_ranks: Vec<u8>,
+    pub(super) work_ranks: Vec<u8>,
+    pub(super) timer_ranks: Vec<u8>,
     pub(super) msgs: Vec<Message>,
     pub(super) msg_ids: Vec<u8>,
     pub(super) works: Vec<(Party, RequestId)>,
@@ -176,6 +181,20 @@ impl Decoded {
         tail(&mut self.timers, &t.timers.values);
         tail(&mut self.timer_ids, &t.timers.ids);
         tail(&mut self.ids, &t.ids.values);
+        ranks(&mut self.msg_ranks, &self.msgs);
+        ranks(&mut self.work_ranks, &self.works);
+        ranks(&mut self.timer_ranks, &self.timers);
         self.values = t.values();
+    }
+}
+
+/// Each code's rank among `values` sorted (codes 0 to 255: a rank fits a byte).
+fn ranks<T: Ord>(out: &mut Vec<u8>, values: &[T]) {
+    let mut order: Vec<u8> = (0..values.len()).map(|c| c as u8).collect();
+    order.sort_by(|&a, &b| values[usize::from(a)].cmp(&values[usize::from(b)]));
+    out.clear();
+    out.resize(values.len(), 0);
+    for (rank, &c) in order.iter().enumerate() {
+        out[usize::from(c)] = rank as u8;
     }
 }

@@ -1,6 +1,8 @@
 //! One thread's memo of the transitions of a flat search: what each coded input does to the
-//! parts and the driver, worked out on a plain world the first time it is met.
+//! fed endpoint and the driver, and what the checker makes of it, each worked out on a plain
+//! world the first time it is met.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -15,7 +17,7 @@ use super::codes::{Decoded, FlatShared, Tables};
 use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
-use crate::explorer::hash::FingerprintMap;
+use crate::explorer::hash::{FingerprintMap, StableHasher};
 use crate::world::World;
 
 /// What a transition asks of the driver, in codes: a message to send (to the fed party's
@@ -35,7 +37,7 @@ pub(super) enum Op {
 struct Coding<'a> {
     t: &'a mut Tables,
     b: Bounds,
-    ops: Vec<Op>,
+    ops: &'a mut Vec<Op>,
     /// The id code of the first work request sent (0: none).
     sent_id: u8,
     /// Set when a code table ran out.
@@ -94,23 +96,44 @@ impl Effects for Coding<'_> {
     }
 }
 
-/// What a transition does: the endpoint fed and the checker afterwards (numbers), the driver's
-/// part (a range of the memo's ops), and the verdict of the step alone (a range of the memo's
-/// broken lists). A checker-only event leaves `endpoint` unused.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Effect {
+/// What feeding an endpoint a coded input does, whatever the checker holds: the endpoint
+/// afterwards (its number), the driver's part (a range of the memo's ops), the outputs (a range
+/// of the memo's outputs, for the checker to be shown) and a fingerprint of the events the
+/// checker is shown, which keys the checker's part ([`Judged`]).
+#[derive(Clone, Copy, Default, Debug)]
+pub(super) struct Response {
     pub(super) endpoint: u32,
-    pub(super) checker: u32,
-    pub(super) reached: PropertySet,
     pub(super) ops: u32,
-    pub(super) broken: u32,
+    pub(super) outs: u32,
     pub(super) n_ops: u8,
-    pub(super) n_broken: u8,
+    pub(super) n_outs: u8,
     /// For the client: whether its session is open afterwards.
     pub(super) ready: bool,
     /// The id code of the work request it sent, if any (what the application learns of a
     /// `Send`).
     pub(super) sent_id: u8,
+    /// The fingerprint of the party, the coded input and the outputs.
+    pub(super) shown: u64,
+}
+
+/// The fingerprint of what feeding `fed` to `party`, answered by `outs`, shows the checker:
+/// the key of its judgement, so it must tell apart whatever the checker would (the same input
+/// answered differently by two states of the endpoint is two different steps to the checker).
+fn shown(party: Party, fed: Fed, outs: &[Output]) -> u64 {
+    let (kind, code) = fed.code();
+    let mut h = StableHasher::default();
+    (party.index(), kind, code, outs).hash(&mut h);
+    h.finish()
+}
+
+/// What the checker makes of a step's events: the checker afterwards (its number) and the
+/// verdict of the step alone (a range of the memo's broken lists).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Judged {
+    pub(super) checker: u32,
+    pub(super) reached: PropertySet,
+    pub(super) broken: u32,
+    pub(super) n_broken: u8,
     /// Whether a MUST clause is among those broken.
     pub(super) failed: bool,
 }
@@ -153,13 +176,37 @@ pub(super) enum Stim {
     Nothing,
 }
 
+/// A world holding parts as they were stored, and which: the client's, the server's and the
+/// checker's numbers (`u32::MAX`: none yet). A transition worked out copies the parts it needs
+/// from here, unpacking only those this world does not hold already (the steps of one state
+/// that miss the memo all start from its parts).
+struct Base {
+    world: World,
+    held: [u32; 3],
+}
+
 /// One thread's memo of transitions, its copy of the codes, and the worlds (one per initial
 /// scenario) in which it works out the transitions it has not met.
+///
+/// A step is looked up in two parts: the fed endpoint's [`Response`] (keyed by the endpoint
+/// and the coded input: few, as the endpoints' states are few), then the checker's
+/// [`Judged`] (keyed by the checker and what the response shows it). The endpoint never reads
+/// the checker, and the checker reads only the events, so the two parts make the step's
+/// whole transition, with far fewer worked out than keyed by both at once.
 pub struct FlatMemo {
     pub(super) shared: Arc<FlatShared>,
     pub(super) worlds: Vec<World>,
-    pub(super) effects: FingerprintMap<Effect>,
+    bases: Vec<Base>,
+    /// Scratch for a transition's outputs and their ops (kept, so that working one out
+    /// allocates nothing once they have grown).
+    outs: Vec<Output>,
+    coded: Vec<Op>,
+    /// The responses worked out, by number, and each one's number by its key.
+    pub(super) responses: FingerprintMap<u32>,
+    response_list: Vec<Response>,
+    pub(super) judged: FingerprintMap<Judged>,
     pub(super) ops: Vec<Op>,
+    outputs: Vec<Output>,
     pub(super) broken: Vec<InvariantId>,
     pub(super) last_broken: (u32, u8),
     pub(super) decoded: Decoded,
@@ -172,11 +219,24 @@ impl FlatMemo {
     /// A memo sharing `shared`'s tables, for states descending from `worlds` (one per initial
     /// scenario, in order; only their configurations matter).
     pub fn new(shared: Arc<FlatShared>, worlds: Vec<World>) -> Self {
+        let bases = worlds
+            .iter()
+            .map(|w| Base {
+                world: w.clone(),
+                held: [u32::MAX; 3],
+            })
+            .collect();
         let mut m = FlatMemo {
             shared,
             worlds,
-            effects: FingerprintMap::default(),
+            bases,
+            outs: Vec::new(),
+            coded: Vec::new(),
+            responses: FingerprintMap::default(),
+            response_list: Vec::new(),
+            judged: FingerprintMap::default(),
             ops: Vec::new(),
+            outputs: Vec::new(),
             broken: Vec::new(),
             last_broken: (0, 0),
             decoded: Decoded::default(),
@@ -190,8 +250,12 @@ impl FlatMemo {
     /// The bytes this memo holds (its transitions and their outputs), counting the next
     /// growth of its table once that is near.
     pub fn held_bytes(&self) -> u64 {
-        self.effects.held_bytes_after(self.effects.len() / 4 + 1)
+        self.responses
+            .held_bytes_after(self.responses.len() / 4 + 1)
+            + self.judged.held_bytes_after(self.judged.len() / 4 + 1)
             + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
+            + (self.outputs.capacity() * core::mem::size_of::<Output>()) as u64
+            + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + self.bytes.capacity() as u64
     }
@@ -235,22 +299,28 @@ impl FlatMemo {
     }
 
     /// Loads part number `n` (an endpoint's, or with `None` the checker's) into the world of
-    /// `root`.
+    /// `root`: a copy of the base's, unpacked there first unless the base holds it already.
     pub(super) fn load(&mut self, root: u8, part: Option<Party>, n: u32) {
-        let w = &mut self.worlds[usize::from(root)];
-        let t = self.shared.read();
-        let mut r = Reader::new(&t.part_bytes[n as usize]);
-        let done = match part {
-            Some(p) => w.unpack_endpoint(p, &mut r),
-            None => w.unpack_checker(&mut r),
-        };
-        if let Err(e) = done.and_then(|()| match r.is_empty() {
-            true => Ok(()),
-            false => Err(PackError::BadTag("end of part", 0)),
-        }) {
-            // Only `save` stores parts, packed from a world.
-            panic!("explorer: a stored part does not unpack ({e})");
+        let base = &mut self.bases[usize::from(root)];
+        let slot = part.map_or(2, Party::index);
+        if base.held[slot] != n {
+            let t = self.shared.read();
+            let mut r = Reader::new(&t.part_bytes[n as usize]);
+            let w = &mut base.world;
+            let done = match part {
+                Some(p) => w.unpack_endpoint(p, &mut r),
+                None => w.unpack_checker(&mut r),
+            };
+            if let Err(e) = done.and_then(|()| match r.is_empty() {
+                true => Ok(()),
+                false => Err(PackError::BadTag("end of part", 0)),
+            }) {
+                // Only `save` stores parts, packed from a world.
+                panic!("explorer: a stored part does not unpack ({e})");
+            }
+            base.held[slot] = n;
         }
+        self.worlds[usize::from(root)].copy_part_from(&base.world, part);
     }
 
     /// Stores part `part` (an endpoint's, or with `None` the checker's) of the world of `root`
@@ -266,84 +336,114 @@ impl FlatMemo {
         known.unwrap_or_else(|| self.shared.write().part(&self.bytes))
     }
 
-    /// Works out what `stim` does to `state` in a world.
-    pub(super) fn work_out(&mut self, state: &Flat, stim: Stim) -> Effect {
+    /// The input `fed` decodes to.
+    fn input(&self, fed: Fed) -> Input {
+        let d = &self.decoded;
+        match fed {
+            Fed::Send => Input::Command(Command::Send {
+                task: self.shared.layout.b.tasks,
+            }),
+            Fed::Cancel(c) => Input::Command(Command::Cancel(d.ids[usize::from(c)])),
+            Fed::Receive(c) => Input::Receive(d.msgs[usize::from(c)]),
+            Fed::WorkDone(c) => Input::WorkDone(d.works[usize::from(c)].1),
+            Fed::Progress(c) => Input::WorkProgress(d.works[usize::from(c)].1),
+            Fed::Fire(c) => Input::TimerFired(d.timers[usize::from(c)].1),
+            Fed::Abort(c) => Input::InternalCancel(d.works[usize::from(c)].1),
+            Fed::Malformed => Input::Command(Command::MalformedCancel),
+        }
+    }
+
+    /// Response number `n`.
+    #[inline]
+    pub(super) fn response(&self, n: u32) -> &Response {
+        &self.response_list[n as usize]
+    }
+
+    /// Works out what feeding `fed` to `party` of `state` does to that endpoint, and returns
+    /// the number of the response.
+    pub(super) fn respond(&mut self, state: &Flat, party: Party, fed: Fed) -> u32 {
+        let root = state.row[ROOT];
+        let input = self.input(fed);
+        self.load(root, Some(party), state.endpoint(party));
+        let w = &mut self.worlds[usize::from(root)];
+        let mut outs = core::mem::take(&mut self.outs);
+        outs.clear();
+        outs.extend_from_slice(w.respond(party, input));
+        let ready = w.endpoint(Party::Client).is_ready();
+        let b = self.shared.layout.b;
+        let ops_at = self.ops.len() as u32;
+        let mut ops = core::mem::take(&mut self.coded);
+        ops.clear();
+        let (coded, sent_id) = self.coding(|t| {
+            let mut c = Coding {
+                t,
+                b,
+                ops: &mut ops,
+                sent_id: 0,
+                full: false,
+            };
+            carry_out(party, &outs, &mut c);
+            (!c.full).then_some((true, c.sent_id))
+        });
+        if coded {
+            self.ops.extend_from_slice(&ops);
+        }
+        let r = Response {
+            endpoint: self.save(root, Some(party)),
+            ops: ops_at,
+            outs: self.outputs.len() as u32,
+            // An endpoint answers one input with a handful of outputs: they fit a byte.
+            n_ops: (self.ops.len() - ops_at as usize) as u8,
+            n_outs: outs.len() as u8,
+            ready,
+            sent_id,
+            shown: shown(party, fed, &outs),
+        };
+        self.outputs.extend_from_slice(&outs);
+        self.outs = outs;
+        self.coded = ops;
+        self.response_list.push(r);
+        (self.response_list.len() - 1) as u32
+    }
+
+    /// Works out what the checker of `state` makes of `stim`: for a feed, the input and the
+    /// outputs of `response`.
+    pub(super) fn judge(&mut self, state: &Flat, stim: Stim, response: &Response) -> Judged {
         let root = state.row[ROOT];
         self.load(root, None, state.checker());
-        let d = &self.decoded;
-        let (party, input) = match stim {
-            Stim::Feed(p, fed) => (
-                p,
-                match fed {
-                    Fed::Send => Input::Command(Command::Send {
-                        task: self.shared.layout.b.tasks,
-                    }),
-                    Fed::Cancel(c) => Input::Command(Command::Cancel(d.ids[usize::from(c)])),
-                    Fed::Receive(c) => Input::Receive(d.msgs[usize::from(c)]),
-                    Fed::WorkDone(c) => Input::WorkDone(d.works[usize::from(c)].1),
-                    Fed::Progress(c) => Input::WorkProgress(d.works[usize::from(c)].1),
-                    Fed::Fire(c) => Input::TimerFired(d.timers[usize::from(c)].1),
-                    Fed::Abort(c) => Input::InternalCancel(d.works[usize::from(c)].1),
-                    Fed::Malformed => Input::Command(Command::MalformedCancel),
-                },
-            ),
+        match stim {
+            Stim::Feed(party, fed) => {
+                let input = self.input(fed);
+                let outs = &self.outputs[response.outs as usize..][..usize::from(response.n_outs)];
+                self.worlds[usize::from(root)].observe_feed(party, input, outs);
+            }
             Stim::Emit(from, c, duplicated) => {
-                let msg = d.msgs[usize::from(c)];
+                let msg = self.decoded.msgs[usize::from(c)];
                 let event = match duplicated {
                     true => Event::Duplicated { from, msg },
                     false => Event::Lost { from, msg },
                 };
                 self.worlds[usize::from(root)].emit(event);
-                return self.effect(root, self.ops.len() as u32);
             }
-            Stim::Nothing => return Effect::default(),
-        };
-        self.load(root, Some(party), state.endpoint(party));
-        let w = &mut self.worlds[usize::from(root)];
-        let outs: Vec<Output> = w.feed(party, input).to_vec();
-        let ready = w.endpoint(Party::Client).is_ready();
-        let b = self.shared.layout.b;
-        let ops_at = self.ops.len() as u32;
-        let (ops, sent_id) = self.coding(|t| {
-            let mut c = Coding {
-                t,
-                b,
-                ops: Vec::new(),
-                sent_id: 0,
-                full: false,
-            };
-            carry_out(party, &outs, &mut c);
-            (!c.full).then_some((c.ops, c.sent_id))
-        });
-        self.ops.extend_from_slice(&ops);
-        let mut e = self.effect(root, ops_at);
-        e.endpoint = self.save(root, Some(party));
-        e.ready = ready;
-        e.sent_id = sent_id;
-        e
+            Stim::Nothing => return Judged::default(),
+        }
+        self.judgement(root)
     }
 
-    /// The checker's part of the effect just worked out in the world of `root`, whose ops start
-    /// at `ops`.
-    pub(super) fn effect(&mut self, root: u8, ops: u32) -> Effect {
+    /// The checker's part of the step just shown to the world of `root`.
+    fn judgement(&mut self, root: u8) -> Judged {
         let c = self.worlds[usize::from(root)].checker();
         let reached = c.verdict().reached;
         let failed = c.failed();
         let broken = self.broken.len() as u32;
         self.broken
             .extend(c.verdict().violations.iter().map(|v| v.invariant));
-        Effect {
-            endpoint: 0,
+        Judged {
             checker: self.save(root, None),
             reached,
-            ops,
             broken,
-            // An endpoint answers one input with a handful of outputs, and a step breaks at
-            // most every invariant once (fewer than 32): both fit a byte.
-            n_ops: (self.ops.len() - ops as usize) as u8,
+            // A step breaks at most every invariant once (fewer than 32): a byte.
             n_broken: (self.broken.len() - broken as usize) as u8,
-            ready: false,
-            sent_id: 0,
             failed,
         }
     }
@@ -356,5 +456,28 @@ impl FlatMemo {
         self.load(root, Some(Party::Server), state.endpoint(Party::Server));
         self.load(root, None, state.checker());
         &mut self.worlds[usize::from(root)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cancelcheck_model::Message;
+
+    /// The checker is shown the outputs as well as the input: the same input answered
+    /// differently is keyed apart (an endpoint holding the request answers a cancel; one that
+    /// already answered it says nothing).
+    #[test]
+    fn a_judgement_is_keyed_by_the_outputs_too() {
+        let answer = Output::Send(Message::Response {
+            id: RequestId::Int(1),
+            reply: cancelcheck_model::message::Reply::Cancelled,
+        });
+        let fed = Fed::Receive(3);
+        let a = shown(Party::Server, fed, &[answer]);
+        assert_ne!(a, shown(Party::Server, fed, &[]));
+        assert_ne!(a, shown(Party::Client, fed, &[answer]));
+        assert_ne!(a, shown(Party::Server, Fed::Receive(4), &[answer]));
+        assert_eq!(a, shown(Party::Server, fed, &[answer]));
     }
 }

@@ -9,10 +9,12 @@
 //! for the search ([`Layout`]): copying a state, packing it and unpacking it are each one copy
 //! of the row, and the row is its own key in the visited set.
 //!
-//! Stepping looks the transition up in a per-thread [`FlatMemo`], keyed by the fed endpoint,
-//! the checker and the coded input. Only a transition met for the first time materializes the
-//! parts in a [`World`](crate::world::World), feeds it there, and codes what came out (under the store's lock);
-//! everything after that is table work on codes.
+//! Stepping looks the transition up in a per-thread [`FlatMemo`] in two parts: the fed
+//! endpoint's response, keyed by the endpoint and the coded input, then the checker's
+//! judgement, keyed by the checker and what the response shows it. Only a part met for the
+//! first time materializes what it needs in a [`World`](crate::world::World), feeds it there,
+//! and codes what came out (under the store's lock); everything after that is table work on
+//! codes.
 //!
 //! Every table of the row is kept in the order the plain [`Explorer`](super::Explorer) keeps its own (sorted by
 //! the decoded values where that one sorts), and the steps are listed in the same order, so a

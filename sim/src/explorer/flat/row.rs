@@ -4,7 +4,7 @@ use cancelcheck_model::pack::PackError;
 use cancelcheck_model::{Message, Party};
 use cancelcheck_properties::{PropertySet, Verdict};
 
-use super::memo::{Fed, FlatMemo, Op, Stim};
+use super::memo::{Fed, FlatMemo, Op, Response, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
 use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
@@ -23,7 +23,15 @@ pub struct FlatStep {
     pub(super) stim: Stim,
     /// The memo key of `stim` (unused for [`Stim::Nothing`]).
     pub(super) key: u64,
+    /// For a feed, the number of the endpoint's response if the memo held it when the step
+    /// was listed ([`UNKNOWN`] if not), and then the memo key of the checker's judgement; for
+    /// an event shown to the checker alone, that key is `key`.
+    pub(super) response: u32,
+    pub(super) judged: u64,
 }
+
+/// A response not yet worked out when a step was listed.
+const UNKNOWN: u32 = u32::MAX;
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
 /// the path since it was unpacked: whether an invariant broke, and the races reached.
@@ -36,10 +44,12 @@ pub struct Flat {
     pub(super) reached: PropertySet,
 }
 
-/// Where `x` goes in the sorted `codes` (after its equals), comparing decoded values.
-pub(super) fn sorted_place<T: Ord>(codes: &[u8], values: &[T], x: u8) -> usize {
-    let v = &values[usize::from(x)];
-    codes.partition_point(|&y| values[usize::from(y)] <= *v)
+/// Where `x` goes in the sorted `codes` (after its equals), comparing decoded values by their
+/// ranks (see [`Decoded`](super::codes::Decoded): codes are a bijection, so equal ranks are
+/// equal values).
+pub(super) fn sorted_place(codes: &[u8], ranks: &[u8], x: u8) -> usize {
+    let r = ranks[usize::from(x)];
+    codes.partition_point(|&y| ranks[usize::from(y)] <= r)
 }
 
 impl Flat {
@@ -146,8 +156,18 @@ impl Flat {
 
     /// Becomes `src` again.
     pub fn restore_from(&mut self, src: &Flat) {
-        // The whole row, a fixed size: a few vector moves, cheaper than a call to copy a part.
-        self.row = src.row;
+        // The part of the row in use, as one copy of a fixed size (a few vector moves,
+        // cheaper than a call to copy a length known only when running); what lies past the
+        // layout's length is never read.
+        fn copy<const N: usize>(to: &mut [u8; ROW], from: &[u8; ROW]) {
+            let (to, from) = (&mut to[..N], &from[..N]);
+            to.copy_from_slice(from);
+        }
+        match self.layout.len {
+            0..=64 => copy::<64>(&mut self.row, &src.row),
+            65..=128 => copy::<128>(&mut self.row, &src.row),
+            _ => self.row = src.row,
+        }
         self.violated = src.violated;
         self.warned = src.warned;
         self.reached = src.reached;
@@ -302,44 +322,64 @@ impl Flat {
         }
     }
 
-    /// The memo key of `stim` fed to this state's parties.
+    /// The memo key of `stim` fed to this state's parties: of the fed endpoint's response
+    /// (see [`FlatMemo`]), or of the checker's judgement of an event shown to it alone.
     pub(super) fn key(&self, stim: Stim) -> Option<u64> {
         let root = u64::from(self.row[ROOT]);
-        let checker = u64::from(self.checker()) << 32;
         match stim {
             Stim::Feed(p, fed) => {
                 let (kind, code) = fed.code();
                 Some(fingerprint_pair(
                     root | (p.index() as u64) << 8 | kind << 16 | code << 24,
-                    u64::from(self.endpoint(p)) | checker,
+                    u64::from(self.endpoint(p)),
                 ))
             }
             Stim::Emit(from, m, duplicated) => Some(fingerprint_pair(
                 root | (from.index() as u64) << 8
                     | (7 + u64::from(duplicated)) << 16
                     | u64::from(m) << 24,
-                checker,
+                u64::from(self.checker()) << 32,
             )),
             Stim::Nothing => None,
         }
     }
 
-    /// Asks for the memo slots of `steps` (a hint).
+    /// The memo key of this state's checker's judgement of a feed whose response showed it
+    /// `shown`.
+    fn judged_key(&self, shown: u64) -> u64 {
+        let root = u64::from(self.row[ROOT]);
+        fingerprint_pair(shown, u64::from(self.checker()) | root << 32 | 1 << 40)
+    }
+
+    /// Asks for the memo slots of `steps` (a hint): of each judgement whose key is known.
     pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
         for (_, step) in steps {
-            if !matches!(step.stim, Stim::Nothing) {
-                memo.effects.prefetch(step.key);
+            match step.stim {
+                Stim::Feed(..) if step.response == UNKNOWN => {}
+                Stim::Nothing => {}
+                _ => memo.judged.prefetch(step.judged),
             }
         }
     }
 
-    /// `choice` planned: what it will show the parties, and the memo key of that.
+    /// `choice` planned: what it will show the parties, the memo key of that, and the
+    /// response the memo holds to it.
     pub(super) fn plan(&self, choice: Listed, memo: &FlatMemo) -> FlatStep {
         let stim = self.stimulus(choice, memo);
+        let key = self.key(stim).unwrap_or(0);
+        let (response, judged) = match stim {
+            Stim::Feed(..) => match memo.responses.get(key) {
+                Some(r) => (r, self.judged_key(memo.response(r).shown)),
+                None => (UNKNOWN, 0),
+            },
+            _ => (UNKNOWN, key),
+        };
         FlatStep {
             choice,
             stim,
-            key: self.key(stim).unwrap_or(0),
+            key,
+            response,
+            judged,
         }
     }
 
@@ -360,7 +400,7 @@ impl Flat {
                 let place = if b.fifo {
                     usize::from(i) + 1
                 } else {
-                    sorted_place(self.table(at), &memo.decoded.msgs, m)
+                    sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                 };
                 self.insert(at, l.net_cap, place, m, memo);
                 self.row[DUPLICATES] -= 1;
@@ -372,7 +412,7 @@ impl Flat {
             }
             Listed::Progress(i) => {
                 let w = self.table(l.work)[usize::from(i)];
-                let place = sorted_place(self.table(l.progressed), &memo.decoded.works, w);
+                let place = sorted_place(self.table(l.progressed), &memo.decoded.work_ranks, w);
                 self.insert(l.progressed, l.work_cap, place, w, memo);
             }
             Listed::Fire(i) => self.remove(l.timers, usize::from(i)),
@@ -383,28 +423,46 @@ impl Flat {
         if matches!(stim, Stim::Nothing) {
             return;
         }
-        let key = step.key;
-        let e = match memo.effects.get(key) {
-            Some(e) => e,
+        let (response, key) = match stim {
+            Stim::Feed(_, _) if step.response != UNKNOWN => {
+                (*memo.response(step.response), step.judged)
+            }
+            Stim::Feed(party, fed) => {
+                let n = match memo.responses.get(step.key) {
+                    Some(n) => n,
+                    None => {
+                        let n = memo.respond(self, party, fed);
+                        memo.responses.insert(step.key, n);
+                        n
+                    }
+                };
+                let r = *memo.response(n);
+                (r, self.judged_key(r.shown))
+            }
+            _ => (Response::default(), step.judged),
+        };
+        let j = match memo.judged.get(key) {
+            Some(j) => j,
             None => {
-                let e = memo.work_out(self, stim);
-                memo.effects.insert(key, e);
-                e
+                let j = memo.judge(self, stim, &response);
+                memo.judged.insert(key, j);
+                j
             }
         };
-        self.set_u32(CHECKER, e.checker);
-        self.reached = self.reached.union(e.reached);
-        if e.n_broken > 0 {
-            if e.failed {
+        self.set_u32(CHECKER, j.checker);
+        self.reached = self.reached.union(j.reached);
+        if j.n_broken > 0 {
+            if j.failed {
                 self.violated = true;
             } else {
                 self.warned = true;
             }
-            memo.last_broken = (e.broken, e.n_broken);
+            memo.last_broken = (j.broken, j.n_broken);
         }
         let Stim::Feed(party, fed) = stim else {
             return;
         };
+        let e = response;
         debug_assert!(
             !matches!(fed, Fed::Receive(m) if MsgClass::of(&memo.decoded.msgs[usize::from(m)]).quiet())
                 || !memo.ops[e.ops as usize..][..usize::from(e.n_ops)]
@@ -423,12 +481,12 @@ impl Flat {
                     let place = if b.fifo {
                         self.table(at).len()
                     } else {
-                        sorted_place(self.table(at), &memo.decoded.msgs, m)
+                        sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                     };
                     self.insert(at, l.net_cap, place, m, memo);
                 }
                 Op::StartWork(w) => {
-                    let place = sorted_place(self.table(l.work), &memo.decoded.works, w);
+                    let place = sorted_place(self.table(l.work), &memo.decoded.work_ranks, w);
                     self.insert(l.work, l.work_cap, place, w, memo);
                 }
                 Op::AbortWork(w) => {
@@ -436,7 +494,7 @@ impl Flat {
                     self.remove_all(l.progressed, w);
                 }
                 Op::Arm(t) => {
-                    let place = sorted_place(self.table(l.timers), &memo.decoded.timers, t);
+                    let place = sorted_place(self.table(l.timers), &memo.decoded.timer_ranks, t);
                     self.insert(l.timers, l.timer_cap, place, t, memo);
                 }
                 Op::Disarm(t) => self.remove_all(l.timers, t),

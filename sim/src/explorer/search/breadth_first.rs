@@ -6,7 +6,9 @@ use cancelcheck_properties::{InvariantId, PropertySet};
 use super::expander::{Expander, Roots};
 use super::form::Form;
 use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
-use crate::explorer::hash::FingerprintSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::explorer::hash::{FingerprintSet, SHARDS, ShardedSet};
 use crate::explorer::{partial_order, symmetric};
 use crate::scenario::Scenario;
 
@@ -102,6 +104,10 @@ pub(super) struct Share {
     child_warn: Option<Bad>,
     /// Whether it stopped before the end of its range, at its memory allowance.
     cut: bool,
+    /// Per candidate, whether the merge found it new (set by the thread filling its shard).
+    fresh: Vec<AtomicBool>,
+    /// Candidates per shard of the visited set.
+    per_shard: [usize; SHARDS],
 }
 
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
@@ -113,7 +119,7 @@ fn expand_share<F: Form>(
     level: &Packed,
     nodes: &[u32],
     range: core::ops::Range<usize>,
-    seen: &FingerprintSet,
+    seen: &ShardedSet,
     allowance: Option<u64>,
 ) {
     let mut out = core::mem::take(&mut x.share);
@@ -197,13 +203,43 @@ fn expand_share<F: Form>(
     }
     let end = out.candidates.len();
     out.settle(seen, pending, end);
+    // Made ready for the merge here, on this thread.
+    out.fresh.clear();
+    out.fresh
+        .resize_with(out.candidates.len(), || AtomicBool::new(false));
+    out.per_shard = [0; SHARDS];
+    for c in &out.candidates {
+        out.per_shard[ShardedSet::shard(c.fingerprint)] += 1;
+    }
     x.share = out;
+}
+
+/// Puts the candidates of `shares` (in order) whose shard is one of `shards` (numbered from
+/// `first`) into those shards, and marks those that were new: the first of equal candidates,
+/// since every candidate of a shard is met in order.
+fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
+    let n = shards.len();
+    let mine = |key: u64| ShardedSet::shard(key).wrapping_sub(first) < n;
+    for s in shares {
+        let cands = &s.candidates;
+        for (k, c) in cands.iter().enumerate() {
+            // Ask for the slot of a candidate a few ahead, so that it is there when needed.
+            if let Some(ahead) = cands.get(k + 8).filter(|a| mine(a.fingerprint)) {
+                shards[ShardedSet::shard(ahead.fingerprint) - first].prefetch(ahead.fingerprint);
+            }
+            if mine(c.fingerprint)
+                && shards[ShardedSet::shard(c.fingerprint) - first].insert(c.fingerprint, ())
+            {
+                s.fresh[k].store(true, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 impl Share {
     /// Drops the candidates of `from..to` whose key `seen` holds (their bytes stay, unused),
     /// moving later ones down; returns where the candidate at `to` went.
-    fn settle(&mut self, seen: &FingerprintSet, from: usize, to: usize) -> usize {
+    fn settle(&mut self, seen: &ShardedSet, from: usize, to: usize) -> usize {
         let len = self.candidates.len();
         let mut w = from;
         for i in from..len {
@@ -211,7 +247,9 @@ impl Share {
             if i < to && seen.contains(c.fingerprint) {
                 continue;
             }
-            self.candidates[w] = c;
+            if w != i {
+                self.candidates[w] = c;
+            }
             w += 1;
         }
         self.candidates.truncate(w);
@@ -249,7 +287,7 @@ pub(super) fn search_breadth_first<F: Form>(
     let mut expanders: Vec<Expander<'_, F>> = (0..threads)
         .map(|_| Expander::new(rules, roots, sym, por))
         .collect::<Option<_>>()?;
-    let mut seen = FingerprintSet::default();
+    let mut seen = ShardedSet::default();
     let mut nodes: Vec<Node> = Vec::new();
     // A level: its states packed, and each one's node.
     let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
@@ -258,7 +296,7 @@ pub(super) fn search_breadth_first<F: Form>(
     for i in (0..x.states.len()).filter(|&i| roots.searched(i)) {
         report.total_states += 1;
         let (key, packed) = x.key(i);
-        if seen.insert(key, ()) {
+        if seen.insert(key) {
             nodes.push(Node {
                 parent: u32::MAX,
                 choice: i as u32,
@@ -290,7 +328,7 @@ pub(super) fn search_breadth_first<F: Form>(
             .sum();
         let allowance = match opts.max_memory {
             Some(m) if fixed + threads_held > m => {
-                return Some(out_of_memory(report, &seen));
+                return Some(out_of_memory(report, seen.len()));
             }
             Some(m) => Some((m - fixed) / threads as u64),
             None => None,
@@ -378,9 +416,15 @@ pub(super) fn search_breadth_first<F: Form>(
             });
         }
         if shares.iter().any(|s| s.cut) {
-            return Some(out_of_memory(report, &seen));
+            return Some(out_of_memory(report, seen.len()));
         }
         let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
+        let mut per_shard = [0; SHARDS];
+        for s in &shares {
+            for (n, m) in per_shard.iter_mut().zip(s.per_shard) {
+                *n += m;
+            }
+        }
         // The merge puts up to every candidate in the next level, the tree and the visited
         // set: make room first, if the budget allows.
         let candidate_bytes: usize = shares
@@ -399,16 +443,31 @@ pub(super) fn search_breadth_first<F: Form>(
                 nodes.capacity(),
                 core::mem::size_of::<Node>(),
             )
-            + seen.held_bytes_after(candidates)
+            + seen.held_bytes_after(&per_shard)
             + threads_held;
         if opts.max_memory.is_some_and(|m| merging > m) {
-            return Some(out_of_memory(report, &seen));
+            return Some(out_of_memory(report, seen.len()));
         }
         report.peak_bytes_held = report.peak_bytes_held.max(merging);
         report.peak_states_held = report
             .peak_states_held
             .max((level.len() + candidates) as u64);
-        // Merge in order: the first of equal states is kept.
+        // Merge in order: the first of equal states is kept. Which candidates are new is
+        // worked out shard by shard of the visited set, the shards shared out among the
+        // threads; the next level is then gathered in order.
+        let unique_before = seen.len();
+        let workers = threads.min(SHARDS);
+        let per = SHARDS.div_ceil(workers);
+        if workers == 1 {
+            mark_fresh(&shares, 0, seen.shards_mut());
+        } else {
+            std::thread::scope(|scope| {
+                let shares = &shares;
+                for (t, shards) in seen.shards_mut().chunks_mut(per).enumerate() {
+                    scope.spawn(move || mark_fresh(shares, t * per, shards));
+                }
+            });
+        }
         level.clear();
         level_nodes.clear();
         if opts.max_memory.is_some() {
@@ -417,25 +476,23 @@ pub(super) fn search_breadth_first<F: Form>(
             level_nodes.reserve_exact(candidates);
             nodes.reserve_exact(candidates);
         }
+        let mut unique = unique_before as u64;
         for share in &shares {
-            for (k, c) in share.candidates.iter().enumerate() {
-                // Ask for the slot of a candidate a few ahead, so that it is there when needed.
-                if let Some(ahead) = share.candidates.get(k + 8) {
-                    seen.prefetch(ahead.fingerprint);
-                }
-                if !seen.insert(c.fingerprint, ()) {
+            for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
+                if !fresh.load(Ordering::Relaxed) {
                     continue;
                 }
+                unique += 1;
                 nodes.push(Node {
                     parent: c.parent,
                     choice: c.choice,
                 });
                 level.push(share.state(c));
                 level_nodes.push((nodes.len() - 1) as u32);
-                if opts.max_states.is_some_and(|m| seen.len() as u64 >= m) {
+                if opts.max_states.is_some_and(|m| unique >= m) {
                     report.exhaustive = false;
                     report.bounded_by_states = true;
-                    report.unique_states = seen.len() as u64;
+                    report.unique_states = unique;
                     return Some(report);
                 }
             }

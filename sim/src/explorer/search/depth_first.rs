@@ -142,7 +142,7 @@ pub(super) fn search_depth_first<F: Form>(
                     + seen.held_bytes_after(1)
                     + F::held_bytes(&x.memo);
                 if held > m {
-                    return Some(out_of_memory(report, &seen));
+                    return Some(out_of_memory(report, seen.len()));
                 }
                 report.peak_bytes_held = report.peak_bytes_held.max(held);
             }

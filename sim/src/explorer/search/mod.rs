@@ -26,7 +26,6 @@ pub use replay::{Replayed, replay};
 use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::flat::Flat;
-use super::hash::FingerprintSet;
 use super::state::Explorer;
 use super::symmetric;
 use crate::scenario::Scenario;
@@ -184,10 +183,10 @@ impl SearchReport {
 }
 
 /// A search stopped at its memory budget: bounded, with the states visited so far.
-fn out_of_memory(mut report: SearchReport, seen: &FingerprintSet) -> SearchReport {
+fn out_of_memory(mut report: SearchReport, unique: usize) -> SearchReport {
     report.exhaustive = false;
     report.bounded_by_memory = true;
-    report.unique_states = seen.len() as u64;
+    report.unique_states = unique as u64;
     report
 }
 
