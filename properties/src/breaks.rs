@@ -65,6 +65,10 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::SelectsAfterCancel => &[PermissionCancelledAfterCancel],
         B::MisusesServerCancelled => &[InternalCancelCode],
         B::CancelsTaskByNotification => &[TaskCancelledByRequest],
+        // Its breaks show on Streamable HTTP only: elsewhere no stream closes.
+        B::WorksAfterClose => &[CloseIsCancel, NoAnswerAfterCancel, NoActivityAfterCancel],
+        // (The request it drops is never answered: reported under this rule alone.)
+        B::CancelsOnDisconnect => &[DisconnectNotCancel],
     }
 }
 

@@ -24,6 +24,10 @@ pub enum Transport {
     Stdio,
     /// Any order.
     Reordering,
+    /// Streamable HTTP (MCP): a POST per client message, a response stream per client
+    /// request, the standalone GET stream; closing a stream, a stream's connection dropping
+    /// and its resume.
+    Http,
 }
 
 impl Transport {
@@ -32,6 +36,7 @@ impl Transport {
         match self {
             Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
             Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
+            Transport::Http => cancelcheck_sim::link::Order::Http,
         }
     }
 }

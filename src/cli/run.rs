@@ -704,8 +704,10 @@ fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     if let Some(n) = args.server_requests {
         s.workload.server_requests = n;
     }
-    if let Some(t) = args.transport {
-        s.link.order = t.order();
+    match args.transport {
+        Some(super::explore::Transport::Http) => s.use_http(),
+        Some(t) => s.link.order = t.order(),
+        None => {}
     }
     adjust::apply_sets(&mut s, &args.set)?;
     validate(&s)?;
