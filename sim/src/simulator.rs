@@ -114,6 +114,8 @@ pub struct Simulator {
     streams: Streams,
     stream_last: Vec<(RequestId, u64)>,
     held: Vec<(RequestId, Message)>,
+    /// Scratch: what was on its way on a stream the client closes.
+    gone: Vec<(u64, u64, Message)>,
     /// Per party, whether its workload is scheduled.
     workload_started: [bool; 2],
     scratch: Vec<cancelcheck_model::Output>,
@@ -138,6 +140,7 @@ impl Simulator {
             streams: Streams::default(),
             stream_last: Vec::new(),
             held: Vec::new(),
+            gone: Vec::new(),
             workload_started: [false; 2],
             scratch: Vec::with_capacity(16),
         }
@@ -282,10 +285,8 @@ impl Simulator {
                 self.lose_streams(s, rng);
             }
             Occ::Stream(id, msg) => match self.streams.state(id).0 {
-                crate::http::StreamState::Closed => self.world.emit(Event::Lost {
-                    from: Party::Server,
-                    msg,
-                }),
+                // (Counted lost when the client closed the stream.)
+                crate::http::StreamState::Closed => {}
                 _ if !self.streams.readable(id) || self.held.iter().any(|h| h.0 == id) => {
                     self.held.push((id, msg))
                 }
@@ -537,6 +538,21 @@ impl Effects for Carrying<'_> {
     fn close_stream(&mut self, _: Party, id: RequestId) {
         let sim = &mut *self.sim;
         sim.streams.close(id);
+        // What is on its way on the stream is never read: lost now, in the order it was sent.
+        let mut gone = core::mem::take(&mut sim.gone);
+        gone.clear();
+        gone.extend(sim.agenda.iter().filter_map(|Reverse(i)| match i.occ {
+            Occ::Stream(l, m) if l == id => Some((i.time, i.seq, m)),
+            _ => None,
+        }));
+        gone.sort_unstable();
+        for &(_, _, msg) in &gone {
+            sim.world.emit(Event::Lost {
+                from: Party::Server,
+                msg,
+            });
+        }
+        sim.gone = gone;
         let at = sim
             .world
             .now

@@ -529,6 +529,11 @@ pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
         Fix::Nesting(n) => format!("request trees {}", adjust::nesting_flag(n)),
         Fix::ServerRequests(n) => format!("{n} requests from the server"),
         Fix::Tasks => format!("task-augmented requests ({}‰)", s.workload.task_permille),
+        Fix::Http if s.link.disconnect_permille > 0 => format!(
+            "Streamable HTTP, its connection dropping in {}‰ of the runs",
+            s.link.disconnect_permille
+        ),
+        Fix::Http => "Streamable HTTP".to_string(),
         _ => format!("{fix:?}"),
     };
     format!(
