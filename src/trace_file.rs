@@ -631,6 +631,7 @@ pub fn transport_name(order: cancelcheck_sim::link::Order) -> &'static str {
     match order {
         cancelcheck_sim::link::Order::Fifo => "stdio",
         cancelcheck_sim::link::Order::Reordering => "reordering",
+        cancelcheck_sim::link::Order::Http => "http",
     }
 }
 

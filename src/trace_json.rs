@@ -147,6 +147,18 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sess
                     "timer-fired"
                 }
                 Input::Disconnected => "disconnected",
+                Input::StreamClosed(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "stream-closed"
+                }
+                Input::StreamLost(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "stream-lost"
+                }
+                Input::StreamResumed(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "stream-resumed"
+                }
             }
         }
         Event::Output { party: p, output } => {
@@ -204,6 +216,10 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sess
                     "anomaly"
                 }
                 Output::Crashed => "crashed",
+                Output::CloseStream(id) => {
+                    o.insert("id".into(), id_json(id));
+                    "stream-close"
+                }
             }
         }
         Event::Lost { from, msg } => {

@@ -120,6 +120,13 @@ pub enum Behaviour {
     /// MCP 2025-11-25: cancels a task-augmented request with `notifications/cancelled`
     /// instead of the task's own cancel, `tasks/cancel`.
     CancelsTaskByNotification,
+    // ---- faulty servers on Streamable HTTP ----
+    /// MCP 2026-07-28: ignores the close of a request's stream (the cancel there), keeps
+    /// working and answers (and reports progress on the standalone GET stream).
+    WorksAfterClose,
+    /// MCP 2025-11-25: takes a lost stream for a cancel and drops the request, which the
+    /// client, resuming the stream, still waits for.
+    CancelsOnDisconnect,
 }
 
 /// Everything known about one behaviour: the rows of `cancelcheck behaviors`.
@@ -186,6 +193,8 @@ table! {
     SelectsAfterCancel, "selects-after-cancel", Responder, "answer a permission request of a prompt turn it cancelled with outcome selected instead of cancelled";
     MisusesServerCancelled, "misuses-server-cancelled", Responder, "give a request up on its own with ServerCancelled (-32802), which the request does not support";
     CancelsTaskByNotification, "cancels-task-by-notification", Requester, "cancel a task-augmented request with notifications/cancelled instead of tasks/cancel";
+    WorksAfterClose, "works-after-close", Responder, "on Streamable HTTP, keep working and answering after the request's stream closed (its cancel)";
+    CancelsOnDisconnect, "cancels-on-disconnect", Responder, "on Streamable HTTP, take a lost stream for a cancel and drop the request the client resumes";
 }
 
 impl Behaviour {
@@ -331,6 +340,11 @@ impl Behaviour {
             Behaviour::MisusesServerCancelled => r.give_up.is_some_and(|g| g.reserved.is_some()),
             // Where a task's cancel is a request of its own (MCP 2025-11-25's `tasks/cancel`).
             Behaviour::CancelsTaskByNotification => r.task_cancel_method.is_some(),
+            // Where a stream's close is the cancel, and where it is not (Streamable HTTP).
+            Behaviour::WorksAfterClose => r.stream_close_cancels,
+            Behaviour::CancelsOnDisconnect => {
+                dialect == Dialect::Mcp20251125 && !r.stream_close_cancels
+            }
         }
     }
 }

@@ -217,6 +217,12 @@ pub struct DialectRules {
     pub give_up: Option<GiveUp>,
     /// When a requester giving a request up owes the receiver a cancel.
     pub give_up_signal: GiveUpSignal,
+    /// Whether, on a transport with a stream per request (Streamable HTTP), the client cancels
+    /// by closing the request's stream and the server takes any close of it as the cancel (MCP
+    /// 2026-07-28: "The server MUST treat a client disconnect as cancellation of that
+    /// request"); elsewhere a closed stream is no cancel (MCP 2025-11-25: "a disconnect SHOULD
+    /// NOT be taken as a cancel").
+    pub stream_close_cancels: bool,
 }
 
 const RPC_CANCELLED: Option<i64> = Some(-32800);
@@ -254,6 +260,7 @@ static ACP: DialectRules = DialectRules {
         code: -32800,
         reserved: None,
     }),
+    stream_close_cancels: false,
 };
 
 static ACP_RFD: DialectRules = DialectRules {
@@ -289,6 +296,7 @@ static ACP_RFD: DialectRules = DialectRules {
         code: -32800,
         reserved: None,
     }),
+    stream_close_cancels: false,
 };
 
 static MCP_2025: DialectRules = DialectRules {
@@ -321,6 +329,7 @@ static MCP_2025: DialectRules = DialectRules {
     client_activity: true,
     give_up_signal: GiveUpSignal::OnTimeout,
     give_up: None,
+    stream_close_cancels: false,
 };
 
 static MCP_2026: DialectRules = DialectRules {
@@ -353,6 +362,7 @@ static MCP_2026: DialectRules = DialectRules {
     client_activity: true,
     give_up_signal: GiveUpSignal::Always,
     give_up: None,
+    stream_close_cancels: true,
 };
 
 static LSP: DialectRules = DialectRules {
@@ -388,6 +398,7 @@ static LSP: DialectRules = DialectRules {
         code: -32801,
         reserved: Some(-32802),
     }),
+    stream_close_cancels: false,
 };
 
 static ABP: DialectRules = DialectRules {
@@ -422,6 +433,7 @@ static ABP: DialectRules = DialectRules {
     client_activity: false,
     give_up_signal: GiveUpSignal::Unstated,
     give_up: None,
+    stream_close_cancels: false,
 };
 
 impl DialectRules {

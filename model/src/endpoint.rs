@@ -54,6 +54,10 @@ pub struct EndpointConfig {
     pub ids: IdPolicy,
     /// How many requests each direction is expected to carry (capacity reserved up front).
     pub capacity: usize,
+    /// Whether the transport gives each request a stream of its own (Streamable HTTP): there
+    /// the client cancels by closing it where the dialect says so
+    /// ([`DialectRules::stream_close_cancels`]).
+    pub streams: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Pack, Relabel)]
@@ -182,6 +186,12 @@ impl Endpoint {
         self.find_out(id).and_then(|i| self.outgoing[i].parent)
     }
 
+    /// Whether its newest request with `id` still awaits its answer (pending or cancelling).
+    pub fn awaits(&self, id: RequestId) -> bool {
+        self.find_out(id)
+            .is_some_and(|i| self.outgoing[i].state.is_open())
+    }
+
     /// Sorts both tables by id (after a renaming: see [`Relabel`]).
     fn sort_tables(&mut self) {
         self.outgoing.sort_by_key(|e| e.id);
@@ -287,6 +297,23 @@ impl Endpoint {
             }
             Input::InternalCancel(id) => self.internal_cancel(id, out),
             Input::Disconnected => self.disconnect(out),
+            Input::StreamClosed(id) => self.stream_closed(id, out),
+            // The client's transport loses and resumes a stream; its requests stay as they are.
+            Input::StreamLost(_) | Input::StreamResumed(_) => {}
+        }
+    }
+
+    /// Streamable HTTP: the stream of the peer's request `id` closed. Where closing is the
+    /// cancel, the server takes it as one (the faulty `works-after-close` ignores it); elsewhere
+    /// it keeps the request (the faulty `cancels-on-disconnect` takes it for a cancel).
+    fn stream_closed(&mut self, id: RequestId, out: &mut Vec<Output>) {
+        let cancels = match self.b() {
+            Behaviour::WorksAfterClose => false,
+            Behaviour::CancelsOnDisconnect => true,
+            _ => self.rules().stream_close_cancels,
+        };
+        if cancels && self.cfg.party == Party::Server {
+            self.on_cancel(id, false, out);
         }
     }
 
@@ -648,7 +675,12 @@ impl Endpoint {
             }
             return self.give_up(i, cause, cause != CancelCause::Timeout, out);
         }
-        out.push(Output::Send(Message::Cancel { id: named, session }));
+        if self.cfg.streams && rules.stream_close_cancels && self.cfg.party == Party::Client {
+            // Streamable HTTP: closing the request's stream is the cancel.
+            out.push(Output::CloseStream(id));
+        } else {
+            out.push(Output::Send(Message::Cancel { id: named, session }));
+        }
         if session && self.ends_turn_requests() {
             // ACP: "The client MUST answer every pending `session/request_permission` with
             // `{"outcome":{"outcome":"cancelled"}}`" once it has cancelled the prompt turn.

@@ -25,6 +25,16 @@ pub enum Input {
     TimerFired(Timer),
     /// The connection closed.
     Disconnected,
+    /// Streamable HTTP, at the server: the response stream of the client's request with this
+    /// id closed (the client closed it, or the connection carrying it dropped: a server cannot
+    /// tell which).
+    StreamClosed(RequestId),
+    /// Streamable HTTP, at the client: the connection carrying the response stream of its
+    /// request with this id dropped; what the server writes on it meanwhile waits for a resume.
+    StreamLost(RequestId),
+    /// Streamable HTTP, at the client: it reconnected to that stream (`Last-Event-ID`), and
+    /// what the server kept follows.
+    StreamResumed(RequestId),
 }
 
 /// An application command.
@@ -155,4 +165,7 @@ pub enum Output {
     Anomaly(Anomaly),
     /// The endpoint crashed (faulty behaviours only); it ignores every later input.
     Crashed,
+    /// Streamable HTTP: close the response stream of this endpoint's request with this id
+    /// (the client's cancel where closing the stream is the cancel: MCP 2026-07-28).
+    CloseStream(RequestId),
 }

@@ -65,6 +65,10 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::SelectsAfterCancel => &[PermissionCancelledAfterCancel],
         B::MisusesServerCancelled => &[InternalCancelCode],
         B::CancelsTaskByNotification => &[TaskCancelledByRequest],
+        // Its breaks show on Streamable HTTP only: elsewhere no stream closes.
+        B::WorksAfterClose => &[CloseIsCancel, NoAnswerAfterCancel, NoActivityAfterCancel],
+        // (The request it drops is never answered: reported under this rule alone.)
+        B::CancelsOnDisconnect => &[DisconnectNotCancel],
     }
 }
 
@@ -190,6 +194,8 @@ pub fn also_with_trees(b: Behaviour, dialect: Dialect) -> &'static [InvariantId]
             B::FinishFirst | B::IgnoresCancelForIdZero | B::CancelHitsOwnRequest,
             D::AcpRfd | D::Mcp20251125 | D::Mcp20260728,
         ) => RUNS_ON,
+        // The work it keeps running past the close goes on sending nested requests.
+        (B::WorksAfterClose, D::Mcp20260728) => RUNS_ON,
         (B::NeverAnswersCancelled | B::CrashesOnUnknownCancel, D::AcpRfd) => {
             &[CascadeComplete, NoLeakAtQuiescence]
         }

@@ -571,7 +571,6 @@ const LOGS: &str = "a log is inside a party: no message shows whether it was wri
 const UI: &str = "a user interface is outside the protocol: no message shows what it displays";
 const MAY_IGNORE: &str = "a permission: the checker requires an ignored cancel to change nothing (unknown-cancel-harmless) and never requires one to be acted on";
 const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown or finished request changes nothing; a malformed one is malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
-const HTTP: &str = "Streamable HTTP is not modelled (the links are message streams, FIFO or reordering): a transport with a stream per request, whose close the server takes as the request's cancel, would judge it";
 
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
 /// the order of its text (a dialect's own text, then the README's facts). A test requires
@@ -834,14 +833,6 @@ pub static TABLE: &[Row] = &[
             why: "the README's summary of the text's duties, each judged under the text's own sentence"
         }
     ),
-    row!(
-        Mcp20251125,
-        README,
-        "Streamable HTTP: a disconnect SHOULD NOT be taken as a cancel.",
-        NotModelled(
-            "Streamable HTTP is not modelled (the links are message streams): a transport with a stream per request, a disconnect on it, and a rule that the receiver keeps the request running would judge it"
-        )
-    ),
     // MCP 2026-07-28: the draft's text, and the README's facts of the released one.
     row!(
         Mcp20260728,
@@ -851,12 +842,6 @@ pub static TABLE: &[Row] = &[
             by: "only the client cancels",
             why: "the released revision lets only the client cancel (judged by cancel-from-allowed-party)"
         }
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
-        "The server MUST treat a client disconnect as cancellation of that request.",
-        NotModelled(HTTP)
     ),
     row!(
         Mcp20260728,
@@ -934,7 +919,10 @@ pub static TABLE: &[Row] = &[
         Mcp20260728,
         README,
         "Streamable HTTP: closing the request's SSE stream is the cancel",
-        NotModelled(HTTP)
+        Judged {
+            by: &[I::CloseIsCancel],
+            why: "the README's summary of the text's 'The server MUST treat a client disconnect as cancellation of that request', which close-is-cancel judges (the client's half, a close sent as the cancel, is how the model's client cancels there)"
+        }
     ),
     // LSP 3.17: the sentences this repository quotes (specs/lsp-3.17.md).
     row!(

@@ -91,10 +91,15 @@ pub enum InvariantId {
     CancelResultPerTable,
     PermissionCancelledAfterCancel,
     TaskCancelledByRequest,
+    CloseIsCancel,
+    DisconnectNotCancel,
     RaceCancelCrossesAnswer,
     RaceCancelBeforeWork,
     RaceTimeoutWithAnswerInFlight,
     RaceAnswerAfterCancel,
+    RaceCloseCrossesAnswer,
+    RaceResumeAfterLoss,
+    RaceProgressAfterClose,
 }
 
 /// One dialect's reading of a property.
@@ -267,6 +272,8 @@ pub mod addresses {
     /// MCP revision 2025-11-25: progress.
     pub const MCP25_PROGRESS: &str =
         "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress";
+    /// MCP revision 2025-11-25: transports (Streamable HTTP).
+    pub const MCP25_TRANSPORTS: &str = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server";
     /// MCP revision 2026-07-28: cancellation.
     pub const MCP26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
@@ -387,6 +394,18 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         ),
         (
             MCP26,
+            "The server **MUST** treat",
+            a::MCP26,
+            "Transport-Specific Cancellation",
+        ),
+        (
+            MCP26,
+            "Closing the SSE",
+            a::MCP26,
+            "Transport-Specific Cancellation",
+        ),
+        (
+            MCP26,
             "Invalid cancellation notifications",
             a::MCP26,
             "Error Handling",
@@ -475,6 +494,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Messages: Requests",
         ),
         (TABLE, "On timeout", a::MCP25_LIFECYCLE, "Timeouts"),
+        (
+            TABLE,
+            "Streamable HTTP: a disconnect",
+            a::MCP25_TRANSPORTS,
+            "Streamable HTTP: Sending Messages to the Server",
+        ),
         (TABLE, "The cascade:", a::ACP_PROMPT_TURN, "Cancellation"),
         (
             TABLE,
@@ -560,7 +585,7 @@ const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that c
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 35] = [
+pub static CATALOG: [Invariant; 40] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1345,6 +1370,32 @@ pub static CATALOG: [Invariant; 35] = [
         )],
     },
     Invariant {
+        id: InvariantId::CloseIsCancel,
+        name: "close-is-cancel",
+        kind: Expectation::Always,
+        statement: "On Streamable HTTP, a server that reads that the response stream of a request it holds open closed stops the request's work, as it would on its cancel.",
+        observable_on_wire: false,
+        applies: &[at!(
+            Mcp20260728,
+            Must,
+            MCP26,
+            "The server **MUST** treat a client disconnect as cancellation of that request."
+        )],
+    },
+    Invariant {
+        id: InvariantId::DisconnectNotCancel,
+        name: "disconnect-not-cancel",
+        kind: Expectation::Always,
+        statement: "On Streamable HTTP, a server does not stop a request (drop it or abort its work) because its response stream closed: only a cancel stops it.",
+        observable_on_wire: false,
+        applies: &[at!(
+            Mcp20251125,
+            Should,
+            TABLE,
+            "Streamable HTTP: a disconnect SHOULD NOT be taken as a cancel."
+        )],
+    },
+    Invariant {
         id: InvariantId::RaceCancelCrossesAnswer,
         name: "race-cancel-crosses-answer",
         kind: Expectation::Sometimes,
@@ -1518,6 +1569,53 @@ pub static CATALOG: [Invariant; 35] = [
                 "Cancel arrives after completion: Cancel response has cancelled: false, original result is returned"
             ),
         ],
+    },
+    Invariant {
+        id: InvariantId::RaceCloseCrossesAnswer,
+        name: "race-close-crosses-answer",
+        kind: Expectation::Sometimes,
+        statement: "Reached (on Streamable HTTP): a request's response stream closes, or its connection drops, after its answer was written on it and before it was read.",
+        observable_on_wire: false,
+        applies: &[
+            at!(
+                Mcp20251125,
+                Coverage,
+                TABLE,
+                "Streamable HTTP: a disconnect SHOULD NOT be taken as a cancel."
+            ),
+            at!(
+                Mcp20260728,
+                Coverage,
+                MCP26,
+                "Closing the SSE response stream is the cancellation signal."
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::RaceResumeAfterLoss,
+        name: "race-resume-after-loss",
+        kind: Expectation::Sometimes,
+        statement: "Reached (on Streamable HTTP): the connection of a request's stream drops while its receiver works on it, and the client resumes the stream.",
+        observable_on_wire: false,
+        applies: &[at!(
+            Mcp20251125,
+            Coverage,
+            TABLE,
+            "Streamable HTTP: a disconnect SHOULD NOT be taken as a cancel."
+        )],
+    },
+    Invariant {
+        id: InvariantId::RaceProgressAfterClose,
+        name: "race-progress-after-close",
+        kind: Expectation::Sometimes,
+        statement: "Reached (on Streamable HTTP, with progress): a requester receives progress for a request, on the standalone GET stream, after the request's own stream closed.",
+        observable_on_wire: true,
+        applies: &[at!(
+            Mcp20251125,
+            Coverage,
+            TABLE,
+            "Progress notifications (notifications/progress) MUST stop after completion."
+        )],
     },
 ];
 

@@ -6,6 +6,8 @@
 //!           | PARTY "command" COMMAND         | PARTY "work-done" ID
 //!           | PARTY "work-progress" ID        | PARTY "timer-fired" TIMER
 //!           | PARTY "internal-cancel" ID
+//!           | PARTY "stream-closed" ID          | PARTY "stream-lost" ID
+//!           | PARTY "stream-resumed" ID         | PARTY "closes-stream" ID
 //!           | PARTY "disconnected"            | PARTY "delivers" ID OUTCOME
 //!           | PARTY "starts" "work" ID        | PARTY "aborts" "work" ID
 //!           | PARTY "drops" ID                | PARTY "crashes"
@@ -121,6 +123,9 @@ impl fmt::Display for Notation<'_> {
                     Input::TimerFired(t) => write!(f, "timer-fired {}", Tm(t)),
                     Input::Disconnected => f.write_str("disconnected"),
                     Input::InternalCancel(id) => write!(f, "internal-cancel {}", Id(id)),
+                    Input::StreamClosed(id) => write!(f, "stream-closed {}", Id(id)),
+                    Input::StreamLost(id) => write!(f, "stream-lost {}", Id(id)),
+                    Input::StreamResumed(id) => write!(f, "stream-resumed {}", Id(id)),
                 }
             }
             Event::Output { party, output } => {
@@ -159,6 +164,7 @@ impl fmt::Display for Notation<'_> {
                         write!(f, "anomaly {word} {}", Id(id))
                     }
                     Output::Crashed => f.write_str("crashes"),
+                    Output::CloseStream(id) => write!(f, "closes-stream {}", Id(id)),
                     Output::Nested { parent, child } => {
                         write!(f, "nests {} under {}", Id(child), Id(parent))
                     }
@@ -663,6 +669,10 @@ impl<'a> Words<'a> {
             "crashes",
             "internal-cancel",
             "nests",
+            "stream-closed",
+            "stream-lost",
+            "stream-resumed",
+            "closes-stream",
         ];
         let input = |input| Event::Input { party, input };
         let output = |output| Event::Output { party, output };
@@ -701,6 +711,10 @@ impl<'a> Words<'a> {
             15 => output(Output::Anomaly(self.anomaly()?)),
             16 => output(Output::Crashed),
             17 => input(Input::InternalCancel(self.id()?)),
+            19 => input(Input::StreamClosed(self.id()?)),
+            20 => input(Input::StreamLost(self.id()?)),
+            21 => input(Input::StreamResumed(self.id()?)),
+            22 => output(Output::CloseStream(self.id()?)),
             _ => {
                 let child = self.id()?;
                 self.literal("under")?;
@@ -780,6 +794,10 @@ mod tests {
             "network duplicates client cancel 1",
             "end quiescent open 0 0",
             "end bounded open 2 1",
+            "server stream-closed 1",
+            "client stream-lost 1",
+            "client stream-resumed 1",
+            "client closes-stream 1",
         ];
         for line in lines {
             round_trip(line);

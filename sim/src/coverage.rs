@@ -49,6 +49,10 @@ pub enum Fix {
     NoCancelSupport,
     /// A link that may reorder (`--transport reordering`).
     Reordering,
+    /// Streamable HTTP (`--transport http`).
+    Http,
+    /// Connections that drop (`link.disconnect_permille`).
+    Disconnects,
     /// Nothing in the scenario stands in the way: more seeds may reach it (a larger search,
     /// for the explorer: a reordering link, or one request more).
     MoreSeeds,
@@ -61,6 +65,26 @@ pub struct Vacuity {
     pub why: String,
     /// The change that removes the reason.
     pub fix: Fix,
+}
+
+/// Whether `race` belongs to `scenario`'s transport. The races of Streamable HTTP's streams
+/// (`race-close-crosses-answer`, `race-resume-after-loss`, and with progress
+/// `race-progress-after-close`) exist on it only. On it, where closing the stream is the
+/// cancel (MCP 2026-07-28), nothing written on the stream is read after the close, so a cancel
+/// crossing the answer is `race-close-crosses-answer`, and no answer arrives after a cancel.
+pub fn race_on_transport(race: InvariantId, scenario: &Scenario) -> bool {
+    let http = scenario.link.order == crate::link::Order::Http;
+    let closes_cancel = scenario.dialect.rules().stream_close_cancels;
+    match race {
+        InvariantId::RaceCloseCrossesAnswer | InvariantId::RaceResumeAfterLoss => http,
+        InvariantId::RaceProgressAfterClose => {
+            http && (scenario.workload.progress_permille > 0 || scenario.swarm)
+        }
+        InvariantId::RaceCancelCrossesAnswer | InvariantId::RaceAnswerAfterCancel => {
+            !(http && closes_cancel)
+        }
+        _ => true,
+    }
 }
 
 /// What would let `race` be reached where `scenario` did not reach it.
@@ -103,6 +127,14 @@ pub fn server_requests_to_act(scenario: &Scenario) -> u16 {
         Behaviour::ServerCancels => 1,
         _ => 0,
     }
+}
+
+/// Whether behaviour `b` acts on Streamable HTTP only (a stream's close is what it mistakes).
+pub fn http_to_act(b: Behaviour) -> bool {
+    matches!(
+        b,
+        Behaviour::WorksAfterClose | Behaviour::CancelsOnDisconnect
+    )
 }
 
 /// The request trees a behaviour of request trees needs to act: a grandchild for
@@ -204,6 +236,14 @@ pub fn fault_hint(scenario: &Scenario) -> (&'static str, Fix) {
         Behaviour::CancelsTaskByNotification if w.task_permille == 0 => (
             "it acts on task-augmented requests (workload.task_permille)",
             Fix::Tasks,
+        ),
+        b if http_to_act(b) && scenario.link.order != crate::link::Order::Http => (
+            "it acts on Streamable HTTP only (--transport http)",
+            Fix::Http,
+        ),
+        Behaviour::CancelsOnDisconnect if scenario.link.disconnect_permille == 0 => (
+            "it acts when a stream's connection drops (link.disconnect_permille)",
+            Fix::Disconnects,
         ),
         Behaviour::CancelsWithoutCapability if w.cancel_support == Some(true) => (
             "it acts only when the peer declares no cancellation support (workload.cancel_support)",

@@ -28,6 +28,10 @@ pub trait Effects {
     fn arm(&mut self, party: Party, timer: Timer);
     /// `party` disarms `timer`.
     fn disarm(&mut self, party: Party, timer: Timer);
+    /// `party` closes the response stream of its request `id` (Streamable HTTP).
+    fn close_stream(&mut self, party: Party, id: RequestId) {
+        let _ = (party, id);
+    }
     /// `party`'s session opened: the answer to its `initialize` was delivered to it.
     fn session_open(&mut self, party: Party) {
         let _ = party;
@@ -53,6 +57,7 @@ pub fn carry_out(party: Party, outs: &[Output], driver: &mut impl Effects) {
             Output::AbortWork(id) => driver.abort_work(party, id),
             Output::ArmTimer(t) => driver.arm(party, t),
             Output::DisarmTimer(t) => driver.disarm(party, t),
+            Output::CloseStream(id) => driver.close_stream(party, id),
             Output::Deliver {
                 outcome: Outcome::Reply(Reply::Initialized { .. }),
                 ..

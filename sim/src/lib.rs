@@ -8,6 +8,7 @@
 pub mod coverage;
 pub mod effects;
 pub mod explorer;
+pub mod http;
 pub mod link;
 pub mod rng;
 pub mod runner;

@@ -96,6 +96,14 @@ pub enum Order {
     Fifo,
     /// Any order (several streams, HTTP requests).
     Reordering,
+    /// Streamable HTTP (MCP): every client message is a POST of its own (any order towards
+    /// the server); the server answers each client request on that request's response stream
+    /// (its answer, its progress, the requests it sends on its behalf), in order within the
+    /// stream and in no order across streams, and sends the rest on the standalone GET stream.
+    /// The client may close a request's stream (the cancel where the dialect says so), and
+    /// the connection carrying one may drop and be resumed (`Last-Event-ID`): see
+    /// [`crate::http`].
+    Http,
 }
 
 impl Order {
@@ -104,6 +112,7 @@ impl Order {
         match self {
             Order::Fifo => "fifo",
             Order::Reordering => "reordering",
+            Order::Http => "http",
         }
     }
 }

@@ -277,7 +277,8 @@ fn count_by_invariant(counts: impl Iterator<Item = (InvariantId, u64)>) -> Vec<(
 }
 
 /// The races (sometimes properties) that apply to `scenario`: all of them that its dialect
-/// lists, except the timeout race when no request can time out.
+/// lists, except the timeout race when no request can time out, and those its transport
+/// cannot reach or does not have ([`crate::coverage::race_on_transport`]).
 pub fn applicable_races(scenario: &Scenario) -> PropertySet {
     let mut set = PropertySet::default();
     for inv in InvariantId::all() {
@@ -291,6 +292,9 @@ pub fn applicable_races(scenario: &Scenario) -> PropertySet {
             && scenario.workload.timeout.is_none()
             && !scenario.swarm
         {
+            continue;
+        }
+        if !crate::coverage::race_on_transport(inv, scenario) {
             continue;
         }
         set.insert(inv);

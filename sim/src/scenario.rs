@@ -112,6 +112,11 @@ pub struct Workload {
 /// act (`cancels-task-by-notification`): every one.
 pub const TASK_PERMILLE_TO_ACT: u16 = 1000;
 
+/// The chance that a run's connection drops, where a scenario moves to Streamable HTTP
+/// ([`Scenario::use_http`]) in a dialect where a dropped stream is no cancel: half the runs,
+/// so that a request's stream drops during its work and is resumed.
+pub const HTTP_DISCONNECT_PERMILLE: u16 = 500;
+
 fn is_zero(n: &u16) -> bool {
     *n == 0
 }
@@ -246,6 +251,7 @@ impl Scenario {
                 Fix::Nesting(n) => s.workload.nesting = n,
                 Fix::ServerRequests(n) => s.workload.server_requests = n,
                 Fix::Tasks => s.workload.task_permille = TASK_PERMILLE_TO_ACT,
+                Fix::Http => s.use_http(),
                 _ => {}
             }
         }
@@ -280,7 +286,22 @@ impl Scenario {
         }
         // What would let the fault act, where that is the trees or the server's requests.
         let (why, fix) = crate::coverage::fault_hint(self);
-        matches!(fix, Fix::Nesting(_) | Fix::ServerRequests(_) | Fix::Tasks).then_some((why, fix))
+        matches!(
+            fix,
+            Fix::Nesting(_) | Fix::ServerRequests(_) | Fix::Tasks | Fix::Http
+        )
+        .then_some((why, fix))
+    }
+
+    /// Moves the scenario to Streamable HTTP; where a dropped stream is no cancel (MCP
+    /// 2025-11-25) and the connection never drops, it drops in
+    /// [`HTTP_DISCONNECT_PERMILLE`] of the runs (each drop, of every stream a request the
+    /// server works on holds, is resumed).
+    pub fn use_http(&mut self) {
+        self.link.order = Order::Http;
+        if !self.dialect.rules().stream_close_cancels && self.link.disconnect_permille == 0 {
+            self.link.disconnect_permille = HTTP_DISCONNECT_PERMILLE;
+        }
     }
 
     /// The client's and the server's behaviours: the one under test on the party it acts on
@@ -389,6 +410,28 @@ impl Scenario {
                 return err(field, why);
             }
         }
+        if self.link.order == Order::Http {
+            if !matches!(self.dialect, Dialect::Mcp20251125 | Dialect::Mcp20260728) {
+                return err(
+                    "link.order",
+                    format!(
+                        "fifo or reordering: Streamable HTTP (http) is MCP's transport (mcp-2025-11-25, mcp-2026-07-28), not {}'s",
+                        self.dialect
+                    ),
+                );
+            }
+            for (field, p) in [
+                ("link.loss_permille", self.link.loss_permille),
+                ("link.duplicate_permille", self.link.duplicate_permille),
+            ] {
+                if p > 0 {
+                    return err(
+                        field,
+                        "0 on Streamable HTTP (http): a stream loses and duplicates nothing; what drops is a stream's connection (link.disconnect_permille)".into(),
+                    );
+                }
+            }
+        }
         if self.max_events == 0 {
             return err("max_events", "an integer of at least 1".into());
         }
@@ -431,6 +474,17 @@ impl Scenario {
             disconnect_permille: if rng.chance(150) { 1000 } else { 0 },
             timeouts: rng.chance(500),
             workers: 1 + rng.below(3) as u16,
+        };
+        // Streamable HTTP stays itself, with neither loss nor duplication (drawn all the
+        // same, so that the draws after them do not move).
+        let mix = match s.link.order {
+            Order::Http => SwarmMix {
+                order: Order::Http,
+                loss_permille: 0,
+                duplicate_permille: 0,
+                ..mix
+            },
+            _ => mix,
         };
         s.link.order = mix.order;
         s.link.loss_permille = mix.loss_permille;

@@ -15,6 +15,7 @@ use cancelcheck_model::{Command, Input, Message, Party, RequestId};
 use cancelcheck_properties::{Event, Verdict};
 
 use crate::effects::{Effects, carry_out};
+use crate::http::{Route, Streams};
 use crate::link::Order;
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, SwarmMix};
@@ -32,6 +33,13 @@ enum Occ {
     Spawn(Party, RequestId, u32),
     Fire(Party, Timer, u32),
     Disconnect,
+    /// Streamable HTTP: a message arrives on the response stream of the client's request with
+    /// this id.
+    Stream(RequestId, Message),
+    /// Streamable HTTP: the server reads that the stream of the client's request closed.
+    StreamClosed(RequestId),
+    /// Streamable HTTP: the client resumes the stream of its request.
+    Resume(RequestId),
 }
 
 /// The application's scripted actions (the workload).
@@ -101,6 +109,13 @@ pub struct Simulator {
     ids: [Vec<Option<RequestId>>; 2],
     last_delivery: [u64; 2],
     connected: bool,
+    /// Streamable HTTP: the client requests' streams, when each delivers last (order holds
+    /// within a stream), and what arrived on a dropped stream, waiting for its resume.
+    streams: Streams,
+    stream_last: Vec<(RequestId, u64)>,
+    held: Vec<(RequestId, Message)>,
+    /// Scratch: what was on its way on a stream the client closes.
+    gone: Vec<(u64, u64, Message)>,
     /// Per party, whether its workload is scheduled.
     workload_started: [bool; 2],
     scratch: Vec<cancelcheck_model::Output>,
@@ -122,6 +137,10 @@ impl Simulator {
             ],
             last_delivery: [0; 2],
             connected: true,
+            streams: Streams::default(),
+            stream_last: Vec::new(),
+            held: Vec::new(),
+            gone: Vec::new(),
             workload_started: [false; 2],
             scratch: Vec::with_capacity(16),
         }
@@ -146,6 +165,9 @@ impl Simulator {
         }
         self.last_delivery = [0; 2];
         self.connected = true;
+        self.streams.clear();
+        self.stream_last.clear();
+        self.held.clear();
         self.workload_started = [false; 2];
 
         self.schedule(0, Occ::App(Party::Client, AppAct::Init));
@@ -257,6 +279,32 @@ impl Simulator {
                 self.live_timers.swap_remove(pos);
                 self.feed(s, rng, party, Input::TimerFired(timer), None);
             }
+            Occ::Disconnect
+                if s.link.order == Order::Http && !s.dialect.rules().stream_close_cancels =>
+            {
+                self.lose_streams(s, rng);
+            }
+            Occ::Stream(id, msg) => match self.streams.state(id).0 {
+                // (Counted lost when the client closed the stream.)
+                crate::http::StreamState::Closed => {}
+                _ if !self.streams.readable(id) || self.held.iter().any(|h| h.0 == id) => {
+                    self.held.push((id, msg))
+                }
+                _ => self.feed(s, rng, Party::Client, Input::Receive(msg), None),
+            },
+            Occ::StreamClosed(id) => {
+                self.streams.read(id);
+                self.feed(s, rng, Party::Server, Input::StreamClosed(id), None);
+            }
+            Occ::Resume(id) => {
+                self.streams.resume(id);
+                self.feed(s, rng, Party::Client, Input::StreamResumed(id), None);
+                // The server replays, in order, what it kept of the stream.
+                while let Some(i) = self.held.iter().position(|h| h.0 == id) {
+                    let (_, msg) = self.held.remove(i);
+                    self.feed(s, rng, Party::Client, Input::Receive(msg), None);
+                }
+            }
             Occ::Disconnect => {
                 if self.connected {
                     self.connected = false;
@@ -328,6 +376,46 @@ impl Simulator {
         self.scratch = outs;
     }
 
+    /// Streamable HTTP, where a stream's drop is no cancel: the connection drops, and with it
+    /// the stream of every request the server has read and the client still waits for; the
+    /// server reads each drop after a delay, and the client resumes each after another.
+    fn lose_streams(&mut self, s: &Scenario, rng: &mut SimRng) {
+        for k in 0..self.ids[Party::Client.index()].len() {
+            let Some(id) = self.ids[Party::Client.index()][k] else {
+                continue;
+            };
+            let (client, server) = (
+                self.world.endpoint(Party::Client),
+                self.world.endpoint(Party::Server),
+            );
+            if !(self.streams.may_drop(id) && client.awaits(id) && server.received(id).is_some()) {
+                continue;
+            }
+            self.streams.lose(id);
+            self.feed(s, rng, Party::Client, Input::StreamLost(id), None);
+            let now = self.world.now;
+            let read = now.saturating_add(s.link.latency.draw(rng));
+            self.schedule(read, Occ::StreamClosed(id));
+            let back = now.saturating_add(s.link.latency.draw(rng).saturating_mul(4));
+            self.schedule(back, Occ::Resume(id));
+        }
+    }
+
+    /// When the next message on the stream of request `id` arrives, at the earliest `at`
+    /// (order holds within a stream).
+    fn stream_time(&mut self, id: RequestId, at: u64) -> u64 {
+        match self.stream_last.iter_mut().find(|l| l.0 == id) {
+            Some(l) => {
+                l.1 = l.1.max(at);
+                l.1
+            }
+            None => {
+                self.stream_last.push((id, at));
+                at
+            }
+        }
+    }
+
     fn transmit(&mut self, s: &Scenario, rng: &mut SimRng, from: Party, msg: Message) {
         if !self.connected {
             return;
@@ -345,6 +433,25 @@ impl Simulator {
                 1
             };
         let to = from.peer();
+        if link.order == Order::Http {
+            // (Streamable HTTP neither loses nor duplicates: the scenario refuses both.)
+            let at = self.world.now.saturating_add(link.latency.draw(rng));
+            let server = self.world.endpoint(Party::Server);
+            match self.streams.route(from, msg, |id| server.sent_for(id)) {
+                Route::Post => self.schedule(at, Occ::Deliver(to, msg)),
+                Route::Stream(id) => {
+                    let at = self.stream_time(id, at);
+                    self.schedule(at, Occ::Stream(id, msg));
+                }
+                Route::Get => {
+                    let at = at.max(self.last_delivery[to.index()]);
+                    self.last_delivery[to.index()] = at;
+                    self.schedule(at, Occ::Deliver(to, msg));
+                }
+                Route::Discard => self.world.emit(Event::Lost { from, msg }),
+            }
+            return;
+        }
         for _ in 0..copies {
             let mut at = self.world.now.saturating_add(link.latency.draw(rng));
             if link.order == Order::Fifo {
@@ -426,6 +533,31 @@ impl Effects for Carrying<'_> {
         self.sim
             .live_timers
             .retain(|t| !(t.0 == party && t.1 == timer));
+    }
+
+    fn close_stream(&mut self, _: Party, id: RequestId) {
+        let sim = &mut *self.sim;
+        sim.streams.close(id);
+        // What is on its way on the stream is never read: lost now, in the order it was sent.
+        let mut gone = core::mem::take(&mut sim.gone);
+        gone.clear();
+        gone.extend(sim.agenda.iter().filter_map(|Reverse(i)| match i.occ {
+            Occ::Stream(l, m) if l == id => Some((i.time, i.seq, m)),
+            _ => None,
+        }));
+        gone.sort_unstable();
+        for &(_, _, msg) in &gone {
+            sim.world.emit(Event::Lost {
+                from: Party::Server,
+                msg,
+            });
+        }
+        sim.gone = gone;
+        let at = sim
+            .world
+            .now
+            .saturating_add(self.s.link.latency.draw(self.rng));
+        sim.schedule(at, Occ::StreamClosed(id));
     }
 
     fn session_open(&mut self, party: Party) {

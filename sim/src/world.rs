@@ -59,6 +59,7 @@ pub fn endpoint_configs(s: &Scenario) -> [EndpointConfig; 2] {
         init_timeout: w.init_timeout.is_some(),
         ids: w.ids.into(),
         capacity,
+        streams: s.link.order == Order::Http,
     };
     // The server counts its ids from the same first id as the client, on its own: the ids of
     // the two directions coincide (the server's first request has the id of the client's

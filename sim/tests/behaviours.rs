@@ -146,6 +146,10 @@ fn declared_breaks_are_observed_breaks() {
                 if b == Behaviour::CancelsTaskByNotification {
                     s.workload.task_permille = cancelcheck_sim::scenario::TASK_PERMILLE_TO_ACT;
                 }
+                // Faults of Streamable HTTP get it.
+                if cancelcheck_sim::coverage::http_to_act(b) {
+                    s.use_http();
+                }
                 if !timeouts {
                     s.workload.timeout = None;
                     s.workload.init_timeout = None;
@@ -158,7 +162,13 @@ fn declared_breaks_are_observed_breaks() {
             }
             for (n, order, timeouts) in [1, 2]
                 .into_iter()
-                .flat_map(|n| [Order::Fifo, Order::Reordering].map(|o| (n, o)))
+                .flat_map(|n| {
+                    let orders = match cancelcheck_sim::coverage::http_to_act(b) {
+                        true => [Order::Http, Order::Http],
+                        false => [Order::Fifo, Order::Reordering],
+                    };
+                    orders.map(|o| (n, o))
+                })
                 .flat_map(|(n, o)| [true, false].map(|t| (n, o, t)))
             {
                 {

@@ -111,16 +111,19 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
     ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
     ("mcp-2025-11-25", "cancels-task-by-notification", 1, 4, 12), // task-cancelled-by-request
-    ("lsp", "sends-before-initialize", 1, 1, 2),                  // no-request-before-initialize
-    ("lsp", "misuses-server-cancelled", 1, 5, 120),               // internal-cancel-code (warn)
-    ("abp", "never-answers-cancelled", 1, 10, 2732),              // eventual-resolution
-    ("abp", "answers-twice", 1, 7, 5300), // single-resolution,cancel-honoured
-    ("abp", "id-type-confusion", 1, 1, 32), // exact-id-match
-    ("abp", "cancel-cancels-all", 2, 6, 2899236), // exact-id-match
-    ("abp", "crashes-on-unknown-cancel", 1, 3, 1158), // unknown-cancel-harmless
+    // Streamable HTTP (with `coverage::http_to_act`).
+    ("mcp-2026-07-28", "works-after-close", 1, 5, 40), // close-is-cancel
+    ("mcp-2025-11-25", "cancels-on-disconnect", 1, 6, 330), // disconnect-not-cancel (warn)
+    ("lsp", "sends-before-initialize", 1, 1, 2),       // no-request-before-initialize
+    ("lsp", "misuses-server-cancelled", 1, 5, 120),    // internal-cancel-code (warn)
+    ("abp", "never-answers-cancelled", 1, 10, 2732),   // eventual-resolution
+    ("abp", "answers-twice", 1, 7, 5300),              // single-resolution,cancel-honoured
+    ("abp", "id-type-confusion", 1, 1, 32),            // exact-id-match
+    ("abp", "cancel-cancels-all", 2, 6, 2899236),      // exact-id-match
+    ("abp", "crashes-on-unknown-cancel", 1, 3, 1158),  // unknown-cancel-harmless
     ("abp", "ack-disagrees-with-outcome", 1, 7, 4148), // cancel-honoured,ack-agrees-with-outcome
     ("abp", "second-cancel-not-cancelled", 1, 8, 3548), // cancel-idempotent,ack-agrees-with-outcome
-    ("abp", "forgets-completed-call", 1, 3, 2900), // cancel-result-per-table
+    ("abp", "forgets-completed-call", 1, 3, 2900),     // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
     ("acp", "answers-parent-first", 1, 6, 2446),
     ("acp", "cancels-sibling-subtree", 2, 9, 8757478),
@@ -205,6 +208,56 @@ fn mcp_2026_correct_behaviours_are_exhaustively_clean() {
     check_correct("mcp-2026-07-28");
 }
 
+/// Streamable HTTP, searched whole (no reduction applies) with one worker, and progress where
+/// the search stays small: (dialect, requests, progress, unique states, total states).
+const HTTP_CORRECT: &[(&str, u16, bool, u64, u64)] = &[
+    ("mcp-2026-07-28", 1, true, 56, 72),
+    ("mcp-2026-07-28", 2, true, 2018, 4258),
+    ("mcp-2025-11-25", 1, true, 456, 844),
+    ("mcp-2025-11-25", 2, false, 22228, 68418),
+];
+
+/// The correct server and client on Streamable HTTP break nothing in any schedule of 1 and 2
+/// requests, in both MCP dialects, and reach every race that applies there: the close crossing
+/// the answer (and in MCP 2025-11-25 the cancel POST crossing it, a drop during work and its
+/// resume, progress on the GET stream after the drop).
+#[test]
+fn http_correct_behaviours_are_exhaustively_clean_and_reach_every_race() {
+    let mut changed = Vec::new();
+    for &(d, n, progress, unique, total) in HTTP_CORRECT {
+        let mut spec = ExploreSpec::new(d.parse().unwrap(), Behaviour::Honour, n, Order::Http);
+        spec.workers = 1;
+        spec.progress = progress;
+        let s = spec.scenario();
+        let r = search(&s, &opts(), &|_, _, _| {});
+        assert!(r.finding().is_none(), "{d} N={n}: {:?}", r.counterexample);
+        assert!(r.exhaustive, "{d} N={n} was not exhaustive");
+        let missed: Vec<_> = cancelcheck_sim::runner::applicable_races(&s)
+            .iter()
+            .filter(|race| !r.reached.contains(*race))
+            .map(|race| race.name())
+            .collect();
+        // (One request never waits for a worker.)
+        let expected: &[&str] = if n == 1 {
+            &["race-cancel-before-work"]
+        } else {
+            &[]
+        };
+        assert_eq!(missed, expected, "{d} N={n}: races not reached");
+        if (r.unique_states, r.total_states) != (unique, total) {
+            changed.push(format!(
+                "(\"{d}\", {n}, {progress}, {}, {}), // was {unique}, {total}",
+                r.unique_states, r.total_states
+            ));
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "state counts changed:\n{}",
+        changed.join("\n")
+    );
+}
+
 #[test]
 fn lsp_correct_behaviours_are_exhaustively_clean() {
     check_correct("lsp");
@@ -267,7 +320,13 @@ fn check_faults(size_is: impl Fn(u64) -> bool) {
                 continue;
             }
             searched += 1;
-            let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
+            // These act on Streamable HTTP only.
+            let order = if cancelcheck_sim::coverage::http_to_act(b) {
+                Order::Http
+            } else {
+                Order::Reordering
+            };
+            let mut spec = ExploreSpec::new(d, b, n, order);
             spec.timeouts = true;
             spec.init_timeout = true;
             // This fault acts on progress notifications.
@@ -548,6 +607,10 @@ fn partial_order_keeps_every_verdict() {
             let Some(class) = classify(b, d) else {
                 continue;
             };
+            // The faults of Streamable HTTP act there only, where no reduction applies.
+            if cancelcheck_sim::coverage::http_to_act(b) {
+                continue;
+            }
             let spec = |n: u16, nesting: Nesting| {
                 let mut spec = ExploreSpec::new(d, b, n, Order::Reordering);
                 spec.timeouts = nesting.is_flat();

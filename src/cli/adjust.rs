@@ -52,6 +52,11 @@ pub fn run_flags(fix: Fix, seeds: &std::ops::Range<u64>) -> Vec<(String, String)
             cancelcheck_sim::scenario::TASK_PERMILLE_TO_ACT.into(),
         )],
         Fix::Reordering => vec![("--transport".into(), "reordering".into())],
+        Fix::Http => vec![("--transport".into(), "http".into())],
+        Fix::Disconnects => vec![set_default(
+            "link.disconnect_permille",
+            cancelcheck_sim::scenario::HTTP_DISCONNECT_PERMILLE.into(),
+        )],
         Fix::MoreSeeds => {
             let wider = seeds
                 .start
@@ -75,6 +80,7 @@ pub fn explore_flags(fix: Fix, s: &Scenario) -> Option<Vec<String>> {
         Fix::InternalCancels => vec!["--internal-cancel".into()],
         Fix::Tasks => vec!["--tasks".into()],
         Fix::Reordering => vec!["--transport".into(), "reordering".into()],
+        Fix::Http => vec!["--transport".into(), "http".into()],
         Fix::MoreSeeds if s.link.order == cancelcheck_sim::link::Order::Fifo => {
             vec!["--transport".into(), "reordering".into()]
         }
@@ -82,7 +88,8 @@ pub fn explore_flags(fix: Fix, s: &Scenario) -> Option<Vec<String>> {
             "--requests".into(),
             (s.workload.requests.saturating_add(1)).to_string(),
         ],
-        Fix::Cancels | Fix::NoCancelSupport => return None,
+        // (The explorer drops every stream it may on Streamable HTTP.)
+        Fix::Cancels | Fix::NoCancelSupport | Fix::Disconnects => return None,
     })
 }
 

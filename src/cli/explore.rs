@@ -24,6 +24,10 @@ pub enum Transport {
     Stdio,
     /// Any order.
     Reordering,
+    /// Streamable HTTP (MCP): a POST per client message, a response stream per client
+    /// request, the standalone GET stream; closing a stream, a stream's connection dropping
+    /// and its resume.
+    Http,
 }
 
 impl Transport {
@@ -32,6 +36,7 @@ impl Transport {
         match self {
             Transport::Stdio => cancelcheck_sim::link::Order::Fifo,
             Transport::Reordering => cancelcheck_sim::link::Order::Reordering,
+            Transport::Http => cancelcheck_sim::link::Order::Http,
         }
     }
 }
@@ -480,7 +485,11 @@ fn explore_next(
     let w = &s.workload;
     let mut flags = vec![
         format!("--requests {}", w.requests.max(2)),
-        "--transport reordering".to_string(),
+        // (Streamable HTTP stays itself: it reorders across streams already.)
+        match s.link.order {
+            cancelcheck_sim::link::Order::Http => "--transport http".to_string(),
+            _ => "--transport reordering".to_string(),
+        },
         "--timeouts".to_string(),
         "--init-timeout".to_string(),
         "--progress".to_string(),
@@ -744,9 +753,12 @@ impl fmt::Display for ExploreReport {
             };
             writeln!(
                 f,
-                "covered: {what} of {} on a {} link ({} deep at most); nothing beyond these bounds",
+                "covered: {what} of {} on {} link ({} deep at most); nothing beyond these bounds",
                 plural(u64::from(self.requests), "request", "requests"),
-                self.transport,
+                match self.transport {
+                    "http" => "an http".to_string(),
+                    t => format!("a {t}"),
+                },
                 plural(u64::from(self.max_depth), "step", "steps"),
             )?;
         }

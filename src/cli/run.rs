@@ -529,6 +529,11 @@ pub fn adjustment_line(fix: Fix, why: &str, s: &Scenario) -> String {
         Fix::Nesting(n) => format!("request trees {}", adjust::nesting_flag(n)),
         Fix::ServerRequests(n) => format!("{n} requests from the server"),
         Fix::Tasks => format!("task-augmented requests ({}‰)", s.workload.task_permille),
+        Fix::Http if s.link.disconnect_permille > 0 => format!(
+            "Streamable HTTP, its connection dropping in {}‰ of the runs",
+            s.link.disconnect_permille
+        ),
+        Fix::Http => "Streamable HTTP".to_string(),
         _ => format!("{fix:?}"),
     };
     format!(
@@ -704,8 +709,10 @@ fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
     if let Some(n) = args.server_requests {
         s.workload.server_requests = n;
     }
-    if let Some(t) = args.transport {
-        s.link.order = t.order();
+    match args.transport {
+        Some(super::explore::Transport::Http) => s.use_http(),
+        Some(t) => s.link.order = t.order(),
+        None => {}
     }
     adjust::apply_sets(&mut s, &args.set)?;
     validate(&s)?;

@@ -342,6 +342,7 @@ impl<'a> Session<'a> {
             init_timeout: false,
             ids,
             capacity: 16,
+            streams: false,
         };
         let mut s = Session {
             setup,

@@ -925,6 +925,7 @@ fn main() -> ExitCode {
             reuse_answered: false,
         },
         capacity: 16,
+        streams: false,
     };
     let (tx, rx) = mpsc::channel();
     let framing = args.framing();

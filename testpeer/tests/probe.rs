@@ -152,6 +152,8 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         if b.party(d) != cancelcheck_model::Party::Server
             || cancelcheck_sim::coverage::server_requests_to_act(&s) > 0
             || !cancelcheck_sim::coverage::nesting_to_act(&s).is_flat()
+            // (Faults of Streamable HTTP act on a stream's close, which stdio has not.)
+            || cancelcheck_sim::coverage::http_to_act(b)
         {
             continue;
         }

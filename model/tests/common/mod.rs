@@ -25,6 +25,7 @@ pub fn endpoint(party: Party, dialect: Dialect, behaviour: Behaviour) -> Endpoin
             reuse_answered: false,
         },
         capacity: 4,
+        streams: false,
     })
 }
 

@@ -73,6 +73,13 @@ pub(super) struct Req {
     /// Its receiver, the client, had cancelled the prompt turn it serves (ACP `session/cancel`
     /// of its parent) while it held it unanswered: it owes it the outcome `cancelled`.
     pub(super) turn_cancelled: bool,
+    /// Streamable HTTP: its requester's end of the request's response stream is closed or
+    /// lost (and not resumed).
+    pub(super) stream_closed: bool,
+    /// Streamable HTTP: the stream was lost while its receiver held it unanswered.
+    pub(super) lost_during_work: bool,
+    /// Streamable HTTP: its receiver read that its stream closed while it held it unanswered.
+    pub(super) close_read_open: bool,
 }
 
 impl Req {
@@ -80,6 +87,16 @@ impl Req {
     pub(super) fn answer_in_flight(&self) -> bool {
         self.responses_sent.saturating_add(self.response_copies)
             > self.responses_received.saturating_add(self.responses_lost)
+    }
+
+    /// Its receiver ended it unanswered, with no cancel read and not on its own account,
+    /// after reading that its stream closed (Streamable HTTP, where a close is no cancel).
+    pub(super) fn stopped_on_close(&self) -> bool {
+        self.close_read_open
+            && !self.cancel_received
+            && !self.internal
+            && self.responder_done
+            && self.responses_sent == 0
     }
 
     /// A cancel for this request is on its way to the receiver.
@@ -129,6 +146,40 @@ impl Checker {
             Event::Lost { from, msg } => self.lost(from, msg),
             Event::Duplicated { from, msg } => self.duplicated(from, msg),
             Event::End { .. } => Change::default(),
+        }
+    }
+
+    /// Records what `ev` says of a request's response stream (Streamable HTTP): its requester
+    /// closing or losing it, or resuming it; its receiver reading that it closed.
+    pub(super) fn stream_update(&mut self, ev: &Event) {
+        let (party, id, what) = match *ev {
+            Event::Output {
+                party,
+                output: Output::CloseStream(id),
+            } => (party, id, 0),
+            Event::Input { party, input } => match input {
+                Input::StreamLost(id) => (party, id, 1),
+                Input::StreamResumed(id) => (party, id, 2),
+                Input::StreamClosed(id) => (party, id, 3),
+                _ => return,
+            },
+            _ => return,
+        };
+        let i = match what {
+            3 => self.find_held(party.peer(), id),
+            _ => self.find(party, id),
+        };
+        let Some(i) = i else { return };
+        let r = &mut self.reqs[i];
+        let open = r.responses_sent == 0 && !r.responder_done;
+        match what {
+            0 => r.stream_closed = true,
+            1 => {
+                r.stream_closed = true;
+                r.lost_during_work |= open && matches!(r.work, Work::Queued | Work::Running);
+            }
+            2 => r.stream_closed = false,
+            _ => r.close_read_open |= open && r.work != Work::Unseen,
         }
     }
 
@@ -382,6 +433,9 @@ impl Checker {
             cascade_owed,
             resolved_cancelled: false,
             turn_cancelled: false,
+            stream_closed: false,
+            lost_during_work: false,
+            close_read_open: false,
         });
         Change {
             rec: Some(self.reqs.len() - 1),

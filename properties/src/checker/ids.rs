@@ -58,8 +58,14 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
                 return;
             };
             let r = c.reqs[i];
-            // (A request of a prompt turn its receiver cancelled may stop with the turn.)
-            if !r.cancel_received && !r.internal && !r.turn_cancelled && !c.disconnected {
+            // (A request of a prompt turn its receiver cancelled may stop with the turn; one
+            // stopped when its stream closed is `streams`' to judge.)
+            if !r.cancel_received
+                && !r.internal
+                && !r.turn_cancelled
+                && !r.close_read_open
+                && !c.disconnected
+            {
                 c.violate(InvariantId::ExactIdMatch, Some((party.peer(), id)));
             }
         }

@@ -8,9 +8,9 @@
 //! every event kind: the request it is about (found by the one lookup that suits who sent
 //! what), counts of what is on the wire, what each party declared or did. Then each family of
 //! invariants judges the event against the records, one file each, in the order of
-//! `Checker::observe`: `races` (the races reached), `parties`, `initialize`, `ids`, `activity`,
-//! `trees`, `resolution`, `cancel_answers`, `acks` and `quiescence` (what a quiescent run
-//! owes). Adding an invariant is adding its id, its catalog row, its check in one family, and
+//! `Checker::observe`: `races` (the races reached), `streams` (Streamable HTTP), `parties`,
+//! `initialize`, `ids`, `activity`, `trees`, `resolution`, `cancel_answers`, `acks` and
+//! `quiescence` (what a quiescent run owes). Adding an invariant is adding its id, its catalog row, its check in one family, and
 //! its vectors (see `docs/checker.md`).
 
 mod acks;
@@ -24,6 +24,7 @@ mod parties;
 mod quiescence;
 mod races;
 mod resolution;
+mod streams;
 mod trees;
 mod verdict;
 
@@ -339,7 +340,12 @@ impl Checker {
     }
 
     /// Reads one event: records what it changed, then lets every family judge it.
-    pub fn observe(&mut self, ev: &Event) {
+    pub fn observe(&mut self, raw: &Event) {
+        // Where closing a request's stream is its cancel (Streamable HTTP in MCP 2026-07-28),
+        // every family but the stream's own reads the close as the cancel it is.
+        let read = streams::as_cancel(self.rules(), raw);
+        let ev = &read;
+        self.stream_update(raw);
         let ch = self.update(ev);
         // The families, in the order they judge each event. Findings of one event are listed
         // in this order, the order the checker has always listed them in (a cancel from a
@@ -348,6 +354,7 @@ impl Checker {
         // cancel, before what an acknowledgement says of it); a new family goes where its
         // findings are to be listed.
         races::judge(self, ev, &ch);
+        streams::judge(self, raw);
         parties::judge(self, ev, &ch);
         initialize::judge(self, ev, &ch);
         ids::judge(self, ev, &ch);
@@ -634,6 +641,9 @@ mod tests {
             cascade_owed: true,
             resolved_cancelled: true,
             turn_cancelled: true,
+            stream_closed: true,
+            lost_during_work: true,
+            close_read_open: true,
         };
         let mut bytes = Vec::new();
         r.pack(&mut bytes);

@@ -29,7 +29,9 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
     // excused by a loss waits on that loss too.
     let mut waits_on_loss = false;
     for (i, r) in c.reqs.iter().enumerate() {
-        if r.delivered > 0 || c.crashed[r.requester.index()] {
+        // (A request its receiver stopped when its stream closed, and so never answered, is
+        // reported once, under the sentence that forbids taking a close for a cancel.)
+        if r.delivered > 0 || c.crashed[r.requester.index()] || r.stopped_on_close() {
             continue;
         }
         let lost = if r.request_lost {

@@ -103,6 +103,8 @@ struct Bounds {
     fanout: u8,
     /// Every request the client sends is task-augmented (where the dialect has tasks).
     tasks: bool,
+    /// Streamable HTTP: a stream per client request (see [`crate::http`]).
+    http: bool,
 }
 
 fn bounds(s: &Scenario) -> Bounds {
@@ -135,6 +137,7 @@ fn bounds(s: &Scenario) -> Bounds {
             s.workload.nesting.fanout
         },
         tasks: s.workload.task_permille > 0 && s.dialect.rules().task_cancel_method.is_some(),
+        http: s.link.order == Order::Http,
     }
 }
 
@@ -268,6 +271,7 @@ pub fn symmetric(s: &Scenario) -> bool {
     // The relabelling renames the client's ids only; the server's requests share its id space.
     bounds(s).server_requests == 0
         && bounds(s).fanout == 0
+        && !bounds(s).http
         && s.workload.workers >= s.workload.requests
         && !s.workload.ids.reuse_answered
         && !matches!(
@@ -415,7 +419,9 @@ pub fn partial_order(s: &Scenario) -> bool {
     let b = bounds(s);
     // (`sends-before-initialize` makes the client's send and the arrival of the `initialize`
     // answer to it two steps whose order decides a verdict.)
+    // (Streamable HTTP's streams are searched whole: its steps are no request's alone.)
     if s.link.duplicate_permille > 0
+        || b.http
         || matches!(
             s.behaviour,
             B::CrashesOnUnknownCancel | B::SendsBeforeInitialize

@@ -71,6 +71,13 @@ pub(super) trait StepView {
     fn has_id(&self, k: u8) -> bool;
     /// The messages in flight towards `to`, in the form's order.
     fn queue(&self, to: Party) -> &[Self::Msg];
+    /// Whether the message at place `i` of the queue towards `to` must wait though the link's
+    /// order would let it through (Streamable HTTP: behind another of its stream, or on a
+    /// stream that cannot be read now).
+    fn held(&self, to: Party, i: usize) -> bool {
+        let _ = (to, i);
+        false
+    }
     /// Whether `m` is a request (which the network never duplicates).
     fn is_request(&self, m: Self::Msg) -> bool;
     /// Running work.
@@ -120,7 +127,7 @@ pub(super) fn list<V: StepView>(v: &V, b: &Bounds, mut push: impl FnMut(Listed))
         let q = v.queue(to);
         let candidates = if b.fifo { q.len().min(1) } else { q.len() };
         for i in 0..candidates {
-            if q[..i].contains(&q[i]) {
+            if q[..i].contains(&q[i]) || v.held(to, i) {
                 continue;
             }
             push(Listed::Deliver(to, place(i)));

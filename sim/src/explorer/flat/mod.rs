@@ -80,8 +80,9 @@ impl Layout {
     /// request, cancels and answers, `initialize` and its answer, and any duplicate; running
     /// work and timers for every request and one more. `None` if that exceeds a row.
     pub(super) fn new(b: Bounds) -> Option<Layout> {
-        if b.server_requests > 0 || b.fanout > 0 {
-            // Rows hold the client's script only: such a search runs on plain states.
+        if b.server_requests > 0 || b.fanout > 0 || b.http {
+            // Rows hold the client's script only, and the FIFO and reordering links: such a
+            // search runs on plain states.
             return None;
         }
         let n = usize::from(b.requests);

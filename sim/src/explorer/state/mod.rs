@@ -17,8 +17,10 @@ use cancelcheck_properties::{Event, PropertySet, Verdict};
 use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
+mod http;
 mod reduce;
 mod trees;
+use http::Http;
 pub(super) use reduce::ample;
 use trees::Spawned;
 
@@ -95,6 +97,17 @@ pub enum Step {
     /// The running work of the request with this id, received by the party, sends a request
     /// on its behalf (a nested request).
     Spawn(Party, RequestId),
+    /// Streamable HTTP: the message at the head of the standalone GET stream is delivered to
+    /// the client.
+    DeliverGet,
+    /// Streamable HTTP: the server reads that the stream of the client's request with this id
+    /// closed (or dropped).
+    StreamClosed(RequestId),
+    /// Streamable HTTP: the connection of the stream of the client's request with this id
+    /// drops.
+    LoseStream(RequestId),
+    /// Streamable HTTP: the client resumes the stream of its request with this id.
+    ResumeStream(RequestId),
 }
 
 /// The server's application script: what it sent, cancelled and may still send. Only the plain
@@ -149,6 +162,9 @@ pub struct Explorer {
     /// whose behalf, how deep each stands, which root it serves) are read from the checker's
     /// records, the one model of parentage; empty without nesting.
     spawns: SmallVec<[Spawned; 4]>,
+    /// Streamable HTTP's streams (packed as nothing on the other transports).
+    #[state(custom)]
+    http: Http,
     /// Whether requests nest.
     #[state(config)]
     nested: bool,
@@ -223,6 +239,7 @@ impl Explorer {
                 malformed_left: u8::from(b.malformed && b.server_requests > 0),
             },
             spawns: SmallVec::new(),
+            http: Http::new(b.http),
             nested: b.fanout > 0,
             steps: 0,
             outs: Vec::new(),
@@ -310,6 +327,10 @@ impl Explorer {
                 }
             }
         }
+        // Streamable HTTP's steps come last of all, so the others keep their indices.
+        if b.http {
+            self.http_steps(out);
+        }
     }
 
     /// The plain step of a listed choice (by place) in this state.
@@ -351,7 +372,14 @@ impl Explorer {
             Step::Abort(p, id) => Listed::Abort(work(p, id)?),
             Step::Fire(p, t) => Listed::Fire(self.timers.iter().position(|&x| x == (p, t))? as u16),
             Step::Malformed => Listed::Malformed,
-            Step::ServerSend | Step::ServerCancel(_) | Step::ServerMalformed | Step::Spawn(..) => {
+            Step::ServerSend
+            | Step::ServerCancel(_)
+            | Step::ServerMalformed
+            | Step::Spawn(..)
+            | Step::DeliverGet
+            | Step::StreamClosed(_)
+            | Step::LoseStream(_)
+            | Step::ResumeStream(_) => {
                 return None;
             }
         })
@@ -395,6 +423,13 @@ impl Explorer {
                 Stimulus::Feed(Party::Server, Input::Command(Command::MalformedCancel))
             }
             Step::Spawn(p, id) => Stimulus::Feed(p, Input::Command(Command::SendNested(id))),
+            Step::DeliverGet => match self.http.get.first() {
+                Some(&m) => Stimulus::Feed(Party::Client, Input::Receive(m)),
+                None => Stimulus::Nothing,
+            },
+            Step::StreamClosed(id) => Stimulus::Feed(Party::Server, Input::StreamClosed(id)),
+            Step::LoseStream(id) => Stimulus::Feed(Party::Client, Input::StreamLost(id)),
+            Step::ResumeStream(id) => Stimulus::Feed(Party::Client, Input::StreamResumed(id)),
         }
     }
 
@@ -459,6 +494,10 @@ impl Explorer {
                     self.count_spawn(i);
                 }
             }
+            Step::DeliverGet
+            | Step::StreamClosed(_)
+            | Step::LoseStream(_)
+            | Step::ResumeStream(_) => self.http_apply(step),
         }
         // The application asking to send learns the id of its request (a reused id need not
         // be the largest in flight).
@@ -645,6 +684,9 @@ struct Carrying<'a> {
 
 impl Effects for Carrying<'_> {
     fn send(&mut self, from: Party, msg: Message) {
+        if self.b.http {
+            return self.e.http_send(from, msg);
+        }
         let to = from.peer();
         self.e.dirty |= Dirty::NET[to.index()];
         let q = &mut self.e.net[to.index()];
@@ -699,6 +741,10 @@ impl Effects for Carrying<'_> {
         self.e.dirty |= Dirty::TIMERS;
         self.e.timers.retain(|x| *x != (party, timer));
     }
+
+    fn close_stream(&mut self, _: Party, id: RequestId) {
+        self.e.http_close(id);
+    }
 }
 
 impl StepView for Explorer {
@@ -722,6 +768,9 @@ impl StepView for Explorer {
     }
     fn is_request(&self, m: Message) -> bool {
         matches!(m, Message::Request { .. })
+    }
+    fn held(&self, to: Party, i: usize) -> bool {
+        self.http.on() && to == Party::Client && self.http_held(i)
     }
     fn work(&self) -> &[(Party, RequestId)] {
         &self.work
