@@ -3,8 +3,9 @@
 //!
 //! A driver decides how an effect happens (the simulator schedules it in virtual time with
 //! drawn delays, the explorer puts it in its tables to branch on later); which outputs are
-//! effects, in what order, and how a nested request is paired with its parent is decided here
-//! once. The world ([`crate::World::feed`]) has already shown the checker every output.
+//! effects, and in what order, is decided here once. Which request a nested one was sent for
+//! is the checker's to say (`Checker::parentage`), from the same outputs: the world
+//! ([`crate::World::feed`]) has already shown the checker every output.
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{Method, Outcome, Reply};
@@ -15,10 +16,9 @@ use cancelcheck_model::{Message, Output, Party, RequestId};
 pub trait Effects {
     /// `from` puts `msg` on the wire towards its peer.
     fn send(&mut self, from: Party, msg: Message);
-    /// `from` sends the request `id` with `method` (called right before its [`Effects::send`]),
-    /// on behalf of `parent`, a request `from` received, when it is a nested request.
-    fn request(&mut self, from: Party, id: RequestId, method: Method, parent: Option<RequestId>) {
-        let _ = (from, id, method, parent);
+    /// `from` sends the request `id` with `method` (called right before its [`Effects::send`]).
+    fn request(&mut self, from: Party, id: RequestId, method: Method) {
+        let _ = (from, id, method);
     }
     /// `party` starts the work for the request `id` it received.
     fn start_work(&mut self, party: Party, id: RequestId);
@@ -39,20 +39,18 @@ pub trait Effects {
 }
 
 /// Carries out, on `driver`, what `party` did (`outs`, one input's outputs in order). Outputs
-/// that are no effect on a driver (outcomes other than `initialize`'s, refusals, ignored
-/// input, anomalies, a crash) are left to the checker, which has seen them.
+/// that are no effect on a driver (a nested request's link to its parent, outcomes other than
+/// `initialize`'s, refusals, ignored input, anomalies, a crash) are left to the checker, which
+/// has seen them.
 pub fn carry_out(party: Party, outs: &[Output], driver: &mut impl Effects) {
-    // A `Nested` output names the parent of the request sent next.
-    let mut parent = None;
     for &out in outs {
         match out {
             Output::Send(msg) => {
                 if let Message::Request { id, method } = msg {
-                    driver.request(party, id, method, parent.take());
+                    driver.request(party, id, method);
                 }
                 driver.send(party, msg);
             }
-            Output::Nested { parent: p, .. } => parent = Some(p),
             Output::StartWork(id) => driver.start_work(party, id),
             Output::AbortWork(id) => driver.abort_work(party, id),
             Output::ArmTimer(t) => driver.arm(party, t),
@@ -62,7 +60,8 @@ pub fn carry_out(party: Party, outs: &[Output], driver: &mut impl Effects) {
                 outcome: Outcome::Reply(Reply::Initialized { .. }),
                 ..
             } => driver.session_open(party),
-            Output::Deliver { .. }
+            Output::Nested { .. }
+            | Output::Deliver { .. }
             | Output::Dropped(_)
             | Output::Refused(..)
             | Output::Ignored(_)
@@ -84,8 +83,8 @@ mod tests {
         fn send(&mut self, from: Party, msg: Message) {
             self.0.push(format!("send {from:?} {:?}", msg.request_id()));
         }
-        fn request(&mut self, from: Party, id: RequestId, _: Method, parent: Option<RequestId>) {
-            self.0.push(format!("request {from:?} {id:?} {parent:?}"));
+        fn request(&mut self, from: Party, id: RequestId, _: Method) {
+            self.0.push(format!("request {from:?} {id:?}"));
         }
         fn start_work(&mut self, party: Party, id: RequestId) {
             self.0.push(format!("start {party:?} {id:?}"));
@@ -101,10 +100,10 @@ mod tests {
         }
     }
 
-    /// A nested request's parent reaches the request sent next, and only that one; effects
-    /// come in the order of the outputs; outputs that are no effect are passed over.
+    /// Effects come in the order of the outputs; outputs that are no effect (a nested
+    /// request's link to its parent, which the checker reads, among them) are passed over.
     #[test]
-    fn a_parent_names_the_next_request_only() {
+    fn effects_come_in_the_order_of_the_outputs() {
         let (p, a, b) = (RequestId::Int(7), RequestId::Int(1), RequestId::Int(2));
         let work = |id| {
             Output::Send(Message::Request {
@@ -129,10 +128,10 @@ mod tests {
         let mut log = Log::default();
         carry_out(Party::Server, &outs, &mut log);
         let want = [
-            "request Server 1 Some(7)",
+            "request Server 1",
             "send Server Some(1)",
             "arm Server RequestTimeout(1)",
-            "request Server 2 None",
+            "request Server 2",
             "send Server Some(2)",
             "start Server 7",
             "abort Server 7",

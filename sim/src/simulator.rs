@@ -478,7 +478,7 @@ impl Effects for Carrying<'_> {
         self.sim.transmit(self.s, self.rng, from, msg);
     }
 
-    fn request(&mut self, from: Party, id: RequestId, method: Method, _parent: Option<RequestId>) {
+    fn request(&mut self, from: Party, id: RequestId, method: Method) {
         let sim = &mut *self.sim;
         if let Some(AppAct::Send(k, _)) = self.act
             && !method.is_initialize()

@@ -60,7 +60,7 @@ impl Effects for Coding<'_> {
         self.push(Op::Send, c);
     }
 
-    fn request(&mut self, _: Party, id: RequestId, method: Method, _: Option<RequestId>) {
+    fn request(&mut self, _: Party, id: RequestId, method: Method) {
         if method.is_work() && self.sent_id == 0 {
             match self.t.id(id) {
                 Some(c) => self.sent_id = c,

@@ -698,7 +698,7 @@ impl Effects for Carrying<'_> {
     }
 
     /// Records the application's id (the slot of its script that asked learns it).
-    fn request(&mut self, from: Party, id: RequestId, method: Method, _: Option<RequestId>) {
+    fn request(&mut self, from: Party, id: RequestId, method: Method) {
         let e = &mut *self.e;
         if let Some((p, k)) = self.asked
             && p == from
