@@ -21,7 +21,8 @@ pub enum Dialect {
     /// MCP 2025-11-25: `notifications/cancelled {requestId, reason?}`, either side; no answer.
     #[serde(rename = "mcp-2025-11-25")]
     Mcp20251125,
-    /// MCP 2026-07-28: client-only `notifications/cancelled`; nothing further may be sent.
+    /// MCP 2026-07-28: only the client cancels (`notifications/cancelled` on stdio, the request's
+    /// stream closed on Streamable HTTP); nothing further may be sent.
     #[serde(rename = "mcp-2026-07-28")]
     Mcp20260728,
     /// LSP 3.17: `$/cancelRequest {id}`; the server still answers.
@@ -334,7 +335,7 @@ static MCP_2025: DialectRules = DialectRules {
 
 static MCP_2026: DialectRules = DialectRules {
     id: "mcp-2026-07-28",
-    title: "MCP 2026-07-28 (client-only notifications/cancelled, stdio)",
+    title: "MCP 2026-07-28 (client-only cancel: a notification on stdio, a closed stream on HTTP)",
     spec_file: "mcp-cancellation-draft.md",
     json_rpc: true,
     cancel_method: "notifications/cancelled",
