@@ -692,6 +692,7 @@ impl RequestTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::InvariantId;
 
     fn tree(lines: &[&str]) -> RequestTree {
         let events: Vec<Event> = lines
@@ -792,6 +793,64 @@ mod tests {
         let parent = t.parent(five).expect("linked");
         assert_eq!(t.node(parent).generation, 2);
         assert_eq!(t.roots().len(), 2);
+    }
+
+    /// The client reuses id 1 while its first request is still on its way. The first request
+    /// with id 1 that arrives is the first sent, as the checker reads it (the oldest still on
+    /// its way), so the cancel the server takes and its drop are the first's. The second
+    /// arrival is the second request, and the child sent for it was sent before any cancel of
+    /// its parent was read: the checker finds no `no-child-after-cancel`, and the tree agrees.
+    /// (A tree that took the newest instance for the first arrival drew the child as spawned
+    /// after its parent's cancel, beside a verdict without that finding.)
+    #[test]
+    fn a_reused_id_in_flight_is_read_as_the_checker_reads_it() {
+        let t = tree(&[
+            "client command send",
+            "client sends request 1 work",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "client delivers 1 cancelled user",
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server receives cancel 1",
+            "server drops 1",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server command send-nested 1",
+            "server nests 5 under 1",
+            "server sends request 5 server-work",
+            "client command send",
+            "client sends request 2 work",
+            "client command send",
+            "client sends request 2 work",
+            "network loses client request 2 work",
+            "server receives request 2 work",
+        ]);
+        let broken = t.checker().broken();
+        assert!(broken.contains(&InvariantId::NoLiveIdReuse), "{broken:?}");
+        assert!(
+            !broken.contains(&InvariantId::NoChildAfterCancel),
+            "{broken:?}"
+        );
+        let nth = |id, g| {
+            t.nodes()
+                .find(|(_, x)| x.requester == C && x.id == i(id) && x.generation == g)
+                .map(|(n, _)| n)
+                .expect("node")
+        };
+        let (first, second) = (t.node(nth(1, 1)), t.node(nth(1, 2)));
+        assert_eq!(first.received, Some(7));
+        assert_eq!((first.cancel_taken, first.dropped), (Some(8), Some(9)));
+        assert_eq!(second.received, Some(10));
+        assert_eq!((second.cancel_taken, second.dropped), (None, None));
+        let five = t.find(S, i(5)).expect("child");
+        assert_eq!(t.parent(five), Some(nth(1, 2)));
+        assert!(!t.sent_after_parent_cancel(five));
+        // The loss takes the first request with id 2 still on its way; the second arrives.
+        let (first, second) = (t.node(nth(2, 1)), t.node(nth(2, 2)));
+        assert!(first.request_lost && first.received.is_none());
+        assert!(!second.request_lost && second.received == Some(20));
     }
 
     /// The cascade of a cancel, with every reason a request is given up for.
