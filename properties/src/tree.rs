@@ -470,25 +470,16 @@ impl RequestTree {
     }
 
     /// A request owed the cascade that its requester did not give up, or gave up and never
-    /// resolved: what the checker's `cascade-complete` reports, drawn whether or not the run
-    /// ended.
+    /// resolved unless a loss excuses it (its request's, its answer's, or, as the checker
+    /// reads it, an unresolved descendant's): what the checker's `cascade-complete` reports,
+    /// drawn whether or not the run ended.
     fn missed(&self, c: NodeIndex) -> bool {
         let x = &self.graph[c];
         x.cancel.is_none()
-            || (x.outcome.is_none() && !(x.request_lost || x.answer_lost || self.waits_on_loss(c)))
-    }
-
-    /// Whether an unresolved descendant of `n` lost its request or an answer: a handler holds
-    /// its answer until its children are resolved, so `n` waits on that loss too.
-    pub fn waits_on_loss(&self, n: NodeIndex) -> bool {
-        let mut dfs = petgraph::visit::Dfs::new(&self.graph, n);
-        while let Some(m) = dfs.next(&self.graph) {
-            let y = &self.graph[m];
-            if m != n && y.outcome.is_none() && (y.request_lost || y.answer_lost) {
-                return true;
-            }
-        }
-        false
+            || (x.outcome.is_none()
+                && !(x.request_lost
+                    || x.answer_lost
+                    || self.checker.descendant_loss(c.index()).is_some()))
     }
 
     /// The requests drawn below the origin of some cancel's path ([`Self::cancels`]), reached

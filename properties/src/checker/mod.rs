@@ -360,13 +360,14 @@ impl Checker {
     /// checker has no record of. (A closed stream the dialect reads as a cancel is about that
     /// cancel's instance.)
     pub fn observe_about(&mut self, raw: &Event) -> Option<usize> {
-        self.read(raw).rec
+        self.read(raw)
     }
 
-    /// What [`Checker::observe`] does, with the change the event made (inlined into each
-    /// caller, so that `observe` costs what it did before `observe_about` existed).
+    /// What [`Checker::observe`] does, saying which record the event was about: inlined into
+    /// both, with the first pass (`facts`) and the families, so that `observe` compiles as it
+    /// did before `observe_about` existed (the record unused, nothing returned).
     #[inline(always)]
-    fn read(&mut self, raw: &Event) -> facts::Change {
+    fn read(&mut self, raw: &Event) -> Option<usize> {
         // Where closing a request's stream is its cancel (Streamable HTTP in MCP 2026-07-28),
         // every family but the stream's own reads the close as the cancel it is.
         let read = streams::as_cancel(self.rules(), raw);
@@ -391,7 +392,7 @@ impl Checker {
         acks::judge(self, ev, &ch);
         quiescence::judge(self, ev, &ch);
         self.verdict.events += 1;
-        ch
+        ch.rec
     }
 }
 
