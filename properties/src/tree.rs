@@ -107,7 +107,7 @@ pub struct Node {
     /// Its wire id.
     pub id: RequestId,
     /// 1 for the first request `requester` sent with `id`, 2 for the second, ...
-    /// ([`crate::Parentage::generation`]).
+    /// ([`crate::checker::Parentage::generation`]).
     pub generation: u32,
     /// What it asks for (`initialize` included: it is always a root, never nested).
     pub method: Method,
@@ -382,13 +382,13 @@ impl RequestTree {
             .collect()
     }
 
-    /// How deep `n` sits: 1 for a root ([`crate::Parentage::depth`], uncapped).
+    /// How deep `n` sits: 1 for a root ([`crate::checker::Parentage::depth`], uncapped).
     pub fn depth(&self, n: NodeIndex) -> usize {
         1 + self.checker.parentage().ancestors(n.index()).count()
     }
 
     /// The newest request `requester` sent with `id` (what the requester means by the id:
-    /// [`crate::Parentage::newest`]).
+    /// [`crate::checker::Parentage::newest`]).
     pub fn find(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
         self.checker
             .parentage()
