@@ -285,15 +285,21 @@ pub fn every_violation(t: &Trace) -> Vec<Violation> {
     checked(t, true).take_verdict().violations
 }
 
-/// A fresh checker fed the trace's events, as the run's own was (the link's order told);
-/// with `every`, it forgets which invariants it reported before each input (see
-/// [`every_violation`]).
-pub fn checked(t: &Trace, every: bool) -> Checker {
+/// A fresh checker set up as the trace's run's own was (its dialect, the link's order told).
+fn fresh_checker(t: &Trace) -> Checker {
     let mut checker = Checker::new(
         t.scenario.dialect,
         usize::from(t.scenario.workload.requests),
     );
     checker.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
+    checker
+}
+
+/// A fresh checker fed the trace's events, as the run's own was (the link's order told);
+/// with `every`, it forgets which invariants it reported before each input (see
+/// [`every_violation`]).
+pub fn checked(t: &Trace, every: bool) -> Checker {
+    let mut checker = fresh_checker(t);
     for e in &t.events {
         if every && matches!(e.event, Event::Input { .. }) {
             checker.forget_reported();
@@ -301,6 +307,15 @@ pub fn checked(t: &Trace, every: bool) -> Checker {
         checker.observe(&e.event);
     }
     checker
+}
+
+/// The trace's request tree, read with a checker set up as the run's own was (see
+/// [`checked`]): its drawing agrees with that checker's verdict
+/// ([`RequestTree::checker`]).
+pub fn request_tree(t: &Trace) -> RequestTree {
+    let mut tree = RequestTree::with_checker(fresh_checker(t));
+    tree.observe_all(t.events.iter().map(|e| &e.event));
+    tree
 }
 
 /// How a message's arrow ends.
@@ -480,7 +495,7 @@ fn take_in_flight<'a>(
 /// text's own
 /// diagram of a cascading cancel labels them. Empty for a trace without nesting.
 fn nesting_notes(t: &Trace) -> std::collections::BTreeMap<usize, String> {
-    let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+    let tree = request_tree(t);
     let mut notes = std::collections::BTreeMap::new();
     for (n, x) in tree.nodes() {
         let Some(p) = tree.parent(n) else { continue };

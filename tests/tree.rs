@@ -11,7 +11,7 @@ use cancelcheck_model::{
     Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
 };
 use cancelcheck_properties::tree::{CancelReason, Fate};
-use cancelcheck_properties::{Event, InvariantId, RequestTree};
+use cancelcheck_properties::{Event, InvariantId};
 use cancelcheck_sim::{Scenario, Trace, run_seed};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -524,7 +524,7 @@ fn the_checker_judges_cascades_and_the_tree_draws_them_in_simulated_runs() {
                     if violated.contains(InvariantId::NoLiveIdReuse) {
                         continue;
                     }
-                    let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+                    let tree = cancelcheck::render::request_tree(&t);
                     let gaps_found = cancelcheck::render::checked(&t, false).cascade_gaps();
                     assert_eq!(
                         gaps_found.is_empty(),
@@ -647,7 +647,7 @@ fn crossed_cascade(name: &str) -> (Scratch, PathBuf, Req) {
     let (trace, req) = (0..300)
         .find_map(|seed| {
             let t = run(&s, seed);
-            let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+            let tree = cancelcheck::render::request_tree(&t);
             let (_, x) = tree.nodes().find(|(n, x)| {
                 tree.parent(*n).is_some()
                     && x.cancel.is_some_and(|c| c.reason == CancelReason::Cascade)
@@ -701,7 +701,7 @@ fn every_corpus_request_s_state_agrees_with_its_reply() {
         let doc = trace_file::read_trace_within(f, trace_file::DEFAULT_MAX_INPUT_BYTES)
             .expect("a corpus trace");
         let t = trace_file::replay(&doc).fresh;
-        let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+        let tree = cancelcheck::render::request_tree(&t);
         for (n, x) in tree.nodes() {
             let reply = match x.outcome {
                 Some((_, Outcome::Reply(r))) => Some(r),

@@ -1,22 +1,33 @@
 //! Request trees: which request was sent on behalf of which, and what became of each, as a
 //! petgraph graph built from a stream of [`Event`]s.
 //!
-//! A node is one request instance: its requester, its wire id and its generation (the n-th
-//! request that party sent with that id), so a reused id makes a new node instead of merging
-//! two requests. An edge goes from a request to each request its handler sent on its behalf
-//! (an [`Output::Nested`] followed by the request's `Send`). Nodes are numbered in the order
-//! their requests were sent, and no node or edge is ever removed, so a [`NodeIndex`] stays
-//! valid and nodes sort by index in sending order.
+//! The tree draws and explains; it judges nothing, and it keeps no model of parentage of its
+//! own. It reads the events with a [`Checker`] and takes from it both things a drawing could
+//! get wrong: which request instance each message is about ([`Checker::observe_about`]) and
+//! which request each was sent on behalf of ([`Checker::parentage`]). So a drawing never
+//! disagrees with the verdict judged beside it, reused ids included: a request with a reused
+//! id that arrives is the oldest of that id still on its way, as the checker reads it.
 //!
-//! The tree draws and explains; it judges nothing. Which requests missed the cascade of a
-//! cancelled ancestor (`cascade-complete`) is the [`crate::Checker`]'s to say
-//! ([`crate::Checker::cascade_gaps`]); the tree shows where each cancel's path went
-//! ([`RequestTree::cancel_path`]).
+//! A node is one request instance, the checker's record of it: node `n` is the record at
+//! place `n.index()` of the checker's parentage, with its requester, wire id and generation
+//! (the n-th request that party sent with that id), so a reused id makes a new node instead of
+//! merging two requests. An edge goes from a request to each request its handler sent on its
+//! behalf, as the checker linked them (an [`Output::Nested`] followed by the request's
+//! `Send`). Nodes are numbered in the order their requests were sent, and no node or edge is
+//! ever removed, so a [`NodeIndex`] stays valid and nodes sort by index in sending order.
+//!
+//! What the tree adds is what a drawing shows: each request's fate and timestamps, why its
+//! requester gave it up ([`CancelReason`]), and where each cancel's cascade went
+//! ([`RequestTree::cancel_path`]). Which requests missed the cascade of a cancelled ancestor
+//! (`cascade-complete`) is the checker's to say ([`Checker::cascade_gaps`]).
 
+use crate::Checker;
 use crate::event::Event;
 use cancelcheck_model::io::{Ignored, Timer};
 use cancelcheck_model::message::{CancelCause, Method};
-use cancelcheck_model::{Command, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_model::{
+    Command, Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId,
+};
 use petgraph::Direction;
 use petgraph::graph::DiGraph;
 /// The graph's node and edge handles, re-exported so that users need not name petgraph.
@@ -96,17 +107,20 @@ pub struct Node {
     /// Its wire id.
     pub id: RequestId,
     /// 1 for the first request `requester` sent with `id`, 2 for the second, ...
+    /// ([`crate::checker::Parentage::generation`]).
     pub generation: u32,
     /// What it asks for (`initialize` included: it is always a root, never nested).
     pub method: Method,
     /// The event that put it on the wire.
     pub sent: u64,
-    /// The parent id its requester named in [`Output::Nested`], whether or not a request with
-    /// that id was found (when none was, the node is a root with this set).
+    /// The parent id its requester named in [`Output::Nested`], whether or not the checker
+    /// found a request with that id (when none was, the node is a root with this set).
     pub parent_id: Option<RequestId>,
-    /// When its handler received it, if it did.
+    /// When its handler received it, if it did (a request with a reused id that arrives is
+    /// the oldest of that id still on its way, as the checker reads it).
     pub received: Option<u64>,
-    /// The network lost the request (its handler never saw it).
+    /// The network lost the request (its handler never saw it; of a reused id, the oldest
+    /// still on its way).
     pub request_lost: bool,
     /// When and why its requester gave it up, if it did.
     pub cancel: Option<Cancel>,
@@ -216,10 +230,13 @@ impl CancelPath {
 /// A trace's request tree (a forest: every request without a parent is a root).
 ///
 /// Built online by [`RequestTree::observe`] or at once by [`RequestTree::from_events`]; either
-/// way the result depends only on the events and their order.
-#[derive(Clone, Debug, Default)]
+/// way the result depends only on the events, their order and the dialect.
+#[derive(Clone, Debug)]
 pub struct RequestTree {
     graph: DiGraph<Node, ()>,
+    /// The checker the events are read with: node `n` is its record `n.index()`, and it says
+    /// which record each event is about and which record is whose parent.
+    checker: Checker,
     /// Events read so far (the index of the next one).
     events: u64,
     /// The input each party is handling (what its outputs answer).
@@ -228,25 +245,50 @@ pub struct RequestTree {
     nesting: [Option<RequestId>; 2],
     /// The node whose cancel each party took while handling its current input.
     taken: [Option<NodeIndex>; 2],
-    crashed: [bool; 2],
-    disconnected: bool,
     /// `Some(quiescent)` once the run ended.
     end: Option<bool>,
 }
 
 impl RequestTree {
-    /// An empty tree.
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty tree, whose events will be read by a fresh checker of `dialect`.
+    pub fn new(dialect: Dialect) -> Self {
+        Self::with_checker(Checker::new(dialect, 8))
     }
 
-    /// The tree of a whole event stream, read in order.
-    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Self {
-        let mut t = Self::new();
-        for e in events {
-            t.observe(e);
+    /// An empty tree whose events will be read by `checker` (set up as the caller's verdict
+    /// is, for instance told the link's order), reset first so that its records are the
+    /// tree's nodes; [`RequestTree::checker`] then has the verdict of the events read.
+    pub fn with_checker(mut checker: Checker) -> Self {
+        checker.reset(checker.dialect());
+        RequestTree {
+            graph: DiGraph::new(),
+            checker,
+            events: 0,
+            input: [None; 2],
+            nesting: [None; 2],
+            taken: [None; 2],
+            end: None,
         }
+    }
+
+    /// The tree of a whole event stream of `dialect`, read in order.
+    pub fn from_events<'a>(dialect: Dialect, events: impl IntoIterator<Item = &'a Event>) -> Self {
+        let mut t = Self::new(dialect);
+        t.observe_all(events);
         t
+    }
+
+    /// Reads every event of `events`, in order.
+    pub fn observe_all<'a>(&mut self, events: impl IntoIterator<Item = &'a Event>) {
+        for e in events {
+            self.observe(e);
+        }
+    }
+
+    /// The checker the events were read with: its verdict is the one the drawing agrees with,
+    /// and its parentage is the tree's edges (node `n` is its record `n.index()`).
+    pub fn checker(&self) -> &Checker {
+        &self.checker
     }
 
     /// The graph itself: node weights are [`Node`]s, an edge goes from a parent to a child.
@@ -340,49 +382,18 @@ impl RequestTree {
             .collect()
     }
 
-    /// How deep `n` sits: 1 for a root.
+    /// How deep `n` sits: 1 for a root ([`crate::checker::Parentage::depth`], uncapped).
     pub fn depth(&self, n: NodeIndex) -> usize {
-        let mut d = 1;
-        let mut at = n;
-        while let Some(p) = self.parent(at) {
-            d += 1;
-            at = p;
-        }
-        d
+        1 + self.checker.parentage().ancestors(n.index()).count()
     }
 
-    /// The newest request `requester` sent with `id` (what the requester means by the id).
+    /// The newest request `requester` sent with `id` (what the requester means by the id:
+    /// [`crate::checker::Parentage::newest`]).
     pub fn find(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
-        self.graph
-            .node_indices()
-            .rev()
-            .find(|&n| self.graph[n].requester == requester && self.graph[n].id == id)
-    }
-
-    /// The request with `id` its handler means: the newest one it has received, or else the
-    /// newest sent.
-    fn find_held(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
-        self.graph
-            .node_indices()
-            .rev()
-            .find(|&n| {
-                let x = &self.graph[n];
-                x.requester == requester && x.id == id && x.received.is_some()
-            })
-            .or_else(|| self.find(requester, id))
-    }
-
-    /// The request a requester resolves when it delivers an outcome for `id`: the newest not
-    /// yet resolved, or else the newest.
-    fn find_resolving(&self, requester: Party, id: RequestId) -> Option<NodeIndex> {
-        self.graph
-            .node_indices()
-            .rev()
-            .find(|&n| {
-                let x = &self.graph[n];
-                x.requester == requester && x.id == id && x.outcome.is_none()
-            })
-            .or_else(|| self.find(requester, id))
+        self.checker
+            .parentage()
+            .newest(requester, id)
+            .map(NodeIndex::new)
     }
 
     /// Whether `n` was owed the cascade of its parent's cancel: its parent's handler (`n`'s
@@ -459,25 +470,16 @@ impl RequestTree {
     }
 
     /// A request owed the cascade that its requester did not give up, or gave up and never
-    /// resolved: what the checker's `cascade-complete` reports, drawn whether or not the run
-    /// ended.
+    /// resolved unless a loss excuses it (its request's, its answer's, or, as the checker
+    /// reads it, an unresolved descendant's): what the checker's `cascade-complete` reports,
+    /// drawn whether or not the run ended.
     fn missed(&self, c: NodeIndex) -> bool {
         let x = &self.graph[c];
         x.cancel.is_none()
-            || (x.outcome.is_none() && !(x.request_lost || x.answer_lost || self.waits_on_loss(c)))
-    }
-
-    /// Whether an unresolved descendant of `n` lost its request or an answer: a handler holds
-    /// its answer until its children are resolved, so `n` waits on that loss too.
-    pub fn waits_on_loss(&self, n: NodeIndex) -> bool {
-        let mut dfs = petgraph::visit::Dfs::new(&self.graph, n);
-        while let Some(m) = dfs.next(&self.graph) {
-            let y = &self.graph[m];
-            if m != n && y.outcome.is_none() && (y.request_lost || y.answer_lost) {
-                return true;
-            }
-        }
-        false
+            || (x.outcome.is_none()
+                && !(x.request_lost
+                    || x.answer_lost
+                    || self.checker.descendant_loss(c.index()).is_some()))
     }
 
     /// The requests drawn below the origin of some cancel's path ([`Self::cancels`]), reached
@@ -515,98 +517,36 @@ impl RequestTree {
     pub fn observe(&mut self, ev: &Event) {
         let at = self.events;
         self.events += 1;
+        // The checker's record the event is about, as a node (every record is one).
+        let about = self.checker.observe_about(ev);
+        let n = about
+            .filter(|&k| k < self.graph.node_count())
+            .map(NodeIndex::new);
         match *ev {
             Event::Input { party, input } => {
                 self.input[party.index()] = Some(input);
                 self.taken[party.index()] = None;
-                self.on_input(party, input, at);
-            }
-            Event::Output { party, output } => self.on_output(party, output, at),
-            Event::Lost { from, msg } => match msg {
-                Message::Request { id, .. } => {
-                    if let Some(n) = self.find(from, id) {
-                        self.graph[n].request_lost = true;
-                    }
-                }
-                Message::Response { id, .. } => {
-                    if let Some(n) = self.find_held(from.peer(), id) {
-                        self.graph[n].answer_lost = true;
-                    }
-                }
-                _ => {}
-            },
-            Event::Duplicated { .. } => {}
-            Event::End { quiescent, .. } => self.end = Some(quiescent),
-        }
-    }
-
-    fn on_input(&mut self, party: Party, input: Input, at: u64) {
-        match input {
-            Input::Receive(Message::Request { id, .. }) => {
-                if let Some(n) = self.find(party.peer(), id)
-                    && self.graph[n].received.is_none()
-                {
-                    self.graph[n].received = Some(at);
+                if let Some(n) = n {
+                    self.on_input(party, n, input, at);
                 }
             }
-            Input::Receive(Message::Cancel { id, .. }) => {
-                let Some(n) = self.find_held(party.peer(), id) else {
-                    return;
-                };
-                let x = &mut self.graph[n];
-                // A cancel that overtook its request names nothing to its receiver.
-                if x.received.is_some() && x.answer.is_none() && x.dropped.is_none() {
-                    x.cancel_taken.get_or_insert(at);
-                    x.cascades.push(at);
-                    self.taken[party.index()] = Some(n);
+            Event::Output {
+                party,
+                output: Output::Send(Message::Request { id, method }),
+            } => {
+                if let Some(k) = about {
+                    self.on_request(party, k, id, method, at);
                 }
             }
-            Input::InternalCancel(id) => {
-                if let Some(n) = self.find_held(party.peer(), id) {
-                    let x = &mut self.graph[n];
-                    x.given_up.get_or_insert(at);
-                    x.cascades.push(at);
-                }
-            }
-            Input::Disconnected => self.disconnected = true,
-            _ => {}
-        }
-    }
-
-    fn on_output(&mut self, party: Party, output: Output, at: u64) {
-        match output {
-            Output::Nested { parent, .. } => self.nesting[party.index()] = Some(parent),
-            Output::Send(Message::Request { id, method }) => self.on_request(party, id, method, at),
-            Output::Send(Message::Cancel { id, .. }) => {
-                if let Some(n) = self.find(party, id) {
-                    self.give_up(party, n, None, at);
-                }
-            }
-            Output::Send(Message::Response { id, reply }) => {
-                if let Some(n) = self.find_held(party.peer(), id) {
-                    self.graph[n].answer.get_or_insert((at, reply));
-                    self.orphan_children(n, at);
-                }
-            }
-            Output::Dropped(id) => {
-                if let Some(n) = self.find_held(party.peer(), id) {
-                    self.graph[n].dropped.get_or_insert(at);
-                    self.orphan_children(n, at);
-                }
-            }
-            Output::Deliver { id, outcome } => {
-                let Some(n) = self.find_resolving(party, id) else {
-                    return;
-                };
-                if self.graph[n].outcome.is_none() {
-                    self.graph[n].outcome = Some((at, outcome));
-                }
-                if let Outcome::Cancelled(cause) = outcome {
-                    self.give_up(party, n, Some(cause), at);
-                }
-            }
+            Event::Output {
+                party,
+                output: Output::Nested { parent, .. },
+            } => self.nesting[party.index()] = Some(parent),
             // The cancel was one the handler declared no support for: it owes nothing.
-            Output::Ignored(Ignored::UnsupportedCancel(_)) => {
+            Event::Output {
+                party,
+                output: Output::Ignored(Ignored::UnsupportedCancel(_)),
+            } => {
                 if let Some(n) = self.taken[party.index()].take() {
                     let x = &mut self.graph[n];
                     let at = x.cascades.pop();
@@ -615,19 +555,73 @@ impl RequestTree {
                     }
                 }
             }
-            Output::Crashed => self.crashed[party.index()] = true,
+            Event::Output { party, output } => {
+                if let Some(n) = n {
+                    self.on_output(party, n, output, at);
+                }
+            }
+            Event::Lost { msg, .. } => match (n, msg) {
+                (Some(n), Message::Request { .. }) => self.graph[n].request_lost = true,
+                (Some(n), Message::Response { .. }) => self.graph[n].answer_lost = true,
+                _ => {}
+            },
+            Event::Duplicated { .. } => {}
+            Event::End { quiescent, .. } => self.end = Some(quiescent),
+        }
+    }
+
+    /// `party` read `input`, about node `n`.
+    fn on_input(&mut self, party: Party, n: NodeIndex, input: Input, at: u64) {
+        let x = &mut self.graph[n];
+        match input {
+            Input::Receive(Message::Request { .. }) => {
+                x.received.get_or_insert(at);
+            }
+            // A cancel that overtook its request names nothing to its receiver.
+            Input::Receive(Message::Cancel { .. })
+                if x.received.is_some() && x.answer.is_none() && x.dropped.is_none() =>
+            {
+                x.cancel_taken.get_or_insert(at);
+                x.cascades.push(at);
+                self.taken[party.index()] = Some(n);
+            }
+            Input::InternalCancel(_) => {
+                x.given_up.get_or_insert(at);
+                x.cascades.push(at);
+            }
             _ => {}
         }
     }
 
-    fn on_request(&mut self, party: Party, id: RequestId, method: Method, at: u64) {
+    /// `party` put out `output`, about node `n`.
+    fn on_output(&mut self, party: Party, n: NodeIndex, output: Output, at: u64) {
+        match output {
+            Output::Send(Message::Cancel { .. }) => self.give_up(party, n, None, at),
+            Output::Send(Message::Response { reply, .. }) => {
+                self.graph[n].answer.get_or_insert((at, reply));
+                self.orphan_children(n, at);
+            }
+            Output::Dropped(_) => {
+                self.graph[n].dropped.get_or_insert(at);
+                self.orphan_children(n, at);
+            }
+            Output::Deliver { outcome, .. } => {
+                self.graph[n].outcome.get_or_insert((at, outcome));
+                if let Outcome::Cancelled(cause) = outcome {
+                    self.give_up(party, n, Some(cause), at);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `party` sent a request, the checker's record `k`: a new node, under the parent the
+    /// checker linked it to.
+    fn on_request(&mut self, party: Party, k: usize, id: RequestId, method: Method, at: u64) {
         let parent_id = self.nesting[party.index()].take();
-        let generation = 1 + self
-            .graph
-            .node_weights()
-            .filter(|x| x.requester == party && x.id == id)
-            .count() as u32;
-        let parent = parent_id.and_then(|p| self.find_held(party.peer(), p));
+        let p = self.checker.parentage();
+        let generation = p.generation(k);
+        let parent = p.parent(k).map(NodeIndex::new);
         let n = self.graph.add_node(Node {
             requester: party,
             id,
@@ -647,7 +641,8 @@ impl RequestTree {
             outcome: None,
             orphaned: None,
         });
-        if let Some(p) = parent {
+        debug_assert_eq!(n.index(), k, "node n is the checker's record n");
+        if let Some(p) = parent.filter(|p| p.index() < n.index()) {
             self.graph.add_edge(p, n, ());
         }
     }
@@ -688,13 +683,14 @@ impl RequestTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::InvariantId;
 
     fn tree(lines: &[&str]) -> RequestTree {
         let events: Vec<Event> = lines
             .iter()
             .map(|l| crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}")))
             .collect();
-        RequestTree::from_events(&events)
+        RequestTree::from_events(Dialect::Mcp20251125, &events)
     }
 
     /// The client's request 1; the server sends 2 and 3 on its behalf, and the client sends
@@ -788,6 +784,64 @@ mod tests {
         let parent = t.parent(five).expect("linked");
         assert_eq!(t.node(parent).generation, 2);
         assert_eq!(t.roots().len(), 2);
+    }
+
+    /// The client reuses id 1 while its first request is still on its way. The first request
+    /// with id 1 that arrives is the first sent, as the checker reads it (the oldest still on
+    /// its way), so the cancel the server takes and its drop are the first's. The second
+    /// arrival is the second request, and the child sent for it was sent before any cancel of
+    /// its parent was read: the checker finds no `no-child-after-cancel`, and the tree agrees.
+    /// (A tree that took the newest instance for the first arrival drew the child as spawned
+    /// after its parent's cancel, beside a verdict without that finding.)
+    #[test]
+    fn a_reused_id_in_flight_is_read_as_the_checker_reads_it() {
+        let t = tree(&[
+            "client command send",
+            "client sends request 1 work",
+            "client command cancel 1",
+            "client sends cancel 1",
+            "client delivers 1 cancelled user",
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server receives cancel 1",
+            "server drops 1",
+            "server receives request 1 work",
+            "server starts work 1",
+            "server command send-nested 1",
+            "server nests 5 under 1",
+            "server sends request 5 server-work",
+            "client command send",
+            "client sends request 2 work",
+            "client command send",
+            "client sends request 2 work",
+            "network loses client request 2 work",
+            "server receives request 2 work",
+        ]);
+        let broken = t.checker().broken();
+        assert!(broken.contains(&InvariantId::NoLiveIdReuse), "{broken:?}");
+        assert!(
+            !broken.contains(&InvariantId::NoChildAfterCancel),
+            "{broken:?}"
+        );
+        let nth = |id, g| {
+            t.nodes()
+                .find(|(_, x)| x.requester == C && x.id == i(id) && x.generation == g)
+                .map(|(n, _)| n)
+                .expect("node")
+        };
+        let (first, second) = (t.node(nth(1, 1)), t.node(nth(1, 2)));
+        assert_eq!(first.received, Some(7));
+        assert_eq!((first.cancel_taken, first.dropped), (Some(8), Some(9)));
+        assert_eq!(second.received, Some(10));
+        assert_eq!((second.cancel_taken, second.dropped), (None, None));
+        let five = t.find(S, i(5)).expect("child");
+        assert_eq!(t.parent(five), Some(nth(1, 2)));
+        assert!(!t.sent_after_parent_cancel(five));
+        // The loss takes the first request with id 2 still on its way; the second arrives.
+        let (first, second) = (t.node(nth(2, 1)), t.node(nth(2, 2)));
+        assert!(first.request_lost && first.received.is_none());
+        assert!(!second.request_lost && second.received == Some(20));
     }
 
     /// The cascade of a cancel, with every reason a request is given up for.

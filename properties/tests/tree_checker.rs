@@ -266,7 +266,7 @@ fn the_checker_judges_cascade_complete_and_the_tree_draws_it() {
             "{name}: gaps {:?}",
             c.cascade_gaps()
         );
-        let tree = RequestTree::from_events(&evs);
+        let tree = RequestTree::from_events(dialect, &evs);
         let drawn = tree.on_cancel_paths();
         for (party, id, _) in c.cascade_gaps() {
             assert!(
@@ -295,8 +295,8 @@ fn the_gaps_are_the_requests_the_cascade_missed() {
     );
 
     // The honoured chain: one cancel, from the application, reaching both descendants.
-    let (_, _, lines, _) = &cases[0];
-    let tree = RequestTree::from_events(&events(lines));
+    let (_, dialect, lines, _) = &cases[0];
+    let tree = RequestTree::from_events(*dialect, &events(lines));
     let cancels = tree.cancels();
     assert_eq!(cancels.len(), 1);
     let path = &cancels[0];

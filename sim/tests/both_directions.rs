@@ -222,8 +222,10 @@ fn trees_keep_their_depth_in_a_long_run() {
     s.validate().expect("valid");
     let mut sim = Simulator::new(&s);
     let out = sim.run(&s, 0, true);
-    let tree =
-        cancelcheck_properties::RequestTree::from_events(out.events.iter().map(|e| &e.event));
+    let tree = cancelcheck_properties::RequestTree::from_events(
+        s.dialect,
+        out.events.iter().map(|e| &e.event),
+    );
     assert!(tree.len() > 300, "only {} requests", tree.len());
     let deepest = tree.nodes().map(|(n, _)| tree.depth(n)).max();
     assert_eq!(deepest, Some(3));

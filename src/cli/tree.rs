@@ -166,7 +166,7 @@ pub fn cmd(args: TreeArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e: InputError| anyhow::anyhow!(e))?;
     let r = trace_file::replay(&doc);
     let t = &r.fresh;
-    let tree = RequestTree::from_events(t.events.iter().map(|e| &e.event));
+    let tree = cancelcheck::render::request_tree(t);
     let drawing = Drawing::new(&tree, t.scenario.dialect);
     let title = format!(
         "{} {} {}",
@@ -747,7 +747,9 @@ impl<'a> Drawing<'a> {
             edges,
             cancels,
             // The checker judges which requests missed a cascade; the tree finds their nodes.
-            cascade_gaps: cancelcheck::render::checked(t, false)
+            cascade_gaps: self
+                .tree
+                .checker()
                 .cascade_gaps()
                 .into_iter()
                 .filter_map(|(party, id, generation)| {

@@ -1,6 +1,7 @@
 //! The first pass: what each event changes in the checker's records of requests and of the
 //! session. Nothing here judges; the families read the records (and the [`Change`] an event
-//! made) afterwards.
+//! made) afterwards. The pass is inlined into `Checker::observe` and `Checker::observe_about`
+//! alike (`#[inline(always)]`), so that the explorer's `observe` compiles as one function.
 
 use super::{Checker, Lost};
 use crate::event::Event;
@@ -139,6 +140,7 @@ pub(super) struct Change {
 
 impl Checker {
     /// Records what `ev` changes, and says what that was.
+    #[inline(always)]
     pub(super) fn update(&mut self, ev: &Event) -> Change {
         match *ev {
             Event::Input { party, input } => self.input(party, input),
@@ -151,6 +153,7 @@ impl Checker {
 
     /// Records what `ev` says of a request's response stream (Streamable HTTP): its requester
     /// closing or losing it, or resuming it; its receiver reading that it closed.
+    #[inline(always)]
     pub(super) fn stream_update(&mut self, ev: &Event) {
         let (party, id, what) = match *ev {
             Event::Output {
@@ -184,6 +187,7 @@ impl Checker {
     }
 
     /// `Change` about record `i`, as it is before the event changes it.
+    #[inline(always)]
     fn about(&self, i: Option<usize>) -> Change {
         Change {
             rec: i,
@@ -192,6 +196,7 @@ impl Checker {
         }
     }
 
+    #[inline(always)]
     fn input(&mut self, party: Party, input: Input) -> Change {
         self.handling_cancel[party.index()] = match input {
             Input::Receive(Message::Cancel { .. }) => Some(false),
@@ -276,6 +281,7 @@ impl Checker {
         change
     }
 
+    #[inline(always)]
     fn output(&mut self, party: Party, output: Output) -> Change {
         let i = match output {
             Output::Send(msg) => return self.send(party, msg),
@@ -316,6 +322,7 @@ impl Checker {
         change
     }
 
+    #[inline(always)]
     fn send(&mut self, from: Party, msg: Message) -> Change {
         match msg {
             Message::Request { id, method } => return self.request_sent(from, id, method),
@@ -375,6 +382,7 @@ impl Checker {
 
     /// A new record for the request `from` sends; an earlier one with its id that may still
     /// hear of it makes both ambiguous.
+    #[inline(always)]
     fn request_sent(&mut self, from: Party, id: RequestId, method: Method) -> Change {
         if let Method::Initialize { cancel_support } = method {
             self.declared_support[from.index()] = Some(cancel_support);
@@ -445,6 +453,7 @@ impl Checker {
         }
     }
 
+    #[inline(always)]
     fn lost(&mut self, from: Party, msg: Message) -> Change {
         let i = match msg {
             Message::Request { id, .. } => self.find_arriving(from, id),
@@ -468,6 +477,7 @@ impl Checker {
         change
     }
 
+    #[inline(always)]
     fn duplicated(&mut self, from: Party, msg: Message) -> Change {
         // A second copy on the wire: one more thing that may still arrive.
         let i = self.record_of(from, msg);
@@ -555,8 +565,10 @@ impl Checker {
         }
     }
 
-    /// What was lost of an unresolved descendant of record `i` whose loss excuses it, if any.
-    pub(super) fn descendant_loss(&self, i: usize) -> Option<Lost> {
+    /// What was lost of an unresolved descendant of record `i` whose loss excuses it, if any
+    /// (a handler holds its answer until its children are resolved, so it waits on that loss
+    /// too).
+    pub(crate) fn descendant_loss(&self, i: usize) -> Option<Lost> {
         let mut stack: SmallVec<[usize; 8]> = SmallVec::new();
         stack.push(i);
         while let Some(k) = stack.pop() {

@@ -148,6 +148,11 @@ impl Checker {
         self.found = PropertySet::default();
     }
 
+    /// The dialect it judges.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
     /// Back to the start, for `dialect`, keeping allocations.
     pub fn reset(&mut self, dialect: Dialect) {
         self.dialect = dialect;
@@ -341,6 +346,28 @@ impl Checker {
 
     /// Reads one event: records what it changed, then lets every family judge it.
     pub fn observe(&mut self, raw: &Event) {
+        self.read(raw);
+    }
+
+    /// Reads one event as [`Checker::observe`] does, and says which request instance it was
+    /// about, as the checker matched it (a place in [`Checker::parentage`], valid as long as
+    /// the parentage's places are): the new record for a request sent; for a request received
+    /// or lost, the oldest instance of its id still on its way; for what a requester sends,
+    /// reads in answer, times out or delivers, its newest instance of the id (the newest
+    /// unresolved one for a delivery); for what a responder reads or sends about a request,
+    /// starts, gives up or drops, the instance it holds (the newest it received); for
+    /// `Output::Nested`, that parent. `None` for an event about no request, or about one the
+    /// checker has no record of. (A closed stream the dialect reads as a cancel is about that
+    /// cancel's instance.)
+    pub fn observe_about(&mut self, raw: &Event) -> Option<usize> {
+        self.read(raw)
+    }
+
+    /// What [`Checker::observe`] does, saying which record the event was about: inlined into
+    /// both, with the first pass (`facts`) and the families, so that `observe` compiles as it
+    /// did before `observe_about` existed (the record unused, nothing returned).
+    #[inline(always)]
+    fn read(&mut self, raw: &Event) -> Option<usize> {
         // Where closing a request's stream is its cancel (Streamable HTTP in MCP 2026-07-28),
         // every family but the stream's own reads the close as the cancel it is.
         let read = streams::as_cancel(self.rules(), raw);
@@ -365,6 +392,7 @@ impl Checker {
         acks::judge(self, ev, &ch);
         quiescence::judge(self, ev, &ch);
         self.verdict.events += 1;
+        ch.rec
     }
 }
 

@@ -4,8 +4,8 @@
 //! (the newest instance of the id it received). The checker judges the rules of request trees
 //! from these links, and every driver asks here rather than keep links of its own: the
 //! simulator and the explorer how deep a request stands and which tree it is in, the probe
-//! which of the peer's requests serve a prompt. (`crate::RequestTree` draws and explains a
-//! trace's trees; it judges nothing.)
+//! which of the peer's requests serve a prompt, and `crate::RequestTree` which edges to draw
+//! (it draws and explains a trace's trees; it judges nothing).
 
 use super::Checker;
 use super::facts::Req;

@@ -107,15 +107,7 @@ impl Checker {
             .filter(|&i| self.uncascaded(i))
             .map(|i| {
                 let r = &self.reqs[i];
-                let generation = self.reqs[..=i]
-                    .iter()
-                    .filter(|q| q.requester == r.requester && q.id == r.id)
-                    .count();
-                (
-                    r.requester,
-                    r.id,
-                    u32::try_from(generation).unwrap_or(u32::MAX),
-                )
+                (r.requester, r.id, self.parentage().generation(i))
             })
             .collect()
     }
