@@ -20,7 +20,7 @@ pub struct PropertyRow {
     pub strength: &'static str,
     /// `always`, `eventually` or `sometimes`.
     pub kind: &'static str,
-    /// The first dialect's clause as a user can look it up (see [`cite`]).
+    /// The first dialect's clause as a user can look it up (see [`Application::cite`](cancelcheck_properties::invariant::Application::cite)).
     pub clause: String,
     /// What it requires.
     pub statement: &'static str,

@@ -517,7 +517,7 @@ fn nesting_notes(t: &Trace) -> std::collections::BTreeMap<usize, String> {
     notes
 }
 
-/// A mermaid `sequenceDiagram` of the trace (see [`rows`] for what is drawn and how).
+/// A mermaid `sequenceDiagram` of the trace (see `rows` for what is drawn and how).
 pub fn mermaid(t: &Trace) -> String {
     let mut out =
         String::from("sequenceDiagram\n    participant C as Client\n    participant S as Server\n");

@@ -349,7 +349,7 @@ fn full_stops(text: &str) -> Vec<String> {
 ///   "Receivers SHOULD:" and its item "Free associated resources" make one unit; a lead-in no
 ///   item follows is a unit of its own;
 /// - every other paragraph and item is split into sentences, and those at `; ` (see
-///   [`sentences`]).
+///   `sentences`).
 pub fn segment(text: &str) -> Vec<Unit> {
     let mut sg = Segmenter::default();
     let mut in_code = false;

@@ -49,7 +49,7 @@
 //! command `send-nested PARENT` asks for such a request. `initialize` declares that the client handles cancels of the server's
 //! requests, `initialize-no-cancel` that it does not (the ACP RFD reads it); `work` is the
 //! client's ordinary request, `server-work` the server's. The one event the notation cannot express is the anomaly "illegal
-//! transition" (a driver error the checker does not read); [`format`] renders it as
+//! transition" (a driver error the checker does not read); [`format()`] renders it as
 //! `anomaly illegal ID` and [`parse`] refuses it.
 
 use crate::event::Event;
@@ -92,7 +92,7 @@ impl fmt::Display for NotationError {
 
 impl std::error::Error for NotationError {}
 
-/// Parses one event. Guarantees: every event [`format`] renders (but an illegal-transition
+/// Parses one event. Guarantees: every event [`format()`] renders (but an illegal-transition
 /// anomaly) parses back to itself; anything else is refused with the word at fault and what
 /// was expected there, never a panic.
 pub fn parse(line: &str) -> Result<Event, NotationError> {

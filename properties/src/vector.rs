@@ -1,6 +1,6 @@
 //! Clause vectors: for each invariant of each dialect, short event sequences that break it
 //! and that honour it the closest allowed way (for a race: that reach it and that come
-//! closest without reaching it), written in the [`notation`](crate::notation) as data, one
+//! closest without reaching it), written in the [`notation`] as data, one
 //! file per dialect under `properties/vectors/`.
 //!
 //! A source file is `{"dialect": D, "vectors": [V, ...]}`, each `V` an object with

@@ -38,7 +38,7 @@ pub enum Writer {
     /// The server.
     Server,
     /// The party whose own trace this is (vscode `send-*`); which party that is follows from
-    /// the session (see [`Scan`]).
+    /// the session (see [`Scan`](super::Scan)).
     Recorder,
     /// The other party (vscode `receive-*`).
     Other,
