@@ -519,6 +519,8 @@ impl RequestTree {
         self.events += 1;
         // The checker's record the event is about, as a node (every record is one).
         let about = self.checker.observe_about(ev);
+        // A closed stream that is the cancel is drawn as the cancel, as the checker reads it.
+        let ev = &self.checker.read_as(ev);
         let n = about
             .filter(|&k| k < self.graph.node_count())
             .map(NodeIndex::new);
@@ -842,6 +844,33 @@ mod tests {
         let (first, second) = (t.node(nth(2, 1)), t.node(nth(2, 2)));
         assert!(first.request_lost && first.received.is_none());
         assert!(!second.request_lost && second.received == Some(20));
+    }
+
+    /// Where closing a request's stream is its cancel (MCP 2026-07-28 on Streamable HTTP), the
+    /// close is drawn as the cancel the verdict judges it as, and the server's reading of it as
+    /// the cancel taken; in MCP 2025-11-25 a close is no cancel, and nothing is drawn.
+    #[test]
+    fn a_closed_stream_is_drawn_as_the_cancel_where_it_is_one() {
+        let lines = [
+            "client command send",
+            "client sends request 1 work",
+            "server receives request 1 work",
+            "server starts work 1",
+            "client command cancel 1",
+            "client closes-stream 1",
+            "server stream-closed 1",
+        ];
+        let events: Vec<Event> = lines
+            .iter()
+            .map(|l| crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+            .collect();
+        let drawn = |d| {
+            let t = RequestTree::from_events(d, &events);
+            let x = t.node(t.find(C, i(1)).expect("node"));
+            (x.cancel.map(|c| c.event), x.cancel_taken)
+        };
+        assert_eq!(drawn(Dialect::Mcp20260728), (Some(5), Some(6)));
+        assert_eq!(drawn(Dialect::Mcp20251125), (None, None));
     }
 
     /// The cascade of a cancel, with every reason a request is given up for.

@@ -363,6 +363,14 @@ impl Checker {
         self.read(raw)
     }
 
+    /// `ev` as every family but the streams' reads it: where the dialect makes closing a
+    /// request's stream its cancel (Streamable HTTP in MCP 2026-07-28), the requester's close
+    /// is the cancel it sends and the receiver's reading of it the cancel it receives; any
+    /// other event as it is.
+    pub fn read_as(&self, ev: &Event) -> Event {
+        streams::as_cancel(self.rules(), ev)
+    }
+
     /// What [`Checker::observe`] does, saying which record the event was about: inlined into
     /// both, with the first pass (`facts`) and the families, so that `observe` compiles as it
     /// did before `observe_about` existed (the record unused, nothing returned).
