@@ -54,6 +54,8 @@ impl Placer {
 /// A row being written, with the tables that code its values.
 pub(crate) struct Writer<'a> {
     pub(super) row: [u8; ROW],
+    /// The requests of the application's script.
+    pub(super) requests: usize,
     pub(super) t: &'a mut Tables,
     /// Scratch for a part's bytes.
     pub(super) bytes: &'a mut Vec<u8>,
@@ -62,6 +64,7 @@ pub(crate) struct Writer<'a> {
 /// A row being read, with the tables that decode its values.
 pub(crate) struct Reader<'a> {
     pub(super) row: &'a [u8],
+    pub(super) requests: usize,
     pub(super) t: &'a Tables,
 }
 
@@ -234,7 +237,6 @@ impl Tabled for (Party, Timer) {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PerRequest {
     pub(crate) at: u8,
-    n: u8,
 }
 
 impl<E: Coded, const N: usize> Kind<SmallVec<[E; N]>> for PerRequest
@@ -243,15 +245,13 @@ where
 {
     const SIZE: usize = 0;
     fn place(_: usize, p: &mut Placer) -> Option<Self> {
-        let n = u8::try_from(p.requests).ok()?;
         Some(PerRequest {
             at: p.take(0, p.requests)?,
-            n,
         })
     }
     #[inline]
     fn put(&self, _: usize, v: &SmallVec<[E; N]>, w: &mut Writer<'_>) -> Option<()> {
-        if v.len() != usize::from(self.n) {
+        if v.len() != w.requests {
             return None;
         }
         let at = usize::from(self.at);
@@ -262,7 +262,7 @@ where
     }
     fn get(&self, _: usize, v: &mut SmallVec<[E; N]>, r: &Reader<'_>) -> Result<(), PackError> {
         v.clear();
-        for &c in &r.row[usize::from(self.at)..][..usize::from(self.n)] {
+        for &c in &r.row[usize::from(self.at)..][..r.requests] {
             v.push(E::decode(c, r.t)?);
         }
         Ok(())

@@ -63,6 +63,7 @@ impl Flat {
         let row = memo.coding(|t| {
             let mut w = Writer {
                 row: [0; ROW],
+                requests: usize::from(layout.b.requests),
                 t,
                 bytes: &mut bytes,
             };
@@ -88,10 +89,10 @@ impl Flat {
         let t = memo.shared.read();
         let r = Reader {
             row: self.bytes(),
+            requests: usize::from(self.layout.b.requests),
             t: &t,
         };
         self.layout.row.get(&mut e, &r)?;
-        e.forget_origin();
         Ok(e)
     }
 
@@ -344,7 +345,7 @@ impl Flat {
 
     /// Applies one step (one of `enabled`), as `Explorer::step` does the plain state's.
     pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
-        let (l, b) = (self.layout.row, self.layout.b);
+        let (l, fifo) = (self.layout.row, self.layout.b.fifo);
         let stim = step.stim;
         match step.choice {
             Listed::Send => self.row[SENT] += 1,
@@ -355,7 +356,7 @@ impl Flat {
             Listed::Duplicate(to, i) => {
                 let at = l.net[to.index()];
                 let m = self.table(at)[usize::from(i)];
-                let place = if b.fifo {
+                let place = if fifo {
                     usize::from(i) + 1
                 } else {
                     sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
@@ -436,7 +437,7 @@ impl Flat {
             match memo.ops[e.ops as usize + k] {
                 Op::Send(m) => {
                     let at = l.net[party.peer().index()];
-                    let place = if b.fifo {
+                    let place = if fifo {
                         self.table(at).len()
                     } else {
                         sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
