@@ -186,50 +186,31 @@ pub(super) trait Tabled: Coded {
     fn room(p: &Placer) -> usize;
 }
 
-impl Coded for Message {
-    fn code(self, t: &mut Tables) -> Option<u8> {
-        t.msg(self)
-    }
-    fn decode(c: u8, t: &Tables) -> Result<Self, PackError> {
-        value(&t.msgs.values, c, "message code")
-    }
+/// The values held in tables (messages in flight, pieces of work running or having reported
+/// progress, armed timers): each coded by its own kind of code, with its own room.
+macro_rules! tabled {
+    ($($ty:ty => $code:ident, $values:ident, $room:ident, $what:literal;)*) => {$(
+        impl Coded for $ty {
+            fn code(self, t: &mut Tables) -> Option<u8> {
+                t.$code(self)
+            }
+            fn decode(c: u8, t: &Tables) -> Result<Self, PackError> {
+                value(&t.$values.values, c, $what)
+            }
+        }
+
+        impl Tabled for $ty {
+            fn room(p: &Placer) -> usize {
+                p.$room
+            }
+        }
+    )*};
 }
 
-impl Tabled for Message {
-    fn room(p: &Placer) -> usize {
-        p.net_cap
-    }
-}
-
-/// A piece of work (running, or having reported progress).
-impl Coded for (Party, RequestId) {
-    fn code(self, t: &mut Tables) -> Option<u8> {
-        t.work(self)
-    }
-    fn decode(c: u8, t: &Tables) -> Result<Self, PackError> {
-        value(&t.works.values, c, "work code")
-    }
-}
-
-impl Tabled for (Party, RequestId) {
-    fn room(p: &Placer) -> usize {
-        p.work_cap
-    }
-}
-
-impl Coded for (Party, Timer) {
-    fn code(self, t: &mut Tables) -> Option<u8> {
-        t.timer(self)
-    }
-    fn decode(c: u8, t: &Tables) -> Result<Self, PackError> {
-        value(&t.timers.values, c, "timer code")
-    }
-}
-
-impl Tabled for (Party, Timer) {
-    fn room(p: &Placer) -> usize {
-        p.timer_cap
-    }
+tabled! {
+    Message => msg, msgs, net_cap, "message code";
+    (Party, RequestId) => work, works, work_cap, "work code";
+    (Party, Timer) => timer, timers, timer_cap, "timer code";
 }
 
 /// One value per request of the application's script (in sending order), each a byte, past
