@@ -61,9 +61,10 @@ pub(super) const MALFORMED: usize = ExplorerRow::MALFORMED_LEFT;
 
 /// A row's layout for one search: where each field of the plain state sits ([`ExplorerRow`],
 /// derived from [`Explorer`](super::Explorer)'s declaration) and how long the row is. After the
-/// head: each request's cancels and id code (in sending order), then the tables (a length
-/// byte, then that many codes, then zeros up to the table's room): in-flight messages towards
-/// the client and towards the server, running work, work that reported progress, armed timers.
+/// head, in declaration order: each request's cancels and id code (in sending order), then the
+/// tables (a length byte, then that many codes, then zeros up to the table's room): in-flight
+/// messages towards the client and towards the server, running work, work that reported
+/// progress, armed timers.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub(super) b: Bounds,

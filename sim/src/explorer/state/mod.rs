@@ -138,7 +138,7 @@ impl Inert for ServerScript {
 ///
 /// The same declaration says how each field sits in a search's [flat row](super::Flat)
 /// (`#[state(row = KIND)]`, the kinds of `super::flat::kinds`): the derive makes the row's
-/// layout, [`ExplorerRow`], and the conversion to and from it. A field of the state without a
+/// layout, `ExplorerRow`, and the conversion to and from it. A field of the state without a
 /// place in the row does not compile.
 #[derive(Debug, State, Relabel, CloneState)]
 #[state(dirty_bits = dirty, row = ExplorerRow, row_kinds = crate::explorer::flat::kinds)]
