@@ -2,7 +2,9 @@
 //! bytes (`Pack`, `State`), the numbering of a small type's values (`Finite`), the renaming of
 //! its request ids (`Relabel`) and its allocation-keeping copy and restore (`CloneState`). A
 //! field or variant added to a state type is then packed, unpacked, numbered, renamed and
-//! copied without being named anywhere else.
+//! copied without being named anywhere else. A `State` type may also say how it sits in a row
+//! of bytes of fixed layout (`#[state(row = ...)]`, see [`derive_state`]): a field added to it
+//! then has a place in the row, or the type does not compile.
 //!
 //! The traits live in `cancelcheck_model::pack`; their documentation says what each
 //! guarantees. The generated code names them by absolute path, so the derives work inside
@@ -55,23 +57,38 @@ enum DirtyBit {
 }
 
 fn role(attrs: &[Attribute]) -> syn::Result<Role> {
-    Ok(role_and_dirty(attrs)?.0)
+    Ok(field_options(attrs)?.role)
 }
 
-fn role_and_dirty(attrs: &[Attribute]) -> syn::Result<(Role, Option<DirtyBit>)> {
-    let mut role = Role::Plain;
-    let mut dirty = None;
+/// What a field's `#[state(...)]` attributes say.
+struct FieldOptions {
+    role: Role,
+    dirty: Option<DirtyBit>,
+    /// `row = KIND`: how the field sits in the type's row (see [`derive_state`]).
+    row: Option<Type>,
+}
+
+fn field_options(attrs: &[Attribute]) -> syn::Result<FieldOptions> {
+    let mut o = FieldOptions {
+        role: Role::Plain,
+        dirty: None,
+        row: None,
+    };
     for a in attrs.iter().filter(|a| a.path().is_ident("state")) {
         a.parse_nested_meta(|m| {
             if m.path.is_ident("dirty") {
-                dirty = Some(DirtyBit::Whole(m.value()?.parse()?));
+                o.dirty = Some(DirtyBit::Whole(m.value()?.parse()?));
                 return Ok(());
             }
             if m.path.is_ident("dirty_each") {
-                dirty = Some(DirtyBit::Each(m.value()?.parse()?));
+                o.dirty = Some(DirtyBit::Each(m.value()?.parse()?));
                 return Ok(());
             }
-            role = if m.path.is_ident("nested") {
+            if m.path.is_ident("row") {
+                o.row = Some(m.value()?.parse()?);
+                return Ok(());
+            }
+            o.role = if m.path.is_ident("nested") {
                 Role::Nested
             } else if m.path.is_ident("custom") {
                 Role::Custom
@@ -84,13 +101,13 @@ fn role_and_dirty(attrs: &[Attribute]) -> syn::Result<(Role, Option<DirtyBit>)> 
             } else {
                 return Err(m.error(
                     "expected one of nested, custom, config, transient, scratch, dirty = BIT, \
-                     dirty_each = BITS",
+                     dirty_each = BITS, row = KIND",
                 ));
             };
             Ok(())
         })?;
     }
-    Ok((role, dirty))
+    Ok(o)
 }
 
 /// What a type's own `#[state(...)]` attribute says.
@@ -101,6 +118,11 @@ struct TypeOptions {
     /// `dirty_bits = FIELD`: the integer field whose bits say which fields changed since the
     /// value was last a copy of another (see `Restore`).
     dirty_bits: Option<Ident>,
+    /// `row = NAME`: the struct to generate with the type's row layout (see [`derive_state`]).
+    row: Option<Ident>,
+    /// `row_kinds = PATH`: the module of the row's kinds (its `Kind`, `Placer`, `Writer` and
+    /// `Reader`).
+    row_kinds: Option<syn::Path>,
 }
 
 fn type_options(attrs: &[Attribute]) -> syn::Result<TypeOptions> {
@@ -111,8 +133,15 @@ fn type_options(attrs: &[Attribute]) -> syn::Result<TypeOptions> {
                 o.relabel_then = Some(m.value()?.parse::<Ident>()?);
             } else if m.path.is_ident("dirty_bits") {
                 o.dirty_bits = Some(m.value()?.parse::<Ident>()?);
+            } else if m.path.is_ident("row") {
+                o.row = Some(m.value()?.parse::<Ident>()?);
+            } else if m.path.is_ident("row_kinds") {
+                o.row_kinds = Some(m.value()?.parse::<syn::Path>()?);
             } else {
-                return Err(m.error("expected relabel_then = METHOD or dirty_bits = FIELD"));
+                return Err(m.error(
+                    "expected relabel_then = METHOD, dirty_bits = FIELD, row = NAME or \
+                     row_kinds = PATH",
+                ));
             }
             Ok(())
         })?;
@@ -551,6 +580,20 @@ fn expand_relabel(input: &DeriveInput) -> syn::Result<Tokens> {
 /// `#[derive(State)]`: the packed form of a stateful struct, whose fields may be configuration
 /// or scratch (see the `#[state(...)]` roles): `pack_state` writes the state's fields,
 /// `unpack_state` reads them back into the value, keeping its configuration and allocations.
+///
+/// With `#[state(row = NAME, row_kinds = PATH)]` on the type, it also derives the layout of a
+/// row of bytes holding the state: every field that is part of the state (every field `pack_state`
+/// writes) says how it sits there with `#[state(row = KIND)]`, or the type does not compile (a
+/// configuration or scratch field has no place in a row). `KIND` implements `PATH::Kind<T>` for
+/// the field's type `T`. The derive generates `pub(crate) struct NAME`, one member per such
+/// field (of its kind), with:
+/// - an associated constant per field, its name in capitals: where the field's part of fixed
+///   size (`Kind::SIZE` bytes) sits, the fields in declaration order; `HEAD` after them all;
+/// - `place(&mut PATH::Placer) -> Option<NAME>`: each field's kind placed in declaration order
+///   (a kind whose part has a size only known when running takes it past the head from the
+///   placer);
+/// - `put(&self, &T, &mut PATH::Writer) -> Option<()>` and `get(&self, &mut T, &PATH::Reader)
+///   -> Result<(), PackError>`: every field written into a row, and read back, by its kind.
 #[proc_macro_derive(State, attributes(state))]
 pub fn derive_state(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -632,8 +675,10 @@ fn expand_state(input: &DeriveInput) -> syn::Result<Tokens> {
             let m = &f.member;
             quote! { ::cancelcheck_model::pack::Transient::clear(&mut self.#m); }
         });
+    let row = expand_row(input, &fields)?;
     let (imp, ty, wh) = input.generics.split_for_impl();
     Ok(quote! {
+        #row
         impl #imp ::cancelcheck_model::pack::State for #name #ty #wh {
             fn pack_state(&self, __out: &mut ::std::vec::Vec<u8>) {
                 #pack_flags
@@ -647,6 +692,135 @@ fn expand_state(input: &DeriveInput) -> syn::Result<Tokens> {
                 #(#read_flags)*
                 #(#unpacks)*
                 #(#clears)*
+                ::core::result::Result::Ok(())
+            }
+        }
+    })
+}
+
+/// The row layout of a `State` type (see [`derive_state`]); nothing without `row = NAME`.
+fn expand_row(input: &DeriveInput, fields: &[Field]) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let o = type_options(&input.attrs)?;
+    let shape = named_struct(input, "State")?;
+    let mut rows = Vec::new();
+    for (f, a) in shape.iter().zip(fields) {
+        let kind = field_options(&f.attrs)?.row;
+        let span = f.ident.as_ref().map_or_else(Span::call_site, Ident::span);
+        match (kind, packed(a), o.row.is_some()) {
+            (Some(kind), true, true) => rows.push((a, kind)),
+            (None, true, true) => {
+                return Err(syn::Error::new(
+                    span,
+                    format!(
+                        "field `{}` is part of the state but has no place in {}'s row: say how \
+                         it sits there with #[state(row = KIND)]",
+                        member_name(&a.member),
+                        name
+                    ),
+                ));
+            }
+            (Some(_), false, _) => {
+                return Err(syn::Error::new(
+                    span,
+                    "a field that is not part of the state (config, transient, scratch) has no \
+                     place in a row",
+                ));
+            }
+            (Some(_), true, false) => {
+                return Err(syn::Error::new(
+                    span,
+                    "row = KIND on a field needs row = NAME and row_kinds = PATH on the type",
+                ));
+            }
+            (None, _, _) => {}
+        }
+    }
+    let Some(row) = &o.row else {
+        return Ok(quote! {});
+    };
+    let Some(m) = &o.row_kinds else {
+        return Err(syn::Error::new(
+            row.span(),
+            "row = NAME needs row_kinds = PATH (the module of the row's kinds)",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            row.span(),
+            "row = NAME: only types without generics",
+        ));
+    }
+    let members: Vec<&Member> = rows.iter().map(|(f, _)| &f.member).collect();
+    let consts: Vec<Ident> = rows
+        .iter()
+        .map(|(f, _)| format_ident!("{}", member_name(&f.member).to_uppercase()))
+        .collect();
+    let kinds: Vec<Tokens> = rows
+        .iter()
+        .map(|(f, kind)| {
+            let ty = &f.ty;
+            quote! { <#kind as #m::Kind<#ty>> }
+        })
+        .collect();
+    let kind_tys = rows.iter().map(|(_, kind)| kind);
+    let mut at = quote! { 0 };
+    let mut offsets = Vec::new();
+    for (c, k) in consts.iter().zip(&kinds) {
+        offsets.push(at.clone());
+        at = quote! { Self::#c + #k::SIZE };
+    }
+    let docs = rows.iter().map(|(f, _)| {
+        format!(
+            "Where the part of fixed size of `{}` sits in a row.",
+            member_name(&f.member)
+        )
+    });
+    let struct_doc = format!(
+        "Where each field of [`{name}`] that is part of the state sits in a row of bytes: \
+         derived from its declaration (each field's `#[state(row = KIND)]`)."
+    );
+    Ok(quote! {
+        #[doc = #struct_doc]
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct #row {
+            #( pub(crate) #members: #kind_tys, )*
+        }
+
+        #[allow(dead_code)]
+        impl #row {
+            #(
+                #[doc = #docs]
+                pub(crate) const #consts: usize = #offsets;
+            )*
+            /// The length of the head: every field's part of fixed size.
+            pub(crate) const HEAD: usize = #at;
+
+            /// Each field's kind, placed in declaration order.
+            pub(crate) fn place(__p: &mut #m::Placer) -> ::core::option::Option<Self> {
+                ::core::option::Option::Some(Self {
+                    #( #members: #kinds::place(Self::#consts, __p)?, )*
+                })
+            }
+
+            /// Writes every field of `__v` into the row (`None` if one does not fit).
+            #[inline]
+            pub(crate) fn put(
+                &self,
+                __v: &#name,
+                __w: &mut #m::Writer<'_>,
+            ) -> ::core::option::Option<()> {
+                #( #kinds::put(&self.#members, Self::#consts, &__v.#members, __w)?; )*
+                ::core::option::Option::Some(())
+            }
+
+            /// Reads every field of the row into `__v`.
+            pub(crate) fn get(
+                &self,
+                __v: &mut #name,
+                __r: &#m::Reader<'_>,
+            ) -> ::core::result::Result<(), ::cancelcheck_model::pack::PackError> {
+                #( #kinds::get(&self.#members, Self::#consts, &mut __v.#members, __r)?; )*
                 ::core::result::Result::Ok(())
             }
         }
@@ -723,7 +897,7 @@ fn expand_clone_state(input: &DeriveInput) -> syn::Result<Tokens> {
             continue;
         }
         let m = &a.member;
-        restores.push(match role_and_dirty(&f.attrs)?.1 {
+        restores.push(match field_options(&f.attrs)?.dirty {
             None => quote! { ::core::clone::Clone::clone_from(&mut self.#m, &__src.#m); },
             Some(DirtyBit::Whole(bit)) => quote! {
                 if __d & (#bit) != 0 {
@@ -758,4 +932,71 @@ fn expand_clone_state(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `#[derive(State)]` makes of `src`: its code, or its compile error.
+    fn state(src: &str) -> Result<String, String> {
+        let input: DeriveInput = syn::parse_str(src).expect("a type");
+        expand_state(&input)
+            .map(|t| t.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    const ROW: &str = "#[state(row = R, row_kinds = kinds)]";
+
+    /// A field that is part of the state and has no place in the row is a compile error
+    /// naming it, so a field added to a type with a row can never be left out of it.
+    #[test]
+    fn a_field_of_the_state_without_a_place_in_the_row_does_not_compile() {
+        let err = state(&format!(
+            "{ROW} struct S {{ #[state(row = Byte)] a: u8, b: u8, #[state(config)] c: u8 }}"
+        ))
+        .expect_err("b has no place");
+        assert!(
+            err.contains("field `b`") && err.contains("row = KIND"),
+            "{err}"
+        );
+        let err = state(&format!(
+            "{ROW} struct S {{ #[state(row = Byte)] a: u8, #[state(nested)] w: W }}"
+        ))
+        .expect_err("w has no place");
+        assert!(err.contains("field `w`"), "{err}");
+        // Configuration and scratch are not part of the state: they have no place.
+        let err = state(&format!(
+            "{ROW} struct S {{ #[state(row = Byte)] a: u8, #[state(scratch, row = Byte)] c: u8 }}"
+        ))
+        .expect_err("scratch in a row");
+        assert!(err.contains("not part of the state"), "{err}");
+        let err = state("struct S { #[state(row = Byte)] a: u8 }").expect_err("no row");
+        assert!(err.contains("row = NAME"), "{err}");
+    }
+
+    /// Every field of the state is placed, written and read, in declaration order, each at the
+    /// end of the previous one's part of fixed size.
+    #[test]
+    fn every_field_of_the_state_is_in_the_row() {
+        let code = state(&format!(
+            "{ROW} struct S {{ #[state(row = Byte)] a: u8, #[state(config)] c: u8, \
+             #[state(row = [Table; 2])] b: [V; 2] }}"
+        ))
+        .expect("compiles");
+        let squash = |s: &str| s.split_whitespace().collect::<String>();
+        let code = squash(&code);
+        for want in [
+            "pub(crate)structR{pub(crate)a:Byte,pub(crate)b:[Table;2],}",
+            "pub(crate)constA:usize=0;",
+            "pub(crate)constB:usize=Self::A+<Byteaskinds::Kind<u8>>::SIZE;",
+            "pub(crate)constHEAD:usize=Self::B+<[Table;2]askinds::Kind<[V;2]>>::SIZE;",
+            "<Byteaskinds::Kind<u8>>::put(&self.a,Self::A,&__v.a,__w)?;",
+            "<[Table;2]askinds::Kind<[V;2]>>::put(&self.b,Self::B,&__v.b,__w)?;",
+            "<[Table;2]askinds::Kind<[V;2]>>::get(&self.b,Self::B,&mut__v.b,__r)?;",
+        ] {
+            assert!(code.contains(&squash(want)), "{want} not in {code}");
+        }
+        assert!(!code.contains("__v.c"), "configuration in the row: {code}");
+    }
 }

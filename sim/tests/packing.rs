@@ -97,8 +97,9 @@ fn foreign_bytes_do_not_unpack() {
 /// (parts by number, messages, work and timers by code, stepped through the memo the search
 /// uses), and checks that they agree at every state and after every step: the same steps at
 /// the same indices (also as the partial-order reduction picks them), the same row (coding the
-/// plain state gives the flat one's bytes), the same verdict of the step, and at a quiescent
-/// state the same final verdict. Returns the states checked.
+/// plain state gives the flat one's bytes, and the row read back packs as the plain state),
+/// the same verdict of the step, and at a quiescent state the same final verdict. Returns the
+/// states checked.
 fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
     use cancelcheck_sim::explorer::{Flat, FlatMemo, FlatShared};
     let s = spec.scenario();
@@ -111,7 +112,7 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
     let worlds = plain.iter().map(|e| e.world().clone()).collect();
     let shared = FlatShared::new(&inits[0]).expect("small configurations fit a row");
     let mut memo = FlatMemo::new(shared, worlds);
-    let (mut a, mut seen, mut checked) = (Vec::new(), HashSet::new(), 0);
+    let (mut a, mut b, mut seen, mut checked) = (Vec::new(), Vec::new(), HashSet::new(), 0);
     let (mut steps, mut flat_steps) = (Vec::new(), Vec::new());
     let (mut ample, mut flat_ample) = (Vec::new(), Vec::new());
     let code = |e: &Explorer, memo: &mut FlatMemo| {
@@ -126,6 +127,13 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
                 continue;
             }
             checked += 1;
+            // Read back, the row is the plain state: every field of it the row holds, and the
+            // rest as the initial state has it.
+            let back = f
+                .to_explorer(&memo, &plain[root])
+                .expect("a row reads back");
+            back.pack(&mut b);
+            assert_eq!(a, b, "{spec:?}: the row read back differs");
             e.enabled(init, &mut steps);
             f.enabled(&memo, &mut flat_steps);
             assert_eq!(steps.len(), flat_steps.len(), "{spec:?}: {steps:?}");

@@ -30,6 +30,7 @@
 //! search in this form ([`FlatMemo::spoilt`]); the search then runs again on plain worlds.
 
 mod codes;
+pub(super) mod kinds;
 mod memo;
 mod row;
 
@@ -38,41 +39,38 @@ pub use memo::FlatMemo;
 pub use row::{Flat, FlatStep};
 
 use super::Bounds;
+use super::state::ExplorerRow;
+use kinds::{Parts, Placer};
 
 /// The longest row: a layout that needs more does not use the flat form.
 pub(super) const ROW: usize = 192;
 
-/// Offsets of the fixed head of a row: the initial scenario, the client's, the server's and
-/// the checker's numbers (4 bytes each, little-endian), whether the client is ready, requests
-/// sent, duplications left, malformed cancels left.
-pub(super) const ROOT: usize = 0;
-pub(super) const ENDPOINTS: [usize; 2] = [1, 5];
-pub(super) const CHECKER: usize = 9;
-pub(super) const READY: usize = 13;
-pub(super) const SENT: usize = 14;
-pub(super) const DUPLICATES: usize = 15;
-pub(super) const MALFORMED: usize = 16;
-pub(super) const HEAD: usize = 17;
+/// Offsets in the head of a row, each where [`ExplorerRow`] places its field: the initial
+/// scenario, the client's, the server's and the checker's numbers, whether the client is
+/// ready, requests sent, duplications left, malformed cancels left.
+pub(super) const ROOT: usize = ExplorerRow::ROOT;
+pub(super) const ENDPOINTS: [usize; 2] = [
+    ExplorerRow::WORLD + Parts::ENDPOINTS[0],
+    ExplorerRow::WORLD + Parts::ENDPOINTS[1],
+];
+pub(super) const CHECKER: usize = ExplorerRow::WORLD + Parts::CHECKER;
+pub(super) const READY: usize = ExplorerRow::WORLD + Parts::READY;
+pub(super) const SENT: usize = ExplorerRow::SENT;
+pub(super) const DUPLICATES: usize = ExplorerRow::DUPLICATES_LEFT;
+pub(super) const MALFORMED: usize = ExplorerRow::MALFORMED_LEFT;
 
-/// Where each table sits in a row, and how much each holds. After the head: each request's
-/// cancels and id code (in sending order), then the tables (a length byte, then that many codes,
-/// then zeros up to the capacity): in-flight messages towards the client and towards the server,
-/// running work, work that reported progress, armed timers.
+/// A row's layout for one search: where each field of the plain state sits ([`ExplorerRow`],
+/// derived from [`Explorer`](super::Explorer)'s declaration) and how long the row is. After the
+/// head, in declaration order: each request's cancels and id code (in sending order), then the
+/// tables (a length byte, then that many codes, then zeros up to the table's room): in-flight
+/// messages towards the client and towards the server, running work, work that reported
+/// progress, armed timers.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub(super) b: Bounds,
-    // Offsets and capacities, each below the row's length (a byte keeps the layout small:
-    // every step copies it).
-    cancels: u8,
-    ids: u8,
-    net: [u8; 2],
-    pub(super) work: u8,
-    progressed: u8,
-    timers: u8,
+    /// Offsets and rooms are bytes (a small layout: every step copies it).
+    pub(super) row: ExplorerRow,
     len: u8,
-    net_cap: u8,
-    work_cap: u8,
-    timer_cap: u8,
 }
 
 impl Layout {
@@ -82,7 +80,7 @@ impl Layout {
     pub(super) fn new(b: Bounds) -> Option<Layout> {
         if b.server_requests > 0 || b.fanout > 0 || b.http {
             // Rows hold the client's script only, and the FIFO and reordering links: such a
-            // search runs on plain states.
+            // search runs on plain states (the fields it would use are `Absent` from a row).
             return None;
         }
         let n = usize::from(b.requests);
@@ -96,28 +94,23 @@ impl Layout {
         work_cap: usize,
         timer_cap: usize,
     ) -> Option<Layout> {
-        let n = usize::from(b.requests);
-        let cancels = HEAD;
-        let ids = cancels + n;
-        let net0 = ids + n;
-        let net1 = net0 + 1 + net_cap;
-        let work = net1 + 1 + net_cap;
-        let progressed = work + 1 + work_cap;
-        let timers = progressed + 1 + work_cap;
-        let len = timers + 1 + timer_cap;
-        let byte = |x: usize| x as u8;
+        let mut p = Placer {
+            next: [0, 0],
+            requests: usize::from(b.requests),
+            net_cap,
+            work_cap,
+            timer_cap,
+        };
+        // Placed once to measure the regions past the head, then where they start.
+        ExplorerRow::place(&mut p)?;
+        let per_request = p.next[0];
+        p.next = [ExplorerRow::HEAD, ExplorerRow::HEAD + per_request];
+        let row = ExplorerRow::place(&mut p)?;
+        let len = p.next[1];
         (len <= ROW).then_some(Layout {
             b,
-            cancels: byte(cancels),
-            ids: byte(ids),
-            net: [byte(net0), byte(net1)],
-            work: byte(work),
-            progressed: byte(progressed),
-            timers: byte(timers),
-            len: byte(len),
-            net_cap: byte(net_cap),
-            work_cap: byte(work_cap),
-            timer_cap: byte(timer_cap),
+            row,
+            len: len as u8,
         })
     }
 }

@@ -4,6 +4,7 @@ use cancelcheck_model::pack::PackError;
 use cancelcheck_model::{Message, Party};
 use cancelcheck_properties::{PropertySet, Verdict};
 
+use super::kinds::{Reader, Table, Writer};
 use super::memo::{Fed, FlatMemo, Op, Response, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
 use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
@@ -53,87 +54,46 @@ pub(super) fn sorted_place(codes: &[u8], ranks: &[u8], x: u8) -> usize {
 }
 
 impl Flat {
-    /// The flat form of the plain state `e`, coding what it holds in `memo`'s tables; `None`
-    /// if it does not fit a row (the memo is then spoilt).
+    /// The flat form of the plain state `e`, coding what it holds in `memo`'s tables (each
+    /// field as its declaration places it, see `ExplorerRow`); `None` if it does not fit a
+    /// row (the memo is then spoilt).
     pub fn from_explorer(e: &Explorer, memo: &mut FlatMemo) -> Option<Flat> {
         let layout = memo.shared.layout;
-        let mut f = Flat {
-            row: [0; ROW],
+        let mut bytes = core::mem::take(&mut memo.bytes);
+        let row = memo.coding(|t| {
+            let mut w = Writer {
+                row: [0; ROW],
+                requests: usize::from(layout.b.requests),
+                t,
+                bytes: &mut bytes,
+            };
+            layout.row.put(e, &mut w)?;
+            Some(Some(w.row))
+        });
+        memo.bytes = bytes;
+        Some(Flat {
+            row: row?,
             layout,
             violated: e.violated(),
             warned: e.warned(),
             reached: e.reached(),
+        })
+    }
+
+    /// The plain state this row codes: `template` (a plain state of the same initial
+    /// scenario, which gives what a row does not hold: the configuration, and the parts of the
+    /// state a flat search never changes) with every field the row holds read from it, its
+    /// checker starting a fresh verdict.
+    pub fn to_explorer(&self, memo: &FlatMemo, template: &Explorer) -> Result<Explorer, PackError> {
+        let mut e = template.clone();
+        let t = memo.shared.read();
+        let r = Reader {
+            row: self.bytes(),
+            requests: usize::from(self.layout.b.requests),
+            t: &t,
         };
-        let d = e.driver();
-        let w = e.world();
-        f.row[ROOT] = d.root;
-        let mut parts = [0u32; 3];
-        for (i, part) in [Some(Party::Client), Some(Party::Server), None]
-            .into_iter()
-            .enumerate()
-        {
-            memo.bytes.clear();
-            match part {
-                Some(p) => w.pack_endpoint(p, &mut memo.bytes),
-                None => w.pack_checker(&mut memo.bytes),
-            }
-            let bytes = core::mem::take(&mut memo.bytes);
-            parts[i] = memo.shared.write().part(&bytes);
-            memo.bytes = bytes;
-        }
-        f.set_u32(ENDPOINTS[0], parts[0]);
-        f.set_u32(ENDPOINTS[1], parts[1]);
-        f.set_u32(CHECKER, parts[2]);
-        f.row[READY] = u8::from(w.endpoint(Party::Client).is_ready());
-        f.row[SENT] = d.sent;
-        f.row[DUPLICATES] = d.duplicates_left;
-        f.row[MALFORMED] = d.malformed_left;
-        let n = usize::from(layout.b.requests);
-        let fits = d.net.iter().all(|q| q.len() <= usize::from(layout.net_cap))
-            && d.work.len() <= usize::from(layout.work_cap)
-            && d.progressed.len() <= usize::from(layout.work_cap)
-            && d.timers.len() <= usize::from(layout.timer_cap)
-            && d.cancels.len() == n
-            && d.ids.len() == n;
-        if !fits {
-            memo.spoilt = true;
-            return None;
-        }
-        let coded = memo.coding(|t| {
-            let mut row = f.row;
-            for k in 0..n {
-                row[usize::from(layout.cancels) + k] = d.cancels[k];
-                row[usize::from(layout.ids) + k] = match d.ids[k] {
-                    Some(id) => t.id(id)?,
-                    None => 0,
-                };
-            }
-            let mut table = |at: u8, codes: &mut dyn Iterator<Item = Option<u8>>| {
-                let at = usize::from(at);
-                let mut len = 0;
-                for c in codes {
-                    row[at + 1 + len] = c?;
-                    len += 1;
-                }
-                row[at] = len as u8;
-                Some(())
-            };
-            for p in [Party::Client, Party::Server] {
-                table(
-                    layout.net[p.index()],
-                    &mut d.net[p.index()].iter().map(|&m| t.msg(m)),
-                )?;
-            }
-            table(layout.work, &mut d.work.iter().map(|&w| t.work(w)))?;
-            table(
-                layout.progressed,
-                &mut d.progressed.iter().map(|&w| t.work(w)),
-            )?;
-            table(layout.timers, &mut d.timers.iter().map(|&x| t.timer(x)))?;
-            Some(Some(row))
-        });
-        f.row = coded?;
-        Some(f)
+        self.layout.row.get(&mut e, &r)?;
+        Ok(e)
     }
 
     /// The row: what identifies the state (equal rows, equal states, within one search).
@@ -191,51 +151,51 @@ impl Flat {
         self.u32_at(CHECKER)
     }
 
-    /// The codes of the table at `at`.
-    pub(super) fn table(&self, at: u8) -> &[u8] {
-        let at = usize::from(at);
+    /// The codes of table `t`.
+    pub(super) fn table(&self, t: Table) -> &[u8] {
+        let at = usize::from(t.at);
         &self.row[at + 1..][..usize::from(self.row[at])]
     }
 
     pub(super) fn id(&self, k: usize) -> u8 {
-        self.row[usize::from(self.layout.ids) + k]
+        self.row[usize::from(self.layout.row.ids.at) + k]
     }
 
-    /// Puts `x` at place `i` of the table at `at` (holding `cap`); spoils the memo if full.
-    pub(super) fn insert(&mut self, at: u8, cap: u8, i: usize, x: u8, memo: &mut FlatMemo) {
-        let at = usize::from(at);
+    /// Puts `x` at place `i` of table `t`; spoils the memo if full.
+    pub(super) fn insert(&mut self, t: Table, i: usize, x: u8, memo: &mut FlatMemo) {
+        let at = usize::from(t.at);
         let len = usize::from(self.row[at]);
-        if len == usize::from(cap) {
+        if len == usize::from(t.cap) {
             memo.spoilt = true;
             return;
         }
-        let t = &mut self.row[at + 1..at + 2 + len];
-        t.copy_within(i..len, i + 1);
-        t[i] = x;
+        let codes = &mut self.row[at + 1..at + 2 + len];
+        codes.copy_within(i..len, i + 1);
+        codes[i] = x;
         self.row[at] += 1;
     }
 
-    /// Takes out place `i` of the table at `at`.
-    pub(super) fn remove(&mut self, at: u8, i: usize) {
-        let at = usize::from(at);
+    /// Takes out place `i` of table `t`.
+    pub(super) fn remove(&mut self, t: Table, i: usize) {
+        let at = usize::from(t.at);
         let len = usize::from(self.row[at]);
-        let t = &mut self.row[at + 1..at + 1 + len];
-        t.copy_within(i + 1.., i);
-        t[len - 1] = 0;
+        let codes = &mut self.row[at + 1..at + 1 + len];
+        codes.copy_within(i + 1.., i);
+        codes[len - 1] = 0;
         self.row[at] -= 1;
     }
 
-    /// Takes out the first `x` of the table at `at`, if any.
-    pub(super) fn remove_first(&mut self, at: u8, x: u8) {
-        if let Some(i) = self.table(at).iter().position(|&y| y == x) {
-            self.remove(at, i);
+    /// Takes out the first `x` of table `t`, if any.
+    pub(super) fn remove_first(&mut self, t: Table, x: u8) {
+        if let Some(i) = self.table(t).iter().position(|&y| y == x) {
+            self.remove(t, i);
         }
     }
 
-    /// Takes out every `x` of the table at `at`.
-    pub(super) fn remove_all(&mut self, at: u8, x: u8) {
-        while let Some(i) = self.table(at).iter().position(|&y| y == x) {
-            self.remove(at, i);
+    /// Takes out every `x` of table `t`.
+    pub(super) fn remove_all(&mut self, t: Table, x: u8) {
+        while let Some(i) = self.table(t).iter().position(|&y| y == x) {
+            self.remove(t, i);
         }
     }
 
@@ -289,7 +249,7 @@ impl Flat {
 
     /// What `step` will show the parties, read before it is applied.
     pub(super) fn stimulus(&self, step: Listed, memo: &FlatMemo) -> Stim {
-        let l = &self.layout;
+        let l = &self.layout.row;
         let d = &memo.decoded;
         let msg = |to: Party, i: u16| self.table(l.net[to.index()])[usize::from(i)];
         let work = |i: u16| self.table(l.work)[usize::from(i)];
@@ -385,24 +345,23 @@ impl Flat {
 
     /// Applies one step (one of `enabled`), as `Explorer::step` does the plain state's.
     pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
-        let l = self.layout;
-        let b = l.b;
+        let (l, fifo) = (self.layout.row, self.layout.b.fifo);
         let stim = step.stim;
         match step.choice {
             Listed::Send => self.row[SENT] += 1,
-            Listed::Cancel(k) => self.row[usize::from(l.cancels) + usize::from(k)] += 1,
+            Listed::Cancel(k) => self.row[usize::from(l.cancels.at) + usize::from(k)] += 1,
             Listed::Deliver(to, i) | Listed::Lose(to, i) => {
                 self.remove(l.net[to.index()], usize::from(i))
             }
             Listed::Duplicate(to, i) => {
                 let at = l.net[to.index()];
                 let m = self.table(at)[usize::from(i)];
-                let place = if b.fifo {
+                let place = if fifo {
                     usize::from(i) + 1
                 } else {
                     sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                 };
-                self.insert(at, l.net_cap, place, m, memo);
+                self.insert(at, place, m, memo);
                 self.row[DUPLICATES] -= 1;
             }
             Listed::WorkDone(i) => {
@@ -413,7 +372,7 @@ impl Flat {
             Listed::Progress(i) => {
                 let w = self.table(l.work)[usize::from(i)];
                 let place = sorted_place(self.table(l.progressed), &memo.decoded.work_ranks, w);
-                self.insert(l.progressed, l.work_cap, place, w, memo);
+                self.insert(l.progressed, place, w, memo);
             }
             Listed::Fire(i) => self.remove(l.timers, usize::from(i)),
             // The party's own abort of the work comes back as an op.
@@ -478,16 +437,16 @@ impl Flat {
             match memo.ops[e.ops as usize + k] {
                 Op::Send(m) => {
                     let at = l.net[party.peer().index()];
-                    let place = if b.fifo {
+                    let place = if fifo {
                         self.table(at).len()
                     } else {
                         sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
                     };
-                    self.insert(at, l.net_cap, place, m, memo);
+                    self.insert(at, place, m, memo);
                 }
                 Op::StartWork(w) => {
                     let place = sorted_place(self.table(l.work), &memo.decoded.work_ranks, w);
-                    self.insert(l.work, l.work_cap, place, w, memo);
+                    self.insert(l.work, place, w, memo);
                 }
                 Op::AbortWork(w) => {
                     self.remove_first(l.work, w);
@@ -495,13 +454,13 @@ impl Flat {
                 }
                 Op::Arm(t) => {
                     let place = sorted_place(self.table(l.timers), &memo.decoded.timer_ranks, t);
-                    self.insert(l.timers, l.timer_cap, place, t, memo);
+                    self.insert(l.timers, place, t, memo);
                 }
                 Op::Disarm(t) => self.remove_all(l.timers, t),
             }
         }
         if step.choice == Listed::Send {
-            self.row[usize::from(l.ids) + usize::from(self.row[SENT]) - 1] = e.sent_id;
+            self.row[usize::from(l.ids.at) + usize::from(self.row[SENT]) - 1] = e.sent_id;
         }
     }
 
@@ -545,13 +504,13 @@ impl StepView for FlatView<'_> {
         self.flat.row[READY] != 0
     }
     fn cancels(&self, k: u8) -> u8 {
-        self.flat.row[usize::from(self.flat.layout.cancels) + usize::from(k)]
+        self.flat.row[usize::from(self.flat.layout.row.cancels.at) + usize::from(k)]
     }
     fn has_id(&self, k: u8) -> bool {
         self.flat.id(k.into()) != 0
     }
     fn queue(&self, to: Party) -> &[u8] {
-        self.flat.table(self.flat.layout.net[to.index()])
+        self.flat.table(self.flat.layout.row.net[to.index()])
     }
     fn is_request(&self, m: u8) -> bool {
         matches!(
@@ -560,13 +519,13 @@ impl StepView for FlatView<'_> {
         )
     }
     fn work(&self) -> &[u8] {
-        self.flat.table(self.flat.layout.work)
+        self.flat.table(self.flat.layout.row.work)
     }
     fn progressed(&self) -> &[u8] {
-        self.flat.table(self.flat.layout.progressed)
+        self.flat.table(self.flat.layout.row.progressed)
     }
     fn timers(&self) -> &[u8] {
-        self.flat.table(self.flat.layout.timers)
+        self.flat.table(self.flat.layout.row.timers)
     }
     fn duplicates_left(&self) -> u8 {
         self.flat.row[DUPLICATES]
@@ -616,7 +575,7 @@ impl FlatView<'_> {
     /// request that has it, 0 for none.
     fn id_request(&self, c: u8) -> u32 {
         let sent = usize::from(self.flat.row[SENT]);
-        let ids = &self.flat.row[usize::from(self.flat.layout.ids)..][..sent];
+        let ids = &self.flat.row[usize::from(self.flat.layout.row.ids.at)..][..sent];
         ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1)
     }
 }

@@ -8,7 +8,7 @@
 //! and the stream is readable. The queue towards the server holds the client's POSTs, sorted
 //! (any order). The GET stream is delivered from its head.
 
-use super::{Dirty, Explorer, Step, insert_sorted};
+use super::{Dirty, Explorer, Inert, Step, insert_sorted};
 use crate::http::{Route, Streams, lane};
 use cancelcheck_model::pack::{Pack, PackError, Reader, Relabel};
 use cancelcheck_model::{Message, Party, RequestId};
@@ -42,6 +42,13 @@ impl Http {
     /// Whether the transport is Streamable HTTP.
     pub(super) fn on(&self) -> bool {
         self.on
+    }
+}
+
+/// Off: the transport is another (its streams then stay empty).
+impl Inert for Http {
+    fn inert(&self) -> bool {
+        !self.on
     }
 }
 

@@ -25,6 +25,7 @@ pub(super) use reduce::ample;
 use trees::Spawned;
 
 use super::fifo::MsgClass;
+use super::flat::kinds::{Absent, Byte, Inert, Parts, PerRequest, Table};
 use super::hash::StableHasher;
 use super::steps::{Listed, StepView, TimerOf};
 use super::{Bounds, bounds};
@@ -120,6 +121,13 @@ struct ServerScript {
     malformed_left: u8,
 }
 
+/// A script that may send nothing (the search has no server requests).
+impl Inert for ServerScript {
+    fn inert(&self) -> bool {
+        self.sent == 0 && self.cancels.is_empty() && self.ids.is_empty() && self.malformed_left == 0
+    }
+}
+
 /// One explored state: the world plus everything a driver holds.
 ///
 /// Its state is declared here once: the fields without a role are packed ([`State`]:
@@ -127,43 +135,54 @@ struct ServerScript {
 /// races reached, the event log) and renamed ([`Relabel`], for the symmetry reduction; see
 /// [`Explorer::canonicalize`]). Queues on a reordering link, work and timers are kept sorted,
 /// so equal states pack to equal bytes.
+///
+/// The same declaration says how each field sits in a search's [flat row](super::Flat)
+/// (`#[state(row = KIND)]`, the kinds of `super::flat::kinds`): the derive makes the row's
+/// layout, `ExplorerRow`, and the conversion to and from it. A field of the state without a
+/// place in the row does not compile.
 #[derive(Debug, State, Relabel, CloneState)]
-#[state(dirty_bits = dirty)]
+#[state(dirty_bits = dirty, row = ExplorerRow, row_kinds = crate::explorer::flat::kinds)]
 pub struct Explorer {
     /// Which initial scenario (of `initial_scenarios`) the state descends from.
+    #[state(row = Byte)]
     root: u8,
-    #[state(nested)]
+    #[state(nested, row = Parts)]
     world: World,
     /// In-flight messages, indexed by recipient: in sending order on a FIFO link, sorted on a
     /// reordering one (where order carries no information), so equal states look equal.
-    #[state(dirty_each = Dirty::NET)]
+    #[state(dirty_each = Dirty::NET, row = [Table; 2])]
     net: [SmallVec<[Message; 8]>; 2],
     /// Running work and armed timers, kept sorted.
-    #[state(dirty = Dirty::WORK)]
+    #[state(dirty = Dirty::WORK, row = Table)]
     work: SmallVec<[(Party, RequestId); 8]>,
     /// Running work that already reported progress.
-    #[state(dirty = Dirty::PROGRESSED)]
+    #[state(dirty = Dirty::PROGRESSED, row = Table)]
     progressed: SmallVec<[(Party, RequestId); 8]>,
-    #[state(dirty = Dirty::TIMERS)]
+    #[state(dirty = Dirty::TIMERS, row = Table)]
     timers: SmallVec<[(Party, Timer); 8]>,
+    #[state(row = Byte)]
     sent: u8,
-    #[state(dirty = Dirty::CANCELS)]
+    #[state(dirty = Dirty::CANCELS, row = PerRequest)]
     cancels: SmallVec<[u8; 8]>,
-    #[state(dirty = Dirty::IDS)]
+    #[state(dirty = Dirty::IDS, row = PerRequest)]
     ids: SmallVec<[Option<RequestId>; 8]>,
     /// Duplications the network may still make.
+    #[state(row = Byte)]
     duplicates_left: u8,
     /// Malformed cancels the client may still send.
+    #[state(row = Byte)]
     malformed_left: u8,
     /// The server's requests.
+    #[state(row = Absent)]
     server: ServerScript,
     /// What the script spent of each request's budget of nested requests (the requests that
     /// spent any, sorted; see [`Spawned`]). The trees themselves (which request was sent on
     /// whose behalf, how deep each stands, which root it serves) are read from the checker's
     /// records, the one model of parentage; empty without nesting.
+    #[state(row = Absent)]
     spawns: SmallVec<[Spawned; 4]>,
     /// Streamable HTTP's streams (packed as nothing on the other transports).
-    #[state(custom)]
+    #[state(custom, row = Absent)]
     http: Http,
     /// Whether requests nest.
     #[state(config)]
@@ -198,20 +217,6 @@ where
 {
     let at = v.partition_point(|y| *y <= x);
     v.insert(at, x);
-}
-
-/// What a driver holds, read out of a plain state (for another form of it).
-pub(super) struct Driver<'a> {
-    pub root: u8,
-    pub net: [&'a [Message]; 2],
-    pub work: &'a [(Party, RequestId)],
-    pub progressed: &'a [(Party, RequestId)],
-    pub timers: &'a [(Party, Timer)],
-    pub sent: u8,
-    pub cancels: &'a [u8],
-    pub ids: &'a [Option<RequestId>],
-    pub duplicates_left: u8,
-    pub malformed_left: u8,
 }
 
 impl Explorer {
@@ -261,22 +266,6 @@ impl Explorer {
     /// reordering one ([`Step::Deliver`] and its kin name a message by its place here).
     pub fn in_flight(&self, to: Party) -> &[Message] {
         &self.net[to.index()]
-    }
-
-    /// What the driver holds.
-    pub(super) fn driver(&self) -> Driver<'_> {
-        Driver {
-            root: self.root,
-            net: [&self.net[0], &self.net[1]],
-            work: &self.work,
-            progressed: &self.progressed,
-            timers: &self.timers,
-            sent: self.sent,
-            cancels: &self.cancels,
-            ids: &self.ids,
-            duplicates_left: self.duplicates_left,
-            malformed_left: self.malformed_left,
-        }
     }
 
     /// Ends the run here (quiescent when nothing is enabled) and returns the verdict.

@@ -7,7 +7,8 @@
 use cancelcheck_model::pack::{Pack, Relabel};
 use cancelcheck_model::{Party, RequestId};
 
-use super::Explorer;
+use super::{Explorer, Inert};
+use smallvec::SmallVec;
 
 /// The spawn steps ([`super::Step::Spawn`]) taken on behalf of one request so far, against its
 /// budget (`nesting.fanout`). Kept here, not counted from the checker's records: a spawn step
@@ -21,6 +22,13 @@ pub(super) struct Spawned {
     /// [`Parentage::generation`](cancelcheck_properties::checker::Parentage::generation)).
     generation: u8,
     count: u8,
+}
+
+/// No spawn step taken (as in every search without nesting).
+impl Inert for SmallVec<[Spawned; 4]> {
+    fn inert(&self) -> bool {
+        self.is_empty()
+    }
 }
 
 impl Explorer {
