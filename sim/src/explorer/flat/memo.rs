@@ -188,9 +188,9 @@ struct Base {
 /// One thread's memo of transitions, its copy of the codes, and the worlds (one per initial
 /// scenario) in which it works out the transitions it has not met.
 ///
-/// A step is looked up in two parts: the fed endpoint's [`Response`] (keyed by the endpoint
+/// A step is looked up in two parts: the fed endpoint's response (keyed by the endpoint
 /// and the coded input: few, as the endpoints' states are few), then the checker's
-/// [`Judged`] (keyed by the checker and what the response shows it). The endpoint never reads
+/// judgement (keyed by the checker and what the response shows it). The endpoint never reads
 /// the checker, and the checker reads only the events, so the two parts make the step's
 /// whole transition, with far fewer worked out than keyed by both at once.
 pub struct FlatMemo {

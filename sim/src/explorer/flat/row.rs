@@ -200,7 +200,7 @@ impl Flat {
     }
 
     /// Every enabled step, in the order [`Explorer::enabled`] lists the plain state's (both
-    /// list them with [`steps::list`]).
+    /// list them with `steps::list`).
     pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
         out.clear();
         let view = FlatView { flat: self, memo };
