@@ -103,7 +103,13 @@ impl Head {
     /// The media type of `Content-Type`, lower case, without parameters.
     pub fn media_type(&self) -> Option<String> {
         let v = self.header("content-type")?;
-        Some(v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        Some(
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase(),
+        )
     }
 
     /// How the body that follows is delimited. A request without length has none; a response
@@ -113,7 +119,10 @@ impl Head {
             if te.trim().eq_ignore_ascii_case("chunked") {
                 return Ok(BodyKind::Chunked);
             }
-            return err(0, format!("Transfer-Encoding {te:?}: only chunked is supported"));
+            return err(
+                0,
+                format!("Transfer-Encoding {te:?}: only chunked is supported"),
+            );
         }
         if let Some(len) = self.header("content-length") {
             return match len.trim().parse::<usize>() {
@@ -136,7 +145,10 @@ impl Head {
 pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HttpError> {
     let Some(end) = find(buf, b"\r\n\r\n") else {
         if buf.len() > MAX_HEAD {
-            return err(MAX_HEAD, format!("no end of the head within {MAX_HEAD} bytes"));
+            return err(
+                MAX_HEAD,
+                format!("no end of the head within {MAX_HEAD} bytes"),
+            );
         }
         return Ok(None);
     };
@@ -184,7 +196,10 @@ fn parse_start(line: &str) -> Result<Start, HttpError> {
                 target: target.to_string(),
             })
         }
-        _ => err(0, format!("not an HTTP/1.x request or status line: {line:?}")),
+        _ => err(
+            0,
+            format!("not an HTTP/1.x request or status line: {line:?}"),
+        ),
     }
 }
 
@@ -347,7 +362,10 @@ impl SseReader {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
         let mut at = 0;
-        while let Some(eol) = self.buf[at..].iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(eol) = self.buf[at..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+        {
             let mut next = at + eol + 1;
             if self.buf[at + eol] == b'\r' {
                 if next >= self.buf.len() {
@@ -559,7 +577,10 @@ mod tests {
             all.extend(r.push(b).unwrap());
         }
         assert_eq!(all.len(), 3);
-        assert_eq!((all[0].id.as_deref(), all[0].data.as_str()), (Some("1"), ""));
+        assert_eq!(
+            (all[0].id.as_deref(), all[0].data.as_str()),
+            (Some("1"), "")
+        );
         assert_eq!(all[1].data, "{\"a\":\n1}");
         assert_eq!(all[1].id.as_deref(), Some("2"));
         assert_eq!(all[1].offset, 24);
@@ -567,15 +588,23 @@ mod tests {
         let mut r = SseReader::default();
         let back = r.push(&sse_event(Some("7"), "{\"x\":1}")).unwrap();
         assert_eq!(back[0].data, "{\"x\":1}");
-        assert_eq!(r.push(&sse_event(Some("8"), "")).unwrap()[0].id.as_deref(), Some("8"));
-        let e = SseReader::default().push(b"data: ok\n\ndata: \xff\n").unwrap_err();
+        assert_eq!(
+            r.push(&sse_event(Some("8"), "")).unwrap()[0].id.as_deref(),
+            Some("8")
+        );
+        let e = SseReader::default()
+            .push(b"data: ok\n\ndata: \xff\n")
+            .unwrap_err();
         assert_eq!(e.offset, 10);
     }
 
     #[test]
     fn urls_are_http_only() {
         let u = Url::parse("http://127.0.0.1:8080/mcp").unwrap();
-        assert_eq!((u.host.as_str(), u.port, u.path.as_str()), ("127.0.0.1", 8080, "/mcp"));
+        assert_eq!(
+            (u.host.as_str(), u.port, u.path.as_str()),
+            ("127.0.0.1", 8080, "/mcp")
+        );
         assert_eq!(Url::parse("http://localhost").unwrap().path, "/");
         assert!(Url::parse("https://x/mcp").unwrap_err().contains("no TLS"));
         assert!(Url::parse("ftp://x").is_err());
