@@ -391,7 +391,7 @@ impl Serve {
                 "Method Not Allowed",
                 "sessions end when the server stops",
             ),
-            other => self.refuse(conn, 405, "Method Not Allowed", &format!("{other}")),
+            other => self.refuse(conn, 405, "Method Not Allowed", other),
         }
     }
 
