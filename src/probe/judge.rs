@@ -872,7 +872,13 @@ impl Judge<'_> {
         match kind {
             note::PEER_GONE if !self.gone => {
                 self.gone = true;
-                if !self.sent.is_empty() {
+                if self.http {
+                    // Over HTTP only what the server accepted is known read (a POST that never
+                    // got its 202 or its answer may never have been).
+                    for k in std::mem::take(&mut self.deferred) {
+                        self.read(k);
+                    }
+                } else if !self.sent.is_empty() {
                     self.read_upto(self.sent.len() - 1);
                 }
                 self.server(Output::Crashed);

@@ -1092,8 +1092,9 @@ impl<'a> Session<'a> {
     pub fn finish(mut self) -> (Vec<Record>, super::process::PeerEnd) {
         let mut deadline = self.deadline.min(Instant::now() + self.setup.linger);
         if self.http.is_some() {
-            // A server does not exit when its client is done: it is killed at once.
-            self.close_http();
+            // What the server still sends is read until --linger, then the server (which does
+            // not exit when its client is done) is killed at once.
+            self.linger_http(deadline);
             deadline = Instant::now();
         } else if let Some(p) = self.peer.as_mut() {
             p.close_stdin();

@@ -13,7 +13,8 @@
 //!   must carry (400 without it, 404 with another); every event has an id (`KEY-SEQ`), each
 //!   stream starts with a priming event (an id, no data), and a `GET` with `Last-Event-ID`
 //!   resumes a request's stream after a drop, replaying what was written after that event.
-//!   MCP 2026-07-28: no session, no event ids; a closed stream is the request's cancel.
+//!   A new `initialize` opens a new session, and the peer starts afresh (one session at a
+//!   time). MCP 2026-07-28: no session, no event ids; a closed stream is the request's cancel.
 //! - A `GET` without `Last-Event-ID` opens the standalone stream, which carries what the model
 //!   routes to it (kept until one is open).
 
@@ -188,6 +189,9 @@ struct Slot {
 pub enum Taken {
     /// Read this JSON-RPC message (then call [`Serve::after_read`]).
     Message(Vec<u8>),
+    /// A new session's `initialize` (MCP 2025-11-25): the peer starts afresh (one session at
+    /// a time: the last one opened), then reads it.
+    Initialize(Vec<u8>),
     /// A request's stream was resumed (`Last-Event-ID`): the model's stream state follows.
     Resumed(WireId),
     /// Nothing more (answered here: a GET, a refusal).
@@ -201,6 +205,8 @@ pub struct Serve {
     /// The protocol version the dialect's text is of (`MCP-Protocol-Version`).
     version: Option<String>,
     session: Option<String>,
+    /// Sessions opened so far.
+    sessions: u32,
     conns: BTreeMap<u64, TcpStream>,
     slots: BTreeMap<WireId, Slot>,
     by_conn: BTreeMap<u64, WireId>,
@@ -219,6 +225,7 @@ impl Serve {
             stateful,
             version,
             session: None,
+            sessions: 0,
             conns: BTreeMap::new(),
             slots: BTreeMap::new(),
             by_conn: BTreeMap::new(),
@@ -347,7 +354,21 @@ impl Serve {
                 match WireMessage::parse(&body) {
                     Ok(WireMessage::Request { id, method, .. }) => {
                         if initialize && self.stateful {
-                            self.session = Some("cancelcheck-testpeer-session-1".into());
+                            // A new session: the old one's streams end with it.
+                            self.sessions += 1;
+                            self.session =
+                                Some(format!("cancelcheck-testpeer-session-{}", self.sessions));
+                            let keep = self.conns.remove(&conn);
+                            for (_, s) in std::mem::take(&mut self.conns) {
+                                let _ = s.shutdown(Shutdown::Both);
+                            }
+                            self.conns.extend(keep.map(|s| (conn, s)));
+                            self.slots.clear();
+                            self.by_conn.clear();
+                            self.to_accept.clear();
+                            self.get = None;
+                            self.backlog.clear();
+                            self.streams = Streams::default();
                         }
                         let key = u32::try_from(self.slots.len() + 1).unwrap_or(u32::MAX);
                         let json = !streamed(&method);
@@ -383,7 +404,11 @@ impl Serve {
                         );
                     }
                 }
-                Taken::Message(body)
+                if initialize && self.stateful {
+                    Taken::Initialize(body)
+                } else {
+                    Taken::Message(body)
+                }
             }
             "DELETE" => self.refuse(
                 conn,

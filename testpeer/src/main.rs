@@ -776,6 +776,23 @@ impl Peer {
         }
     }
 
+    /// A new session (Streamable HTTP, MCP 2025-11-25): the endpoint and what it held start
+    /// over.
+    fn afresh(&mut self) {
+        self.ep = Endpoint::new(*self.ep.config());
+        self.ids = IdMap::new();
+        self.jobs.clear();
+        self.asked_work.clear();
+        self.deferred.clear();
+        self.open_prompts.clear();
+        self.given_up.clear();
+        self.sessions.clear();
+        self.session_of.clear();
+        self.parent_of.clear();
+        self.tool_errors.clear();
+        self.creating.clear();
+    }
+
     /// Streamable HTTP: a request read, or a connection ended.
     fn on_http(&mut self, ev: http::HttpIn) {
         let Some(serve) = self.http.as_mut() else {
@@ -795,6 +812,10 @@ impl Peer {
                         if let Some(serve) = self.http.as_mut() {
                             serve.after_read(conn);
                         }
+                    }
+                    http::Taken::Initialize(body) => {
+                        self.afresh();
+                        self.on_frame(&body);
                     }
                     http::Taken::Resumed(id) => {
                         let mid = self.ids.model(&id);

@@ -107,7 +107,7 @@ fn the_correct_peer_passes_every_scenario_and_the_report_has_its_shape() {
     let scenarios = v["scenarios"].as_array().unwrap();
     let mcp_scenarios = cancelcheck::probe::scenario::SCENARIOS
         .iter()
-        .filter(|s| s.applies(Dialect::Mcp20251125))
+        .filter(|s| s.applies(Dialect::Mcp20251125) && s.runs_over(Dialect::Mcp20251125, false))
         .count();
     assert_eq!(scenarios.len(), mcp_scenarios);
     assert!(mcp_scenarios >= 12);

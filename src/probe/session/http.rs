@@ -51,6 +51,8 @@ pub(super) struct Side {
     failed: BTreeMap<String, (u16, String)>,
     /// The standalone GET stream, if open.
     get: Option<String>,
+    /// Request streams the server ended.
+    ended: BTreeSet<String>,
 }
 
 /// `{port}` replaced.
@@ -105,6 +107,7 @@ impl Side {
             last_event: BTreeMap::new(),
             failed: BTreeMap::new(),
             get: None,
+            ended: BTreeSet::new(),
         };
         Ok((peer, side))
     }
@@ -188,7 +191,22 @@ impl Session<'_> {
                 side.last_event.insert(lane, id);
             }
             What::Body(text) => self.http_error(&lane, &text),
-            What::End => self.http_error(&lane, ""),
+            What::End => {
+                side.ended.insert(lane.clone());
+                self.http_error(&lane, "");
+            }
+            What::Broken(why) if self.server_exited() => {
+                if !self.gone {
+                    self.gone = true;
+                    let how = self
+                        .peer
+                        .as_ref()
+                        .and_then(|p| p.status)
+                        .map_or("exited".to_string(), |s| format!("exited ({s})"));
+                    let detail = format!("the server {how} before the probe was done ({why})");
+                    self.note_on(Some(&lane), note::PEER_GONE, &detail, 0);
+                }
+            }
             What::Broken(why) if why.starts_with("could not connect") => {
                 if !self.gone {
                     self.gone = true;
@@ -201,6 +219,19 @@ impl Session<'_> {
             }
             What::Broken(why) => self.note_on(Some(&lane), note::FRAMING, &why, 0),
         }
+    }
+
+    /// Whether the server the probe started has exited (given a moment to be reaped).
+    fn server_exited(&mut self) -> bool {
+        let Some(peer) = self.peer.as_mut() else {
+            return false;
+        };
+        let t0 = Instant::now();
+        while !peer.exited() && t0.elapsed() < Duration::from_millis(200) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.waited += t0.elapsed();
+        peer.exited()
     }
 
     /// An error status on `lane`, with its body: a session error, which ends the scenario.
@@ -321,6 +352,19 @@ impl Session<'_> {
     /// Whether the session stopped on an HTTP error.
     pub(super) fn http_stop(&self) -> Option<Stop> {
         self.http_failed.then_some(Stop::Refused)
+    }
+
+    /// After the steps: what the server still sends on the request streams it has not ended
+    /// is read until `until` (`--linger`), then every stream is closed.
+    pub(super) fn linger_http(&mut self, until: Instant) {
+        let _ = self.pump(until, |s| {
+            s.http.as_ref().is_none_or(|h| {
+                h.stream_of
+                    .values()
+                    .all(|l| h.ended.contains(l) || h.cut.contains(l))
+            })
+        });
+        self.close_http();
     }
 
     /// The end of an HTTP session: every stream closed.
