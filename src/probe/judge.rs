@@ -2337,4 +2337,101 @@ mod tests {
         assert_eq!(j.errors[1].message, "the peer exited");
         assert_eq!(j.status(), Status::Fail);
     }
+
+    /// A record on a Streamable HTTP stream.
+    fn on(dir: Dir, stream: &str, text: &str) -> Record {
+        Record {
+            stream: Some(stream.to_string()),
+            ..rec(dir, text)
+        }
+    }
+
+    const WORK: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#;
+    const PROGRESS: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}"#;
+
+    fn over_http(d: Dialect, rest: Vec<Record>) -> Judgement {
+        let mut ctx = Context::new(d);
+        ctx.work_method = "tools/call".into();
+        let mut r = vec![
+            rec(Dir::Note, "transport: http http://127.0.0.1:1/mcp"),
+            on(Dir::Sent, "post-1", WORK),
+        ];
+        r.extend(rest);
+        judge(&ctx, &r)
+    }
+
+    /// The 202 to a cancel's POST proves the server read it, but not when against what the
+    /// request's own stream carries: progress arriving there after the 202 is not judged as
+    /// sent after the cancel, and the rule is not observable (on stdio the same order breaks
+    /// it).
+    #[test]
+    fn over_http_a_202_orders_nothing_on_other_streams() {
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", PROGRESS),
+                on(Dir::Sent, "post-2", cancel),
+                on(
+                    Dir::Note,
+                    "post-2",
+                    "accepted: 202 Accepted: the server read it",
+                ),
+                on(Dir::Received, "post-1", PROGRESS),
+            ],
+        );
+        assert!(broken(&j).is_empty(), "{j:?}");
+        assert!(
+            j.not_observable
+                .contains(&InvariantId::NoActivityAfterCancel)
+        );
+        assert!(j.exercised_in_flight || j.vacuous_because.is_empty());
+    }
+
+    /// MCP 2026-07-28: progress on the standalone stream after the probe closed the request's
+    /// stream (its cancel) was sent after the server read the close: "MUST NOT send any further
+    /// message"; the assumption is said.
+    #[test]
+    fn over_http_a_message_on_the_get_stream_after_a_close_breaks_the_must() {
+        let close = on(Dir::Note, "post-1", "stream-closed: request 2: closed");
+        let j = over_http(
+            Dialect::Mcp20260728,
+            vec![close.clone(), on(Dir::Received, "get-1", PROGRESS)],
+        );
+        assert_eq!(broken(&j), [InvariantId::NoActivityAfterCancel], "{j:?}");
+        assert_eq!(j.status(), Status::Fail);
+        assert!(j.assumptions[0].contains("standalone stream"), "{j:?}");
+        // Nothing after the close: a pass, and the close was a cancel in flight.
+        let mut j = over_http(Dialect::Mcp20260728, vec![close]);
+        j.claim(true);
+        assert_eq!(j.status(), Status::Pass, "{j:?}");
+    }
+
+    /// Progress on the standalone stream after the request's answer came on its own stream:
+    /// the two are not ordered, so it is not judged (on one stream it breaks the rule).
+    #[test]
+    fn over_http_progress_on_another_stream_after_the_answer_is_not_judged() {
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", answer),
+                on(Dir::Received, "get-1", PROGRESS),
+            ],
+        );
+        assert!(broken(&j).is_empty(), "{j:?}");
+        assert!(
+            j.not_observable
+                .contains(&InvariantId::NoActivityAfterAnswer)
+        );
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", answer),
+                on(Dir::Received, "post-1", PROGRESS),
+            ],
+        );
+        assert_eq!(broken(&j), [InvariantId::NoActivityAfterAnswer], "{j:?}");
+    }
 }
