@@ -139,7 +139,8 @@ pub mod note {
     /// and what the body said); a session error.
     pub const HTTP_ERROR: &str = "http-error";
     /// Streamable HTTP: a status worth knowing that is no error (a 405 to the GET: the server
-    /// offers no standalone stream).
+    /// offers no standalone stream; a 4xx to a POSTed notification: the server refused it, so
+    /// did not read it).
     pub const HTTP_STATUS: &str = "http-status";
     /// Streamable HTTP: the probe closed a request's response stream (`STREAM: request ID`): in
     /// MCP 2026-07-28 the request's cancel.

@@ -339,6 +339,7 @@ impl<'a> Session<'a> {
         let start = Instant::now();
         let (peer, http) = match &setup.url {
             Some(_) => {
+                // Waiting for a started server to listen is the peer's time.
                 let (peer, side) = http::Side::start(setup, start + setup.timeout)?;
                 (peer, Some(side))
             }
@@ -398,6 +399,9 @@ impl<'a> Session<'a> {
         };
         if let Some(ms) = setup.min_work_ms {
             s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
+        }
+        if s.http.is_some() {
+            s.waited = start.elapsed();
         }
         if let Some(url) = s.http.as_ref().map(|h| h.url.clone()) {
             s.note(note::TRANSPORT, &format!("{} {url}", note::HTTP), 0);

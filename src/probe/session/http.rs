@@ -47,8 +47,9 @@ pub(super) struct Side {
     current: BTreeMap<String, String>,
     /// The last event id seen on each request stream.
     last_event: BTreeMap<String, String>,
-    /// Error statuses waiting for their body, by stream.
-    failed: BTreeMap<String, (u16, String)>,
+    /// Error statuses waiting for their body, by stream, and whether the POST carried a
+    /// notification or response (refused, not a session error).
+    failed: BTreeMap<String, (u16, String, bool)>,
     /// The standalone GET stream, if open.
     get: Option<String>,
     /// Request streams the server ended.
@@ -174,7 +175,7 @@ impl Session<'_> {
                     );
                     self.note_on(Some(&lane), note::HTTP_STATUS, &detail, 0);
                 } else if !ok {
-                    side.failed.insert(lane, (status, reason));
+                    side.failed.insert(lane, (status, reason, accepting));
                 }
             }
             What::Message {
@@ -234,10 +235,13 @@ impl Session<'_> {
         peer.exited()
     }
 
-    /// An error status on `lane`, with its body: a session error, which ends the scenario.
+    /// An error status on `lane`, with its body: to a request or a GET a session error, which
+    /// ends the scenario; to a notification or a response the server's refusal of it ("If the
+    /// server cannot accept the input, it MUST return an HTTP error status code"), noted: it
+    /// was not accepted, so not read.
     fn http_error(&mut self, lane: &str, body: &str) {
         let side = self.side();
-        let Some((status, reason)) = side.failed.remove(lane) else {
+        let Some((status, reason, refused)) = side.failed.remove(lane) else {
             return;
         };
         let what = side
@@ -251,6 +255,11 @@ impl Session<'_> {
         } else {
             format!(": {body}")
         };
+        if refused {
+            let detail = format!("{status} {reason} to {what}: the server refused it{said}");
+            self.note_on(Some(lane), note::HTTP_STATUS, &detail, 0);
+            return;
+        }
         let detail = format!("{status} {reason} to {what}{said}");
         self.note_on(Some(lane), note::HTTP_ERROR, &detail, 0);
         self.http_failed = true;
