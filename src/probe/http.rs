@@ -108,12 +108,24 @@ impl Client {
     }
 
     /// POSTs one JSON-RPC message; returns the label of the stream its response comes on.
+    /// The message's method goes in `Mcp-Method` and its params' `name` (or `uri`) in
+    /// `Mcp-Name`, as MCP 2026-07-28 requires (SEP-2243; harmless to a 2025 server).
     pub fn post(&mut self, text: &str) -> String {
         let label = self.label("post");
         let mut headers = vec![
             ("Accept", "application/json, text/event-stream".to_string()),
             ("Content-Type", "application/json".to_string()),
         ];
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+            if let Some(m) = v.get("method").and_then(|m| m.as_str()) {
+                headers.push(("Mcp-Method", m.to_string()));
+            }
+            let params = v.get("params");
+            let name = params.and_then(|p| p.get("name").or_else(|| p.get("uri")));
+            if let Some(n) = name.and_then(|n| n.as_str()) {
+                headers.push(("Mcp-Name", n.to_string()));
+            }
+        }
         self.common(&mut headers);
         let head = self.head("POST", &headers, Some(text.len()));
         let mut bytes = head;

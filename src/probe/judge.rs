@@ -151,6 +151,10 @@ pub mod note {
     /// Streamable HTTP: the probe resumed a dropped stream with `Last-Event-ID` (`STREAM:
     /// request ID ...`); what comes on the new GET is recorded on the request's stream.
     pub const STREAM_RESUMED: &str = "stream-resumed";
+    /// Streamable HTTP: the server answered the GET with 405: it offers no standalone stream
+    /// (MCP 2026-07-28 has none), so after a request's stream closed nothing more for it can
+    /// reach the client.
+    pub const NO_GET: &str = "no-get-stream";
     /// Streamable HTTP: a stream that dropped cannot be resumed (the server gave no event id
     /// on it): what the disconnect did is not observable.
     pub const NO_RESUME: &str = "no-resume";
@@ -1590,6 +1594,16 @@ impl Judge<'_> {
 pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgement {
     let mut j = judge(ctx, records);
     j.claim(super::scenario::by_name(name).is_some_and(|s| s.in_flight));
+    let no_get = |r: &Record| r.dir == Dir::Note && r.text.starts_with(note::NO_GET);
+    if name == super::scenario::AFTER_CLOSE
+        && j.vacuous_because.is_empty()
+        && records.iter().any(no_get)
+    {
+        j.vacuous_because.push(
+            "the server offers no standalone stream (405 to the GET; MCP 2026-07-28 has none): after the request's stream closed nothing more for it can reach the client, so whether the server sent any is not observable".to_string(),
+        );
+        j.exercised_in_flight = false;
+    }
     let dropped = |r: &Record| r.dir == Dir::Note && r.text.starts_with(note::STREAM_LOST);
     if name == super::scenario::DISCONNECT
         && j.vacuous_because.is_empty()

@@ -245,7 +245,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         over: Over::HttpKeeping,
     },
     ProbeScenario {
-        name: "progress-after-close",
+        name: AFTER_CLOSE,
         summary: "HTTP, MCP 2026-07-28: close the work's stream (its cancel), then read the standalone stream a while: nothing more may come for the request",
         ids: ints(1),
         run: progress_after_close,
@@ -255,6 +255,9 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         over: Over::HttpClosing,
     },
 ];
+
+/// The name of the scenario that reads the standalone stream after a close (Streamable HTTP).
+pub const AFTER_CLOSE: &str = "progress-after-close";
 
 /// The name of the scenario of a disconnect and a resume (Streamable HTTP).
 pub const DISCONNECT: &str = "disconnect-resume";

@@ -173,7 +173,7 @@ impl Session<'_> {
                     let detail = format!(
                         "{status} {reason} to the GET: the server offers no standalone stream"
                     );
-                    self.note_on(Some(&lane), note::HTTP_STATUS, &detail, 0);
+                    self.note_on(Some(&lane), note::NO_GET, &detail, 0);
                 } else if !ok {
                     side.failed.insert(lane, (status, reason, accepting));
                 }
