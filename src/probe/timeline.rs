@@ -92,6 +92,14 @@ fn arrow(dir: Dir) -> &'static str {
     }
 }
 
+/// The record's label, after its stream's (`[post-3] `) over Streamable HTTP.
+fn on_stream(rec: &Record) -> String {
+    match &rec.stream {
+        Some(s) => format!("[{s}] {}", label(rec)),
+        None => label(rec),
+    }
+}
+
 fn text(file: &Path, doc: &Value, t: &ProbeTrace, j: &Judgement, same: bool) -> String {
     let mut out = format!(
         "{}: probe trace of scenario {} ({}): re-judged {} recorded messages; a probe trace cannot re-run the peer.\n",
@@ -124,7 +132,7 @@ fn text(file: &Path, doc: &Value, t: &ProbeTrace, j: &Judgement, same: bool) -> 
             format!("#{n}"),
             time_ms(rec),
             arrow(rec.dir),
-            label(rec)
+            on_stream(rec)
         );
     }
     if !found.is_empty() {

@@ -207,7 +207,8 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Writes a request head (with `Content-Length` when `body_len` is given).
+/// Writes a request head (with `Content-Length` when `body_len` is given, and `Connection:
+/// close`: one exchange a connection).
 pub fn request_head(
     method: &str,
     target: &str,
@@ -222,7 +223,7 @@ pub fn request_head(
     if let Some(n) = body_len {
         s.push_str(&format!("Content-Length: {n}\r\n"));
     }
-    s.push_str("\r\n");
+    s.push_str("Connection: close\r\n\r\n");
     s.into_bytes()
 }
 
