@@ -132,8 +132,9 @@ pub mod note {
     pub const TRANSPORT: &str = "transport";
     /// The first word of a [`TRANSPORT`] note for Streamable HTTP.
     pub const HTTP: &str = "http";
-    /// Streamable HTTP: the server answered a POSTed notification or response `202 Accepted`:
-    /// it read it (the one fact the client learns across streams).
+    /// Streamable HTTP: the server answered a POSTed notification or response `202 Accepted`,
+    /// or a request's POST with a 2xx head: it read it (the one fact the client learns across
+    /// streams; when, against what the other streams carry, is not known).
     pub const ACCEPTED: &str = "accepted";
     /// Streamable HTTP: an HTTP status that is not the exchange's success (the text says which
     /// and what the body said); a session error.
@@ -565,6 +566,10 @@ struct WorkTimes {
     /// The last cancel (an index among the messages sent) the peer was proved to have read
     /// when this request was sent.
     after_read_cancel: Option<usize>,
+    /// The work requests the peer was known to have taken (read, or accepted over HTTP) when
+    /// this one was sent: over HTTP, where POSTs are read in any order, only those were read
+    /// before it.
+    taken_before: BTreeSet<RequestId>,
     wire: Option<WireId>,
     sent_us: u64,
     answered_us: Option<u64>,
@@ -669,7 +674,7 @@ impl Judge<'_> {
                 if let Some(k) = self
                     .sent
                     .iter()
-                    .rposition(|s| s.stream.is_some() && s.stream == rec.stream)
+                    .position(|s| s.stream.is_some() && s.stream == rec.stream)
                 {
                     self.sent[k].accepted = true;
                     self.deferred.push(k);
@@ -786,6 +791,7 @@ impl Judge<'_> {
             }
             let control = self.work.iter().find(|&(c, cw)| {
                 cw.at >= at
+                    && cw.taken_before.contains(&id)
                     && cw.answered_us.is_some()
                     && cw.tool_error.is_none()
                     && !self.refused.contains(c)
@@ -1010,9 +1016,16 @@ impl Judge<'_> {
                             .rev()
                             .copied()
                             .find(|&k| self.sent[k].read || self.sent[k].accepted);
+                        let taken_before = self
+                            .work
+                            .iter()
+                            .filter(|(_, w)| self.sent[w.at].read || self.sent[w.at].accepted)
+                            .map(|(&i, _)| i)
+                            .collect();
                         self.work.entry(id).or_insert(WorkTimes {
                             at: self.sent.len(),
                             after_read_cancel,
+                            taken_before,
                             wire: request.clone(),
                             sent_us: rec.t_us,
                             answered_us: None,
@@ -1430,10 +1443,11 @@ impl Judge<'_> {
             if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(id) {
                 continue;
             }
-            let control = self
-                .work
-                .iter()
-                .find(|&(c, cw)| answered(c, cw) && cw.after_read_cancel.is_some_and(|k| w.at < k));
+            let control = self.work.iter().find(|&(c, cw)| {
+                answered(c, cw)
+                    && cw.after_read_cancel.is_some_and(|k| w.at < k)
+                    && (!self.http || cw.taken_before.contains(id))
+            });
             if let Some((_, cw)) = control {
                 found.push((*id, w.wire.clone(), cw.wire.clone()));
             }
@@ -2448,5 +2462,49 @@ mod tests {
             ],
         );
         assert_eq!(broken(&j), [InvariantId::NoActivityAfterAnswer], "{j:?}");
+    }
+
+    /// A request never answered, while the same work sent after a cancel naming another id
+    /// was: over HTTP judged dropped (`exact-id-match`) only if the server had taken the first
+    /// (its POST answered) before the control was sent; POSTs are read in any order.
+    #[test]
+    fn over_http_a_request_is_judged_dropped_only_if_taken_before_its_control() {
+        let mut ctx = Context::new(Dialect::Mcp20251125);
+        ctx.work_method = "tools/call".into();
+        let work = |id: i64| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow"}}}}"#
+            )
+        };
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
+        let taken = |s: &str| on(Dir::Note, s, "accepted: 200 OK: the server took tools/call");
+        let session = |first_taken: bool| {
+            let mut r = vec![
+                rec(Dir::Note, "transport: http http://127.0.0.1:1/mcp"),
+                on(Dir::Sent, "post-1", &work(1)),
+                on(Dir::Sent, "post-2", cancel),
+                on(
+                    Dir::Note,
+                    "post-2",
+                    "accepted: 202 Accepted: the server read it",
+                ),
+            ];
+            if first_taken {
+                r.push(taken("post-1"));
+            }
+            r.push(on(Dir::Sent, "post-3", &work(2)));
+            r.push(taken("post-3"));
+            r.push(on(
+                Dir::Received,
+                "post-3",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+            ));
+            judge(&ctx, &r)
+        };
+        let j = session(true);
+        assert_eq!(broken(&j), [InvariantId::ExactIdMatch], "{j:?}");
+        let j = session(false);
+        assert!(broken(&j).is_empty(), "{j:?}");
     }
 }

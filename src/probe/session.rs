@@ -883,6 +883,13 @@ impl<'a> Session<'a> {
         if self.resolved(id) {
             return Ok(());
         }
+        // Over HTTP the control must follow the server's taking of the request (POSTs are
+        // read in any order).
+        let what = format!(
+            "the server's response to the POST of request {}",
+            self.ids.wire(id)
+        );
+        self.pump_until(&what, |s| s.taken(id) || s.resolved(id))?;
         let control = self.send_work()?;
         let what = format!(
             "the answer to request {} or to the same work sent after it, {}",

@@ -54,6 +54,8 @@ pub(super) struct Side {
     get: Option<String>,
     /// Request streams the server ended.
     ended: BTreeSet<String>,
+    /// Request streams whose POST the server answered 2xx (it took the request).
+    taken: BTreeSet<String>,
 }
 
 /// `{port}` replaced.
@@ -109,6 +111,7 @@ impl Side {
             failed: BTreeMap::new(),
             get: None,
             ended: BTreeSet::new(),
+            taken: BTreeSet::new(),
         };
         Ok((peer, side))
     }
@@ -167,6 +170,15 @@ impl Session<'_> {
                 if accepting && ok {
                     let what = side.posted.get(&lane).cloned().unwrap_or_default();
                     let detail = format!("{status} {reason}: the server read {what}");
+                    self.note_on(Some(&lane), note::ACCEPTED, &detail, 0);
+                } else if ok
+                    && side.stream_of.values().any(|l| *l == lane)
+                    && side.taken.insert(lane.clone())
+                {
+                    // A request's POST answered 2xx: the server took the request (when,
+                    // against what the other streams carry, is not known).
+                    let what = side.posted.get(&lane).cloned().unwrap_or_default();
+                    let detail = format!("{status} {reason}: the server took {what}");
                     self.note_on(Some(&lane), note::ACCEPTED, &detail, 0);
                 } else if status == 405 && side.get.as_deref() == Some(lane.as_str()) {
                     side.get = None;
@@ -356,6 +368,17 @@ impl Session<'_> {
         let detail = format!("request {wid}: resumed with GET and Last-Event-ID {last:?} ({raw})");
         self.note_on(Some(&lane), note::STREAM_RESUMED, &detail, 0);
         true
+    }
+
+    /// Whether the server took request `id` (its POST answered 2xx); true on stdio, where
+    /// reading is proved otherwise.
+    pub(super) fn taken(&self, id: RequestId) -> bool {
+        let Some(side) = &self.http else {
+            return true;
+        };
+        side.stream_of
+            .get(&self.ids.wire(id))
+            .is_some_and(|l| side.taken.contains(l))
     }
 
     /// Whether the session stopped on an HTTP error.
