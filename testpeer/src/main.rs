@@ -16,8 +16,12 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--protocol-version V] [--tool-error] [--refuse-all]
+//!     [--protocol-version V] [--tool-error] [--refuse-all] [--http ADDR]
 //! ```
+//!
+//! `--http ADDR` (MCP only) serves Streamable HTTP on `ADDR` instead of stdio ([`http`]: the
+//! same endpoint, its messages routed onto streams by the model's routing); it runs until it is
+//! killed.
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
 //! requires (`cancelcheck_wire::schema`) is answered -32602 (an unknown method -32601), and a

@@ -306,3 +306,41 @@ fn a_command_that_never_listens_is_named_with_its_stderr() {
         "{msg}"
     );
 }
+
+/// A stdio session's trace and report keep their shape: no stream on any message, no URL.
+#[test]
+fn a_stdio_trace_keeps_its_shape() {
+    let save = scratch("stdio");
+    let argv = [
+        "probe",
+        "--json",
+        "--save-all",
+        "--save",
+        save.to_str().unwrap(),
+        "--dialect",
+        "mcp-2025-11-25",
+        "--params",
+        FAST,
+        "--scenarios",
+        "cancel-during-work",
+        "--",
+        PEER,
+        "--dialect",
+        "mcp-2025-11-25",
+    ];
+    let (text, code) = run(Cli::try_parse_from(argv).unwrap().args).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((code, v.get("url")), (0, None), "{v:#}");
+    let path = std::fs::read_dir(&save)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(doc.get("url"), None);
+    for m in doc["messages"].as_array().unwrap() {
+        let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["t_us", "dir", "offset", "text"], "{m}");
+    }
+}
