@@ -244,35 +244,18 @@ fn read_response(
     session: &Mutex<Option<String>>,
     send: impl Fn(What) -> bool,
 ) {
-    let mut buf = Vec::new();
     let mut chunk = vec![0u8; 16 * 1024];
-    let (head, used) = loop {
-        match h::parse_head(&buf) {
-            Ok(Some(x)) => break x,
-            Ok(None) => {}
-            Err(e) => {
-                send(What::Broken(format!("the response head: {e}")));
-                return;
-            }
+    let (head, mut input) = match h::read_head(socket) {
+        Ok(x) => x,
+        Err(h::HeadError::Ended(0)) => {
+            send(What::Broken(
+                "the server closed the connection without a response".into(),
+            ));
+            return;
         }
-        match socket.read(&mut chunk) {
-            Ok(0) => {
-                let what = if buf.is_empty() {
-                    "the server closed the connection without a response".to_string()
-                } else {
-                    format!(
-                        "the connection ended within the response head ({} bytes)",
-                        buf.len()
-                    )
-                };
-                send(What::Broken(what));
-                return;
-            }
-            Err(e) => {
-                send(What::Broken(format!("reading the response: {e}")));
-                return;
-            }
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        Err(e) => {
+            send(What::Broken(format!("the response: {e}")));
+            return;
         }
     };
     if let Some(id) = head.header("mcp-session-id") {
@@ -302,7 +285,6 @@ fn read_response(
     let events = media.as_deref() == Some("text/event-stream") && (200..300).contains(&status);
     let mut sse = SseReader::default();
     let mut whole = Vec::new();
-    let mut input = buf.split_off(used);
     loop {
         let data = match body.push(&input) {
             Ok(d) => d,

@@ -66,24 +66,16 @@ fn connection(conn: u64, mut stream: TcpStream, tx: &Sender<crate::In>) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let send = |ev| tx.send(crate::In::Http(ev)).is_ok();
-    let mut buf = Vec::new();
     let mut chunk = vec![0u8; 16 * 1024];
-    let (head, used) = loop {
-        match h::parse_head(&buf) {
-            Ok(Some(x)) => break x,
-            Ok(None) => {}
-            Err(e) => {
-                let _ = send(HttpIn::Bad { why: e.to_string() });
-                reject(&mut stream, 400, "Bad Request", &e.to_string());
-                return;
-            }
+    let (head, mut rest) = match h::read_head(&mut stream) {
+        Ok(x) => x,
+        Err(h::HeadError::Malformed(e)) => {
+            let _ = send(HttpIn::Bad { why: e.to_string() });
+            reject(&mut stream, 400, "Bad Request", &e.to_string());
+            return;
         }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
+        Err(_) => return,
     };
-    let mut rest = buf.split_off(used);
     let body = match head.body_kind() {
         Ok(BodyKind::Length(n)) => {
             while rest.len() < n {

@@ -4,29 +4,18 @@
 //! 2025-11-25), other faults as over stdio, the saved traces re-judge to their verdict, and bad
 //! usage is a clear error. No assertion depends on timing.
 
-use cancelcheck::probe::{ProbeArgs, report, run};
+use cancelcheck::probe::{report, run};
 use clap::Parser;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 const PEER: &str = env!("CARGO_BIN_EXE_cancelcheck-testpeer");
 const URL: &str = "http://127.0.0.1:{port}/mcp";
 const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
 
-#[derive(Parser)]
-#[command(args_override_self = true)]
-struct Cli {
-    #[command(flatten)]
-    args: ProbeArgs,
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cancelcheck-http-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+mod common;
+use common::{Cli, scratch};
 
 /// Probes over HTTP with `flags` (the test peer started per scenario with `peer`, if any);
 /// every trace is saved under `name`, and each must re-judge to its recorded verdict.

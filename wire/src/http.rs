@@ -207,6 +207,47 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// Why [`read_head`] returned no head.
+#[derive(Debug)]
+pub enum HeadError {
+    /// The head is malformed.
+    Malformed(HttpError),
+    /// The connection ended after this many bytes, before the head's end.
+    Ended(usize),
+    /// Reading failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for HeadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeadError::Malformed(e) => write!(f, "the head: {e}"),
+            HeadError::Ended(0) => write!(f, "the connection closed with nothing sent"),
+            HeadError::Ended(n) => write!(f, "the connection ended within the head ({n} bytes)"),
+            HeadError::Io(e) => write!(f, "reading the head: {e}"),
+        }
+    }
+}
+
+/// Reads a message head from `r` (a blocking connection): the head, and the bytes read past
+/// it (the body's start).
+pub fn read_head(r: &mut impl std::io::Read) -> Result<(Head, Vec<u8>), HeadError> {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match parse_head(&buf) {
+            Ok(Some((head, used))) => return Ok((head, buf.split_off(used))),
+            Ok(None) => {}
+            Err(e) => return Err(HeadError::Malformed(e)),
+        }
+        match r.read(&mut chunk) {
+            Ok(0) => return Err(HeadError::Ended(buf.len())),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) => return Err(HeadError::Io(e)),
+        }
+    }
+}
+
 /// Writes a request head (with `Content-Length` when `body_len` is given, and `Connection:
 /// close`: one exchange a connection).
 pub fn request_head(
@@ -597,6 +638,30 @@ mod tests {
             .push(b"data: ok\n\ndata: \xff\n")
             .unwrap_err();
         assert_eq!(e.offset, 10);
+    }
+
+    #[test]
+    fn heads_are_read_from_a_connection_in_pieces() {
+        struct Drip<'a>(&'a [u8]);
+        impl std::io::Read for Drip<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(3).min(out.len());
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let (h, rest) = read_head(&mut Drip(b"HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody")).unwrap();
+        assert_eq!(h.header("a"), Some("b"));
+        assert!(b"body".starts_with(&rest));
+        assert!(matches!(
+            read_head(&mut Drip(b"HTTP/1.1 2")),
+            Err(HeadError::Ended(10))
+        ));
+        assert!(matches!(
+            read_head(&mut Drip(b"nope\r\n\r\n")),
+            Err(HeadError::Malformed(_))
+        ));
     }
 
     #[test]

@@ -320,20 +320,21 @@ impl Session<'_> {
 
     /// Closes request `id`'s response stream now (in MCP 2026-07-28, its cancel).
     pub fn close_stream(&mut self, id: RequestId) {
-        let Some((wid, lane, raw)) = self.stream_now(id) else {
-            return;
-        };
-        let side = self.side();
-        if !side.cut.insert(raw.clone()) {
-            return;
-        }
-        side.client.close(&raw);
-        let detail = format!("request {wid}: the probe closed its response stream");
-        self.note_on(Some(&lane), note::STREAM_CLOSED, &detail, 0);
+        self.cut_stream(
+            id,
+            note::STREAM_CLOSED,
+            "the probe closed its response stream",
+        );
     }
 
     /// Drops the connection of request `id`'s stream now, as a network failure would.
     pub fn drop_stream(&mut self, id: RequestId) {
+        let how = "the probe dropped its stream's connection, as a network failure would";
+        self.cut_stream(id, note::STREAM_LOST, how);
+    }
+
+    /// Shuts the connection carrying request `id`'s stream down now, noted as `kind`.
+    fn cut_stream(&mut self, id: RequestId, kind: &str, how: &str) {
         let Some((wid, lane, raw)) = self.stream_now(id) else {
             return;
         };
@@ -342,10 +343,7 @@ impl Session<'_> {
             return;
         }
         side.client.close(&raw);
-        let detail = format!(
-            "request {wid}: the probe dropped its stream's connection, as a network failure would"
-        );
-        self.note_on(Some(&lane), note::STREAM_LOST, &detail, 0);
+        self.note_on(Some(&lane), kind, &format!("request {wid}: {how}"), 0);
     }
 
     /// Resumes request `id`'s dropped stream with a GET and `Last-Event-ID`. False (and a
