@@ -841,7 +841,8 @@ impl<'a> Session<'a> {
     }
 
     /// Sends a barrier request and waits for its answer: afterwards the peer has read
-    /// everything sent before it.
+    /// everything sent before it. Over HTTP, waits for the `202` to every notification POSTed
+    /// so far instead (an answer on one stream proves nothing of another).
     pub fn barrier(&mut self) -> Step<()> {
         if self.http.is_some() {
             return self.http_barrier();
@@ -937,10 +938,13 @@ impl<'a> Session<'a> {
             }
             let t0 = Instant::now();
             if let Some(side) = &self.http {
-                let got = side.client.recv(until);
+                // A server the probe started is watched too: one that dies may leave nothing
+                // to read.
+                let got = side.client.recv(until.min(t0 + Duration::from_millis(50)));
                 self.waited += t0.elapsed();
-                if let Some(a) = got {
-                    self.on_arrival(a);
+                match got {
+                    Some(a) => self.on_arrival(a),
+                    None => self.watch_server(),
                 }
                 continue;
             }

@@ -234,6 +234,21 @@ impl Session<'_> {
         }
     }
 
+    /// Notes a server the probe started that has exited (the session then ends).
+    pub(super) fn watch_server(&mut self) {
+        let exited = self.peer.as_mut().is_some_and(Peer::exited);
+        if exited && !self.gone {
+            self.gone = true;
+            let how = self
+                .peer
+                .as_ref()
+                .and_then(|p| p.status)
+                .map_or("exited".to_string(), |s| format!("exited ({s})"));
+            let detail = format!("the server {how} before the probe was done");
+            self.note(note::PEER_GONE, &detail, 0);
+        }
+    }
+
     /// Whether the server the probe started has exited (given a moment to be reaped).
     fn server_exited(&mut self) -> bool {
         let Some(peer) = self.peer.as_mut() else {
