@@ -183,7 +183,7 @@ fn mermaid(t: &ProbeTrace, j: &Judgement) -> String {
         String::from("sequenceDiagram\n    participant P as probe\n    participant S as peer\n");
     let found = found(t, j);
     for (n, rec) in t.records.iter().enumerate() {
-        let what = mermaid_text(&format!("#{n} {}", label(rec)));
+        let what = mermaid_text(&format!("#{n} {}", on_stream(rec)));
         let head = if is_notification(rec) { "-)" } else { "->>" };
         let _ = match rec.dir {
             Dir::Sent => writeln!(out, "    P{head}S: {what}"),
@@ -205,7 +205,14 @@ fn json_view(t: &ProbeTrace, j: &Judgement, fresh: &Value, same: bool) -> Value 
         .records
         .iter()
         .enumerate()
-        .map(|(n, r)| json!({"n": n, "t_us": r.t_us, "dir": r.dir.as_str(), "label": label(r)}))
+        .map(|(n, r)| {
+            let mut v = json!({"n": n, "t_us": r.t_us, "dir": r.dir.as_str(), "label": label(r)});
+            // Streamable HTTP only: the stream it went on.
+            if let Some(st) = &r.stream {
+                v["stream"] = st.clone().into();
+            }
+            v
+        })
         .collect();
     let findings: Vec<Value> = found(t, j)
         .into_iter()
