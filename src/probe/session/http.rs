@@ -208,18 +208,7 @@ impl Session<'_> {
                 side.ended.insert(lane.clone());
                 self.http_error(&lane, "");
             }
-            What::Broken(why) if self.server_exited() => {
-                if !self.gone {
-                    self.gone = true;
-                    let how = self
-                        .peer
-                        .as_ref()
-                        .and_then(|p| p.status)
-                        .map_or("exited".to_string(), |s| format!("exited ({s})"));
-                    let detail = format!("the server {how} before the probe was done ({why})");
-                    self.note_on(Some(&lane), note::PEER_GONE, &detail, 0);
-                }
-            }
+            What::Broken(why) if self.server_exited() => self.server_gone(Some(&lane), &why),
             What::Broken(why) if why.starts_with("could not connect") => {
                 if !self.gone {
                     self.gone = true;
@@ -236,17 +225,29 @@ impl Session<'_> {
 
     /// Notes a server the probe started that has exited (the session then ends).
     pub(super) fn watch_server(&mut self) {
-        let exited = self.peer.as_mut().is_some_and(Peer::exited);
-        if exited && !self.gone {
-            self.gone = true;
-            let how = self
-                .peer
-                .as_ref()
-                .and_then(|p| p.status)
-                .map_or("exited".to_string(), |s| format!("exited ({s})"));
-            let detail = format!("the server {how} before the probe was done");
-            self.note(note::PEER_GONE, &detail, 0);
+        if self.peer.as_mut().is_some_and(Peer::exited) {
+            self.server_gone(None, "");
         }
+    }
+
+    /// The server the probe started exited (`why`: what the probe saw of it, if anything).
+    fn server_gone(&mut self, lane: Option<&str>, why: &str) {
+        if self.gone {
+            return;
+        }
+        self.gone = true;
+        let how = self
+            .peer
+            .as_ref()
+            .and_then(|p| p.status)
+            .map_or("exited".to_string(), |s| format!("exited ({s})"));
+        let seen = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({why})")
+        };
+        let detail = format!("the server {how} before the probe was done{seen}");
+        self.note_on(lane, note::PEER_GONE, &detail, 0);
     }
 
     /// Whether the server the probe started has exited (given a moment to be reaped).
