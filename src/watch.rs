@@ -276,6 +276,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
                         dir: if client { Dir::Sent } else { Dir::Received },
                         offset: f.offset,
                         text,
+                        stream: None,
                     });
                     messages += 1;
                 }

@@ -12,6 +12,7 @@ extern crate self as cancelcheck_model;
 pub mod behaviour;
 pub mod dialect;
 pub mod endpoint;
+pub mod http;
 pub mod id;
 pub mod io;
 pub mod message;

@@ -8,7 +8,8 @@
 pub mod coverage;
 pub mod effects;
 pub mod explorer;
-pub mod http;
+/// The routing of Streamable HTTP, in the model (the test peer routes with it too).
+pub use cancelcheck_model::http;
 pub mod link;
 pub mod rng;
 pub mod runner;

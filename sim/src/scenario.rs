@@ -411,7 +411,7 @@ impl Scenario {
             }
         }
         if self.link.order == Order::Http {
-            if !matches!(self.dialect, Dialect::Mcp20251125 | Dialect::Mcp20260728) {
+            if !cancelcheck_model::http::has_streamable_http(self.dialect) {
                 return err(
                     "link.order",
                     format!(

@@ -190,6 +190,7 @@ fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Rec
         },
         offset,
         text: e.text,
+        stream: None,
     }
 }
 

@@ -126,6 +126,39 @@ pub mod note {
     /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
     /// verdict.
     pub const ASSUMED: &str = "assumed";
+    /// The transport, when not stdio: `http URL` (MCP Streamable HTTP). The judge then reads
+    /// every message's stream ([`Record::stream`](super::Record)) and orders nothing across
+    /// streams.
+    pub const TRANSPORT: &str = "transport";
+    /// The first word of a [`TRANSPORT`] note for Streamable HTTP.
+    pub const HTTP: &str = "http";
+    /// Streamable HTTP: the server answered a POSTed notification or response `202 Accepted`,
+    /// or a request's POST with a 2xx head: it read it (the one fact the client learns across
+    /// streams; when, against what the other streams carry, is not known).
+    pub const ACCEPTED: &str = "accepted";
+    /// Streamable HTTP: an HTTP status that is not the exchange's success (the text says which
+    /// and what the body said); a session error.
+    pub const HTTP_ERROR: &str = "http-error";
+    /// Streamable HTTP: a status worth knowing that is no error (a 405 to the GET: the server
+    /// offers no standalone stream; a 4xx to a POSTed notification: the server refused it, so
+    /// did not read it).
+    pub const HTTP_STATUS: &str = "http-status";
+    /// Streamable HTTP: the probe closed a request's response stream (`STREAM: request ID`): in
+    /// MCP 2026-07-28 the request's cancel.
+    pub const STREAM_CLOSED: &str = "stream-closed";
+    /// Streamable HTTP: the probe dropped a request's stream's connection, as a network
+    /// failure would (`STREAM: request ID`): no cancel in MCP 2025-11-25.
+    pub const STREAM_LOST: &str = "stream-lost";
+    /// Streamable HTTP: the probe resumed a dropped stream with `Last-Event-ID` (`STREAM:
+    /// request ID ...`); what comes on the new GET is recorded on the request's stream.
+    pub const STREAM_RESUMED: &str = "stream-resumed";
+    /// Streamable HTTP: the server answered the GET with 405: it offers no standalone stream
+    /// (MCP 2026-07-28 has none), so after a request's stream closed nothing more for it can
+    /// reach the client.
+    pub const NO_GET: &str = "no-get-stream";
+    /// Streamable HTTP: a stream that dropped cannot be resumed (the server gave no event id
+    /// on it): what the disconnect did is not observable.
+    pub const NO_RESUME: &str = "no-resume";
 }
 
 /// The detail of a [`note::MIN_WORK`] note declaring `ms`.
@@ -144,10 +177,20 @@ pub struct Record {
     pub offset: u64,
     /// The frame's body (lossy UTF-8), or for a note `kind: detail`.
     pub text: String,
+    /// Streamable HTTP: the label of the stream it went on (`post-N`: a POST and its
+    /// response, `get-N`: a GET stream); `None` on stdio.
+    pub stream: Option<String>,
 }
 
 /// Every kind of [`SessionError`].
-pub const ERROR_KINDS: [&str; 5] = ["not-json-rpc", "framing", "peer-gone", "timeout", "refused"];
+pub const ERROR_KINDS: [&str; 6] = [
+    "not-json-rpc",
+    "framing",
+    "peer-gone",
+    "timeout",
+    "refused",
+    "http",
+];
 
 /// A problem that is not a clause of the catalog but breaks the session: output that is not
 /// JSON-RPC, broken framing, a peer that died or hung.
@@ -155,7 +198,8 @@ pub const ERROR_KINDS: [&str; 5] = ["not-json-rpc", "framing", "peer-gone", "tim
 pub struct SessionError {
     /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`, `refused` (an ACP agent answered
     /// `session/new` with a result that names no session; an error answer is a refusal the
-    /// scenario is vacuous for, not a session error).
+    /// scenario is vacuous for, not a session error), `http` (Streamable HTTP: an exchange
+    /// answered with an error status).
     pub kind: &'static str,
     /// Where in the peer's output, for output problems.
     pub offset: Option<u64>,
@@ -302,6 +346,22 @@ const SERVER_CANCELLED: i64 = -32802;
 /// another code that says "cancelled" can.
 const SHOWN_WHEN_BROKEN: [InvariantId; 1] = [InvariantId::InternalCancelCode];
 
+/// Over Streamable HTTP, the rules of the streams, which the wire cannot decide in general but
+/// shows broken: a request dropped after its stream dropped (`disconnect-not-cancel`), one that
+/// goes on after its stream closed (`close-is-cancel`).
+const HTTP_SHOWN_WHEN_BROKEN: [InvariantId; 2] =
+    [InvariantId::CloseIsCancel, InvariantId::DisconnectNotCancel];
+
+/// Over Streamable HTTP, the rules of what a receiver sends after it read a cancel: the `202`
+/// that proves a notification read comes on a connection of its own, so what the request's
+/// stream carries is not ordered against it. Not observable, unless the wire shows one broken
+/// (a message on the standalone stream after a close: [`Judge::on_get_stream`]).
+const HTTP_CROSS_STREAM: [InvariantId; 3] = [
+    InvariantId::NoAnswerAfterCancel,
+    InvariantId::NoActivityAfterCancel,
+    InvariantId::NoChildAfterCancel,
+];
+
 /// The rules of request trees: a wire-only judge decides them only through the link from a
 /// nested request to its parent.
 const TREE_RULES: [InvariantId; 5] = [
@@ -342,6 +402,11 @@ struct SentMsg {
     request: Option<WireId>,
     /// Whether the peer is known to have read it.
     read: bool,
+    /// Streamable HTTP: the stream it went on.
+    stream: Option<String>,
+    /// Streamable HTTP: the server answered its POST `202 Accepted` (it read it; when, among
+    /// what other streams carry, is not known).
+    accepted: bool,
 }
 
 /// A request the peer sent the probe, as the model knows it. Which prompt it was sent on
@@ -475,6 +540,23 @@ struct Judge<'c> {
     min_work_us: Option<u64>,
     /// Answers the wire does not tell crossed from caused by a cancel: why, each.
     undecided: Vec<String>,
+    /// Streamable HTTP ([`note::TRANSPORT`]): order holds within a stream only.
+    http: bool,
+    /// Streamable HTTP: the request POSTed on each stream.
+    lanes: BTreeMap<String, RequestId>,
+    /// Streamable HTTP: messages the server answered `202 Accepted`, whose reading is told to
+    /// the checker only at the end (it happened before the 202, but when among what the other
+    /// streams carried is not observable).
+    deferred: Vec<usize>,
+    /// Streamable HTTP: requests whose stream the probe closed as their cancel, and the index
+    /// of that close among the messages sent.
+    closes: BTreeMap<RequestId, usize>,
+    /// Streamable HTTP: requests whose stream the probe dropped, and how many messages had
+    /// been sent then.
+    lost: BTreeMap<RequestId, usize>,
+    /// Streamable HTTP: rules a message arriving on another stream than the one it must be
+    /// ordered against leaves undecided.
+    cross_stream: BTreeSet<InvariantId>,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -484,6 +566,10 @@ struct WorkTimes {
     /// The last cancel (an index among the messages sent) the peer was proved to have read
     /// when this request was sent.
     after_read_cancel: Option<usize>,
+    /// The work requests the peer was known to have taken (read, or accepted over HTTP) when
+    /// this one was sent: over HTTP, where POSTs are read in any order, only those were read
+    /// before it.
+    taken_before: BTreeSet<RequestId>,
     wire: Option<WireId>,
     sent_us: u64,
     answered_us: Option<u64>,
@@ -558,6 +644,174 @@ impl Judge<'_> {
         self.read_below = self.read_below.max(end + 1);
     }
 
+    /// Evidence that the peer read `sent[k]`: on stdio everything sent before it too (a FIFO),
+    /// over HTTP that message alone (every POST is a connection of its own).
+    fn proves(&mut self, k: usize) {
+        if self.http {
+            self.read(k);
+        } else {
+            self.read_upto(k);
+        }
+    }
+
+    /// The request whose stream a record went on (Streamable HTTP).
+    fn lane(&self, rec: &Record) -> Option<RequestId> {
+        self.lanes.get(rec.stream.as_deref()?).copied()
+    }
+
+    /// The Streamable HTTP notes.
+    fn on_http_note(&mut self, kind: &str, detail: &str, rec: &Record) {
+        let client = |input| Event::Input {
+            party: Party::Client,
+            input,
+        };
+        match kind {
+            note::TRANSPORT if detail.split_whitespace().next() == Some(note::HTTP) => {
+                self.http = true;
+                self.checker.set_fifo(false);
+            }
+            note::ACCEPTED => {
+                if let Some(k) = self
+                    .sent
+                    .iter()
+                    .position(|s| s.stream.is_some() && s.stream == rec.stream)
+                {
+                    self.sent[k].accepted = true;
+                    self.deferred.push(k);
+                }
+            }
+            note::HTTP_ERROR => self.errors.push(SessionError {
+                kind: "http",
+                offset: None,
+                message: format!("{}: {detail}", rec.stream.as_deref().unwrap_or("")),
+            }),
+            note::STREAM_CLOSED => {
+                let Some(id) = self.lane(rec) else { return };
+                if !self.ctx.dialect.rules().stream_close_cancels {
+                    self.emit(Event::Output {
+                        party: Party::Client,
+                        output: Output::CloseStream(id),
+                    });
+                    return;
+                }
+                // The close is the cancel: a message the peer reads, though nothing is sent.
+                let k = self.sent.len();
+                self.cancels_at.push(k);
+                if self
+                    .work
+                    .iter()
+                    .any(|(w, t)| t.answered_us.is_none() && !self.refused.contains(w))
+                {
+                    self.in_flight = true;
+                }
+                self.cancel_sent = true;
+                self.any_cancel = true;
+                self.cancelled.insert(id);
+                self.closes.insert(id, k);
+                self.sent.push(SentMsg {
+                    models: vec![Message::Cancel { id, session: false }],
+                    request: None,
+                    read: false,
+                    stream: rec.stream.clone(),
+                    accepted: false,
+                });
+                self.emit(Event::Output {
+                    party: Party::Client,
+                    output: Output::CloseStream(id),
+                });
+                if !self.ctx.dialect.rules().requester_waits
+                    && self.methods.contains_key(&id)
+                    && self.resolved.insert(id)
+                {
+                    self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
+                }
+            }
+            note::STREAM_LOST => {
+                if let Some(id) = self.lane(rec) {
+                    self.lost.insert(id, self.sent.len());
+                    self.emit(client(Input::StreamLost(id)));
+                }
+            }
+            note::STREAM_RESUMED => {
+                if let Some(id) = self.lane(rec) {
+                    self.emit(client(Input::StreamResumed(id)));
+                }
+            }
+            note::NO_RESUME => self.vacuous_because.push(format!(
+                "{detail}; a server that gives its events ids (`id:`) can be resumed with Last-Event-ID, and only then is a disconnect told from a cancel"
+            )),
+            _ => {}
+        }
+    }
+
+    /// Streamable HTTP: a message of the peer's on the standalone GET stream about request
+    /// `id` of the probe's. Whether to judge it where it arrived: after the probe closed the
+    /// request's stream (its cancel), it proves the peer had read the close (a server writes a
+    /// request's messages on the request's own stream while it is open: assumed, and said);
+    /// after the request's answer came on its own stream, its order against that answer is
+    /// not observable, so it is not judged.
+    fn on_get_stream(&mut self, id: RequestId) -> bool {
+        if let Some(&k) = self.closes.get(&id) {
+            if !self.sent[k].read {
+                // About the request, so written after the server read it (before the close).
+                if let Some(r) = self.sent.iter().position(|s| {
+                    s.models
+                        .iter()
+                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
+                }) {
+                    self.read(r);
+                }
+                self.read(k);
+                let a = "a message about a request on the standalone stream, after the probe closed the request's own stream, was written after the server read that close (Streamable HTTP: a server writes a request's messages on that request's stream while it is open)".to_string();
+                if !self.assumptions.contains(&a) {
+                    self.assumptions.push(a);
+                }
+            }
+            return true;
+        }
+        if self.answered_set.contains(&id) {
+            self.cross_stream.insert(InvariantId::NoActivityAfterAnswer);
+            return false;
+        }
+        true
+    }
+
+    /// Streamable HTTP, at the end: requests whose stream the probe dropped and resumed, never
+    /// answered, while the same work sent after the drop was: the peer took the disconnect for
+    /// a cancel (assuming it answers the same work in the order it read it).
+    fn dropped_on_disconnect(&mut self) {
+        let lost: Vec<(RequestId, usize)> = self.lost.iter().map(|(&i, &k)| (i, k)).collect();
+        for (id, at) in lost {
+            let Some(w) = self.work.get(&id) else {
+                continue;
+            };
+            if w.answered_us.is_some() || self.cancelled.contains(&id) || self.refused.contains(&id)
+            {
+                continue;
+            }
+            let control = self.work.iter().find(|&(c, cw)| {
+                cw.at >= at
+                    && cw.taken_before.contains(&id)
+                    && cw.answered_us.is_some()
+                    && cw.tool_error.is_none()
+                    && !self.refused.contains(c)
+            });
+            let Some((_, cw)) = control else { continue };
+            let name =
+                |w: &Option<WireId>| w.as_ref().map(WireId::to_json_text).unwrap_or_default();
+            self.assumptions.push(format!(
+                "request {} was never answered after its stream dropped and was resumed, though {}, the same work sent after the drop, was: judged dropped because of the disconnect, assuming the peer answers the same work in the order it read it",
+                name(&w.wire),
+                name(&cw.wire)
+            ));
+            self.emit(Event::Input {
+                party: Party::Server,
+                input: Input::StreamClosed(id),
+            });
+            self.server(Output::Dropped(id));
+        }
+    }
+
     /// The probe's prompts of `session` the peer has not answered.
     fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
         self.prompts
@@ -625,10 +879,17 @@ impl Judge<'_> {
 
     fn on_note(&mut self, rec: &Record) {
         let (kind, detail) = rec.text.split_once(": ").unwrap_or((&rec.text, ""));
+        self.on_http_note(kind, detail, rec);
         match kind {
             note::PEER_GONE if !self.gone => {
                 self.gone = true;
-                if !self.sent.is_empty() {
+                if self.http {
+                    // Over HTTP only what the server accepted is known read (a POST that never
+                    // got its 202 or its answer may never have been).
+                    for k in std::mem::take(&mut self.deferred) {
+                        self.read(k);
+                    }
+                } else if !self.sent.is_empty() {
                     self.read_upto(self.sent.len() - 1);
                 }
                 self.server(Output::Crashed);
@@ -754,10 +1015,17 @@ impl Judge<'_> {
                             .iter()
                             .rev()
                             .copied()
-                            .find(|&k| self.sent[k].read);
+                            .find(|&k| self.sent[k].read || self.sent[k].accepted);
+                        let taken_before = self
+                            .work
+                            .iter()
+                            .filter(|(_, w)| self.sent[w.at].read || self.sent[w.at].accepted)
+                            .map(|(&i, _)| i)
+                            .collect();
                         self.work.entry(id).or_insert(WorkTimes {
                             at: self.sent.len(),
                             after_read_cancel,
+                            taken_before,
                             wire: request.clone(),
                             sent_us: rec.t_us,
                             answered_us: None,
@@ -813,10 +1081,15 @@ impl Judge<'_> {
         {
             self.reuse_undecided = true;
         }
+        if let (Some(label), Some(Message::Request { id, .. })) = (&rec.stream, models.first()) {
+            self.lanes.insert(label.clone(), *id);
+        }
         self.sent.push(SentMsg {
             models,
             request,
             read: false,
+            stream: rec.stream.clone(),
+            accepted: false,
         });
     }
 
@@ -931,7 +1204,7 @@ impl Judge<'_> {
                 .iter()
                 .rposition(|s| s.request.as_ref() == Some(id))
             {
-                self.read_upto(k);
+                self.proves(k);
                 if self.sent[k].models.is_empty() {
                     // The answer to a barrier (or another request the model does not know):
                     // evidence of order only.
@@ -974,7 +1247,7 @@ impl Judge<'_> {
                         .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
                 })
             {
-                self.read_upto(k);
+                self.proves(k);
             }
             if !cancelled {
                 self.crossed_or_caused(rec, mid, id, body);
@@ -982,6 +1255,13 @@ impl Judge<'_> {
         }
         let (model, parent) = self.peer_model(&msg);
         let Some(m) = model else { return };
+        if let (Message::Activity { id }, true) = (
+            m,
+            rec.stream.as_deref().is_some_and(|s| s.starts_with("get-")),
+        ) && !self.on_get_stream(id)
+        {
+            return;
+        }
         match m {
             Message::Activity { id } => {
                 // Progress about a request proves the peer read it.
@@ -990,7 +1270,7 @@ impl Judge<'_> {
                         .iter()
                         .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
                 }) {
-                    self.read_upto(k);
+                    self.proves(k);
                 }
             }
             Message::Request { id, .. } => {
@@ -1077,7 +1357,7 @@ impl Judge<'_> {
         let id = id.to_json_text();
         match self.min_work_us {
             Some(min) if rec.t_us.saturating_sub(sent_us) < min => {
-                self.read_upto(k);
+                self.proves(k);
                 self.assumptions.push(format!(
                     "the answer to request {id} ({what}) came {after_ms} ms after the request was sent, after its cancel and sooner than the {} ms the work takes at least (--min-work-ms): judged caused by the cancel, which the peer had then read, assuming the work never ends sooner on its own",
                     min / 1000
@@ -1163,10 +1443,11 @@ impl Judge<'_> {
             if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(id) {
                 continue;
             }
-            let control = self
-                .work
-                .iter()
-                .find(|&(c, cw)| answered(c, cw) && cw.after_read_cancel.is_some_and(|k| w.at < k));
+            let control = self.work.iter().find(|&(c, cw)| {
+                answered(c, cw)
+                    && cw.after_read_cancel.is_some_and(|k| w.at < k)
+                    && (!self.http || cw.taken_before.contains(id))
+            });
             if let Some((_, cw)) = control {
                 found.push((*id, w.wire.clone(), cw.wire.clone()));
             }
@@ -1184,7 +1465,15 @@ impl Judge<'_> {
 
     fn finish(mut self) -> Judgement {
         let dialect = self.ctx.dialect;
+        // What the server answered 202 it read before the 202, at no moment known against the
+        // other streams: told to the checker last, so that nothing is judged after it.
+        for k in std::mem::take(&mut self.deferred) {
+            self.read(k);
+        }
         self.dropped();
+        if self.http {
+            self.dropped_on_disconnect();
+        }
         self.emit(Event::End {
             quiescent: true,
             open_incoming: [0, 0],
@@ -1195,6 +1484,24 @@ impl Judge<'_> {
         // been a cancel taken for the wrong request decides neither rule.
         let shown = verdict.violated();
         let mut hidden = not_observable(dialect);
+        if self.http {
+            // Over Streamable HTTP the rules of the streams are judged where the wire shows
+            // them broken; the rules of what follows a cancel read only so (a 202 proves the
+            // read, not when it was among what the other streams carried).
+            hidden.retain(|i| !(HTTP_SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
+            for i in HTTP_CROSS_STREAM
+                .into_iter()
+                .chain(self.cross_stream.iter().copied())
+            {
+                if i.info().application(dialect).is_some()
+                    && !shown.contains(i)
+                    && !hidden.contains(&i)
+                {
+                    hidden.push(i);
+                }
+            }
+            hidden.sort();
+        }
         if self.ambiguous_give_up {
             if !shown.contains(InvariantId::ExactIdMatch) {
                 hidden.push(InvariantId::ExactIdMatch);
@@ -1301,6 +1608,25 @@ impl Judge<'_> {
 pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgement {
     let mut j = judge(ctx, records);
     j.claim(super::scenario::by_name(name).is_some_and(|s| s.in_flight));
+    let no_get = |r: &Record| r.dir == Dir::Note && r.text.starts_with(note::NO_GET);
+    if name == super::scenario::AFTER_CLOSE
+        && j.vacuous_because.is_empty()
+        && records.iter().any(no_get)
+    {
+        j.vacuous_because.push(
+            "the server offers no standalone stream (405 to the GET; MCP 2026-07-28 has none): after the request's stream closed nothing more for it can reach the client, so whether the server sent any is not observable".to_string(),
+        );
+        j.exercised_in_flight = false;
+    }
+    let dropped = |r: &Record| r.dir == Dir::Note && r.text.starts_with(note::STREAM_LOST);
+    if name == super::scenario::DISCONNECT
+        && j.vacuous_because.is_empty()
+        && !records.iter().any(dropped)
+    {
+        j.vacuous_because.push(
+            "the work request was answered before its stream could be dropped: no disconnect happened during the work; name a slower request with --method/--params".to_string(),
+        );
+    }
     j
 }
 
@@ -1363,6 +1689,12 @@ impl<'c> Judging<'c> {
                 client_ids: BTreeSet::new(),
                 min_work_us: None,
                 undecided: Vec::new(),
+                http: false,
+                lanes: BTreeMap::new(),
+                deferred: Vec::new(),
+                closes: BTreeMap::new(),
+                lost: BTreeMap::new(),
+                cross_stream: BTreeSet::new(),
             },
             Vec::new(),
         )
@@ -1405,6 +1737,7 @@ mod tests {
             dir,
             offset: 0,
             text: text.to_string(),
+            stream: None,
         }
     }
 
@@ -2032,5 +2365,146 @@ mod tests {
         assert_eq!(j.errors[1].kind, "peer-gone");
         assert_eq!(j.errors[1].message, "the peer exited");
         assert_eq!(j.status(), Status::Fail);
+    }
+
+    /// A record on a Streamable HTTP stream.
+    fn on(dir: Dir, stream: &str, text: &str) -> Record {
+        Record {
+            stream: Some(stream.to_string()),
+            ..rec(dir, text)
+        }
+    }
+
+    const WORK: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":2}}}"#;
+    const PROGRESS: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}"#;
+
+    fn over_http(d: Dialect, rest: Vec<Record>) -> Judgement {
+        let mut ctx = Context::new(d);
+        ctx.work_method = "tools/call".into();
+        let mut r = vec![
+            rec(Dir::Note, "transport: http http://127.0.0.1:1/mcp"),
+            on(Dir::Sent, "post-1", WORK),
+        ];
+        r.extend(rest);
+        judge(&ctx, &r)
+    }
+
+    /// The 202 to a cancel's POST proves the server read it, but not when against what the
+    /// request's own stream carries: progress arriving there after the 202 is not judged as
+    /// sent after the cancel, and the rule is not observable (on stdio the same order breaks
+    /// it).
+    #[test]
+    fn over_http_a_202_orders_nothing_on_other_streams() {
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", PROGRESS),
+                on(Dir::Sent, "post-2", cancel),
+                on(
+                    Dir::Note,
+                    "post-2",
+                    "accepted: 202 Accepted: the server read it",
+                ),
+                on(Dir::Received, "post-1", PROGRESS),
+            ],
+        );
+        assert!(broken(&j).is_empty(), "{j:?}");
+        assert!(
+            j.not_observable
+                .contains(&InvariantId::NoActivityAfterCancel)
+        );
+        assert!(j.exercised_in_flight || j.vacuous_because.is_empty());
+    }
+
+    /// MCP 2026-07-28: progress on the standalone stream after the probe closed the request's
+    /// stream (its cancel) was sent after the server read the close: "MUST NOT send any further
+    /// message"; the assumption is said.
+    #[test]
+    fn over_http_a_message_on_the_get_stream_after_a_close_breaks_the_must() {
+        let close = on(Dir::Note, "post-1", "stream-closed: request 2: closed");
+        let j = over_http(
+            Dialect::Mcp20260728,
+            vec![close.clone(), on(Dir::Received, "get-1", PROGRESS)],
+        );
+        assert_eq!(broken(&j), [InvariantId::NoActivityAfterCancel], "{j:?}");
+        assert_eq!(j.status(), Status::Fail);
+        assert!(j.assumptions[0].contains("standalone stream"), "{j:?}");
+        // Nothing after the close: a pass, and the close was a cancel in flight.
+        let mut j = over_http(Dialect::Mcp20260728, vec![close]);
+        j.claim(true);
+        assert_eq!(j.status(), Status::Pass, "{j:?}");
+    }
+
+    /// Progress on the standalone stream after the request's answer came on its own stream:
+    /// the two are not ordered, so it is not judged (on one stream it breaks the rule).
+    #[test]
+    fn over_http_progress_on_another_stream_after_the_answer_is_not_judged() {
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", answer),
+                on(Dir::Received, "get-1", PROGRESS),
+            ],
+        );
+        assert!(broken(&j).is_empty(), "{j:?}");
+        assert!(
+            j.not_observable
+                .contains(&InvariantId::NoActivityAfterAnswer)
+        );
+        let j = over_http(
+            Dialect::Mcp20251125,
+            vec![
+                on(Dir::Received, "post-1", answer),
+                on(Dir::Received, "post-1", PROGRESS),
+            ],
+        );
+        assert_eq!(broken(&j), [InvariantId::NoActivityAfterAnswer], "{j:?}");
+    }
+
+    /// A request never answered, while the same work sent after a cancel naming another id
+    /// was: over HTTP judged dropped (`exact-id-match`) only if the server had taken the first
+    /// (its POST answered) before the control was sent; POSTs are read in any order.
+    #[test]
+    fn over_http_a_request_is_judged_dropped_only_if_taken_before_its_control() {
+        let mut ctx = Context::new(Dialect::Mcp20251125);
+        ctx.work_method = "tools/call".into();
+        let work = |id: i64| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow"}}}}"#
+            )
+        };
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
+        let taken = |s: &str| on(Dir::Note, s, "accepted: 200 OK: the server took tools/call");
+        let session = |first_taken: bool| {
+            let mut r = vec![
+                rec(Dir::Note, "transport: http http://127.0.0.1:1/mcp"),
+                on(Dir::Sent, "post-1", &work(1)),
+                on(Dir::Sent, "post-2", cancel),
+                on(
+                    Dir::Note,
+                    "post-2",
+                    "accepted: 202 Accepted: the server read it",
+                ),
+            ];
+            if first_taken {
+                r.push(taken("post-1"));
+            }
+            r.push(on(Dir::Sent, "post-3", &work(2)));
+            r.push(taken("post-3"));
+            r.push(on(
+                Dir::Received,
+                "post-3",
+                r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+            ));
+            judge(&ctx, &r)
+        };
+        let j = session(true);
+        assert_eq!(broken(&j), [InvariantId::ExactIdMatch], "{j:?}");
+        let j = session(false);
+        assert!(broken(&j).is_empty(), "{j:?}");
     }
 }

@@ -13,6 +13,7 @@
 //! - [`tools`]: `--list-tools`, the operations a server lists (MCP `tools/list`).
 
 pub mod baseline;
+pub mod http;
 pub mod judge;
 pub mod junit;
 pub mod process;
@@ -73,7 +74,9 @@ pub struct ProbeArgs {
     /// Each scenario's time limit in milliseconds; the peer is killed when it runs out.
     #[arg(long, default_value_t = 10_000)]
     pub timeout: u64,
-    /// How long the peer may take to exit once its input is closed (ms) before it is killed.
+    /// How long the peer may take to exit once its input is closed (ms) before it is killed;
+    /// over HTTP, how long the probe reads what the server still sends on streams it has not
+    /// ended (a server is killed at once after).
     #[arg(long, default_value_t = 2_000)]
     pub linger: u64,
     /// The largest message accepted from the peer, in bytes.
@@ -123,6 +126,12 @@ pub struct ProbeArgs {
     /// sent to be refused). No peer is started; to check them against a schema of your own.
     #[arg(long, conflicts_with_all = ["baseline", "write_baseline", "junit", "scenarios", "list_tools"])]
     pub print_messages: bool,
+    /// Talk to an MCP server over Streamable HTTP at this URL (`http://HOST:PORT/PATH`)
+    /// instead of stdio. With a command after `--`, the probe starts it for each scenario on a
+    /// free local port, written for `{port}` in the URL and in the command's arguments, and
+    /// waits until the port accepts connections; without one, the server must be running.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// The peer's command line.
     #[arg(last = true, required = false)]
     pub command: Vec<String>,
@@ -270,6 +279,24 @@ fn print_messages(plan: &Plan, json: bool) -> String {
     sent.into_iter().map(|(_, t)| t + "\n").collect()
 }
 
+/// `--url`: refused unless the dialect has Streamable HTTP and the URL is `http://` (with
+/// `{port}` only where the probe starts the server).
+fn check_url(dialect: Dialect, url: &str, command: &[String]) -> anyhow::Result<()> {
+    if !cancelcheck_model::http::has_streamable_http(dialect) {
+        return Err(bad(format!(
+            "--url: {dialect} has no Streamable HTTP transport (mcp-2025-11-25 and mcp-2026-07-28 do); probe it over stdio with its command after --"
+        )));
+    }
+    if url.contains("{port}") && command.is_empty() {
+        return Err(bad(format!(
+            "--url {url}: {{port}} stands for the port of a server the probe starts: give its command after --, or the port of the server you started"
+        )));
+    }
+    cancelcheck_wire::http::Url::parse(&url.replace("{port}", "1"))
+        .map_err(|e| bad(format!("--url {e}")))?;
+    Ok(())
+}
+
 fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
     let Plan {
         dialect,
@@ -278,14 +305,17 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         params,
         recipe,
     } = plan(args)?;
-    if args.command.is_empty() {
+    if let Some(url) = &args.url {
+        check_url(dialect, url, &args.command)?;
+    }
+    if args.command.is_empty() && args.url.is_none() {
         return Err(bad(
             "no peer command: give it after `--`, e.g. `cancelcheck probe --dialect mcp-2025-11-25 -- ./my-server`",
         ));
     }
-    if let Some(why) = unrunnable(&args.command[0]) {
+    if let Some(why) = args.command.first().and_then(|c| unrunnable(c)) {
         return Err(bad(format!(
-            "the peer command {:?} {why}: give the path of a program that speaks JSON-RPC on stdio (nothing was run, no trace written)",
+            "the peer command {:?} {why}: give the path of a program that speaks JSON-RPC on stdio, or that serves --url (nothing was run, no trace written)",
             args.command[0]
         )));
     }
@@ -305,6 +335,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         linger: Duration::from_millis(args.linger.min(args.timeout)),
         min_work_ms: args.min_work_ms,
         recipe,
+        url: args.url.clone(),
     })
 }
 
@@ -361,10 +392,11 @@ fn selected(
     ctx: &Context,
 ) -> anyhow::Result<Vec<&'static scenario::ProbeScenario>> {
     let d = ctx.dialect;
+    let http = args.url.is_some();
     let Some(list) = &args.scenarios else {
         return Ok(scenario::SCENARIOS
             .iter()
-            .filter(|s| s.runs_with(ctx))
+            .filter(|s| s.runs_with(ctx) && s.runs_over(d, http))
             .collect());
     };
     list.split(',')
@@ -373,13 +405,22 @@ fn selected(
         .map(|name| {
             let known: Vec<&str> = scenario::SCENARIOS
                 .iter()
-                .filter(|s| s.runs_with(ctx))
+                .filter(|s| s.runs_with(ctx) && s.runs_over(d, http))
                 .map(|s| s.name)
                 .collect();
             scenario::by_name(name)
-                .filter(|s| s.runs_with(ctx))
+                .filter(|s| s.runs_with(ctx) && s.runs_over(d, http))
                 .ok_or_else(|| {
-                    let why = if scenario::by_name(name).is_some_and(|s| s.applies(d)) {
+                    let over = if http {
+                        "over Streamable HTTP"
+                    } else {
+                        "over stdio"
+                    };
+                    let why = if scenario::by_name(name)
+                        .is_some_and(|s| s.applies(d) && !s.runs_over(d, http))
+                    {
+                        format!(" {over}")
+                    } else if scenario::by_name(name).is_some_and(|s| s.applies(d)) {
                         format!(
                             " with --method {} (it needs a prompt turn)",
                             ctx.work_method
@@ -431,6 +472,7 @@ pub fn run_scenario(setup: &Setup, sc: &'static scenario::ProbeScenario, seed: u
                 dir: judge::Dir::Note,
                 offset: 0,
                 text: format!("{}: could not start the peer: {e}", judge::note::PEER_GONE),
+                stream: None,
             };
             let end = process::PeerEnd {
                 status: None,
@@ -565,6 +607,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         |w: &Result<String, String>| w.clone().unwrap_or_else(|e| format!("NOT WRITTEN: {e}"));
     let text = if args.json {
         let mut v = report::run_json(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let Some(url) = &setup.url {
+            v["url"] = url.clone().into();
+        }
         if let (Some(c), Some(file)) = (&compared, &args.baseline) {
             v["baseline"] = c.json(file);
         }
@@ -577,6 +622,19 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
         let mut t = report::run_text(setup.dialect, setup.framing, &setup.command, &outcomes);
+        if let Some(url) = &setup.url {
+            // The first line says the transport: Streamable HTTP, not stdio.
+            let rest = t.split_once('\n').map_or("", |(_, r)| r).to_string();
+            let server = if setup.command.is_empty() {
+                "a server already running".to_string()
+            } else {
+                setup.command.join(" ")
+            };
+            t = format!(
+                "probe: {} over Streamable HTTP at {url}: {server}\n{rest}",
+                setup.dialect.id()
+            );
+        }
         if let Some(a) = setup.recipe.as_ref().and_then(recipe::Recipe::assumption) {
             t.insert_str(0, &format!("assumption: {a}\n"));
         }

@@ -502,9 +502,17 @@ pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
     let messages: Vec<Value> = o
         .records
         .iter()
-        .map(|r| json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text}))
+        .map(|r| {
+            let mut m =
+                json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text});
+            // Streamable HTTP only: a stdio trace keeps its shape, byte for byte.
+            if let Some(s) = &r.stream {
+                m["stream"] = s.clone().into();
+            }
+            m
+        })
         .collect();
-    json!({
+    let mut doc = json!({
         "version": PROBE_TRACE_VERSION,
         "kind": "probe",
         "dialect": setup.dialect.id(),
@@ -517,7 +525,12 @@ pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
         "peer_stderr_bytes": o.end.stderr_bytes,
         "peer_stderr_tail": o.end.stderr_tail,
         "verdict": judgement_json(setup.dialect, &o.judgement),
-    })
+    });
+    // Streamable HTTP only: a stdio trace keeps its shape.
+    if let Some(url) = &setup.url {
+        doc["url"] = url.clone().into();
+    }
+    doc
 }
 
 /// Writes a trace under `dir` without replacing a different file of the same name (a `-2`,
@@ -587,6 +600,7 @@ pub fn read_probe_trace(doc: &Value) -> Result<Option<ProbeTrace>, String> {
             dir,
             offset: m.get("offset").and_then(Value::as_u64).unwrap_or(0),
             text: text.to_string(),
+            stream: m.get("stream").and_then(Value::as_str).map(str::to_string),
         });
     }
     let scenario = doc

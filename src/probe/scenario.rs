@@ -28,6 +28,23 @@ pub struct ProbeScenario {
     /// nothing and is `vacuous`. The others claim nothing of a request in flight (a cancel of
     /// an answered request, of an unknown id, malformed cancels, progress).
     pub in_flight: bool,
+    /// The transports it runs over.
+    pub over: Over,
+}
+
+/// The transports a scenario runs over.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Over {
+    /// Stdio, and Streamable HTTP (its cancel: a POSTed notification, or in MCP 2026-07-28
+    /// the close of the request's stream).
+    Any,
+    /// Not where closing the stream is the cancel (MCP 2026-07-28 over HTTP): the scenario
+    /// sends cancel notifications of its own, which that transport has no use for.
+    NotClosing,
+    /// Streamable HTTP only, where a closed stream is no cancel (MCP 2025-11-25).
+    HttpKeeping,
+    /// Streamable HTTP only, where closing the stream is the cancel (MCP 2026-07-28).
+    HttpClosing,
 }
 
 impl ProbeScenario {
@@ -44,6 +61,17 @@ impl ProbeScenario {
     /// request is `session/prompt`.
     pub fn runs_with(&self, ctx: &cancelcheck_wire::decode::Context) -> bool {
         self.applies(ctx.dialect) && (!self.acp_only || ctx.prompt_turn())
+    }
+
+    /// Whether it runs over this transport (`http`: Streamable HTTP) in `dialect`.
+    pub fn runs_over(&self, dialect: cancelcheck_model::Dialect, http: bool) -> bool {
+        let closing = dialect.rules().stream_close_cancels;
+        match self.over {
+            Over::Any => true,
+            Over::NotClosing => !(http && closing),
+            Over::HttpKeeping => http && !closing,
+            Over::HttpClosing => http && closing,
+        }
     }
 }
 
@@ -65,6 +93,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "cancel-during-work",
@@ -74,6 +103,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "cancel-after-answer",
@@ -83,6 +113,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: false,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "cancel-crossing-answer",
@@ -92,6 +123,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "unknown-id",
@@ -101,6 +133,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: false,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "malformed-cancels",
@@ -110,6 +143,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: false,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "string-vs-number",
@@ -123,6 +157,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "id-zero",
@@ -133,6 +168,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "empty-string-id",
@@ -146,6 +182,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "two-concurrent-one-cancelled",
@@ -155,6 +192,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "same-cancel-twice",
@@ -164,6 +202,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: true,
+        over: Over::NotClosing,
     },
     ProbeScenario {
         name: "progress-after-answer",
@@ -173,6 +212,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: false,
         prompt_turn: false,
         in_flight: false,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "session-cancel",
@@ -182,6 +222,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: true,
         prompt_turn: false,
         in_flight: true,
+        over: Over::Any,
     },
     ProbeScenario {
         name: "cancel-request-names-prompt",
@@ -191,8 +232,35 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         acp_only: true,
         prompt_turn: true,
         in_flight: true,
+        over: Over::Any,
+    },
+    ProbeScenario {
+        name: DISCONNECT,
+        summary: "HTTP, MCP 2025-11-25: the work's stream drops during the work and is resumed with Last-Event-ID: no cancel, so the answer still comes",
+        ids: ints(1),
+        run: disconnect_resume,
+        acp_only: false,
+        prompt_turn: false,
+        in_flight: false,
+        over: Over::HttpKeeping,
+    },
+    ProbeScenario {
+        name: AFTER_CLOSE,
+        summary: "HTTP, MCP 2026-07-28: close the work's stream (its cancel), then read the standalone stream a while: nothing more may come for the request",
+        ids: ints(1),
+        run: progress_after_close,
+        acp_only: false,
+        prompt_turn: false,
+        in_flight: true,
+        over: Over::HttpClosing,
     },
 ];
+
+/// The name of the scenario that reads the standalone stream after a close (Streamable HTTP).
+pub const AFTER_CLOSE: &str = "progress-after-close";
+
+/// The name of the scenario of a disconnect and a resume (Streamable HTTP).
+pub const DISCONNECT: &str = "disconnect-resume";
 
 /// Looks a scenario up by name.
 pub fn by_name(name: &str) -> Option<&'static ProbeScenario> {
@@ -382,4 +450,34 @@ fn cancel_request_names_prompt(s: &mut Session<'_>) -> Step<()> {
     s.raw_cancel(Some(p));
     s.barrier()?;
     settle(s, &[id])
+}
+
+/// Streamable HTTP, MCP 2025-11-25: once the work has shown it started (its first progress, at
+/// most 200 ms), its stream's connection drops as a network failure would, and is resumed a
+/// seeded 20-60 ms later with `Last-Event-ID`; then the answer is awaited, with the same work
+/// sent again as a control (a peer that took the disconnect for a cancel never answers).
+fn disconnect_resume(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    s.pause(200, |s| s.progressed(id) || s.resolved(id))?;
+    if s.resolved(id) {
+        return Ok(());
+    }
+    s.drop_stream(id);
+    let ms = s.rng.between(20, 60);
+    s.pause(ms, |_| false)?;
+    if !s.resume_stream(id) {
+        return Ok(());
+    }
+    s.wait_untouched(id)
+}
+
+/// Streamable HTTP, MCP 2026-07-28: the work's stream closed once it started (its cancel), then
+/// a seeded 150-250 ms of reading the standalone stream, where anything more about the request
+/// shows the server went on after it read the close.
+fn progress_after_close(s: &mut Session<'_>) -> Step<()> {
+    let id = s.send_work()?;
+    until_started(s, id)?;
+    s.cancel(id);
+    let ms = s.rng.between(150, 250);
+    s.pause(ms, |_| false)
 }

@@ -26,6 +26,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+mod http;
+
 /// Everything a session needs to know, the same for every scenario.
 #[derive(Clone, Debug)]
 pub struct Setup {
@@ -51,6 +53,9 @@ pub struct Setup {
     pub min_work_ms: Option<u64>,
     /// The recipe (`--recipe`): initialize params, set-up steps and the readiness wait.
     pub recipe: Option<super::recipe::Recipe>,
+    /// Streamable HTTP (`--url`): the endpoint's URL, `{port}` standing for the port the probe
+    /// picks when it starts the command (then in the command's arguments too). `None`: stdio.
+    pub url: Option<String>,
 }
 
 /// How the probe names itself to the peer (`clientInfo`).
@@ -279,7 +284,10 @@ pub type Step<T> = Result<T, Stop>;
 /// A live session.
 pub struct Session<'a> {
     setup: &'a Setup,
-    peer: Peer,
+    /// The peer's process (none when the probe talks to a server the user started).
+    peer: Option<Peer>,
+    /// Streamable HTTP: the client and the streams (`None`: stdio).
+    http: Option<http::Side>,
     reader: FrameReader,
     ep: Endpoint,
     table: RequestTable<Reply>,
@@ -321,17 +329,28 @@ pub struct Session<'a> {
     ready_seen: bool,
     /// Requests sent outside the model ([`Session::call`]).
     calls: u32,
+    /// Streamable HTTP: an exchange failed with an error status (the record says which).
+    http_failed: bool,
 }
 
 impl<'a> Session<'a> {
     /// Starts the peer; the probe's ids follow `ids`.
     pub fn start(setup: &'a Setup, ids: IdPolicy, seed: u64) -> std::io::Result<Session<'a>> {
-        let (program, args) = setup
-            .command
-            .split_first()
-            .ok_or_else(|| std::io::Error::other("no command given"))?;
         let start = Instant::now();
-        let peer = Peer::spawn(program, args)?;
+        let (peer, http) = match &setup.url {
+            Some(_) => {
+                // Waiting for a started server to listen is the peer's time.
+                let (peer, side) = http::Side::start(setup, start + setup.timeout)?;
+                (peer, Some(side))
+            }
+            None => {
+                let (program, args) = setup
+                    .command
+                    .split_first()
+                    .ok_or_else(|| std::io::Error::other("no command given"))?;
+                (Some(Peer::spawn(program, args)?), None)
+            }
+        };
         let cfg = EndpointConfig {
             party: Party::Client,
             dialect: setup.dialect,
@@ -342,11 +361,12 @@ impl<'a> Session<'a> {
             init_timeout: false,
             ids,
             capacity: 16,
-            streams: false,
+            streams: http.is_some(),
         };
         let mut s = Session {
             setup,
             peer,
+            http,
             reader: FrameReader::new(setup.framing, setup.max_frame),
             ep: Endpoint::new(cfg),
             table: RequestTable::new(),
@@ -375,9 +395,16 @@ impl<'a> Session<'a> {
             rng: SimRng::new(seed),
             ready_seen: false,
             calls: 0,
+            http_failed: false,
         };
         if let Some(ms) = setup.min_work_ms {
             s.note(note::MIN_WORK, &super::judge::min_work_note(ms), 0);
+        }
+        if s.http.is_some() {
+            s.waited = start.elapsed();
+        }
+        if let Some(url) = s.http.as_ref().map(|h| h.url.clone()) {
+            s.note(note::TRANSPORT, &format!("{} {url}", note::HTTP), 0);
         }
         Ok(s)
     }
@@ -387,17 +414,26 @@ impl<'a> Session<'a> {
     }
 
     fn note(&mut self, kind: &str, detail: &str, offset: u64) {
+        self.note_on(None, kind, detail, offset);
+    }
+
+    /// A note about the stream labelled `stream` (Streamable HTTP), or the session.
+    fn note_on(&mut self, stream: Option<&str>, kind: &str, detail: &str, offset: u64) {
         let t_us = self.t_us();
         self.records.push(Record {
             t_us,
             dir: Dir::Note,
             offset,
             text: format!("{kind}: {detail}"),
+            stream: stream.map(str::to_string),
         });
     }
 
     /// Puts one message (JSON text) on the peer's stdin and records it.
     pub fn send_text(&mut self, text: String) {
+        if self.http.is_some() {
+            return self.post(text);
+        }
         let bytes = self.setup.framing.frame(&text);
         let offset = self.sent_bytes;
         self.sent_bytes += bytes.len() as u64;
@@ -407,9 +443,12 @@ impl<'a> Session<'a> {
             dir: Dir::Sent,
             offset,
             text,
+            stream: None,
         });
         // A peer that stopped reading is found out by the reads and the deadline.
-        let _ = self.peer.send(bytes);
+        if let Some(p) = &self.peer {
+            let _ = p.send(bytes);
+        }
     }
 
     fn shapes(&self) -> &'static dyn Shapes {
@@ -483,6 +522,7 @@ impl<'a> Session<'a> {
                     let text = self.cancel_text(id);
                     self.send_text(text);
                 }
+                Output::CloseStream(id) => self.close_stream(id),
                 Output::Send(m) => {
                     let text = message_text(self.setup.dialect, Party::Client, &m, &self.ids);
                     self.send_text(text);
@@ -507,6 +547,17 @@ impl<'a> Session<'a> {
     /// `session/new`; MCP 2026-07-28, which has no handshake, `server/discover` first (which
     /// versions the server speaks).
     pub fn handshake(&mut self) -> Step<()> {
+        if self.http.is_some() {
+            self.http_version_first();
+        }
+        self.handshake_steps()?;
+        if self.http.is_some() {
+            self.http_opened();
+        }
+        Ok(())
+    }
+
+    fn handshake_steps(&mut self) -> Step<()> {
         if let Some(text) = self.outgoing().discover() {
             self.send_text(text);
             let id = WireId::Str(DISCOVER_ID.into());
@@ -678,6 +729,7 @@ impl<'a> Session<'a> {
                 t_us: t,
                 dir: Dir::Note,
                 offset: 0,
+                stream: None,
                 text: format!(
                     "{}: the agent opened no session (its answer to session/new names no sessionId): no prompt can be sent",
                     note::REFUSED
@@ -763,6 +815,10 @@ impl<'a> Session<'a> {
     /// refuses to cancel a request twice or once answered): ACP's `session/cancel` for a
     /// prompt turn, the dialect's generic cancel naming it for anything else.
     pub fn cancel_again(&mut self, id: RequestId) {
+        if self.http.is_some() && self.setup.dialect.rules().stream_close_cancels {
+            // Where closing the stream is the cancel, there is nothing to send again.
+            return self.close_stream(id);
+        }
         let text = self.cancel_text(id);
         self.send_text(text);
     }
@@ -785,8 +841,12 @@ impl<'a> Session<'a> {
     }
 
     /// Sends a barrier request and waits for its answer: afterwards the peer has read
-    /// everything sent before it.
+    /// everything sent before it. Over HTTP, waits for the `202` to every notification POSTed
+    /// so far instead (an answer on one stream proves nothing of another).
     pub fn barrier(&mut self) -> Step<()> {
+        if self.http.is_some() {
+            return self.http_barrier();
+        }
         self.barriers += 1;
         let id = WireId::Str(format!("cancelcheck-barrier-{}", self.barriers));
         self.barriers_open.insert(id.clone());
@@ -824,6 +884,13 @@ impl<'a> Session<'a> {
         if self.resolved(id) {
             return Ok(());
         }
+        // Over HTTP the control must follow the server's taking of the request (POSTs are
+        // read in any order).
+        let what = format!(
+            "the server's response to the POST of request {}",
+            self.ids.wire(id)
+        );
+        self.pump_until(&what, |s| s.taken(id) || s.resolved(id))?;
         let control = self.send_work()?;
         let what = format!(
             "the answer to request {} or to the same work sent after it, {}",
@@ -863,11 +930,25 @@ impl<'a> Session<'a> {
             if self.gone {
                 return Err(Stop::Gone);
             }
+            if let Some(stop) = self.http_stop() {
+                return Err(stop);
+            }
             if Instant::now() >= until {
                 return Ok(false);
             }
             let t0 = Instant::now();
-            let chunk = self.peer.recv(until);
+            if let Some(side) = &self.http {
+                // A server the probe started is watched too: one that dies may leave nothing
+                // to read.
+                let got = side.client.recv(until.min(t0 + Duration::from_millis(50)));
+                self.waited += t0.elapsed();
+                match got {
+                    Some(a) => self.on_arrival(a),
+                    None => self.watch_server(),
+                }
+                continue;
+            }
+            let chunk = self.peer.as_ref().and_then(|p| p.recv(until));
             self.waited += t0.elapsed();
             match chunk {
                 None => {}
@@ -888,14 +969,17 @@ impl<'a> Session<'a> {
         if let Some(e) = self.reader.finish() {
             self.note(note::FRAMING, &e.to_string(), e.offset);
         }
-        if !self.peer.stdin_closed() {
+        let Some(peer) = self.peer.as_mut() else {
+            return;
+        };
+        if !peer.stdin_closed() {
             // Give it a moment to be reaped, to report how it ended.
             let t0 = Instant::now();
-            while !self.peer.exited() && t0.elapsed() < Duration::from_millis(200) {
+            while !peer.exited() && t0.elapsed() < Duration::from_millis(200) {
                 std::thread::sleep(Duration::from_micros(200));
             }
             self.waited += t0.elapsed();
-            let how = match self.peer.status {
+            let how = match peer.status {
                 Some(s) => format!("the peer exited ({s}) before its input was closed"),
                 None => "the peer closed its stdout before its input was closed".to_string(),
             };
@@ -914,12 +998,18 @@ impl<'a> Session<'a> {
     }
 
     fn on_frame(&mut self, offset: u64, body: &[u8]) {
+        self.on_frame_on(None, offset, body);
+    }
+
+    /// A message of the peer's, received on the stream labelled `stream` (Streamable HTTP).
+    fn on_frame_on(&mut self, stream: Option<&str>, offset: u64, body: &[u8]) {
         let t_us = self.t_us();
         self.records.push(Record {
             t_us,
             dir: Dir::Received,
             offset,
             text: String::from_utf8_lossy(body).into_owned(),
+            stream: stream.map(str::to_string),
         });
         let Ok(msg) = WireMessage::parse(body) else {
             return;
@@ -1015,12 +1105,19 @@ impl<'a> Session<'a> {
     /// Ends the session: closes the peer's stdin, reads what it still writes until it exits
     /// (or the time runs out: then it is killed), reaps it, and returns the record.
     pub fn finish(mut self) -> (Vec<Record>, super::process::PeerEnd) {
-        self.peer.close_stdin();
-        self.note(note::STDIN_CLOSED, "the probe closed the peer's stdin", 0);
-        let deadline = self.deadline.min(Instant::now() + self.setup.linger);
-        while !self.gone {
+        let mut deadline = self.deadline.min(Instant::now() + self.setup.linger);
+        if self.http.is_some() {
+            // What the server still sends is read until --linger, then the server (which does
+            // not exit when its client is done) is killed at once.
+            self.linger_http(deadline);
+            deadline = Instant::now();
+        } else if let Some(p) = self.peer.as_mut() {
+            p.close_stdin();
+            self.note(note::STDIN_CLOSED, "the probe closed the peer's stdin", 0);
+        }
+        while !self.gone && self.http.is_none() {
             let t0 = Instant::now();
-            let chunk = self.peer.recv(deadline);
+            let chunk = self.peer.as_ref().and_then(|p| p.recv(deadline));
             self.waited += t0.elapsed();
             match chunk {
                 Some(Chunk::Bytes(b)) => self.on_bytes(&b),
@@ -1030,7 +1127,9 @@ impl<'a> Session<'a> {
         }
         // Waiting for the peer to exit is the peer's time, not the probe's.
         let t0 = Instant::now();
-        self.peer.finish(deadline);
+        if let Some(p) = self.peer.as_mut() {
+            p.finish(deadline);
+        }
         self.waited += t0.elapsed();
         if let Some(what) = self.timed_out.take() {
             let ms = self.setup.timeout.as_millis();
@@ -1040,10 +1139,14 @@ impl<'a> Session<'a> {
                 0,
             );
         }
-        let (stderr_bytes, stderr_tail) = self.peer.stderr();
+        let (stderr_bytes, stderr_tail) = self.peer.as_ref().map(Peer::stderr).unwrap_or_default();
         let end = super::process::PeerEnd {
-            status: self.peer.status.map(|s| s.to_string()),
-            killed: self.peer.killed,
+            status: self
+                .peer
+                .as_ref()
+                .and_then(|p| p.status)
+                .map(|s| s.to_string()),
+            killed: self.peer.as_ref().is_some_and(|p| p.killed),
             stderr_bytes,
             stderr_tail,
             elapsed: self.start.elapsed(),

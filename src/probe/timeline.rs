@@ -92,6 +92,14 @@ fn arrow(dir: Dir) -> &'static str {
     }
 }
 
+/// The record's label, after its stream's (`[post-3] `) over Streamable HTTP.
+fn on_stream(rec: &Record) -> String {
+    match &rec.stream {
+        Some(s) => format!("[{s}] {}", label(rec)),
+        None => label(rec),
+    }
+}
+
 fn text(file: &Path, doc: &Value, t: &ProbeTrace, j: &Judgement, same: bool) -> String {
     let mut out = format!(
         "{}: probe trace of scenario {} ({}): re-judged {} recorded messages; a probe trace cannot re-run the peer.\n",
@@ -124,7 +132,7 @@ fn text(file: &Path, doc: &Value, t: &ProbeTrace, j: &Judgement, same: bool) -> 
             format!("#{n}"),
             time_ms(rec),
             arrow(rec.dir),
-            label(rec)
+            on_stream(rec)
         );
     }
     if !found.is_empty() {
@@ -175,7 +183,7 @@ fn mermaid(t: &ProbeTrace, j: &Judgement) -> String {
         String::from("sequenceDiagram\n    participant P as probe\n    participant S as peer\n");
     let found = found(t, j);
     for (n, rec) in t.records.iter().enumerate() {
-        let what = mermaid_text(&format!("#{n} {}", label(rec)));
+        let what = mermaid_text(&format!("#{n} {}", on_stream(rec)));
         let head = if is_notification(rec) { "-)" } else { "->>" };
         let _ = match rec.dir {
             Dir::Sent => writeln!(out, "    P{head}S: {what}"),
@@ -197,7 +205,14 @@ fn json_view(t: &ProbeTrace, j: &Judgement, fresh: &Value, same: bool) -> Value 
         .records
         .iter()
         .enumerate()
-        .map(|(n, r)| json!({"n": n, "t_us": r.t_us, "dir": r.dir.as_str(), "label": label(r)}))
+        .map(|(n, r)| {
+            let mut v = json!({"n": n, "t_us": r.t_us, "dir": r.dir.as_str(), "label": label(r)});
+            // Streamable HTTP only: the stream it went on.
+            if let Some(st) = &r.stream {
+                v["stream"] = st.clone().into();
+            }
+            v
+        })
         .collect();
     let findings: Vec<Value> = found(t, j)
         .into_iter()

@@ -238,10 +238,19 @@ pub fn list(setup: &Setup, json_out: bool) -> anyhow::Result<(String, u8)> {
     if rows.is_empty() {
         t.push_str("\nThe server lists no tools.\n");
     } else {
+        let url = setup
+            .url
+            .as_ref()
+            .map(|u| format!("--url {} ", shell_word(u)))
+            .unwrap_or_default();
+        let server = if command.is_empty() {
+            String::new()
+        } else {
+            format!(" -- {}", command.join(" "))
+        };
         t.push_str(&format!(
-            "\nPick one that takes a while, fill in its arguments (the values shown are placeholders), then:\n  cancelcheck probe --dialect {} --method tools/call --params '...' -- {}\n",
+            "\nPick one that takes a while, fill in its arguments (the values shown are placeholders), then:\n  cancelcheck probe --dialect {} {url}--method tools/call --params '...'{server}\n",
             setup.dialect.id(),
-            command.join(" ")
         ));
     }
     Ok((t, 0))

@@ -16,8 +16,12 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--protocol-version V] [--tool-error] [--refuse-all]
+//!     [--protocol-version V] [--tool-error] [--refuse-all] [--http ADDR]
 //! ```
+//!
+//! `--http ADDR` (MCP only) serves Streamable HTTP on `ADDR` instead of stdio ([`http`]: the
+//! same endpoint, its messages routed onto streams by the model's routing); it runs until it is
+//! killed.
 //!
 //! It is strict, as the protocols' SDKs are: a request that lacks what its dialect's schema
 //! requires (`cancelcheck_wire::schema`) is answered -32602 (an unknown method -32601), and a
@@ -79,6 +83,7 @@
 
 use cancelcheck_model::behaviour::Role;
 use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::http::Route;
 use cancelcheck_model::message::Method;
 use cancelcheck_model::{
     Behaviour, Command, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply,
@@ -95,6 +100,8 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+mod http;
 
 /// A JSON-RPC peer over stdio for testing `cancelcheck probe`: correct or faulty on demand.
 #[derive(clap::Parser, Debug)]
@@ -165,6 +172,10 @@ struct Args {
     /// agent that wants `authenticate` first: no session opens.
     #[arg(long)]
     auth_required: bool,
+    /// Serve MCP's Streamable HTTP on this address (e.g. `127.0.0.1:8080`; port 0 picks one,
+    /// printed on stderr) instead of stdio; the endpoint's path is any.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
 }
 
 /// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
@@ -229,6 +240,15 @@ impl Args {
         if a.auth_required && !shapes.opens_sessions() {
             return no("--auth-required", "session to open");
         }
+        if a.http.is_some() && !cancelcheck_model::http::has_streamable_http(a.dialect) {
+            return Err(format!(
+                "--http: {} has no Streamable HTTP transport (mcp-2025-11-25 and mcp-2026-07-28 do)",
+                a.dialect
+            ));
+        }
+        if a.http.is_some() && a.hostile.is_some() {
+            return Err("--hostile is for stdio; it cannot be combined with --http".into());
+        }
         if let Some(v) = &a.protocol_version {
             shapes::of(a.dialect)
                 .parse_version(v)
@@ -242,6 +262,7 @@ enum In {
     Frame(Vec<u8>),
     Bad(String),
     Eof,
+    Http(http::HttpIn),
 }
 
 /// Reads stdin on its own thread, so the main loop can wait for input and timers at once.
@@ -319,10 +340,33 @@ struct Peer {
     /// Work requests waiting for the answer to their `window/workDoneProgress/create`, by
     /// that request's id (`--progress-create`).
     creating: BTreeMap<String, Vec<u8>>,
+    /// Streamable HTTP (`--http`): the server's side of the transport.
+    http: Option<http::Serve>,
+    /// Where the model routes the message being written (Streamable HTTP), if the model
+    /// decided it.
+    route: Option<Route>,
 }
 
 impl Peer {
     fn write(&mut self, text: &str) {
+        if let Some(serve) = self.http.as_mut() {
+            let answer = match WireMessage::parse(text.as_bytes()) {
+                Ok(WireMessage::Response { id, .. }) => Some(id),
+                _ => None,
+            };
+            let stream = match self.route.take() {
+                Some(Route::Discard) => return,
+                Some(Route::Stream(id)) => Some(self.ids.wire(id)),
+                Some(Route::Get | Route::Post) => None,
+                // Written outside the model (plumbing answers, refusals): an answer goes on
+                // its request's response.
+                None => answer.clone(),
+            };
+            let stream = stream.filter(|s| serve.knows(s));
+            let ends = answer.is_some() && answer == stream;
+            serve.send(stream.as_ref(), text, ends);
+            return;
+        }
         let bytes = self.args.framing().frame(text);
         let mut out = self.out.lock();
         // A closed stdout ends the conversation; the peer exits at the end of its input.
@@ -363,6 +407,14 @@ impl Peer {
         let now = Instant::now();
         let mut asks = Vec::new();
         for o in outs {
+            if let (Output::Send(m), Some(serve)) = (o, self.http.as_ref()) {
+                let parents = &self.parent_of;
+                self.route = Some(
+                    serve
+                        .streams
+                        .route(Party::Server, m, |c| parents.get(&c).copied()),
+                );
+            }
             match o {
                 Output::Nested { parent, child } => {
                     self.parent_of.insert(child, parent);
@@ -728,6 +780,73 @@ impl Peer {
         }
     }
 
+    /// A new session (Streamable HTTP, MCP 2025-11-25): the endpoint and what it held start
+    /// over.
+    fn afresh(&mut self) {
+        self.ep = Endpoint::new(*self.ep.config());
+        self.ids = IdMap::new();
+        self.jobs.clear();
+        self.asked_work.clear();
+        self.deferred.clear();
+        self.open_prompts.clear();
+        self.given_up.clear();
+        self.sessions.clear();
+        self.session_of.clear();
+        self.parent_of.clear();
+        self.tool_errors.clear();
+        self.creating.clear();
+    }
+
+    /// Streamable HTTP: a request read, or a connection ended.
+    fn on_http(&mut self, ev: http::HttpIn) {
+        let Some(serve) = self.http.as_mut() else {
+            return;
+        };
+        match ev {
+            http::HttpIn::Request {
+                conn,
+                head,
+                body,
+                socket,
+            } => {
+                let work = self.ctx.work_method.clone();
+                match serve.take(conn, &head, body, socket, |m| m == work) {
+                    http::Taken::Message(body) => {
+                        self.on_frame(&body);
+                        if let Some(serve) = self.http.as_mut() {
+                            serve.after_read(conn);
+                        }
+                    }
+                    http::Taken::Initialize(body) => {
+                        self.afresh();
+                        self.on_frame(&body);
+                    }
+                    http::Taken::Resumed(id) => {
+                        let mid = self.ids.model(&id);
+                        serve.streams.resume(mid);
+                    }
+                    http::Taken::Done => {}
+                }
+            }
+            http::HttpIn::Bad { why, .. } => eprintln!("cancelcheck-testpeer: {why}"),
+            http::HttpIn::Gone { conn } => {
+                let Some(id) = serve.gone(conn) else {
+                    return;
+                };
+                // The server cannot tell a close from a drop: where closing is the cancel it is
+                // a close, elsewhere a drop (what it writes waits for a resume).
+                let mid = self.ids.model(&id);
+                if self.args.dialect.rules().stream_close_cancels {
+                    serve.streams.close(mid);
+                } else {
+                    serve.streams.lose(mid);
+                }
+                serve.streams.read(mid);
+                self.feed(Input::StreamClosed(mid));
+            }
+        }
+    }
+
     /// Acts on the cancels set aside (as a server that cancels through a token its handler
     /// notices later).
     fn apply_deferred(&mut self) {
@@ -925,11 +1044,32 @@ fn main() -> ExitCode {
             reuse_answered: false,
         },
         capacity: 16,
-        streams: false,
+        streams: args.http.is_some(),
     };
     let (tx, rx) = mpsc::channel();
     let framing = args.framing();
-    std::thread::spawn(move || reader(framing, tx));
+    let serve = match &args.http {
+        None => {
+            std::thread::spawn(move || reader(framing, tx));
+            None
+        }
+        Some(addr) => match http::listen(addr, tx) {
+            Ok(bound) => {
+                eprintln!("cancelcheck-testpeer: serving Streamable HTTP on http://{bound}/mcp");
+                let version = shapes
+                    .expected_version()
+                    .and_then(|v| v.as_str().map(String::from));
+                Some(http::Serve::new(
+                    !args.dialect.rules().stream_close_cancels,
+                    version,
+                ))
+            }
+            Err(e) => {
+                eprintln!("cancelcheck-testpeer: --http {addr}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let mut peer = Peer {
         shapes,
         ctx,
@@ -951,6 +1091,8 @@ fn main() -> ExitCode {
             .ready_ms
             .map(|ms| Instant::now() + Duration::from_millis(ms)),
         creating: BTreeMap::new(),
+        http: serve,
+        route: None,
         args,
     };
     let mut eof = false;
@@ -978,6 +1120,7 @@ fn main() -> ExitCode {
         };
         match got {
             Some(In::Frame(body)) => peer.on_frame(&body),
+            Some(In::Http(ev)) => peer.on_http(ev),
             Some(In::Bad(e)) => eprintln!("cancelcheck-testpeer: {e}"),
             Some(In::Eof) => {
                 eof = true;

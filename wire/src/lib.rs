@@ -6,6 +6,7 @@
 //!   offset and what was expected), and a `WireMessage` to a model message
 //!   ([`decode::to_model`]).
 //! - [`frame`]: newline-delimited JSON and LSP's `Content-Length` framing over a byte stream.
+//! - [`http`]: the bytes of Streamable HTTP (message heads, chunked bodies, Server-Sent Events).
 //! - [`shapes`]: one home per dialect's wire shapes ([`shapes::Shapes`], reached by
 //!   [`shapes::of`]): handshake request and result, work request, cancels, barrier, sessions,
 //!   default work method and framing, the methods it knows. Each dialect's are in its own
@@ -27,6 +28,7 @@ pub mod client;
 pub mod decode;
 pub mod encode;
 pub mod frame;
+pub mod http;
 pub mod id;
 pub mod lsp;
 pub mod mcp;

@@ -1,5 +1,6 @@
-//! Streamable HTTP (MCP) as both drivers hold it: which stream each message travels on, and
-//! what became of each client request's response stream.
+//! Streamable HTTP (MCP) as every driver holds it (the simulator, the explorer and the test
+//! peer): which stream each message travels on, and what became of each client request's
+//! response stream.
 //!
 //! What the model keeps of the transport is what cancellation turns on:
 //! - every message the client sends is a POST of its own, so towards the server messages
@@ -8,7 +9,7 @@
 //!   answer, its progress, the requests it sends on the request's behalf), and everything else
 //!   on the standalone GET stream; order holds within a stream, not across streams;
 //! - the client may close a request's stream (the cancel, where the dialect says so:
-//!   [`DialectRules::stream_close_cancels`](cancelcheck_model::DialectRules)): what is written
+//!   [`DialectRules::stream_close_cancels`](crate::DialectRules)): what is written
 //!   on it afterwards, or was written and not yet read, is never read; the server learns of
 //!   the close some time later (`Input::StreamClosed`);
 //! - the connection carrying a stream may drop (`Input::StreamLost`, where a close is no
@@ -24,9 +25,18 @@
 //! it (a lost request), a second drop of a resumed stream, and the server closing streams on
 //! its own.
 
-use cancelcheck_model::pack::{Pack, Relabel};
-use cancelcheck_model::{Message, Party, RequestId};
+use crate::pack::{Pack, Relabel};
+use crate::{Message, Party, RequestId};
 use smallvec::SmallVec;
+
+/// Whether `dialect` has a Streamable HTTP transport (MCP's two texts): the one place the
+/// simulator, the probe and the test peer ask.
+pub fn has_streamable_http(dialect: crate::Dialect) -> bool {
+    matches!(
+        dialect,
+        crate::Dialect::Mcp20251125 | crate::Dialect::Mcp20260728
+    )
+}
 
 /// Where a message goes on Streamable HTTP.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -177,7 +187,7 @@ pub fn lane(msg: Message, on_behalf: impl Fn(RequestId) -> Option<RequestId>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cancelcheck_model::message::Reply;
+    use crate::message::Reply;
 
     /// An answer goes on its request's stream while the stream is open or lost (kept for the
     /// resume), nowhere once the client closed it; progress goes on the GET stream once the
@@ -210,7 +220,7 @@ mod tests {
         assert_eq!(c.route(Party::Server, progress, none), Route::Get);
         let request = Message::Request {
             id: RequestId::Int(5),
-            method: cancelcheck_model::message::Method::ServerWork,
+            method: crate::message::Method::ServerWork,
         };
         assert_eq!(s.route(Party::Server, request, none), Route::Get);
         assert_eq!(

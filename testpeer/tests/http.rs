@@ -1,0 +1,335 @@
+//! `cancelcheck probe --url` against the test peer over MCP's Streamable HTTP
+//! (`cancelcheck-testpeer --http`): the correct peer passes in both MCP dialects, the faults of
+//! the streams are flagged with the rule they break (a MUST in 2026-07-28, a SHOULD in
+//! 2025-11-25), other faults as over stdio, the saved traces re-judge to their verdict, and bad
+//! usage is a clear error. No assertion depends on timing.
+
+use cancelcheck::probe::{report, run};
+use clap::Parser;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const PEER: &str = env!("CARGO_BIN_EXE_cancelcheck-testpeer");
+const URL: &str = "http://127.0.0.1:{port}/mcp";
+const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
+
+mod common;
+use common::{Cli, scratch};
+
+/// Probes over HTTP with `flags` (the test peer started per scenario with `peer`, if any);
+/// every trace is saved under `name`, and each must re-judge to its recorded verdict.
+fn probe(name: &str, dialect: &str, flags: &[&str], peer: Option<&[&str]>) -> (Value, u8) {
+    let save = scratch(name);
+    let mut argv: Vec<String> = [
+        "probe",
+        "--json",
+        "--save-all",
+        "--jobs",
+        "2",
+        "--linger",
+        "300",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    argv.extend(["--save".into(), save.display().to_string()]);
+    argv.extend([
+        "--dialect".into(),
+        dialect.into(),
+        "--params".into(),
+        FAST.into(),
+    ]);
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    if let Some(peer) = peer {
+        argv.extend(["--".into(), PEER.into(), "--dialect".into(), dialect.into()]);
+        argv.extend(["--http".into(), "127.0.0.1:{port}".into()]);
+        argv.extend(peer.iter().map(|s| s.to_string()));
+    }
+    let cli = Cli::try_parse_from(&argv).expect("arguments parse");
+    let (text, code) = run(cli.args).expect("the probe runs");
+    let v: Value = serde_json::from_str(&text).expect("--json prints JSON");
+    for entry in std::fs::read_dir(&save).expect("traces saved") {
+        let path = entry.unwrap().path();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (_, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
+        assert!(same, "{} re-judges to another verdict", path.display());
+        assert!(
+            doc["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["stream"].is_string())
+        );
+    }
+    (v, code)
+}
+
+/// Each scenario's name, verdict and findings (invariants, then `error:KIND`).
+fn rows(v: &Value) -> Vec<(String, String, Vec<String>)> {
+    v["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| {
+            let mut f: Vec<String> = s["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["invariant"].as_str().unwrap().to_string())
+                .collect();
+            f.extend(
+                s["errors"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| format!("error:{}", e["kind"].as_str().unwrap())),
+            );
+            let name = s["name"].as_str().unwrap().to_string();
+            (name, s["verdict"].as_str().unwrap().to_string(), f)
+        })
+        .collect()
+}
+
+#[test]
+fn the_correct_peer_passes_over_http_in_both_mcp_dialects() {
+    for (dialect, http_only) in [
+        ("mcp-2025-11-25", "disconnect-resume"),
+        ("mcp-2026-07-28", "progress-after-close"),
+    ] {
+        let (v, code) = probe(
+            &format!("correct-{dialect}"),
+            dialect,
+            &["--url", URL],
+            Some(&[]),
+        );
+        let rows = rows(&v);
+        for (name, verdict, found) in &rows {
+            // A pass, never vacuous: every scenario exercised what it claims.
+            assert_eq!(
+                (verdict.as_str(), found.len()),
+                ("pass", 0),
+                "{dialect} {name}: {v:#}"
+            );
+        }
+        assert!(rows.iter().any(|r| r.0 == http_only), "{dialect}: {rows:?}");
+        assert_eq!((v["verdict"].as_str(), code), (Some("pass"), 0));
+        assert_eq!(v["url"], URL);
+    }
+}
+
+/// The scenarios that flag `behaviour` in `dialect` (over HTTP, only `scenarios`).
+fn flagged(dialect: &str, behaviour: &str, scenarios: &str) -> Vec<(String, String, Vec<String>)> {
+    let name = format!("{behaviour}-{dialect}");
+    // Work long enough that a cancel reaches it in flight on a loaded machine.
+    let slow = r#"{"name":"slow","arguments":{"ms":400}}"#;
+    let flags = ["--url", URL, "--scenarios", scenarios, "--params", slow];
+    let (v, _) = probe(&name, dialect, &flags, Some(&["--behavior", behaviour]));
+    rows(&v).into_iter().filter(|r| r.1 != "pass").collect()
+}
+
+#[test]
+fn a_2026_server_that_works_on_after_its_stream_closed_breaks_the_must() {
+    let rows = flagged(
+        "mcp-2026-07-28",
+        "works-after-close",
+        "progress-after-close",
+    );
+    assert_eq!(
+        rows,
+        [(
+            "progress-after-close".to_string(),
+            "fail".to_string(),
+            vec!["no-activity-after-cancel".to_string()]
+        )]
+    );
+}
+
+#[test]
+fn a_2025_server_that_takes_a_disconnect_for_a_cancel_is_the_should_warning() {
+    let rows = flagged(
+        "mcp-2025-11-25",
+        "cancels-on-disconnect",
+        "disconnect-resume",
+    );
+    assert_eq!(
+        rows,
+        [(
+            "disconnect-resume".to_string(),
+            "warn".to_string(),
+            vec!["disconnect-not-cancel".to_string()]
+        )]
+    );
+}
+
+#[test]
+fn other_faults_are_flagged_over_http_as_over_stdio() {
+    for (behaviour, scenario, invariant) in [
+        (
+            "answers-after-cancel",
+            "cancel-during-work",
+            "no-answer-after-cancel",
+        ),
+        (
+            "cancel-cancels-all",
+            "two-concurrent-one-cancelled",
+            "exact-id-match",
+        ),
+        (
+            "answers-cancel-notification",
+            "unknown-id",
+            "notification-unanswered",
+        ),
+        (
+            "crashes-on-unknown-cancel",
+            "unknown-id",
+            "unknown-cancel-harmless",
+        ),
+    ] {
+        let rows = flagged("mcp-2025-11-25", behaviour, scenario);
+        assert!(
+            rows.len() == 1 && rows[0].2.contains(&invariant.to_string()),
+            "{behaviour}: {rows:?}"
+        );
+    }
+}
+
+#[test]
+fn a_server_the_user_started_is_probed_at_its_url() {
+    let mut server = Command::new(PEER)
+        .args(["--dialect", "mcp-2025-11-25", "--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the test peer starts");
+    let mut line = String::new();
+    BufReader::new(server.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the peer says where it serves")
+        .to_string();
+    let flags = [
+        "--url",
+        url.as_str(),
+        "--scenarios",
+        "cancel-during-work,unknown-id,disconnect-resume",
+        // One session at a time: the test peer serves the last one opened.
+        "--jobs",
+        "1",
+    ];
+    let (v, code) = probe("running", "mcp-2025-11-25", &flags, None);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!((v["verdict"].as_str(), code), (Some("pass"), 0), "{v:#}");
+}
+
+fn usage_error(flags: &[&str]) -> String {
+    let mut argv = vec!["probe", "--json"];
+    argv.extend_from_slice(flags);
+    let cli = Cli::try_parse_from(&argv).expect("arguments parse");
+    run(cli.args).expect_err("a usage error").to_string()
+}
+
+#[test]
+fn bad_http_usage_is_a_clear_error() {
+    let e = usage_error(&[
+        "--dialect",
+        "acp",
+        "--url",
+        "http://127.0.0.1:9/",
+        "--",
+        PEER,
+    ]);
+    assert!(
+        e.contains("no Streamable HTTP") && e.contains("mcp-2026-07-28"),
+        "{e}"
+    );
+    let e = usage_error(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--url",
+        "https://example.com/mcp",
+    ]);
+    assert!(e.contains("no TLS"), "{e}");
+    let e = usage_error(&["--dialect", "mcp-2025-11-25", "--url", URL]);
+    assert!(e.contains("{port}") && e.contains("command"), "{e}");
+}
+
+#[test]
+fn a_command_that_never_listens_is_named_with_its_stderr() {
+    let flags = [
+        "--url",
+        URL,
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "3000",
+    ];
+    let save = scratch("never");
+    let mut argv: Vec<String> = ["probe", "--json", "--save"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    argv.push(save.display().to_string());
+    argv.extend(["--dialect".into(), "mcp-2025-11-25".into()]);
+    argv.extend(flags.iter().map(|s| s.to_string()));
+    argv.extend([
+        "--".into(),
+        "sh".into(),
+        "-c".into(),
+        "echo no port for me >&2; exit 4".into(),
+    ]);
+    let (text, code) = run(Cli::try_parse_from(&argv).unwrap().args).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let msg = v["scenarios"][0]["errors"][0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert_eq!(code, 1);
+    assert!(
+        msg.contains("`sh -c")
+            && msg.contains("exited before it accepted")
+            && msg.contains("no port for me"),
+        "{msg}"
+    );
+}
+
+/// A stdio session's trace and report keep their shape: no stream on any message, no URL.
+#[test]
+fn a_stdio_trace_keeps_its_shape() {
+    let save = scratch("stdio");
+    let argv = [
+        "probe",
+        "--json",
+        "--save-all",
+        "--save",
+        save.to_str().unwrap(),
+        "--dialect",
+        "mcp-2025-11-25",
+        "--params",
+        FAST,
+        "--scenarios",
+        "cancel-during-work",
+        "--",
+        PEER,
+        "--dialect",
+        "mcp-2025-11-25",
+    ];
+    let (text, code) = run(Cli::try_parse_from(argv).unwrap().args).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((code, v.get("url")), (0, None), "{v:#}");
+    let path = std::fs::read_dir(&save)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(doc.get("url"), None);
+    for m in doc["messages"].as_array().unwrap() {
+        let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["t_us", "dir", "offset", "text"], "{m}");
+    }
+}
