@@ -1,6 +1,9 @@
 # A small MCP server as the SDK's 1.x users write one (FastMCP, stdio): a slow tool that
 # reports progress and honours cancellation (the SDK cancels the handler's anyio scope when
-# the client's notifications/cancelled arrives).
+# the client's notifications/cancelled arrives, or, over Streamable HTTP, as the transport
+# decides).
+import sys
+
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
 
@@ -18,4 +21,10 @@ async def slow(ctx: Context, ms: int = 300) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    # `server.py` serves stdio; `server.py --http PORT` serves Streamable HTTP at
+    # http://127.0.0.1:PORT/mcp, as the SDK's `run(transport="streamable-http")` does.
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        mcp.settings.port = int(sys.argv[2])
+        mcp.run(transport="streamable-http")
+    else:
+        mcp.run()

@@ -1,6 +1,9 @@
 # A small MCP server as the SDK's 2.x users write one (MCPServer, stdio): a slow tool that
 # reports progress and honours cancellation (the SDK cancels the handler's anyio scope when
-# the client's notifications/cancelled arrives). It speaks 2025-11-25 and 2026-07-28.
+# the client's notifications/cancelled arrives, or, over Streamable HTTP, as the transport
+# decides). It speaks 2025-11-25 and 2026-07-28.
+import sys
+
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -18,4 +21,9 @@ async def slow(ctx: Context, ms: int = 300) -> str:
 
 
 if __name__ == "__main__":
-    app.run()
+    # `server.py` serves stdio; `server.py --http PORT` serves Streamable HTTP at
+    # http://127.0.0.1:PORT/mcp, as the SDK's `run(transport="streamable-http")` does.
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        app.run(transport="streamable-http", port=int(sys.argv[2]))
+    else:
+        app.run()

@@ -1,34 +1,7 @@
-// An MCP server as the TypeScript SDK v2's users write one (`McpServer`, `registerTool`,
-// `serveStdio`, which serves 2026-07-28 and the 2025 handshake alike): a tool `slow` that
-// waits `ms` milliseconds, reports progress when asked, and stops when the SDK's abort signal
-// (`ctx.mcpReq.signal`, aborted by `notifications/cancelled`) fires.
-import { McpServer } from "@modelcontextprotocol/server";
+// An MCP server as the TypeScript SDK v2's users write one, over stdio: the server of tool.mjs
+// (a tool `slow` that stops when the SDK's abort signal, fired by `notifications/cancelled`,
+// fires), served by `serveStdio`, which serves 2026-07-28 and the 2025 handshake alike.
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { setTimeout as sleep } from "node:timers/promises";
-import { z } from "zod";
-
-function build() {
-  const server = new McpServer({ name: "slow", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.registerTool(
-    "slow",
-    { description: "Wait ms milliseconds.", inputSchema: z.object({ ms: z.number().int().min(0).default(300) }) },
-    async ({ ms }, ctx) => {
-      const { signal, _meta } = ctx.mcpReq;
-      const token = _meta?.progressToken;
-      const steps = Math.max(1, Math.floor(ms / 50));
-      for (let i = 1; i <= steps; i++) {
-        await sleep(ms / steps, undefined, { signal });
-        if (token !== undefined) {
-          await ctx.mcpReq.notify({
-            method: "notifications/progress",
-            params: { progressToken: token, progress: i, total: steps },
-          });
-        }
-      }
-      return { content: [{ type: "text", text: "done" }] };
-    },
-  );
-  return server;
-}
+import { build } from "./tool.mjs";
 
 serveStdio(build);
