@@ -276,3 +276,50 @@ fn a_counterexample_not_saved_is_named_and_exits_4() {
     assert_eq!(v["totals"]["unsaved"].as_u64(), Some(unsaved as u64));
     assert!(text(&o.stderr).contains("could not be saved (exit 4)"));
 }
+
+/// On Streamable HTTP, the MCP dialects' sweeps are as every behavior claims: no fault is
+/// flagged by an invariant it does not claim there (in MCP 2026-07-28, work run on past a
+/// cancel is run on past the close: `close-is-cancel`), and MCP 2026-07-28's correct
+/// behavior passes at two requests (one worker, so that a request waits). (MCP 2025-11-25 at
+/// two requests, some 1.7 million states a search, is left to the command line.)
+#[test]
+fn sweeps_on_streamable_http_are_as_every_behavior_claims() {
+    let dir = Scratch::new("sweep-http");
+    for (dialect, requests) in [
+        ("mcp-2025-11-25", "1"),
+        ("mcp-2026-07-28", "1"),
+        ("mcp-2026-07-28", "2"),
+    ] {
+        let args = [
+            "explore",
+            "--dialect",
+            dialect,
+            "--behavior",
+            "all",
+            "--transport",
+            "http",
+            "--requests",
+            requests,
+            "--workers",
+            "1",
+            "--timeouts",
+            "--progress",
+            "--json",
+        ];
+        let o = run(&with(dir.path(), &args, &[]), 0);
+        let v = json_out(&o);
+        let cells = v["cells"].as_array().unwrap();
+        let unexpected: Vec<&Value> = cells
+            .iter()
+            .filter(|c| c["outcome"] == "unexpected")
+            .collect();
+        assert!(
+            unexpected.is_empty(),
+            "{dialect} {requests}: {unexpected:?}"
+        );
+        if requests == "2" {
+            let honour = cells.iter().find(|c| c["behavior"] == "honour").unwrap();
+            assert_eq!(honour["outcome"], "pass", "{dialect}: {honour}");
+        }
+    }
+}

@@ -207,6 +207,21 @@ pub fn also_with_trees(b: Behaviour, dialect: Dialect) -> &'static [InvariantId]
     }
 }
 
+/// What `b` breaks in `dialect` besides [`classify`]'s list on Streamable HTTP, where closing a
+/// request's stream is its cancel (MCP 2026-07-28): work a fault runs on past the cancel runs
+/// on past the close the server read (`close-is-cancel`). Empty elsewhere, for correct
+/// behaviours, and for the faults of Streamable HTTP itself, whose list already says it.
+pub fn also_on_http(b: Behaviour, dialect: Dialect) -> &'static [InvariantId] {
+    use Behaviour as B;
+    use InvariantId::*;
+    match (b, dialect) {
+        (B::ProgressAfterCancel | B::IgnoresCancelForIdZero, Dialect::Mcp20260728) => {
+            &[CloseIsCancel]
+        }
+        _ => &[],
+    }
+}
+
 /// The invariants `behaviour` breaks in `dialect`: those of [`classify`]'s list that apply
 /// there, in the order declared (empty for a correct behaviour or one absent from the
 /// dialect).

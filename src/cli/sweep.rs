@@ -243,6 +243,7 @@ fn judge(
     d: Dialect,
     b: Behaviour,
     nesting: bool,
+    http: bool,
     out: &ExploreReport,
 ) -> (bool, Vec<String>, Outcome, Option<String>) {
     let class = breaks::classify(b, d);
@@ -253,6 +254,13 @@ fn judge(
     if nesting {
         claims.extend(
             breaks::also_with_trees(b, d)
+                .iter()
+                .map(|i| i.name().to_string()),
+        );
+    }
+    if http {
+        claims.extend(
+            breaks::also_on_http(b, d)
                 .iter()
                 .map(|i| i.name().to_string()),
         );
@@ -344,8 +352,13 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
                 let seconds = started.elapsed().as_secs_f64();
                 // The process's high-water mark spans every search before this one.
                 out.peak_rss_bytes = None;
-                let (faulty, claims, outcome, because) =
-                    judge(d, b, !scenario.workload.nesting.is_flat(), &out);
+                let (faulty, claims, outcome, because) = judge(
+                    d,
+                    b,
+                    !scenario.workload.nesting.is_flat(),
+                    scenario.link.order == cancelcheck_sim::link::Order::Http,
+                    &out,
+                );
                 Cell {
                     index,
                     dialect: d.id().into(),
