@@ -30,10 +30,15 @@ pub(super) enum Counter {
 /// disarms. The flat form's memo keeps its transitions' effects as these, in codes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Effect<M, W, T> {
+    /// A message towards the party's peer.
     Send(M),
+    /// Work the party starts.
     StartWork(W),
+    /// Work the party aborts.
     AbortWork(W),
+    /// A timer the party arms.
     Arm(T),
+    /// A timer the party disarms.
     Disarm(T),
 }
 
