@@ -27,6 +27,7 @@
 //! disconnects are not explored. An unset `cancel_support` explores both answers (two
 //! initial states).
 
+mod driver;
 mod fifo;
 mod flat;
 mod hash;
@@ -44,6 +45,7 @@ pub use state::{Explorer, Step};
 
 use crate::link::Order;
 use crate::scenario::Scenario;
+use cancelcheck_model::io::Timer;
 
 /// The most requests the explorer can track: a scenario with more is refused by
 /// [`explorable`], never cut short.
@@ -105,6 +107,17 @@ struct Bounds {
     tasks: bool,
     /// Streamable HTTP: a stream per client request (see [`crate::http`]).
     http: bool,
+}
+
+impl Bounds {
+    /// Whether the search arms `timer` (a request's timeout, the connect timeout) at all: an
+    /// armed timer it does not explore is never put in a state's tables.
+    fn explores(&self, timer: Timer) -> bool {
+        match timer {
+            Timer::RequestTimeout(_) => self.timeouts,
+            Timer::InitTimeout => self.init_timeout,
+        }
+    }
 }
 
 fn bounds(s: &Scenario) -> Bounds {

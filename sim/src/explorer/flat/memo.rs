@@ -17,19 +17,14 @@ use super::codes::{Decoded, FlatShared, Tables};
 use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
+use crate::explorer::driver::Effect;
 use crate::explorer::hash::{FingerprintMap, StableHasher};
 use crate::world::World;
 
 /// What a transition asks of the driver, in codes: a message to send (to the fed party's
-/// peer), work to start or abort (the fed party's), a timer to arm or disarm.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Op {
-    Send(u8),
-    StartWork(u8),
-    AbortWork(u8),
-    Arm(u8),
-    Disarm(u8),
-}
+/// peer), work to start or abort (the fed party's), a timer to arm or disarm; landed in the
+/// row by [`crate::explorer::driver::carry`], as the plain form lands its own.
+pub(super) type Op = Effect<u8, u8, u8>;
 
 /// A transition's outputs carried out as codes (see [`carry_out`]): each effect becomes an
 /// [`Op`] on the fed party's tables, as [`crate::explorer::Explorer`] carries it out on its own
@@ -80,11 +75,7 @@ impl Effects for Coding<'_> {
     }
 
     fn arm(&mut self, party: Party, timer: Timer) {
-        let armed = match timer {
-            Timer::RequestTimeout(_) => self.b.timeouts,
-            Timer::InitTimeout => self.b.init_timeout,
-        };
-        if armed {
+        if self.b.explores(timer) {
             let c = self.t.timer((party, timer));
             self.push(Op::Arm, c);
         }

@@ -7,11 +7,13 @@ use cancelcheck_properties::{PropertySet, Verdict};
 use super::kinds::{Reader, Table, Writer};
 use super::memo::{Fed, FlatMemo, Op, Response, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
+use crate::explorer::driver::{self, Counter, Driver};
 use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
 use crate::explorer::hash::fingerprint_pair;
 use crate::explorer::state::{Explorer, ample};
 use crate::explorer::steps::{self, Listed, StepView, TimerOf};
 use cancelcheck_model::io::Timer;
+use core::ops::Deref;
 use smallvec::SmallVec;
 
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
@@ -185,20 +187,6 @@ impl Flat {
         self.row[at] -= 1;
     }
 
-    /// Takes out the first `x` of table `t`, if any.
-    pub(super) fn remove_first(&mut self, t: Table, x: u8) {
-        if let Some(i) = self.table(t).iter().position(|&y| y == x) {
-            self.remove(t, i);
-        }
-    }
-
-    /// Takes out every `x` of table `t`.
-    pub(super) fn remove_all(&mut self, t: Table, x: u8) {
-        while let Some(i) = self.table(t).iter().position(|&y| y == x) {
-            self.remove(t, i);
-        }
-    }
-
     /// Every enabled step, in the order [`Explorer::enabled`] lists the plain state's (both
     /// list them with `steps::list`).
     pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
@@ -343,42 +331,13 @@ impl Flat {
         }
     }
 
-    /// Applies one step (one of `enabled`), as `Explorer::step` does the plain state's.
+    /// Applies one step (one of `enabled`), as `Explorer::apply` does the plain state's: the
+    /// driver's part by [`driver::take`] and [`driver::carry`] on the row's codes, the
+    /// parties' part by the memo.
     pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
-        let (l, fifo) = (self.layout.row, self.layout.b.fifo);
+        let fifo = self.layout.b.fifo;
         let stim = step.stim;
-        match step.choice {
-            Listed::Send => self.row[SENT] += 1,
-            Listed::Cancel(k) => self.row[usize::from(l.cancels.at) + usize::from(k)] += 1,
-            Listed::Deliver(to, i) | Listed::Lose(to, i) => {
-                self.remove(l.net[to.index()], usize::from(i))
-            }
-            Listed::Duplicate(to, i) => {
-                let at = l.net[to.index()];
-                let m = self.table(at)[usize::from(i)];
-                let place = if fifo {
-                    usize::from(i) + 1
-                } else {
-                    sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
-                };
-                self.insert(at, place, m, memo);
-                self.row[DUPLICATES] -= 1;
-            }
-            Listed::WorkDone(i) => {
-                let w = self.table(l.work)[usize::from(i)];
-                self.remove(l.work, usize::from(i));
-                self.remove_all(l.progressed, w);
-            }
-            Listed::Progress(i) => {
-                let w = self.table(l.work)[usize::from(i)];
-                let place = sorted_place(self.table(l.progressed), &memo.decoded.work_ranks, w);
-                self.insert(l.progressed, place, w, memo);
-            }
-            Listed::Fire(i) => self.remove(l.timers, usize::from(i)),
-            // The party's own abort of the work comes back as an op.
-            Listed::Abort(_) => {}
-            Listed::Malformed => self.row[MALFORMED] -= 1,
-        }
+        driver::take(&mut self.driven(memo), step.choice, fifo);
         if matches!(stim, Stim::Nothing) {
             return;
         }
@@ -434,34 +393,22 @@ impl Flat {
             self.row[READY] = u8::from(e.ready);
         }
         for k in 0..usize::from(e.n_ops) {
-            match memo.ops[e.ops as usize + k] {
-                Op::Send(m) => {
-                    let at = l.net[party.peer().index()];
-                    let place = if fifo {
-                        self.table(at).len()
-                    } else {
-                        sorted_place(self.table(at), &memo.decoded.msg_ranks, m)
-                    };
-                    self.insert(at, place, m, memo);
-                }
-                Op::StartWork(w) => {
-                    let place = sorted_place(self.table(l.work), &memo.decoded.work_ranks, w);
-                    self.insert(l.work, place, w, memo);
-                }
-                Op::AbortWork(w) => {
-                    self.remove_first(l.work, w);
-                    self.remove_all(l.progressed, w);
-                }
-                Op::Arm(t) => {
-                    let place = sorted_place(self.table(l.timers), &memo.decoded.timer_ranks, t);
-                    self.insert(l.timers, place, t, memo);
-                }
-                Op::Disarm(t) => self.remove_all(l.timers, t),
-            }
+            let op = memo.ops[e.ops as usize + k];
+            driver::carry(&mut self.driven(memo), party, op, fifo);
         }
         if step.choice == Listed::Send {
+            let l = &self.layout.row;
             self.row[usize::from(l.ids.at) + usize::from(self.row[SENT]) - 1] = e.sent_id;
         }
+    }
+
+    /// The row's tables as the driver edits them (see [`Driver`]).
+    #[inline(always)]
+    fn driven<'a>(
+        &'a mut self,
+        memo: &'a mut FlatMemo,
+    ) -> FlatView<&'a mut Flat, &'a mut FlatMemo> {
+        FlatView { flat: self, memo }
     }
 
     /// Whether a MUST clause was broken since the state was unpacked.
@@ -487,13 +434,14 @@ impl Flat {
     }
 }
 
-/// A flat state with the memo that decodes it, as [`steps::list`] reads it: tables of codes.
-struct FlatView<'a> {
-    flat: &'a Flat,
-    memo: &'a FlatMemo,
+/// A flat state with the memo that decodes it, as [`steps::list`] reads it (tables of codes)
+/// and, borrowed mutably, as [`driver::take`] and [`driver::carry`] edit it.
+struct FlatView<F, M> {
+    flat: F,
+    memo: M,
 }
 
-impl StepView for FlatView<'_> {
+impl<F: Deref<Target = Flat>, M: Deref<Target = FlatMemo>> StepView for FlatView<F, M> {
     type Msg = u8;
     type Work = u8;
     type Timer = u8;
@@ -570,12 +518,76 @@ impl StepView for FlatView<'_> {
     }
 }
 
-impl FlatView<'_> {
+impl<F: Deref<Target = Flat>, M: Deref<Target = FlatMemo>> FlatView<F, M> {
     /// The number of the request whose id is coded `c`: one more than the application's
     /// request that has it, 0 for none.
     fn id_request(&self, c: u8) -> u32 {
         let sent = usize::from(self.flat.row[SENT]);
         let ids = &self.flat.row[usize::from(self.flat.layout.row.ids.at)..][..sent];
         ids.iter().position(|&x| x == c).map_or(0, |k| k as u32 + 1)
+    }
+}
+
+/// The row's tables edited in codes: sorted places by the codes' ranks, an insertion into a
+/// full table spoiling the memo.
+impl Driver for FlatView<&mut Flat, &mut FlatMemo> {
+    #[inline(always)]
+    fn insert_msg(&mut self, to: Party, i: usize, m: u8) {
+        let t = self.flat.layout.row.net[to.index()];
+        self.flat.insert(t, i, m, self.memo);
+    }
+    #[inline(always)]
+    fn sorted_msg_place(&self, to: Party, m: u8) -> usize {
+        sorted_place(self.queue(to), &self.memo.decoded.msg_ranks, m)
+    }
+    #[inline(always)]
+    fn remove_msg(&mut self, to: Party, i: usize) {
+        let t = self.flat.layout.row.net[to.index()];
+        self.flat.remove(t, i);
+    }
+    #[inline(always)]
+    fn insert_work(&mut self, w: u8) {
+        let t = self.flat.layout.row.work;
+        let place = sorted_place(self.flat.table(t), &self.memo.decoded.work_ranks, w);
+        self.flat.insert(t, place, w, self.memo);
+    }
+    #[inline(always)]
+    fn remove_work(&mut self, i: usize) {
+        let t = self.flat.layout.row.work;
+        self.flat.remove(t, i);
+    }
+    #[inline(always)]
+    fn insert_progressed(&mut self, w: u8) {
+        let t = self.flat.layout.row.progressed;
+        let place = sorted_place(self.flat.table(t), &self.memo.decoded.work_ranks, w);
+        self.flat.insert(t, place, w, self.memo);
+    }
+    #[inline(always)]
+    fn remove_progressed(&mut self, i: usize) {
+        let t = self.flat.layout.row.progressed;
+        self.flat.remove(t, i);
+    }
+    #[inline(always)]
+    fn insert_timer(&mut self, x: u8) {
+        let t = self.flat.layout.row.timers;
+        let place = sorted_place(self.flat.table(t), &self.memo.decoded.timer_ranks, x);
+        self.flat.insert(t, place, x, self.memo);
+    }
+    #[inline(always)]
+    fn remove_timer(&mut self, i: usize) {
+        let t = self.flat.layout.row.timers;
+        self.flat.remove(t, i);
+    }
+    #[inline(always)]
+    fn count(&mut self, c: Counter) {
+        let row = &mut self.flat.row;
+        match c {
+            Counter::Sent => row[SENT] += 1,
+            Counter::Cancelled(k) => {
+                row[usize::from(self.flat.layout.row.cancels.at) + usize::from(k)] += 1
+            }
+            Counter::Duplicated => row[DUPLICATES] -= 1,
+            Counter::Malformed => row[MALFORMED] -= 1,
+        }
     }
 }

@@ -24,6 +24,7 @@ use http::Http;
 pub(super) use reduce::ample;
 use trees::Spawned;
 
+use super::driver::{self, Counter, Driver, Effect};
 use super::fifo::MsgClass;
 use super::flat::kinds::{Absent, Byte, Inert, Parts, PerRequest, Table};
 use super::hash::StableHasher;
@@ -431,62 +432,27 @@ impl Explorer {
         let stimulus = self.stimulus(step, b.tasks);
         // Whether the step delivers a message its receiver must not answer by sending.
         let quiet = cfg!(debug_assertions) && self.delivers_quiet(step);
-        match step {
-            Step::Send => {
-                self.sent += 1;
-                self.dirty |= Dirty::IDS;
-            }
-            Step::Cancel(k) => {
-                self.cancels[usize::from(k)] += 1;
-                self.dirty |= Dirty::CANCELS;
-            }
-            Step::Deliver { to, index } | Step::Lose { to, index } => {
-                self.net[to.index()].remove(usize::from(index));
-                self.dirty |= Dirty::NET[to.index()];
-            }
-            Step::Duplicate { to, index } => {
-                self.dirty |= Dirty::NET[to.index()];
-                let q = &mut self.net[to.index()];
-                let msg = q[usize::from(index)];
-                if b.fifo {
-                    q.insert(usize::from(index) + 1, msg);
-                } else {
-                    insert_sorted(q, msg);
+        match self.listed(step) {
+            // The steps both forms take: the driver's part is written once, for both.
+            Some(c) => driver::take(self, c, b.fifo),
+            // Steps only the plain form takes: a flat search refuses the searches that have
+            // them (`Layout::new`), so they are written here alone.
+            None => match step {
+                Step::ServerSend => self.server.sent += 1,
+                Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
+                Step::ServerMalformed => self.server.malformed_left -= 1,
+                Step::Spawn(p, id) => {
+                    if let Some(i) = self.tree_record(p.peer(), id) {
+                        self.count_spawn(i);
+                    }
                 }
-                self.duplicates_left -= 1;
-            }
-            Step::WorkDone(p, id) => {
-                if let Some(i) = self.work.iter().position(|w| *w == (p, id)) {
-                    self.work.remove(i);
-                }
-                self.progressed.retain(|w| *w != (p, id));
-                self.dirty |= Dirty::WORK | Dirty::PROGRESSED;
-            }
-            Step::Progress(p, id) => {
-                insert_sorted(&mut self.progressed, (p, id));
-                self.dirty |= Dirty::PROGRESSED;
-            }
-            Step::Fire(p, t) => {
-                if let Some(i) = self.timers.iter().position(|x| *x == (p, t)) {
-                    self.timers.remove(i);
-                }
-                self.dirty |= Dirty::TIMERS;
-            }
-            // The party's own abort of the work follows from what it is fed.
-            Step::Abort(..) => {}
-            Step::Malformed => self.malformed_left -= 1,
-            Step::ServerSend => self.server.sent += 1,
-            Step::ServerCancel(k) => self.server.cancels[usize::from(k)] += 1,
-            Step::ServerMalformed => self.server.malformed_left -= 1,
-            Step::Spawn(p, id) => {
-                if let Some(i) = self.tree_record(p.peer(), id) {
-                    self.count_spawn(i);
-                }
-            }
-            Step::DeliverGet
-            | Step::StreamClosed(_)
-            | Step::LoseStream(_)
-            | Step::ResumeStream(_) => self.http_apply(step),
+                Step::DeliverGet
+                | Step::StreamClosed(_)
+                | Step::LoseStream(_)
+                | Step::ResumeStream(_) => self.http_apply(step),
+                // (Work or a timer this state does not hold: nothing to take.)
+                _ => {}
+            },
         }
         // The application asking to send learns the id of its request (a reused id need not
         // be the largest in flight).
@@ -673,17 +639,11 @@ struct Carrying<'a> {
 
 impl Effects for Carrying<'_> {
     fn send(&mut self, from: Party, msg: Message) {
+        // (Streamable HTTP's streams are the plain form's alone.)
         if self.b.http {
             return self.e.http_send(from, msg);
         }
-        let to = from.peer();
-        self.e.dirty |= Dirty::NET[to.index()];
-        let q = &mut self.e.net[to.index()];
-        if self.b.fifo {
-            q.push(msg)
-        } else {
-            insert_sorted(q, msg)
-        }
+        driver::carry(self.e, from, Effect::Send(msg), self.b.fifo);
     }
 
     /// Records the application's id (the slot of its script that asked learns it).
@@ -702,37 +662,89 @@ impl Effects for Carrying<'_> {
     }
 
     fn start_work(&mut self, party: Party, id: RequestId) {
-        self.e.dirty |= Dirty::WORK;
-        insert_sorted(&mut self.e.work, (party, id));
+        driver::carry(self.e, party, Effect::StartWork((party, id)), self.b.fifo);
     }
 
     fn abort_work(&mut self, party: Party, id: RequestId) {
-        let e = &mut *self.e;
-        e.dirty |= Dirty::WORK | Dirty::PROGRESSED;
-        if let Some(i) = e.work.iter().position(|w| *w == (party, id)) {
-            e.work.remove(i);
-        }
-        e.progressed.retain(|w| *w != (party, id));
+        driver::carry(self.e, party, Effect::AbortWork((party, id)), self.b.fifo);
     }
 
     fn arm(&mut self, party: Party, timer: Timer) {
-        self.e.dirty |= Dirty::TIMERS;
-        let armed = match timer {
-            Timer::RequestTimeout(_) => self.b.timeouts,
-            Timer::InitTimeout => self.b.init_timeout,
-        };
-        if armed {
-            insert_sorted(&mut self.e.timers, (party, timer));
+        if self.b.explores(timer) {
+            driver::carry(self.e, party, Effect::Arm((party, timer)), self.b.fifo);
         }
     }
 
     fn disarm(&mut self, party: Party, timer: Timer) {
-        self.e.dirty |= Dirty::TIMERS;
-        self.e.timers.retain(|x| *x != (party, timer));
+        driver::carry(self.e, party, Effect::Disarm((party, timer)), self.b.fifo);
     }
 
     fn close_stream(&mut self, _: Party, id: RequestId) {
         self.e.http_close(id);
+    }
+}
+
+/// The plain state's tables edited in values, each table changed marked dirty.
+impl Driver for Explorer {
+    #[inline(always)]
+    fn insert_msg(&mut self, to: Party, i: usize, m: Message) {
+        self.dirty |= Dirty::NET[to.index()];
+        self.net[to.index()].insert(i, m);
+    }
+    #[inline(always)]
+    fn sorted_msg_place(&self, to: Party, m: Message) -> usize {
+        self.net[to.index()].partition_point(|y| *y <= m)
+    }
+    #[inline(always)]
+    fn remove_msg(&mut self, to: Party, i: usize) {
+        self.dirty |= Dirty::NET[to.index()];
+        self.net[to.index()].remove(i);
+    }
+    #[inline(always)]
+    fn insert_work(&mut self, w: (Party, RequestId)) {
+        self.dirty |= Dirty::WORK;
+        insert_sorted(&mut self.work, w);
+    }
+    #[inline(always)]
+    fn remove_work(&mut self, i: usize) {
+        self.dirty |= Dirty::WORK;
+        self.work.remove(i);
+    }
+    #[inline(always)]
+    fn insert_progressed(&mut self, w: (Party, RequestId)) {
+        self.dirty |= Dirty::PROGRESSED;
+        insert_sorted(&mut self.progressed, w);
+    }
+    #[inline(always)]
+    fn remove_progressed(&mut self, i: usize) {
+        self.dirty |= Dirty::PROGRESSED;
+        self.progressed.remove(i);
+    }
+    #[inline(always)]
+    fn insert_timer(&mut self, t: (Party, Timer)) {
+        self.dirty |= Dirty::TIMERS;
+        insert_sorted(&mut self.timers, t);
+    }
+    #[inline(always)]
+    fn remove_timer(&mut self, i: usize) {
+        self.dirty |= Dirty::TIMERS;
+        self.timers.remove(i);
+    }
+    #[inline(always)]
+    fn count(&mut self, c: Counter) {
+        match c {
+            // The application learns the new request's id when the client is fed.
+            Counter::Sent => {
+                self.sent += 1;
+                self.dirty |= Dirty::IDS;
+            }
+            Counter::Cancelled(k) => {
+                self.cancels[usize::from(k)] += 1;
+                self.dirty |= Dirty::CANCELS;
+            }
+            Counter::Duplicated => self.duplicates_left -= 1,
+            Counter::Malformed => self.malformed_left -= 1,
+        }
     }
 }
 
