@@ -687,12 +687,15 @@ mod tests {
     use super::*;
     use crate::InvariantId;
 
-    fn tree(lines: &[&str]) -> RequestTree {
-        let events: Vec<Event> = lines
+    fn events(lines: &[&str]) -> Vec<Event> {
+        lines
             .iter()
             .map(|l| crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-            .collect();
-        RequestTree::from_events(Dialect::Mcp20251125, &events)
+            .collect()
+    }
+
+    fn tree(lines: &[&str]) -> RequestTree {
+        RequestTree::from_events(Dialect::Mcp20251125, &events(lines))
     }
 
     /// The client's request 1; the server sends 2 and 3 on its behalf, and the client sends
@@ -860,10 +863,7 @@ mod tests {
             "client closes-stream 1",
             "server stream-closed 1",
         ];
-        let events: Vec<Event> = lines
-            .iter()
-            .map(|l| crate::notation::parse(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-            .collect();
+        let events = events(&lines);
         let drawn = |d| {
             let t = RequestTree::from_events(d, &events);
             let x = t.node(t.find(C, i(1)).expect("node"));

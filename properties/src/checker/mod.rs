@@ -367,6 +367,7 @@ impl Checker {
     /// request's stream its cancel (Streamable HTTP in MCP 2026-07-28), the requester's close
     /// is the cancel it sends and the receiver's reading of it the cancel it receives; any
     /// other event as it is.
+    #[inline(always)]
     pub fn read_as(&self, ev: &Event) -> Event {
         streams::as_cancel(self.rules(), ev)
     }
@@ -378,7 +379,7 @@ impl Checker {
     fn read(&mut self, raw: &Event) -> Option<usize> {
         // Where closing a request's stream is its cancel (Streamable HTTP in MCP 2026-07-28),
         // every family but the stream's own reads the close as the cancel it is.
-        let read = streams::as_cancel(self.rules(), raw);
+        let read = self.read_as(raw);
         let ev = &read;
         self.stream_update(raw);
         let ch = self.update(ev);
