@@ -220,6 +220,16 @@ impl Client {
         self.rx.recv_timeout(wait).ok()
     }
 
+    /// Everything the streams still carry once the server is gone: waits (until `deadline`
+    /// at most) for every stream's thread to end, which it does when the server's sockets
+    /// close with it, then returns what they sent, each stream's in its own order.
+    pub fn settle(&mut self, deadline: Instant) -> Vec<Arrival> {
+        while self.threads.iter().any(|t| !t.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.rx.try_iter().collect()
+    }
+
     /// Closes every stream and waits for their threads.
     pub fn finish(&mut self) {
         for (_, s) in std::mem::take(&mut self.sockets) {
@@ -430,5 +440,38 @@ pub fn wait_listening(
             return Err(format!("nothing accepted connections on {addr} in time"));
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    /// A server that answers its one POST with a 202 only after a while, then is gone: `settle`
+    /// waits for the stream's thread and hands over what the server wrote.
+    #[test]
+    fn settle_takes_what_a_server_wrote_before_it_went() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            std::thread::sleep(Duration::from_millis(150));
+            s.write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                .unwrap();
+        });
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+        let mut client = Client::new(url, 1 << 20);
+        let label = client.post(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let got = client.settle(Instant::now() + Duration::from_secs(5));
+        server.join().unwrap();
+        assert!(
+            got.iter()
+                .any(|a| a.stream == label && matches!(a.what, What::Head { status: 202, .. })),
+            "{got:?}"
+        );
     }
 }
