@@ -352,6 +352,8 @@ impl FlatMemo {
 
     /// Works out what feeding `fed` to `party` of `state` does to that endpoint, and returns
     /// the number of the response.
+    // Met once per transition: kept out of the step it would otherwise be inlined into.
+    #[inline(never)]
     pub(super) fn respond(&mut self, state: &Flat, party: Party, fed: Fed) -> u32 {
         let root = state.row[ROOT];
         let input = self.input(fed);
@@ -399,6 +401,8 @@ impl FlatMemo {
 
     /// Works out what the checker of `state` makes of `stim`: for a feed, the input and the
     /// outputs of `response`.
+    // Met once per transition: kept out of the step it would otherwise be inlined into.
+    #[inline(never)]
     pub(super) fn judge(&mut self, state: &Flat, stim: Stim, response: &Response) -> Judged {
         let root = state.row[ROOT];
         self.load(root, None, state.checker());

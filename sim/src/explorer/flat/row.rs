@@ -9,7 +9,7 @@ use super::memo::{Fed, FlatMemo, Op, Response, Stim};
 use super::{CHECKER, DUPLICATES, ENDPOINTS, Layout, MALFORMED, READY, ROOT, ROW, SENT};
 use crate::explorer::driver::{self, Counter, Driver};
 use crate::explorer::fifo::{Footprint, MsgClass, fifo_ample};
-use crate::explorer::hash::fingerprint_pair;
+use crate::explorer::hash::{fingerprint_padded, fingerprint_pair};
 use crate::explorer::state::{Explorer, ample};
 use crate::explorer::steps::{self, Listed, StepView, TimerOf};
 use cancelcheck_model::io::Timer;
@@ -101,6 +101,13 @@ impl Flat {
     /// The row: what identifies the state (equal rows, equal states, within one search).
     pub fn bytes(&self) -> &[u8] {
         &self.row[..usize::from(self.layout.len)]
+    }
+
+    /// The fingerprint of [`Flat::bytes`] (as [`fingerprint`](crate::explorer::hash::fingerprint)
+    /// makes it), read a word at a time: past the layout's length a row holds zeros.
+    #[inline]
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint_padded(&self.row, usize::from(self.layout.len))
     }
 
     /// Becomes the state `bytes` holds (a row of this search's layout).
@@ -203,10 +210,18 @@ impl Flat {
         all: &mut Vec<FlatStep>,
         out: &mut Vec<(u32, FlatStep)>,
     ) {
-        self.enabled(memo, all);
         out.clear();
         let view = FlatView { flat: self, memo };
-        if reduce && self.layout.b.fifo {
+        if !reduce {
+            // Every step, numbered as listed: no list of all to choose from.
+            all.clear();
+            steps::list(&view, &self.layout.b, |c| {
+                out.push((out.len() as u32, self.plan(c, memo)))
+            });
+            return;
+        }
+        self.enabled(memo, all);
+        if self.layout.b.fifo {
             let prints: SmallVec<[Footprint; 16]> = all
                 .iter()
                 .map(|step| steps::footprint(&view, step.choice))
@@ -223,11 +238,7 @@ impl Flat {
             }
             return;
         }
-        let chosen = if reduce {
-            ample(all.iter().map(|s| steps::request(&view, s.choice)))
-        } else {
-            None
-        };
+        let chosen = ample(all.iter().map(|s| steps::request(&view, s.choice)));
         for (i, &step) in all.iter().enumerate() {
             if chosen.is_none() || steps::request(&view, step.choice) == chosen {
                 out.push((i as u32, step));

@@ -5,7 +5,9 @@ use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
-use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
+use super::{
+    Finding, Level, SearchOptions, SearchReport, append, growable, out_of_memory, reserved,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::explorer::hash::{FingerprintSet, SHARDS, ShardedSet};
@@ -51,7 +53,7 @@ impl Packed {
     }
 
     fn push(&mut self, state: &[u8]) {
-        self.bytes.extend_from_slice(state);
+        append(&mut self.bytes, state);
         self.ends.push(self.bytes.len());
     }
 
@@ -190,7 +192,7 @@ fn expand_share<F: Form>(
                 at: out.bytes.len(),
                 len: packed.len() as u32,
             });
-            out.bytes.extend_from_slice(packed);
+            append(&mut out.bytes, packed);
         }
         pending = out.settle(seen, pending, made);
         // Room is kept for the next state to add as much as this one did.

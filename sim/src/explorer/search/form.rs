@@ -228,7 +228,7 @@ impl Form for Flat {
         _: &'s mut Vec<u8>,
         _: &mut Vec<u8>,
     ) -> (u64, &'s [u8]) {
-        (fingerprint(self.bytes()), self.bytes())
+        (self.fingerprint(), self.bytes())
     }
 
     fn held_bytes(cx: &FlatMemo) -> u64 {
