@@ -5,9 +5,7 @@ use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
-use super::{
-    Finding, Level, SearchOptions, SearchReport, append, growable, out_of_memory, reserved,
-};
+use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::explorer::hash::{FingerprintSet, SHARDS, ShardedSet};
@@ -53,7 +51,7 @@ impl Packed {
     }
 
     fn push(&mut self, state: &[u8]) {
-        append(&mut self.bytes, state);
+        self.bytes.extend_from_slice(state);
         self.ends.push(self.bytes.len());
     }
 
@@ -192,7 +190,7 @@ fn expand_share<F: Form>(
                 at: out.bytes.len(),
                 len: packed.len() as u32,
             });
-            append(&mut out.bytes, packed);
+            out.bytes.extend_from_slice(packed);
         }
         pending = out.settle(seen, pending, made);
         // Room is kept for the next state to add as much as this one did.

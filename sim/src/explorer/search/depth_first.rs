@@ -2,7 +2,7 @@
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
-use super::{SearchOptions, SearchReport, append, growable, out_of_memory};
+use super::{SearchOptions, SearchReport, growable, out_of_memory};
 use crate::explorer::hash::FingerprintSet;
 use crate::explorer::{partial_order, symmetric};
 use crate::scenario::Scenario;
@@ -155,7 +155,7 @@ pub(super) fn search_depth_first<F: Form>(
                     return Some(report);
                 }
                 let start = bytes.len();
-                append(&mut bytes, packed);
+                bytes.extend_from_slice(packed);
                 stack.push(Frame {
                     start,
                     end: bytes.len(),

@@ -190,28 +190,6 @@ fn out_of_memory(mut report: SearchReport, unique: usize) -> SearchReport {
     report
 }
 
-/// Appends a packed state to `dst`. A flat row (33 to 128 bytes) goes as copies of a fixed
-/// size made inline: the copies a call makes for a length known only when running cost more
-/// than the bytes, once per successor.
-#[inline(always)]
-fn append(dst: &mut Vec<u8>, src: &[u8]) {
-    #[inline(always)]
-    fn fixed<const N: usize>(dst: &mut Vec<u8>, src: &[u8]) {
-        // The first and the last N/2 bytes (overlapping), into a buffer of N.
-        let (n, h) = (src.len(), N / 2);
-        let mut buf = [0u8; N];
-        buf[..h].copy_from_slice(&src[..h]);
-        buf[n - h..n].copy_from_slice(&src[n - h..]);
-        dst.extend_from_slice(&buf);
-        dst.truncate(dst.len() - N + n);
-    }
-    match src.len() {
-        33..=64 => fixed::<64>(dst, src),
-        65..=128 => fixed::<128>(dst, src),
-        _ => dst.extend_from_slice(src),
-    }
-}
-
 /// The bytes a growable buffer of `len` of `cap` elements of `elem` bytes holds, counting the
 /// doubling it is about to make (the old and the new buffer at once) once it is three
 /// quarters full.
@@ -339,18 +317,6 @@ mod tests {
     use crate::explorer::flat::FlatShared;
     use crate::link::Order;
     use cancelcheck_model::{Behaviour, Dialect};
-
-    /// Every length from 0 to 200 bytes is appended as it is, behind what was there.
-    #[test]
-    fn append_keeps_the_bytes_of_every_length() {
-        for n in 0..=200usize {
-            let src: Vec<u8> = (0..n).map(|i| (i * 7 + n) as u8).collect();
-            let mut dst = vec![9, 8, 7];
-            append(&mut dst, &src);
-            assert_eq!(dst[..3], [9, 8, 7]);
-            assert_eq!(dst[3..], src[..], "{n}");
-        }
-    }
 
     /// Rows with room for one message per direction cannot hold two requests in flight: both
     /// flat searches report themselves void, and plain worlds answer with the counts the flat
