@@ -221,7 +221,12 @@ impl<V: Copy + Default> FingerprintMap<V> {
 
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(1024);
-        let old = core::mem::replace(&mut self.slots, vec![(0, V::default()); size]);
+        // Written out, not allocated zeroed: zeroed pages are first mapped shared and read
+        // only, and the first write to each then costs a second fault, which on a search of
+        // several threads also interrupts every other core to flush its TLB.
+        let mut slots = Vec::with_capacity(size);
+        slots.resize(size, (0, V::default()));
+        let old = core::mem::replace(&mut self.slots, slots);
         for (k, v) in old {
             if k != 0 {
                 let i = self.find(k);
