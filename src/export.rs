@@ -130,6 +130,9 @@ pub struct BehaviourRow {
     /// What it breaks besides, here, once requests have nested requests (as in the built-in
     /// scenario of every dialect but ABP).
     pub also_with_trees: Vec<&'static str>,
+    /// What it breaks besides, here, over Streamable HTTP (`--transport http`), where closing
+    /// a request's stream is its cancel.
+    pub also_on_http: Vec<&'static str>,
     /// `requester` or `responder`.
     pub role: &'static str,
     /// One sentence.
@@ -166,6 +169,10 @@ pub fn behaviours() -> Behaviours {
                 also_with_trees: breaks::breaks_with_trees_in(b, d, true)
                     .iter()
                     .skip(broken.len())
+                    .map(|i| i.name())
+                    .collect(),
+                also_on_http: breaks::also_on_http(b, d)
+                    .iter()
                     .map(|i| i.name())
                     .collect(),
                 role: match b.role() {
@@ -205,7 +212,16 @@ impl fmt::Display for Behaviours {
                     r.also_with_trees.join(", ")
                 )
             };
-            writeln!(f, "    {:<30} {:<44} {}{trees}", r.name, tag, r.summary)?;
+            let http = if r.also_on_http.is_empty() {
+                String::new()
+            } else {
+                format!(" (over Streamable HTTP also {})", r.also_on_http.join(", "))
+            };
+            writeln!(
+                f,
+                "    {:<30} {:<44} {}{trees}{http}",
+                r.name, tag, r.summary
+            )?;
         }
         Ok(())
     }

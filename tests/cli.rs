@@ -465,6 +465,31 @@ fn the_catalog_and_behaviours_export_as_json() {
     // LSP lets a receiver finish; an ACP prompt turn whose cancel arrived must end cancelled.
     assert_eq!(verdict("lsp", "finish-first").as_deref(), Some("pass"));
     assert_eq!(verdict("acp", "finish-first").as_deref(), Some("fail"));
+    // Where a closed stream is the cancel, work run on past it also breaks close-is-cancel;
+    // the text says so beside the row, as it says what request trees add.
+    let on_http = |d: &str, b: &str| {
+        rows.iter()
+            .find(|r| r["dialect"] == d && r["name"] == b)
+            .map(|r| r["also_on_http"].clone())
+    };
+    assert_eq!(
+        on_http("mcp-2026-07-28", "progress-after-cancel"),
+        Some(serde_json::json!(["close-is-cancel"]))
+    );
+    assert_eq!(
+        on_http("mcp-2025-11-25", "progress-after-cancel"),
+        Some(serde_json::json!([]))
+    );
+    let text = text(&cancelcheck(&["behaviors"]).stdout);
+    let row = text
+        .lines()
+        .skip_while(|l| !l.starts_with("mcp-2026-07-28"))
+        .find(|l| l.trim_start().starts_with("progress-after-cancel "))
+        .expect("the row");
+    assert!(
+        row.contains("(over Streamable HTTP also close-is-cancel)"),
+        "{row}"
+    );
 }
 
 /// A faulty behaviour that cannot act in the configuration, or a race that is never reached,
