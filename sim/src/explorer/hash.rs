@@ -77,10 +77,11 @@ fn avalanche(mut x: u64) -> u64 {
     x
 }
 
-/// The full 128-bit product of `a` and `b`, its halves folded together.
+/// The two constants [`fingerprint`] mixes its blocks with.
 const K0: u64 = 0xa076_1d64_78bd_642f;
 const K1: u64 = 0xe703_7ed1_a0b4_28db;
 
+/// The full 128-bit product of `a` and `b`, its halves folded together.
 #[inline]
 fn fold_mul(a: u64, b: u64) -> u64 {
     let p = u128::from(a) * u128::from(b);
@@ -110,7 +111,6 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     avalanche(acc)
 }
 
-/// A fingerprint of two words (the flat form's memo keys): one multiply, then the avalanche.
 /// [`fingerprint`] of `row[..len]`, read a word at a time: `row` holds zeros from `len` up to
 /// the next multiple of 16 (a flat row's unused room), which are the padding `fingerprint`
 /// puts behind the tail, so the tail is read as it lies rather than a byte at a time.
@@ -130,6 +130,7 @@ pub(super) fn fingerprint_padded(row: &[u8], len: usize) -> u64 {
     avalanche(acc)
 }
 
+/// A fingerprint of two words (the flat form's memo keys): one multiply, then the avalanche.
 #[inline]
 pub(super) fn fingerprint_pair(a: u64, b: u64) -> u64 {
     avalanche(fold_mul(a ^ K0, b ^ K1))
