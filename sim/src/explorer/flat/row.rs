@@ -343,7 +343,7 @@ impl Flat {
     }
 
     /// Applies one step (one of `enabled`), as `Explorer::apply` does the plain state's: the
-    /// driver's part by [`driver::take`] and [`driver::carry`] on the row's codes, the
+    /// driver's part by `driver::take` and `driver::carry` on the row's codes, the
     /// parties' part by the memo.
     pub fn step(&mut self, step: FlatStep, memo: &mut FlatMemo) {
         let fifo = self.layout.b.fifo;
