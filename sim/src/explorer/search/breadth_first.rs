@@ -108,6 +108,10 @@ pub(super) struct Share {
     fresh: Vec<AtomicBool>,
     /// Candidates per shard of the visited set.
     per_shard: [usize; SHARDS],
+    /// With `listed`, per shard of the visited set its candidates (their places, in order):
+    /// a merge on several threads then reads on each only the candidates of its own shards.
+    by_shard: [Vec<u32>; SHARDS],
+    listed: bool,
 }
 
 /// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
@@ -121,6 +125,7 @@ fn expand_share<F: Form>(
     range: core::ops::Range<usize>,
     seen: &ShardedSet,
     allowance: Option<u64>,
+    list_by_shard: bool,
 ) {
     let mut out = core::mem::take(&mut x.share);
     out.candidates.clear();
@@ -208,20 +213,42 @@ fn expand_share<F: Form>(
     out.fresh
         .resize_with(out.candidates.len(), || AtomicBool::new(false));
     out.per_shard = [0; SHARDS];
-    for c in &out.candidates {
-        out.per_shard[ShardedSet::shard(c.fingerprint)] += 1;
+    for list in &mut out.by_shard {
+        list.clear();
+    }
+    out.listed = list_by_shard;
+    for (k, c) in out.candidates.iter().enumerate() {
+        let shard = ShardedSet::shard(c.fingerprint);
+        out.per_shard[shard] += 1;
+        if list_by_shard {
+            out.by_shard[shard].push(k as u32);
+        }
     }
     x.share = out;
 }
 
 /// Puts the candidates of `shares` (in order) whose shard is one of `shards` (numbered from
 /// `first`) into those shards, and marks those that were new: the first of equal candidates,
-/// since every candidate of a shard is met in order.
+/// since equal candidates share a shard, which meets its candidates in order.
 fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
     let n = shards.len();
     let mine = |key: u64| ShardedSet::shard(key).wrapping_sub(first) < n;
     for s in shares {
         let cands = &s.candidates;
+        if s.listed {
+            // Only this thread's candidates, shard by shard.
+            for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
+                for (j, &k) in list.iter().enumerate() {
+                    if let Some(&a) = list.get(j + 8) {
+                        shard.prefetch(cands[a as usize].fingerprint);
+                    }
+                    if shard.insert(cands[k as usize].fingerprint, ()) {
+                        s.fresh[k as usize].store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            continue;
+        }
         for (k, c) in cands.iter().enumerate() {
             // Ask for the slot of a candidate a few ahead, so that it is there when needed.
             if let Some(ahead) = cands.get(k + 8).filter(|a| mine(a.fingerprint)) {
@@ -258,12 +285,20 @@ impl Share {
 
     /// The bytes its buffers hold, counting a growth about to happen.
     fn held_bytes(&self) -> u64 {
+        // Listed by shard, one place per candidate.
+        let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
+        let listed = if self.listed {
+            listed.max(self.candidates.len())
+        } else {
+            listed
+        };
         growable(self.bytes.len(), self.bytes.capacity(), 1)
             + growable(
                 self.candidates.len(),
                 self.candidates.capacity(),
                 core::mem::size_of::<Candidate>(),
             )
+            + (listed * core::mem::size_of::<u32>()) as u64
     }
 
     /// The packed state of candidate `c`.
@@ -342,14 +377,16 @@ pub(super) fn search_breadth_first<F: Form>(
                 range(0),
                 &seen,
                 allowance,
+                false,
             );
         } else {
             std::thread::scope(|scope| {
                 let (level, level_nodes, seen) = (&level, &level_nodes, &seen);
                 for (t, x) in expanders.iter_mut().enumerate() {
                     let range = range(t);
-                    scope
-                        .spawn(move || expand_share(x, level, level_nodes, range, seen, allowance));
+                    scope.spawn(move || {
+                        expand_share(x, level, level_nodes, range, seen, allowance, true)
+                    });
                 }
             });
         }
