@@ -397,12 +397,16 @@ fn a_bounded_search_says_so() {
     let r = search(&s, &search_options(1, Some(4), None, false), &|_, _, _| {});
     assert!(!r.exhaustive);
     assert!(r.counterexample.is_none());
-    let r = search(
-        &s,
-        &search_options(1, None, Some(100), false),
-        &|_, _, _| {},
-    );
-    assert!(!r.exhaustive);
+    // A state bound stops at the new state that reaches it, on any number of threads.
+    for threads in [1, 2, 3] {
+        let r = search(
+            &s,
+            &search_options(threads, None, Some(100), false),
+            &|_, _, _| {},
+        );
+        assert!(!r.exhaustive && r.bounded_by_states, "{threads}");
+        assert_eq!(r.unique_states, 100, "{threads}");
+    }
 }
 
 /// The thread count changes nothing but speed.

@@ -14,6 +14,7 @@ use crate::scenario::Scenario;
 
 /// A state's place in the breadth-first search tree: the state it was first reached from and
 /// the step that reached it (for a root: `parent == u32::MAX`, `choice` its initial index).
+#[derive(Clone, Copy)]
 struct Node {
     parent: u32,
     choice: u32,
@@ -62,6 +63,64 @@ impl Packed {
 
     fn held_bytes(&self) -> u64 {
         (self.bytes.capacity() + self.ends.capacity() * core::mem::size_of::<usize>()) as u64
+    }
+}
+
+/// A level's states in parts, in order: one part per thread's share of the level before (the
+/// roots: one part), each gathered on that share's thread.
+#[derive(Default)]
+struct Parts {
+    parts: Vec<Packed>,
+    /// The index of each part's first state.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Parts {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let p = self.starts.partition_point(|&s| s <= i) - 1;
+        self.parts[p].get(i - self.starts[p])
+    }
+
+    /// Takes note of where each part now starts (after they were filled).
+    fn seal(&mut self) {
+        self.starts.clear();
+        self.len = 0;
+        for p in &self.parts {
+            self.starts.push(self.len);
+            self.len += p.len();
+        }
+    }
+
+    fn held_bytes(&self) -> u64 {
+        self.parts.iter().map(Packed::held_bytes).sum::<u64>()
+            + (self.starts.capacity() * core::mem::size_of::<usize>()) as u64
+    }
+}
+
+/// Gathers the new candidates of `share`, in order, into `part` and their nodes into `nodes`
+/// (with `exact`, the room made first is exactly what the share could add).
+fn gather(part: &mut Packed, share: &Share, nodes: &mut Vec<Node>, exact: bool) {
+    part.clear();
+    nodes.clear();
+    if exact {
+        let bytes: usize = share.candidates.iter().map(|c| c.len as usize).sum();
+        part.bytes.reserve_exact(bytes);
+        part.ends.reserve_exact(share.candidates.len());
+        nodes.reserve_exact(share.candidates.len());
+    }
+    for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
+        if fresh.load(Ordering::Relaxed) {
+            part.push(share.state(c));
+            nodes.push(Node {
+                parent: c.parent,
+                choice: c.choice,
+            });
+        }
     }
 }
 
@@ -120,7 +179,7 @@ pub(super) struct Share {
 /// memo would hold more bytes than that.
 fn expand_share<F: Form>(
     x: &mut Expander<'_, F>,
-    level: &Packed,
+    level: &Parts,
     nodes: &[u32],
     range: core::ops::Range<usize>,
     seen: &ShardedSet,
@@ -325,7 +384,10 @@ pub(super) fn search_breadth_first<F: Form>(
     let mut seen = ShardedSet::default();
     let mut nodes: Vec<Node> = Vec::new();
     // A level: its states packed, and each one's node.
-    let (mut level, mut level_nodes) = (Packed::default(), Vec::<u32>::new());
+    let (mut level, mut level_nodes) = (Parts::default(), Vec::<u32>::new());
+    level.parts.push(Packed::default());
+    // Each thread's new nodes, in order (kept from level to level).
+    let mut new_nodes: Vec<Vec<Node>> = (0..threads).map(|_| Vec::new()).collect();
     // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
     let x = &mut expanders[0];
     for i in (0..x.states.len()).filter(|&i| roots.searched(i)) {
@@ -336,10 +398,12 @@ pub(super) fn search_breadth_first<F: Form>(
                 parent: u32::MAX,
                 choice: i as u32,
             });
-            level.push(packed);
+            level.parts[0].push(packed);
             level_nodes.push((nodes.len() - 1) as u32);
         }
     }
+    level.seal();
+    level.parts.resize_with(threads, Packed::default);
     let mut depth = 0u32;
     while level.len() > 0 {
         report.max_depth = depth;
@@ -354,6 +418,8 @@ pub(super) fn search_breadth_first<F: Form>(
         // What the search holds besides the threads' shares and memos, and what each thread
         // may then hold.
         let fixed = level.held_bytes()
+            + (new_nodes.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<Node>())
+                as u64
             + (level_nodes.capacity() * 4) as u64
             + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
             + seen.held_bytes();
@@ -462,18 +528,21 @@ pub(super) fn search_breadth_first<F: Form>(
                 *n += m;
             }
         }
-        // The merge puts up to every candidate in the next level, the tree and the visited
-        // set: make room first, if the budget allows.
-        let candidate_bytes: usize = shares
+        // The merge puts up to every candidate in the next level (each share's in its own
+        // part), the tree and the visited set: make room first, if the budget allows.
+        let parts_after: u64 = shares
             .iter()
-            .map(|s| s.candidates.iter().map(|c| c.len as usize).sum::<usize>())
+            .zip(&level.parts)
+            .zip(&new_nodes)
+            .map(|((s, part), nn)| {
+                let bytes: usize = s.candidates.iter().map(|c| c.len as usize).sum();
+                let n = s.candidates.len();
+                reserved(bytes, part.bytes.capacity(), 1)
+                    + reserved(n, part.ends.capacity(), core::mem::size_of::<usize>())
+                    + reserved(n, nn.capacity(), core::mem::size_of::<Node>())
+            })
             .sum();
-        let merging = reserved(candidate_bytes, level.bytes.capacity(), 1)
-            + reserved(
-                candidates,
-                level.ends.capacity(),
-                core::mem::size_of::<usize>(),
-            )
+        let merging = parts_after
             + reserved(candidates, level_nodes.capacity(), 4)
             + reserved(
                 nodes.len() + candidates,
@@ -505,33 +574,39 @@ pub(super) fn search_breadth_first<F: Form>(
                 }
             });
         }
-        level.clear();
-        level_nodes.clear();
-        if opts.max_memory.is_some() {
-            level.bytes.reserve_exact(candidate_bytes);
-            level.ends.reserve_exact(candidates);
-            level_nodes.reserve_exact(candidates);
-            nodes.reserve_exact(candidates);
+        // Each share's new states gathered on its own thread, then the tree in order.
+        let exact = opts.max_memory.is_some();
+        if threads == 1 {
+            gather(&mut level.parts[0], shares[0], &mut new_nodes[0], exact);
+        } else {
+            std::thread::scope(|scope| {
+                let parts = level.parts.iter_mut().zip(&shares).zip(&mut new_nodes);
+                for ((part, share), nn) in parts {
+                    scope.spawn(move || gather(part, share, nn, exact));
+                }
+            });
         }
-        let mut unique = unique_before as u64;
-        for share in &shares {
-            for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
-                if !fresh.load(Ordering::Relaxed) {
-                    continue;
-                }
-                unique += 1;
-                nodes.push(Node {
-                    parent: c.parent,
-                    choice: c.choice,
-                });
-                level.push(share.state(c));
+        level.seal();
+        let fresh = level.len();
+        if let Some(m) = opts.max_states
+            && fresh > 0
+            && (unique_before + fresh) as u64 >= m
+        {
+            // Gathered in order, the search stops at the new state that reaches the bound.
+            report.exhaustive = false;
+            report.bounded_by_states = true;
+            report.unique_states = m.max(unique_before as u64 + 1);
+            return Some(report);
+        }
+        level_nodes.clear();
+        if exact {
+            level_nodes.reserve_exact(fresh);
+            nodes.reserve_exact(fresh);
+        }
+        for nn in &new_nodes {
+            for &n in nn {
+                nodes.push(n);
                 level_nodes.push((nodes.len() - 1) as u32);
-                if opts.max_states.is_some_and(|m| unique >= m) {
-                    report.exhaustive = false;
-                    report.bounded_by_states = true;
-                    report.unique_states = unique;
-                    return Some(report);
-                }
             }
         }
         depth += 1;
