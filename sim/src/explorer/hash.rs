@@ -88,6 +88,18 @@ fn fold_mul(a: u64, b: u64) -> u64 {
     (p as u64) ^ ((p >> 64) as u64)
 }
 
+/// The fingerprint's state before any block: the length folded in.
+#[inline]
+fn fingerprint_start(len: usize) -> u64 {
+    K0 ^ (len as u64).wrapping_mul(K1)
+}
+
+/// The fingerprint's state after one block of sixteen bytes, as two little-endian words.
+#[inline]
+fn fingerprint_block(acc: u64, lo: u64, hi: u64) -> u64 {
+    fold_mul(acc ^ lo ^ K0, hi ^ K1)
+}
+
 /// The fingerprint of a packed state: sixteen bytes per multiply, the length folded in so that
 /// the zero padding of the last block is unambiguous.
 #[inline]
@@ -98,15 +110,15 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
         Ok(w) => u64::from_le_bytes(w),
         Err(_) => b.iter().rev().fold(0u64, |w, &x| (w << 8) | u64::from(x)),
     };
-    let mut acc = K0 ^ (bytes.len() as u64).wrapping_mul(K1);
+    let mut acc = fingerprint_start(bytes.len());
     let mut blocks = bytes.chunks_exact(16);
     for b in &mut blocks {
-        acc = fold_mul(acc ^ word(&b[..8]) ^ K0, word(&b[8..]) ^ K1);
+        acc = fingerprint_block(acc, word(&b[..8]), word(&b[8..]));
     }
     let rest = blocks.remainder();
     if !rest.is_empty() {
         let (lo, hi) = rest.split_at(rest.len().min(8));
-        acc = fold_mul(acc ^ word(lo) ^ K0, word(hi) ^ K1);
+        acc = fingerprint_block(acc, word(lo), word(hi));
     }
     avalanche(acc)
 }
@@ -121,11 +133,11 @@ pub(super) fn fingerprint_padded(row: &[u8], len: usize) -> u64 {
         row[len..end].iter().all(|&b| b == 0),
         "a row's room is zeros"
     );
-    let mut acc = K0 ^ (len as u64).wrapping_mul(K1);
+    let mut acc = fingerprint_start(len);
     for b in row[..end].chunks_exact(16) {
         let (lo, hi) = b.split_at(8);
         let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or_default());
-        acc = fold_mul(acc ^ word(lo) ^ K0, word(hi) ^ K1);
+        acc = fingerprint_block(acc, word(lo), word(hi));
     }
     avalanche(acc)
 }
