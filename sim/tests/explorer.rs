@@ -409,22 +409,66 @@ fn a_bounded_search_says_so() {
     }
 }
 
-/// The thread count changes nothing but speed.
+/// The thread count changes nothing but speed (and memory): one thread puts each successor
+/// straight into the visited set, several merge theirs after each level, and both give the
+/// same report, level by level, in both forms (flat rows; plain states under the symmetry
+/// reduction), passing, failing and warning.
 #[test]
 fn threads_do_not_change_results() {
-    let s = correct_spec("mcp-2025-11-25", "honour", 2).scenario();
-    let a = search(&s, &search_options(1, None, None, false), &|_, _, _| {});
-    let b = search(&s, &search_options(3, None, None, false), &|_, _, _| {});
-    assert_eq!(
-        (a.unique_states, a.total_states, a.max_depth),
-        (b.unique_states, b.total_states, b.max_depth)
-    );
-    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::AnswersTwice, 2, Order::Reordering);
-    spec.timeouts = true;
-    let s = spec.scenario();
-    let a = search(&s, &search_options(1, None, None, false), &|_, _, _| {});
-    let b = search(&s, &search_options(2, None, None, false), &|_, _, _| {});
-    assert_eq!(a.counterexample, b.counterexample);
+    let mut cases = vec![correct_spec("mcp-2025-11-25", "honour", 2)];
+    for (d, behaviour) in [
+        (Dialect::Acp, Behaviour::AnswersTwice),
+        (Dialect::Abp, Behaviour::SecondCancelNotCancelled),
+    ] {
+        let mut spec = ExploreSpec::new(d, behaviour, 2, Order::Reordering);
+        spec.timeouts = true;
+        cases.push(spec);
+    }
+    let seen = |r: &cancelcheck_sim::explorer::SearchReport| {
+        format!(
+            "{} {} {} {} {:?} {:?} {:?} {:?} {:?} {:?} {}",
+            r.unique_states,
+            r.total_states,
+            r.reduced_states,
+            r.max_depth,
+            r.reached,
+            r.levels,
+            r.counterexample,
+            r.warning,
+            r.found,
+            r.shortening,
+            r.flat,
+        )
+    };
+    for spec in &cases {
+        let s = spec.scenario();
+        for reduced in [false, true] {
+            let opts = |threads| SearchOptions {
+                symmetry: reduced,
+                partial_order: reduced,
+                ..search_options(threads, None, None, false)
+            };
+            let one = search(&s, &opts(1), &|_, _, _| {});
+            assert_eq!(one.flat, !reduced, "{spec:?}");
+            for threads in [2, 3] {
+                let more = search(&s, &opts(threads), &|_, _, _| {});
+                assert_eq!(seen(&one), seen(&more), "{spec:?}, {threads} threads");
+            }
+        }
+    }
+    // Each kind of outcome is among the cases.
+    let outcomes: Vec<_> = cases
+        .iter()
+        .map(|spec| {
+            let r = search(
+                &spec.scenario(),
+                &search_options(1, None, None, false),
+                &|_, _, _| {},
+            );
+            (r.counterexample.is_some(), r.warning.is_some())
+        })
+        .collect();
+    assert_eq!(outcomes, [(false, false), (true, false), (false, true)]);
 }
 
 /// Depth-first visits the same reachable states as breadth-first when unbounded, and finds

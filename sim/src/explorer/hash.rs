@@ -307,12 +307,18 @@ pub(super) const SHARDS: usize = 16;
 /// what it holds, and the bytes it holds, never depend on them.
 pub(super) struct ShardedSet {
     shards: Vec<FingerprintSet>,
+    /// The bytes its tables take, and the slots of the largest (kept as they grow, so that a
+    /// search can ask for them after every state).
+    held: u64,
+    largest: usize,
 }
 
 impl Default for ShardedSet {
     fn default() -> Self {
         ShardedSet {
             shards: (0..SHARDS).map(|_| FingerprintSet::default()).collect(),
+            held: 0,
+            largest: 0,
         }
     }
 }
@@ -336,8 +342,21 @@ impl ShardedSet {
     }
 
     /// Puts `key` in; returns whether it was new.
+    #[inline]
     pub(super) fn insert(&mut self, key: u64) -> bool {
-        self.shards[Self::shard(key)].insert(key, ())
+        let shard = &mut self.shards[Self::shard(key)];
+        let slots = shard.slots.len();
+        let new = shard.insert(key, ());
+        if shard.slots.len() != slots {
+            self.recount();
+        }
+        new
+    }
+
+    /// Takes note of the bytes its tables take.
+    fn recount(&mut self) {
+        self.held = self.shards.iter().map(FingerprintSet::held_bytes).sum();
+        self.largest = self.shards.iter().map(|s| s.slots.len()).max().unwrap_or(0);
     }
 
     /// Asks for `key`'s slot (a hint).
@@ -346,14 +365,22 @@ impl ShardedSet {
         self.shards[Self::shard(key)].prefetch(key);
     }
 
-    /// The shards, to fill apart.
-    pub(super) fn shards_mut(&mut self) -> &mut [FingerprintSet] {
-        &mut self.shards
+    /// Lets `fill` fill the shards apart.
+    pub(super) fn fill_shards(&mut self, fill: impl FnOnce(&mut [FingerprintSet])) {
+        fill(&mut self.shards);
+        self.recount();
     }
 
     /// The bytes its tables take.
     pub(super) fn held_bytes(&self) -> u64 {
-        self.shards.iter().map(FingerprintSet::held_bytes).sum()
+        self.held
+    }
+
+    /// The bytes the growth of its largest shard would add (the table it grows to, while the
+    /// old one is still held): what putting in a few keys may cost at once.
+    pub(super) fn next_growth(&self) -> u64 {
+        let slot = core::mem::size_of::<(u64, ())>() as u64;
+        (self.largest * 2).max(1024) as u64 * slot
     }
 
     /// The bytes held at most while `more[i]` keys are put in shard `i` (see

@@ -204,6 +204,9 @@ pub struct FlatMemo {
     /// Set when a state did not fit its row or a code table ran out.
     pub(super) spoilt: bool,
     pub(super) bytes: Vec<u8>,
+    /// [`FlatMemo::held_bytes`] as last counted (the memo grows only when it meets a
+    /// transition, and a search asks after every state).
+    held: u64,
 }
 
 impl FlatMemo {
@@ -233,22 +236,30 @@ impl FlatMemo {
             decoded: Decoded::default(),
             spoilt: false,
             bytes: Vec::new(),
+            held: 0,
         };
         m.sync();
+        m.recount();
         m
     }
 
     /// The bytes this memo holds (its transitions and their outputs), counting the next
-    /// growth of its table once that is near.
+    /// growth of its table once that is near: as counted when it last learnt a transition.
     pub fn held_bytes(&self) -> u64 {
-        self.responses
+        self.held
+    }
+
+    /// Counts [`FlatMemo::held_bytes`] again (after what it holds changed).
+    pub(super) fn recount(&mut self) {
+        self.held = self
+            .responses
             .held_bytes_after(self.responses.len() / 4 + 1)
             + self.judged.held_bytes_after(self.judged.len() / 4 + 1)
             + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
             + (self.outputs.capacity() * core::mem::size_of::<Output>()) as u64
             + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
-            + self.bytes.capacity() as u64
+            + self.bytes.capacity() as u64;
     }
 
     /// Whether some state did not fit the flat form: what was searched with this memo is void.

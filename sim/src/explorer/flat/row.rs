@@ -73,6 +73,7 @@ impl Flat {
             Some(Some(w.row))
         });
         memo.bytes = bytes;
+        memo.recount();
         Some(Flat {
             row: row?,
             layout,
@@ -362,6 +363,7 @@ impl Flat {
                     None => {
                         let n = memo.respond(self, party, fed);
                         memo.responses.insert(step.key, n);
+                        memo.recount();
                         n
                     }
                 };
@@ -375,6 +377,7 @@ impl Flat {
             None => {
                 let j = memo.judge(self, stim, &response);
                 memo.judged.insert(key, j);
+                memo.recount();
                 j
             }
         };

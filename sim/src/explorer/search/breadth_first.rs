@@ -151,6 +151,10 @@ pub(super) struct Share {
     /// The packed states of the candidates (and of successors dropped as already seen), end
     /// to end.
     bytes: Vec<u8>,
+    /// On one thread instead ([`Sink::Direct`]), the packed successors of the last two states
+    /// expanded, one buffer each in turn: those of a state are put into the visited set once
+    /// the next state's are made.
+    recent: [Vec<u8>; 2],
     generated: u64,
     /// States expanded through an ample set smaller than their enabled steps.
     reduced: u64,
@@ -167,26 +171,75 @@ pub(super) struct Share {
     fresh: Vec<AtomicBool>,
     /// Candidates per shard of the visited set.
     per_shard: [usize; SHARDS],
-    /// With `listed`, per shard of the visited set its candidates (their places, in order):
-    /// a merge on several threads then reads on each only the candidates of its own shards.
+    /// Per shard of the visited set its candidates (their places, in order): each thread of
+    /// the merge reads only the candidates of its own shards.
     by_shard: [Vec<u32>; SHARDS],
-    listed: bool,
 }
 
-/// Expands states `range` of `level` into `x.share`: every successor is generated and checked;
-/// those whose key is not in `seen` (read only while a level expands) become candidates for
-/// the merge. With an `allowance`, it stops (and says so in `cut`) once its buffers and its
-/// memo would hold more bytes than that.
+/// Where a share's successors go.
+enum Sink<'s> {
+    /// Several threads: the visited set as the level began, read only. Successors it does not
+    /// hold become candidates, merged after the level in order.
+    Merge(&'s ShardedSet),
+    /// One thread: each successor goes straight into the visited set and, if new, into the
+    /// next level, in the order the merge would keep them (so the same states, tree and
+    /// counts, without candidates to keep and merge).
+    Direct(Direct<'s>),
+}
+
+/// The one thread's visited set and next level (see [`Sink::Direct`]).
+struct Direct<'s> {
+    seen: &'s mut ShardedSet,
+    next: &'s mut Packed,
+    nodes: &'s mut Vec<Node>,
+    /// New states the state bound still lets in (then none is kept).
+    room: usize,
+}
+
+impl Sink<'_> {
+    fn prefetch(&self, key: u64) {
+        match self {
+            Sink::Merge(seen) => seen.prefetch(key),
+            Sink::Direct(d) => d.seen.prefetch(key),
+        }
+    }
+
+    /// The bytes it holds beyond what it held when the level began (`seen_from`: the visited
+    /// set's then), counting growths about to happen.
+    fn held_bytes(&self, seen_from: u64) -> u64 {
+        match self {
+            Sink::Merge(_) => 0,
+            Sink::Direct(d) => {
+                d.seen.held_bytes().saturating_sub(seen_from)
+                    + d.seen.next_growth()
+                    + growable(d.next.bytes.len(), d.next.bytes.capacity(), 1)
+                    + growable(d.next.ends.len(), d.next.ends.capacity(), 8)
+                    + growable(
+                        d.nodes.len(),
+                        d.nodes.capacity(),
+                        core::mem::size_of::<Node>(),
+                    )
+            }
+        }
+    }
+}
+
+/// Expands states `range` of `level` into `x.share`: every successor is generated and checked,
+/// then goes to `sink` (see [`Sink`]). With an `allowance`, it stops (and says so in `cut`)
+/// once its buffers, its memo and what it added to `sink` would hold more bytes than that.
 fn expand_share<F: Form>(
     x: &mut Expander<'_, F>,
     level: &Parts,
     nodes: &[u32],
     range: core::ops::Range<usize>,
-    seen: &ShardedSet,
+    mut sink: Sink<'_>,
     allowance: Option<u64>,
-    list_by_shard: bool,
 ) {
     let mut out = core::mem::take(&mut x.share);
+    let seen_from = match &sink {
+        Sink::Merge(_) => 0,
+        Sink::Direct(d) => d.seen.held_bytes(),
+    };
     out.candidates.clear();
     out.bytes.clear();
     out.generated = 0;
@@ -198,8 +251,12 @@ fn expand_share<F: Form>(
     out.child_warn = None;
     out.cut = false;
     // Candidates from `pending` on were not yet checked against `seen`: those of one state are
-    // checked after the next state's successors are made, when their slots have arrived.
+    // checked after the next state's successors are made, when their slots have arrived. (On
+    // one thread the packed states of the state being expanded go to `recent[cur]`, of the one
+    // before to `recent[cur ^ 1]`.)
     let mut pending = 0;
+    let direct = matches!(sink, Sink::Direct(_));
+    let mut cur = 0;
     for i in range {
         let state = level.get(i);
         let node = nodes[i];
@@ -223,6 +280,7 @@ fn expand_share<F: Form>(
         }
         let made = out.candidates.len();
         let before = out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>();
+        out.recent[cur].clear();
         for j in 0..x.steps.len() {
             let (choice, step) = x.steps[j];
             let e = x.step(root, step, j + 1 == x.steps.len());
@@ -246,28 +304,45 @@ fn expand_share<F: Form>(
                 });
             }
             let (fingerprint, packed) = x.key(root);
-            seen.prefetch(fingerprint);
+            sink.prefetch(fingerprint);
+            let rows = match direct {
+                true => &mut out.recent[cur],
+                false => &mut out.bytes,
+            };
             out.candidates.push(Candidate {
                 parent: node,
                 choice,
                 fingerprint,
-                at: out.bytes.len(),
+                at: rows.len(),
                 len: packed.len() as u32,
             });
-            out.bytes.extend_from_slice(packed);
+            rows.extend_from_slice(packed);
         }
-        pending = out.settle(seen, pending, made);
+        pending = match &mut sink {
+            Sink::Merge(seen) => out.settle(seen, pending, made),
+            Sink::Direct(d) => out.admit(d, made, cur ^ 1),
+        };
+        cur ^= 1;
         // Room is kept for the next state to add as much as this one did.
         let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
             .saturating_sub(before) as u64;
-        if allowance.is_some_and(|a| out.held_bytes() + F::held_bytes(&x.memo) + 2 * added > a) {
+        if allowance.is_some_and(|a| {
+            out.held_bytes() + F::held_bytes(&x.memo) + sink.held_bytes(seen_from) + 2 * added > a
+        }) {
             out.cut = true;
             break;
         }
     }
     let end = out.candidates.len();
-    out.settle(seen, pending, end);
-    // Made ready for the merge here, on this thread.
+    match &mut sink {
+        Sink::Merge(seen) => {
+            out.settle(seen, pending, end);
+        }
+        Sink::Direct(d) => {
+            out.admit(d, end, cur ^ 1);
+        }
+    }
+    // Made ready for the merge here, on this thread (on one thread, nothing is left).
     out.fresh.clear();
     out.fresh
         .resize_with(out.candidates.len(), || AtomicBool::new(false));
@@ -275,13 +350,10 @@ fn expand_share<F: Form>(
     for list in &mut out.by_shard {
         list.clear();
     }
-    out.listed = list_by_shard;
     for (k, c) in out.candidates.iter().enumerate() {
         let shard = ShardedSet::shard(c.fingerprint);
         out.per_shard[shard] += 1;
-        if list_by_shard {
-            out.by_shard[shard].push(k as u32);
-        }
+        out.by_shard[shard].push(k as u32);
     }
     x.share = out;
 }
@@ -290,33 +362,17 @@ fn expand_share<F: Form>(
 /// `first`) into those shards, and marks those that were new: the first of equal candidates,
 /// since equal candidates share a shard, which meets its candidates in order.
 fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
-    let n = shards.len();
-    let mine = |key: u64| ShardedSet::shard(key).wrapping_sub(first) < n;
     for s in shares {
         let cands = &s.candidates;
-        if s.listed {
-            // Only this thread's candidates, shard by shard.
-            for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
-                for (j, &k) in list.iter().enumerate() {
-                    if let Some(&a) = list.get(j + 8) {
-                        shard.prefetch(cands[a as usize].fingerprint);
-                    }
-                    if shard.insert(cands[k as usize].fingerprint, ()) {
-                        s.fresh[k as usize].store(true, Ordering::Relaxed);
-                    }
+        for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
+            for (j, &k) in list.iter().enumerate() {
+                // Ask for the slot of a candidate a few ahead, so that it is there when needed.
+                if let Some(&a) = list.get(j + 8) {
+                    shard.prefetch(cands[a as usize].fingerprint);
                 }
-            }
-            continue;
-        }
-        for (k, c) in cands.iter().enumerate() {
-            // Ask for the slot of a candidate a few ahead, so that it is there when needed.
-            if let Some(ahead) = cands.get(k + 8).filter(|a| mine(a.fingerprint)) {
-                shards[ShardedSet::shard(ahead.fingerprint) - first].prefetch(ahead.fingerprint);
-            }
-            if mine(c.fingerprint)
-                && shards[ShardedSet::shard(c.fingerprint) - first].insert(c.fingerprint, ())
-            {
-                s.fresh[k].store(true, Ordering::Relaxed);
+                if shard.insert(cands[k as usize].fingerprint, ()) {
+                    s.fresh[k as usize].store(true, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -342,16 +398,31 @@ impl Share {
         to - (len - w)
     }
 
+    /// Puts the candidates before `to` (their packed states in `recent[rows]`) into `d` in
+    /// order, each new one into the next level while the state bound leaves room, and forgets
+    /// them; returns 0, where the candidate at `to` went.
+    fn admit(&mut self, d: &mut Direct<'_>, to: usize, rows: usize) -> usize {
+        for c in &self.candidates[..to] {
+            if d.room > 0 && d.seen.insert(c.fingerprint) {
+                d.next.push(&self.recent[rows][c.at..][..c.len as usize]);
+                d.nodes.push(Node {
+                    parent: c.parent,
+                    choice: c.choice,
+                });
+                d.room -= 1;
+            }
+        }
+        self.candidates.drain(..to);
+        0
+    }
+
     /// The bytes its buffers hold, counting a growth about to happen.
     fn held_bytes(&self) -> u64 {
         // Listed by shard, one place per candidate.
         let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
-        let listed = if self.listed {
-            listed.max(self.candidates.len())
-        } else {
-            listed
-        };
+        let listed = listed.max(self.candidates.len());
         growable(self.bytes.len(), self.bytes.capacity(), 1)
+            + self.recent.iter().map(|r| r.capacity() as u64).sum::<u64>()
             + growable(
                 self.candidates.len(),
                 self.candidates.capacity(),
@@ -404,6 +475,8 @@ pub(super) fn search_breadth_first<F: Form>(
     }
     level.seal();
     level.parts.resize_with(threads, Packed::default);
+    // On one thread, the next level as it is filled (then it and the level trade places).
+    let mut spare = Packed::default();
     let mut depth = 0u32;
     while level.len() > 0 {
         report.max_depth = depth;
@@ -417,12 +490,17 @@ pub(super) fn search_breadth_first<F: Form>(
         let range = |t: usize| (t * chunk).min(level.len())..((t + 1) * chunk).min(level.len());
         // What the search holds besides the threads' shares and memos, and what each thread
         // may then hold.
-        let fixed = level.held_bytes()
-            + (new_nodes.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<Node>())
-                as u64
-            + (level_nodes.capacity() * 4) as u64
-            + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
-            + seen.held_bytes();
+        let unique_before = seen.len();
+        let held = |level: &Parts, spare: &Packed, new_nodes: &[Vec<Node>], seen: &ShardedSet| {
+            level.held_bytes()
+                + spare.held_bytes()
+                + (new_nodes.iter().map(Vec::capacity).sum::<usize>()
+                    * core::mem::size_of::<Node>()) as u64
+                + (level_nodes.capacity() * 4) as u64
+                + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
+                + seen.held_bytes()
+        };
+        let fixed = held(&level, &spare, &new_nodes, &seen);
         let threads_held: u64 = expanders
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
@@ -436,14 +514,29 @@ pub(super) fn search_breadth_first<F: Form>(
         };
         report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         if threads == 1 {
+            spare.clear();
+            new_nodes[0].clear();
+            // The state bound stops the search at the new state that reaches it (at the
+            // first new state if the roots reached it).
+            let room = opts.max_states.map_or(usize::MAX, |m| {
+                usize::try_from(m)
+                    .unwrap_or(usize::MAX)
+                    .saturating_sub(unique_before)
+                    .max(1)
+            });
+            let sink = Sink::Direct(Direct {
+                seen: &mut seen,
+                next: &mut spare,
+                nodes: &mut new_nodes[0],
+                room,
+            });
             expand_share(
                 &mut expanders[0],
                 &level,
                 &level_nodes,
                 range(0),
-                &seen,
+                sink,
                 allowance,
-                false,
             );
         } else {
             std::thread::scope(|scope| {
@@ -451,7 +544,8 @@ pub(super) fn search_breadth_first<F: Form>(
                 for (t, x) in expanders.iter_mut().enumerate() {
                     let range = range(t);
                     scope.spawn(move || {
-                        expand_share(x, level, level_nodes, range, seen, allowance, true)
+                        let sink = Sink::Merge(seen);
+                        expand_share(x, level, level_nodes, range, sink, allowance)
                     });
                 }
             });
@@ -463,6 +557,8 @@ pub(super) fn search_breadth_first<F: Form>(
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
             .sum();
+        // (On one thread the next level and the visited set grew meanwhile.)
+        let fixed = held(&level, &spare, &new_nodes, &seen);
         if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
             report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         }
@@ -474,7 +570,7 @@ pub(super) fn search_breadth_first<F: Form>(
         }
         if !shares.iter().any(|s| s.cut) {
             report.levels.push(Level {
-                unique: seen.len() as u64,
+                unique: unique_before as u64,
                 total: report.total_states,
                 reduced: report.reduced_states,
                 reached: report.reached,
@@ -494,7 +590,7 @@ pub(super) fn search_breadth_first<F: Form>(
                 level: depth,
             });
             report.counterexample = Some((path, bad.broken));
-            report.unique_states = seen.len() as u64;
+            report.unique_states = unique_before as u64;
             report.max_depth = depth + u32::from(bad.choice.is_some());
             if shares.iter().any(|s| s.cut) {
                 report.exhaustive = false;
@@ -519,66 +615,66 @@ pub(super) fn search_breadth_first<F: Form>(
             });
         }
         if shares.iter().any(|s| s.cut) {
-            return Some(out_of_memory(report, seen.len()));
+            return Some(out_of_memory(report, unique_before));
         }
-        let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
-        let mut per_shard = [0; SHARDS];
-        for s in &shares {
-            for (n, m) in per_shard.iter_mut().zip(s.per_shard) {
-                *n += m;
-            }
-        }
-        // The merge puts up to every candidate in the next level (each share's in its own
-        // part), the tree and the visited set: make room first, if the budget allows.
-        let parts_after: u64 = shares
-            .iter()
-            .zip(&level.parts)
-            .zip(&new_nodes)
-            .map(|((s, part), nn)| {
-                let bytes: usize = s.candidates.iter().map(|c| c.len as usize).sum();
-                let n = s.candidates.len();
-                reserved(bytes, part.bytes.capacity(), 1)
-                    + reserved(n, part.ends.capacity(), core::mem::size_of::<usize>())
-                    + reserved(n, nn.capacity(), core::mem::size_of::<Node>())
-            })
-            .sum();
-        let merging = parts_after
-            + reserved(candidates, level_nodes.capacity(), 4)
-            + reserved(
-                nodes.len() + candidates,
-                nodes.capacity(),
-                core::mem::size_of::<Node>(),
-            )
-            + seen.held_bytes_after(&per_shard)
-            + threads_held;
-        if opts.max_memory.is_some_and(|m| merging > m) {
-            return Some(out_of_memory(report, seen.len()));
-        }
-        report.peak_bytes_held = report.peak_bytes_held.max(merging);
-        report.peak_states_held = report
-            .peak_states_held
-            .max((level.len() + candidates) as u64);
-        // Merge in order: the first of equal states is kept. Which candidates are new is
-        // worked out shard by shard of the visited set, the shards shared out among the
-        // threads; the next level is then gathered in order.
-        let unique_before = seen.len();
-        let workers = threads.min(SHARDS);
-        let per = SHARDS.div_ceil(workers);
-        if workers == 1 {
-            mark_fresh(&shares, 0, seen.shards_mut());
-        } else {
-            std::thread::scope(|scope| {
-                let shares = &shares;
-                for (t, shards) in seen.shards_mut().chunks_mut(per).enumerate() {
-                    scope.spawn(move || mark_fresh(shares, t * per, shards));
-                }
-            });
-        }
-        // Each share's new states gathered on its own thread, then the tree in order.
         let exact = opts.max_memory.is_some();
         if threads == 1 {
-            gather(&mut level.parts[0], shares[0], &mut new_nodes[0], exact);
+            // Filled as the level expanded.
+            report.peak_states_held = report
+                .peak_states_held
+                .max((level.len() + spare.len()) as u64);
+            core::mem::swap(&mut level.parts[0], &mut spare);
         } else {
+            let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
+            let mut per_shard = [0; SHARDS];
+            for s in &shares {
+                for (n, m) in per_shard.iter_mut().zip(s.per_shard) {
+                    *n += m;
+                }
+            }
+            // The merge puts up to every candidate in the next level (each share's in its
+            // own part), the tree and the visited set: make room first, if the budget allows.
+            let parts_after: u64 = shares
+                .iter()
+                .zip(&level.parts)
+                .zip(&new_nodes)
+                .map(|((s, part), nn)| {
+                    let bytes: usize = s.candidates.iter().map(|c| c.len as usize).sum();
+                    let n = s.candidates.len();
+                    reserved(bytes, part.bytes.capacity(), 1)
+                        + reserved(n, part.ends.capacity(), core::mem::size_of::<usize>())
+                        + reserved(n, nn.capacity(), core::mem::size_of::<Node>())
+                })
+                .sum();
+            let merging = parts_after
+                + reserved(candidates, level_nodes.capacity(), 4)
+                + reserved(
+                    nodes.len() + candidates,
+                    nodes.capacity(),
+                    core::mem::size_of::<Node>(),
+                )
+                + seen.held_bytes_after(&per_shard)
+                + threads_held;
+            if opts.max_memory.is_some_and(|m| merging > m) {
+                return Some(out_of_memory(report, unique_before));
+            }
+            report.peak_bytes_held = report.peak_bytes_held.max(merging);
+            report.peak_states_held = report
+                .peak_states_held
+                .max((level.len() + candidates) as u64);
+            // Merge in order: the first of equal states is kept. Which candidates are new is
+            // worked out shard by shard of the visited set, the shards shared out among the
+            // threads; each share's new states are then gathered on its own thread, and the
+            // tree filled in order.
+            let per = SHARDS.div_ceil(threads.min(SHARDS));
+            seen.fill_shards(|shards| {
+                std::thread::scope(|scope| {
+                    let shares = &shares;
+                    for (t, shards) in shards.chunks_mut(per).enumerate() {
+                        scope.spawn(move || mark_fresh(shares, t * per, shards));
+                    }
+                })
+            });
             std::thread::scope(|scope| {
                 let parts = level.parts.iter_mut().zip(&shares).zip(&mut new_nodes);
                 for ((part, share), nn) in parts {
