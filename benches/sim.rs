@@ -34,7 +34,22 @@ fn simulator(c: &mut Criterion) {
     group.finish();
 }
 
+/// Fixes the C allocator's thresholds for giving memory back to the system. By default glibc
+/// raises them as large blocks are freed, so a search's figure would depend on which searches
+/// ran before it in this process (after one that freed large blocks, the next keeps its memory;
+/// otherwise every search pays again for the pages its buffers touch). Fixed, every
+/// configuration is measured alike: searches reuse the memory of the ones before.
+fn steady_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets two of glibc's tuning parameters, under glibc's own lock.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+    }
+}
+
 fn explorer(c: &mut Criterion) {
+    steady_allocator();
     let mut group = c.benchmark_group("explorer");
     // One search is about a second: ten of them per configuration.
     group.sample_size(10);
