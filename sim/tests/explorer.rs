@@ -409,6 +409,37 @@ fn a_bounded_search_says_so() {
     }
 }
 
+/// A memory budget stops a search cleanly on any number of threads (one thread fills the
+/// visited set and the next level as it goes, several merge after each level): it says so, and
+/// it never held more than the budget.
+#[test]
+fn a_memory_budget_holds_on_any_number_of_threads() {
+    let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 3, Order::Reordering);
+    spec.timeouts = true;
+    let s = spec.scenario();
+    let budget = 8 << 20;
+    for threads in [1, 2] {
+        let opts = SearchOptions {
+            max_memory: Some(budget),
+            ..search_options(threads, None, None, false)
+        };
+        let r = search(&s, &opts, &|_, _, _| {});
+        assert!(r.bounded_by_memory && !r.exhaustive, "{threads}");
+        assert!(
+            r.peak_bytes_held <= budget,
+            "{threads}: {}",
+            r.peak_bytes_held
+        );
+        // The budget was used, not set aside: the search held most of it before it stopped.
+        assert!(
+            r.peak_bytes_held > budget / 2,
+            "{threads}: {}",
+            r.peak_bytes_held
+        );
+        assert!(r.unique_states > 5_000, "{threads}: {}", r.unique_states);
+    }
+}
+
 /// The thread count changes nothing but speed (and memory): one thread puts each successor
 /// straight into the visited set, several merge theirs after each level, and both give the
 /// same report, level by level, in both forms (flat rows; plain states under the symmetry

@@ -194,6 +194,29 @@ struct Direct<'s> {
     nodes: &'s mut Vec<Node>,
     /// New states the state bound still lets in (then none is kept).
     room: usize,
+    /// The bytes the visited set, the next level and the nodes held as the level began (which
+    /// the search counts apart).
+    from: u64,
+}
+
+impl Direct<'_> {
+    /// The bytes the visited set, the next level and the nodes hold, counting growths about to
+    /// happen.
+    fn held_bytes(&self) -> u64 {
+        self.seen.held_bytes()
+            + self.seen.next_growth()
+            + growable(self.next.bytes.len(), self.next.bytes.capacity(), 1)
+            + growable(
+                self.next.ends.len(),
+                self.next.ends.capacity(),
+                core::mem::size_of::<usize>(),
+            )
+            + growable(
+                self.nodes.len(),
+                self.nodes.capacity(),
+                core::mem::size_of::<Node>(),
+            )
+    }
 }
 
 impl Sink<'_> {
@@ -204,22 +227,12 @@ impl Sink<'_> {
         }
     }
 
-    /// The bytes it holds beyond what it held when the level began (`seen_from`: the visited
-    /// set's then), counting growths about to happen.
-    fn held_bytes(&self, seen_from: u64) -> u64 {
+    /// The bytes it holds beyond what it held when the level began, counting growths about
+    /// to happen.
+    fn held_bytes(&self) -> u64 {
         match self {
             Sink::Merge(_) => 0,
-            Sink::Direct(d) => {
-                d.seen.held_bytes().saturating_sub(seen_from)
-                    + d.seen.next_growth()
-                    + growable(d.next.bytes.len(), d.next.bytes.capacity(), 1)
-                    + growable(d.next.ends.len(), d.next.ends.capacity(), 8)
-                    + growable(
-                        d.nodes.len(),
-                        d.nodes.capacity(),
-                        core::mem::size_of::<Node>(),
-                    )
-            }
+            Sink::Direct(d) => d.held_bytes().saturating_sub(d.from),
         }
     }
 }
@@ -236,10 +249,6 @@ fn expand_share<F: Form>(
     allowance: Option<u64>,
 ) {
     let mut out = core::mem::take(&mut x.share);
-    let seen_from = match &sink {
-        Sink::Merge(_) => 0,
-        Sink::Direct(d) => d.seen.held_bytes(),
-    };
     out.candidates.clear();
     out.bytes.clear();
     out.generated = 0;
@@ -327,7 +336,7 @@ fn expand_share<F: Form>(
         let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
             .saturating_sub(before) as u64;
         if allowance.is_some_and(|a| {
-            out.held_bytes() + F::held_bytes(&x.memo) + sink.held_bytes(seen_from) + 2 * added > a
+            out.held_bytes() + F::held_bytes(&x.memo) + sink.held_bytes() + 2 * added > a
         }) {
             out.cut = true;
             break;
@@ -524,11 +533,15 @@ pub(super) fn search_breadth_first<F: Form>(
                     .saturating_sub(unique_before)
                     .max(1)
             });
+            let from = seen.held_bytes()
+                + spare.held_bytes()
+                + (new_nodes[0].capacity() * core::mem::size_of::<Node>()) as u64;
             let sink = Sink::Direct(Direct {
                 seen: &mut seen,
                 next: &mut spare,
                 nodes: &mut new_nodes[0],
                 room,
+                from,
             });
             expand_share(
                 &mut expanders[0],
