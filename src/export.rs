@@ -204,19 +204,13 @@ impl fmt::Display for Behaviours {
             } else {
                 "correct".to_string()
             };
-            let trees = if r.also_with_trees.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (with request trees also {})",
-                    r.also_with_trees.join(", ")
-                )
+            // What a fault breaks besides in a configuration, beside its row.
+            let also = |what: &str, names: &[&str]| match names {
+                [] => String::new(),
+                _ => format!(" ({what} also {})", names.join(", ")),
             };
-            let http = if r.also_on_http.is_empty() {
-                String::new()
-            } else {
-                format!(" (over Streamable HTTP also {})", r.also_on_http.join(", "))
-            };
+            let trees = also("with request trees", &r.also_with_trees);
+            let http = also("over Streamable HTTP", &r.also_on_http);
             writeln!(
                 f,
                 "    {:<30} {:<44} {}{trees}{http}",

@@ -329,7 +329,10 @@ fn expand_share<F: Form>(
         }
         pending = match &mut sink {
             Sink::Merge(seen) => out.settle(seen, pending, made),
-            Sink::Direct(d) => out.admit(d, made, cur ^ 1),
+            Sink::Direct(d) => {
+                out.admit(d, made, cur ^ 1);
+                0
+            }
         };
         cur ^= 1;
         // Room is kept for the next state to add as much as this one did.
@@ -347,9 +350,7 @@ fn expand_share<F: Form>(
         Sink::Merge(seen) => {
             out.settle(seen, pending, end);
         }
-        Sink::Direct(d) => {
-            out.admit(d, end, cur ^ 1);
-        }
+        Sink::Direct(d) => out.admit(d, end, cur ^ 1),
     }
     // Made ready for the merge here, on this thread (on one thread, nothing is left).
     out.fresh.clear();
@@ -409,8 +410,8 @@ impl Share {
 
     /// Puts the candidates before `to` (their packed states in `recent[rows]`) into `d` in
     /// order, each new one into the next level while the state bound leaves room, and forgets
-    /// them; returns 0, where the candidate at `to` went.
-    fn admit(&mut self, d: &mut Direct<'_>, to: usize, rows: usize) -> usize {
+    /// them (the candidate at `to` is then the first).
+    fn admit(&mut self, d: &mut Direct<'_>, to: usize, rows: usize) {
         for c in &self.candidates[..to] {
             if d.room > 0 && d.seen.insert(c.fingerprint) {
                 d.next.push(&self.recent[rows][c.at..][..c.len as usize]);
@@ -422,7 +423,6 @@ impl Share {
             }
         }
         self.candidates.drain(..to);
-        0
     }
 
     /// The bytes its buffers hold, counting a growth about to happen.
