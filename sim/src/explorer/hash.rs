@@ -204,13 +204,8 @@ impl<V: Copy + Default> FingerprintMap<V> {
         (slot.0 == key).then_some(slot.1)
     }
 
-    /// Whether `key` is held.
-    #[inline]
-    pub(super) fn contains(&self, key: u64) -> bool {
-        self.get(key).is_some()
-    }
-
     /// Puts `key` with `value` unless `key` is held; returns whether it was new.
+    #[inline(always)]
     pub(super) fn insert(&mut self, key: u64, value: V) -> bool {
         if key == 0 {
             let new = self.zero.is_none();
@@ -232,6 +227,8 @@ impl<V: Copy + Default> FingerprintMap<V> {
         true
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(1024);
         // Written out, not allocated zeroed: zeroed pages are first mapped shared and read
@@ -335,14 +332,8 @@ impl ShardedSet {
         self.shards.iter().map(FingerprintSet::len).sum()
     }
 
-    /// Whether `key` is held.
-    #[inline]
-    pub(super) fn contains(&self, key: u64) -> bool {
-        self.shards[Self::shard(key)].contains(key)
-    }
-
     /// Puts `key` in; returns whether it was new.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, key: u64) -> bool {
         let shard = &mut self.shards[Self::shard(key)];
         let slots = shard.slots.len();
@@ -354,6 +345,8 @@ impl ShardedSet {
     }
 
     /// Takes note of the bytes its tables take.
+    #[cold]
+    #[inline(never)]
     fn recount(&mut self) {
         self.held = self.shards.iter().map(FingerprintSet::held_bytes).sum();
         self.largest = self.shards.iter().map(|s| s.slots.len()).max().unwrap_or(0);
@@ -454,6 +447,6 @@ mod tests {
             (m.get(0), m.get(1 << 40), m.get(2 << 40)),
             (Some(7), Some(8), Some(9))
         );
-        assert!(!m.contains(3 << 40) && !m.contains(fingerprint(b"absent")));
+        assert!(m.get(3 << 40).is_none() && m.get(fingerprint(b"absent")).is_none());
     }
 }

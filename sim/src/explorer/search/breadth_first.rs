@@ -1,5 +1,10 @@
 //! Breadth-first search: level by level on several threads, merged in a fixed order, so the
 //! first counterexample is a shortest one and the counts do not depend on the threads.
+//!
+//! Each thread expands a contiguous share of a level. The first share's successors come first
+//! in the level's order, so its thread puts them straight into the visited set and the next
+//! level as it makes them; the other threads keep theirs as candidates, which are merged, in
+//! order, once the level is expanded.
 
 use cancelcheck_properties::{InvariantId, PropertySet};
 
@@ -108,19 +113,21 @@ fn gather(part: &mut Packed, share: &Share, nodes: &mut Vec<Node>, exact: bool) 
     part.clear();
     nodes.clear();
     if exact {
-        let bytes: usize = share.candidates.iter().map(|c| c.len as usize).sum();
-        part.bytes.reserve_exact(bytes);
+        part.bytes.reserve_exact(share.bytes.len());
         part.ends.reserve_exact(share.candidates.len());
         nodes.reserve_exact(share.candidates.len());
     }
+    let mut at = 0;
     for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
+        let len = c.len as usize;
         if fresh.load(Ordering::Relaxed) {
-            part.push(share.state(c));
+            part.push(&share.bytes[at..][..len]);
             nodes.push(Node {
                 parent: c.parent,
                 choice: c.choice,
             });
         }
+        at += len;
     }
 }
 
@@ -133,28 +140,27 @@ struct Bad {
     broken: Vec<InvariantId>,
 }
 
-/// A successor not in the visited set when its level began.
+/// A successor, kept until it is put into the visited set (its packed state follows those of
+/// the candidates before it, in the bytes they are kept in).
 #[derive(Clone, Copy)]
 struct Candidate {
     parent: u32,
     choice: u32,
     fingerprint: u64,
-    /// Where its packed state is in its share's bytes.
-    at: usize,
     len: u32,
 }
 
 /// What one thread made of its share of a level.
 #[derive(Default)]
 pub(super) struct Share {
+    /// Its successors, to be merged ([`Sink::Later`]).
     candidates: Vec<Candidate>,
-    /// The packed states of the candidates (and of successors dropped as already seen), end
-    /// to end.
+    /// The packed states of the candidates, end to end.
     bytes: Vec<u8>,
-    /// On one thread instead ([`Sink::Direct`]), the packed successors of the last two states
+    /// On the first thread instead ([`Sink::Direct`]), the successors of the last two states
     /// expanded, one buffer each in turn: those of a state are put into the visited set once
     /// the next state's are made.
-    recent: [Vec<u8>; 2],
+    recent: [Recent; 2],
     generated: u64,
     /// States expanded through an ample set smaller than their enabled steps.
     reduced: u64,
@@ -176,18 +182,25 @@ pub(super) struct Share {
     by_shard: [Vec<u32>; SHARDS],
 }
 
-/// Where a share's successors go.
-enum Sink<'s> {
-    /// Several threads: the visited set as the level began, read only. Successors it does not
-    /// hold become candidates, merged after the level in order.
-    Merge(&'s ShardedSet),
-    /// One thread: each successor goes straight into the visited set and, if new, into the
-    /// next level, in the order the merge would keep them (so the same states, tree and
-    /// counts, without candidates to keep and merge).
-    Direct(Direct<'s>),
+/// One state's successors on the first thread: their candidates and packed states.
+#[derive(Default)]
+struct Recent {
+    candidates: Vec<Candidate>,
+    rows: Vec<u8>,
 }
 
-/// The one thread's visited set and next level (see [`Sink::Direct`]).
+/// Where a share's successors go.
+enum Sink<'s> {
+    /// The first share: each successor goes straight into the visited set and, if new, into
+    /// the next level, in the order the merge keeps them (so the same states, tree and counts,
+    /// without candidates to keep and merge).
+    Direct(Direct<'s>),
+    /// Every later share: every successor becomes a candidate, merged after the level in order
+    /// (the first share's thread fills the visited set meanwhile).
+    Later,
+}
+
+/// The first thread's visited set and next level (see [`Sink::Direct`]).
 struct Direct<'s> {
     seen: &'s mut ShardedSet,
     next: &'s mut Packed,
@@ -221,9 +234,8 @@ impl Direct<'_> {
 
 impl Sink<'_> {
     fn prefetch(&self, key: u64) {
-        match self {
-            Sink::Merge(seen) => seen.prefetch(key),
-            Sink::Direct(d) => d.seen.prefetch(key),
+        if let Sink::Direct(d) = self {
+            d.seen.prefetch(key);
         }
     }
 
@@ -231,8 +243,8 @@ impl Sink<'_> {
     /// to happen.
     fn held_bytes(&self) -> u64 {
         match self {
-            Sink::Merge(_) => 0,
             Sink::Direct(d) => d.held_bytes().saturating_sub(d.from),
+            Sink::Later => 0,
         }
     }
 }
@@ -259,11 +271,9 @@ fn expand_share<F: Form>(
     out.quiescent_warn = None;
     out.child_warn = None;
     out.cut = false;
-    // Candidates from `pending` on were not yet checked against `seen`: those of one state are
-    // checked after the next state's successors are made, when their slots have arrived. (On
-    // one thread the packed states of the state being expanded go to `recent[cur]`, of the one
-    // before to `recent[cur ^ 1]`.)
-    let mut pending = 0;
+    // On the first thread the successors of the state being expanded go to `recent[cur]`, of
+    // the one before to `recent[cur ^ 1]`: those are put in once this state's are made, when
+    // their slots, asked for earlier, have arrived.
     let direct = matches!(sink, Sink::Direct(_));
     let mut cur = 0;
     for i in range {
@@ -287,9 +297,9 @@ fn expand_share<F: Form>(
             }
             continue;
         }
-        let made = out.candidates.len();
         let before = out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>();
-        out.recent[cur].clear();
+        out.recent[cur].candidates.clear();
+        out.recent[cur].rows.clear();
         for j in 0..x.steps.len() {
             let (choice, step) = x.steps[j];
             let e = x.step(root, step, j + 1 == x.steps.len());
@@ -314,26 +324,21 @@ fn expand_share<F: Form>(
             }
             let (fingerprint, packed) = x.key(root);
             sink.prefetch(fingerprint);
-            let rows = match direct {
-                true => &mut out.recent[cur],
-                false => &mut out.bytes,
+            let (candidates, rows) = match direct {
+                true => (&mut out.recent[cur].candidates, &mut out.recent[cur].rows),
+                false => (&mut out.candidates, &mut out.bytes),
             };
-            out.candidates.push(Candidate {
+            candidates.push(Candidate {
                 parent: node,
                 choice,
                 fingerprint,
-                at: rows.len(),
                 len: packed.len() as u32,
             });
             rows.extend_from_slice(packed);
         }
-        pending = match &mut sink {
-            Sink::Merge(seen) => out.settle(seen, pending, made),
-            Sink::Direct(d) => {
-                out.admit(d, made, cur ^ 1);
-                0
-            }
-        };
+        if let Sink::Direct(d) = &mut sink {
+            out.admit(d, cur ^ 1);
+        }
         cur ^= 1;
         // Room is kept for the next state to add as much as this one did.
         let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
@@ -345,14 +350,10 @@ fn expand_share<F: Form>(
             break;
         }
     }
-    let end = out.candidates.len();
-    match &mut sink {
-        Sink::Merge(seen) => {
-            out.settle(seen, pending, end);
-        }
-        Sink::Direct(d) => out.admit(d, end, cur ^ 1),
+    if let Sink::Direct(d) = &mut sink {
+        out.admit(d, cur ^ 1);
     }
-    // Made ready for the merge here, on this thread (on one thread, nothing is left).
+    // Made ready for the merge here, on this thread (the first thread has none).
     out.fresh.clear();
     out.fresh
         .resize_with(out.candidates.len(), || AtomicBool::new(false));
@@ -389,40 +390,24 @@ fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
 }
 
 impl Share {
-    /// Drops the candidates of `from..to` whose key `seen` holds (their bytes stay, unused),
-    /// moving later ones down; returns where the candidate at `to` went.
-    fn settle(&mut self, seen: &ShardedSet, from: usize, to: usize) -> usize {
-        let len = self.candidates.len();
-        let mut w = from;
-        for i in from..len {
-            let c = self.candidates[i];
-            if i < to && seen.contains(c.fingerprint) {
-                continue;
-            }
-            if w != i {
-                self.candidates[w] = c;
-            }
-            w += 1;
-        }
-        self.candidates.truncate(w);
-        to - (len - w)
-    }
-
-    /// Puts the candidates before `to` (their packed states in `recent[rows]`) into `d` in
-    /// order, each new one into the next level while the state bound leaves room, and forgets
-    /// them (the candidate at `to` is then the first).
-    fn admit(&mut self, d: &mut Direct<'_>, to: usize, rows: usize) {
-        for c in &self.candidates[..to] {
+    /// Puts the successors in `recent[k]` into `d` in order, each new one into the next level
+    /// while the state bound leaves room, and forgets them.
+    fn admit(&mut self, d: &mut Direct<'_>, k: usize) {
+        let r = &mut self.recent[k];
+        let mut at = 0;
+        for c in &r.candidates {
+            let len = c.len as usize;
             if d.room > 0 && d.seen.insert(c.fingerprint) {
-                d.next.push(&self.recent[rows][c.at..][..c.len as usize]);
+                d.next.push(&r.rows[at..][..len]);
                 d.nodes.push(Node {
                     parent: c.parent,
                     choice: c.choice,
                 });
                 d.room -= 1;
             }
+            at += len;
         }
-        self.candidates.drain(..to);
+        r.candidates.clear();
     }
 
     /// The bytes its buffers hold, counting a growth about to happen.
@@ -431,18 +416,21 @@ impl Share {
         let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
         let listed = listed.max(self.candidates.len());
         growable(self.bytes.len(), self.bytes.capacity(), 1)
-            + self.recent.iter().map(|r| r.capacity() as u64).sum::<u64>()
+            + self
+                .recent
+                .iter()
+                .map(|r| {
+                    (r.rows.capacity()
+                        + r.candidates.capacity() * core::mem::size_of::<Candidate>())
+                        as u64
+                })
+                .sum::<u64>()
             + growable(
                 self.candidates.len(),
                 self.candidates.capacity(),
                 core::mem::size_of::<Candidate>(),
             )
             + (listed * core::mem::size_of::<u32>()) as u64
-    }
-
-    /// The packed state of candidate `c`.
-    fn state(&self, c: &Candidate) -> &[u8] {
-        &self.bytes[c.at..][..c.len as usize]
     }
 }
 
@@ -522,47 +510,38 @@ pub(super) fn search_breadth_first<F: Form>(
             None => None,
         };
         report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
-        if threads == 1 {
-            spare.clear();
-            new_nodes[0].clear();
-            // The state bound stops the search at the new state that reaches it (at the
-            // first new state if the roots reached it).
-            let room = opts.max_states.map_or(usize::MAX, |m| {
-                usize::try_from(m)
-                    .unwrap_or(usize::MAX)
-                    .saturating_sub(unique_before)
-                    .max(1)
-            });
-            let from = seen.held_bytes()
-                + spare.held_bytes()
-                + (new_nodes[0].capacity() * core::mem::size_of::<Node>()) as u64;
-            let sink = Sink::Direct(Direct {
-                seen: &mut seen,
-                next: &mut spare,
-                nodes: &mut new_nodes[0],
-                room,
-                from,
-            });
-            expand_share(
-                &mut expanders[0],
-                &level,
-                &level_nodes,
-                range(0),
-                sink,
-                allowance,
-            );
-        } else {
-            std::thread::scope(|scope| {
-                let (level, level_nodes, seen) = (&level, &level_nodes, &seen);
-                for (t, x) in expanders.iter_mut().enumerate() {
-                    let range = range(t);
-                    scope.spawn(move || {
-                        let sink = Sink::Merge(seen);
-                        expand_share(x, level, level_nodes, range, sink, allowance)
-                    });
-                }
-            });
-        }
+        spare.clear();
+        new_nodes[0].clear();
+        // The state bound stops the search at the new state that reaches it (at the first new
+        // state if the roots reached it).
+        let room = opts.max_states.map_or(usize::MAX, |m| {
+            usize::try_from(m)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(unique_before)
+                .max(1)
+        });
+        let from = seen.held_bytes()
+            + spare.held_bytes()
+            + (new_nodes[0].capacity() * core::mem::size_of::<Node>()) as u64;
+        let first = Sink::Direct(Direct {
+            seen: &mut seen,
+            next: &mut spare,
+            nodes: &mut new_nodes[0],
+            room,
+            from,
+        });
+        // The first share on this thread, the others on one thread each.
+        let (x0, later) = expanders.split_first_mut().expect("at least one thread");
+        std::thread::scope(|scope| {
+            let (level, level_nodes) = (&level, &level_nodes);
+            for (t, x) in later.iter_mut().enumerate() {
+                let range = range(t + 1);
+                scope.spawn(move || {
+                    expand_share(x, level, level_nodes, range, Sink::Later, allowance)
+                });
+            }
+            expand_share(x0, level, level_nodes, range(0), first, allowance);
+        });
         if expanders.iter().any(|x| F::spoilt(&x.memo)) {
             return None;
         }
@@ -631,12 +610,12 @@ pub(super) fn search_breadth_first<F: Form>(
             return Some(out_of_memory(report, unique_before));
         }
         let exact = opts.max_memory.is_some();
+        // The first part of the next level was filled as the level expanded (the level's first
+        // part, spare now, is held until the merge is done).
+        core::mem::swap(&mut level.parts[0], &mut spare);
+        let direct = level.parts[0].len();
         if threads == 1 {
-            // Filled as the level expanded.
-            report.peak_states_held = report
-                .peak_states_held
-                .max((level.len() + spare.len()) as u64);
-            core::mem::swap(&mut level.parts[0], &mut spare);
+            report.peak_states_held = report.peak_states_held.max((level.len() + direct) as u64);
         } else {
             let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
             let mut per_shard = [0; SHARDS];
@@ -652,9 +631,8 @@ pub(super) fn search_breadth_first<F: Form>(
                 .zip(&level.parts)
                 .zip(&new_nodes)
                 .map(|((s, part), nn)| {
-                    let bytes: usize = s.candidates.iter().map(|c| c.len as usize).sum();
                     let n = s.candidates.len();
-                    reserved(bytes, part.bytes.capacity(), 1)
+                    reserved(s.bytes.len(), part.bytes.capacity(), 1)
                         + reserved(n, part.ends.capacity(), core::mem::size_of::<usize>())
                         + reserved(n, nn.capacity(), core::mem::size_of::<Node>())
                 })
@@ -667,6 +645,7 @@ pub(super) fn search_breadth_first<F: Form>(
                     core::mem::size_of::<Node>(),
                 )
                 + seen.held_bytes_after(&per_shard)
+                + spare.held_bytes()
                 + threads_held;
             if opts.max_memory.is_some_and(|m| merging > m) {
                 return Some(out_of_memory(report, unique_before));
@@ -674,24 +653,38 @@ pub(super) fn search_breadth_first<F: Form>(
             report.peak_bytes_held = report.peak_bytes_held.max(merging);
             report.peak_states_held = report
                 .peak_states_held
-                .max((level.len() + candidates) as u64);
-            // Merge in order: the first of equal states is kept. Which candidates are new is
-            // worked out shard by shard of the visited set, the shards shared out among the
-            // threads; each share's new states are then gathered on its own thread, and the
-            // tree filled in order.
+                .max((level.len() + direct + candidates) as u64);
+            // Merge in order after the first share's: the first of equal states is kept. Which
+            // candidates are new is worked out shard by shard of the visited set, the shards
+            // shared out among the threads; each later share's new states are then gathered on
+            // its own thread, and the tree filled in order.
+            // (The last piece of work of each step on this thread, the others on one thread
+            // each.)
             let per = SHARDS.div_ceil(threads.min(SHARDS));
             seen.fill_shards(|shards| {
                 std::thread::scope(|scope| {
                     let shares = &shares;
-                    for (t, shards) in shards.chunks_mut(per).enumerate() {
+                    let mut chunks = shards.chunks_mut(per).enumerate().rev();
+                    let last = chunks.next();
+                    for (t, shards) in chunks {
                         scope.spawn(move || mark_fresh(shares, t * per, shards));
+                    }
+                    if let Some((t, shards)) = last {
+                        mark_fresh(shares, t * per, shards);
                     }
                 })
             });
             std::thread::scope(|scope| {
-                let parts = level.parts.iter_mut().zip(&shares).zip(&mut new_nodes);
+                let shares = expanders.iter().map(|x| &x.share);
+                let mut parts = level.parts.iter_mut().zip(shares).zip(&mut new_nodes);
+                // (The first part was filled as the level expanded.)
+                parts.next();
+                let last = parts.next_back();
                 for ((part, share), nn) in parts {
                     scope.spawn(move || gather(part, share, nn, exact));
+                }
+                if let Some(((part, share), nn)) = last {
+                    gather(part, share, nn, exact);
                 }
             });
         }
