@@ -177,9 +177,9 @@ pub(super) struct Share {
     fresh: Vec<AtomicBool>,
     /// Candidates per shard of the visited set.
     per_shard: [usize; SHARDS],
-    /// Per shard of the visited set its candidates (their places, in order): each thread of
-    /// the merge reads only the candidates of its own shards.
-    by_shard: [Vec<u32>; SHARDS],
+    /// Per shard of the visited set its candidates (fingerprints and places, in order): each
+    /// thread of the merge reads only the candidates of its own shards, one after another.
+    by_shard: [Vec<(u64, u32)>; SHARDS],
 }
 
 /// One state's successors on the first thread: their candidates and packed states.
@@ -364,7 +364,7 @@ fn expand_share<F: Form>(
     for (k, c) in out.candidates.iter().enumerate() {
         let shard = ShardedSet::shard(c.fingerprint);
         out.per_shard[shard] += 1;
-        out.by_shard[shard].push(k as u32);
+        out.by_shard[shard].push((c.fingerprint, k as u32));
     }
     x.share = out;
 }
@@ -374,14 +374,13 @@ fn expand_share<F: Form>(
 /// since equal candidates share a shard, which meets its candidates in order.
 fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
     for s in shares {
-        let cands = &s.candidates;
         for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
-            for (j, &k) in list.iter().enumerate() {
+            for (j, &(key, k)) in list.iter().enumerate() {
                 // Ask for the slot of a candidate a few ahead, so that it is there when needed.
-                if let Some(&a) = list.get(j + 8) {
-                    shard.prefetch(cands[a as usize].fingerprint);
+                if let Some(&(ahead, _)) = list.get(j + 8) {
+                    shard.prefetch(ahead);
                 }
-                if shard.insert(cands[k as usize].fingerprint, ()) {
+                if shard.insert(key, ()) {
                     s.fresh[k as usize].store(true, Ordering::Relaxed);
                 }
             }
@@ -412,7 +411,7 @@ impl Share {
 
     /// The bytes its buffers hold, counting a growth about to happen.
     fn held_bytes(&self) -> u64 {
-        // Listed by shard, one place per candidate.
+        // Listed by shard: a fingerprint and a place per candidate.
         let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
         let listed = listed.max(self.candidates.len());
         growable(self.bytes.len(), self.bytes.capacity(), 1)
@@ -430,7 +429,7 @@ impl Share {
                 self.candidates.capacity(),
                 core::mem::size_of::<Candidate>(),
             )
-            + (listed * core::mem::size_of::<u32>()) as u64
+            + (listed * core::mem::size_of::<(u64, u32)>()) as u64
     }
 }
 
