@@ -471,7 +471,8 @@ pub(super) fn search_breadth_first<F: Form>(
     }
     level.seal();
     level.parts.resize_with(threads, Packed::default);
-    // On one thread, the next level as it is filled (then it and the level trade places).
+    // The first part of the next level as the first share fills it (then it and the level's
+    // first part trade places).
     let mut spare = Packed::default();
     let mut depth = 0u32;
     while level.len() > 0 {
@@ -548,7 +549,7 @@ pub(super) fn search_breadth_first<F: Form>(
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
             .sum();
-        // (On one thread the next level and the visited set grew meanwhile.)
+        // (The first share's thread grew the next level and the visited set meanwhile.)
         let fixed = held(&level, &spare, &new_nodes, &seen);
         if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
             report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
