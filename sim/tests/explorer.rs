@@ -409,9 +409,9 @@ fn a_bounded_search_says_so() {
     }
 }
 
-/// A memory budget stops a search cleanly on any number of threads (one thread fills the
-/// visited set and the next level as it goes, several merge after each level): it says so, and
-/// it never held more than the budget.
+/// A memory budget stops a search cleanly on any number of threads (the first thread fills the
+/// visited set and the next level as it goes, the others' successors are merged after each
+/// level): it says so, and it never held more than the budget.
 #[test]
 fn a_memory_budget_holds_on_any_number_of_threads() {
     let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 3, Order::Reordering);
@@ -440,10 +440,10 @@ fn a_memory_budget_holds_on_any_number_of_threads() {
     }
 }
 
-/// The thread count changes nothing but speed (and memory): one thread puts each successor
-/// straight into the visited set, several merge theirs after each level, and both give the
-/// same report, level by level, in both forms (flat rows; plain states under the symmetry
-/// reduction), passing, failing and warning.
+/// The thread count changes nothing but speed (and memory): the first thread puts each
+/// successor straight into the visited set, the others' are merged after each level, and one,
+/// two or three threads give the same report, level by level, in both forms (flat rows; plain
+/// states under the symmetry reduction), passing, failing and warning.
 #[test]
 fn threads_do_not_change_results() {
     let mut cases = vec![correct_spec("mcp-2025-11-25", "honour", 2)];

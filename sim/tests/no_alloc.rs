@@ -116,8 +116,8 @@ fn the_counter_sees_allocations() {
 
 /// A search on one thread (which fills the visited set and the next level as it expands)
 /// allocates no more than its memory budget, and more than half of it: what it counts as held
-/// is what it holds. (Several threads merge after each level, reserving first; the CLI's tests
-/// bound those by the figure the search reports.)
+/// is what it holds. (On several threads the later threads' successors are merged after each
+/// level, reserving first; the CLI's tests bound those by the figure the search reports.)
 #[test]
 fn a_search_on_one_thread_allocates_within_its_memory_budget() {
     let mut spec = ExploreSpec::new(Dialect::Acp, Behaviour::Honour, 3, Order::Reordering);
