@@ -4,14 +4,16 @@
 //! Each thread expands a contiguous share of a level. The first share's successors come first
 //! in the level's order, so its thread puts them straight into the visited set and the next
 //! level as it makes them; the other threads keep theirs as candidates, which are merged, in
-//! order, once the level is expanded.
+//! order, once the level is expanded. Each later share's new states are gathered on its own
+//! thread at the start of the next level, while the first thread is already expanding its
+//! share of it.
 
 use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
 use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::explorer::hash::{FingerprintSet, SHARDS, ShardedSet};
 use crate::explorer::{partial_order, symmetric};
@@ -71,8 +73,9 @@ impl Packed {
     }
 }
 
-/// A level's states in parts, in order: one part per thread's share of the level before (the
-/// roots: one part), each gathered on that share's thread.
+/// A level's states in parts, in order: the first filled by the first share's thread as the
+/// level before was expanded (the roots: the first part alone), each later one gathered from
+/// that share's candidates on its own thread, as the level itself is expanded.
 #[derive(Default)]
 struct Parts {
     parts: Vec<Packed>,
@@ -86,18 +89,14 @@ impl Parts {
         self.len
     }
 
-    fn get(&self, i: usize) -> &[u8] {
-        let p = self.starts.partition_point(|&s| s <= i) - 1;
-        self.parts[p].get(i - self.starts[p])
-    }
-
-    /// Takes note of where each part now starts (after they were filled).
-    fn seal(&mut self) {
+    /// Takes note of where each part starts, given how many states each holds (or will hold
+    /// once gathered).
+    fn set_lens(&mut self, lens: impl Iterator<Item = usize>) {
         self.starts.clear();
         self.len = 0;
-        for p in &self.parts {
+        for n in lens {
             self.starts.push(self.len);
-            self.len += p.len();
+            self.len += n;
         }
     }
 
@@ -107,16 +106,63 @@ impl Parts {
     }
 }
 
+/// A level's states as a thread reads them, by index in the level.
+trait LevelView {
+    fn get(&self, i: usize) -> &[u8];
+}
+
+/// Every part of a level, gathered.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    parts: &'a [&'a Packed],
+    starts: &'a [usize],
+}
+
+impl<'a> View<'a> {
+    fn at(self, i: usize) -> &'a [u8] {
+        let p = self.starts.partition_point(|&s| s <= i) - 1;
+        self.parts[p].get(i - self.starts[p])
+    }
+}
+
+impl LevelView for View<'_> {
+    fn get(&self, i: usize) -> &[u8] {
+        self.at(i)
+    }
+}
+
+/// A level as the first share's thread reads it while the later parts are being gathered: the
+/// first part at once, the later parts once the thread gathering them sends them (which it
+/// waits for only if its share reaches past the first part).
+struct FirstView<'a> {
+    first: &'a Packed,
+    starts: &'a [usize],
+    gathered: std::sync::mpsc::Receiver<&'a [Packed]>,
+    parts: std::cell::OnceCell<Vec<&'a Packed>>,
+}
+
+impl LevelView for FirstView<'_> {
+    fn get(&self, i: usize) -> &[u8] {
+        if i < self.first.len() {
+            return self.first.get(i);
+        }
+        let parts = self.parts.get_or_init(|| {
+            let later = self.gathered.recv().expect("the later parts were gathered");
+            core::iter::once(self.first).chain(later).collect()
+        });
+        View {
+            parts,
+            starts: self.starts,
+        }
+        .at(i)
+    }
+}
+
 /// Gathers the new candidates of `share`, in order, into `part` and their nodes into `nodes`
-/// (with `exact`, the room made first is exactly what the share could add).
-fn gather(part: &mut Packed, share: &Share, nodes: &mut Vec<Node>, exact: bool) {
+/// (under a memory bound the merge made room for all of them first).
+fn gather(part: &mut Packed, share: &Share, nodes: &mut Vec<Node>) {
     part.clear();
     nodes.clear();
-    if exact {
-        part.bytes.reserve_exact(share.bytes.len());
-        part.ends.reserve_exact(share.candidates.len());
-        nodes.reserve_exact(share.candidates.len());
-    }
     let mut at = 0;
     for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
         let len = c.len as usize;
@@ -249,13 +295,14 @@ impl Sink<'_> {
     }
 }
 
-/// Expands states `range` of `level` into `x.share`: every successor is generated and checked,
-/// then goes to `sink` (see [`Sink`]). With an `allowance`, it stops (and says so in `cut`)
-/// once its buffers, its memo and what it added to `sink` would hold more bytes than that.
+/// Expands states `range` of `level` into `x.share` (state `i` is node `base + i` of the
+/// tree): every successor is generated and checked, then goes to `sink` (see [`Sink`]). With
+/// an `allowance`, it stops (and says so in `cut`) once its buffers, its memo and what it
+/// added to `sink` would hold more bytes than that.
 fn expand_share<F: Form>(
     x: &mut Expander<'_, F>,
-    level: &Parts,
-    nodes: &[u32],
+    level: &impl LevelView,
+    base: u32,
     range: core::ops::Range<usize>,
     mut sink: Sink<'_>,
     allowance: Option<u64>,
@@ -278,7 +325,7 @@ fn expand_share<F: Form>(
     let mut cur = 0;
     for i in range {
         let state = level.get(i);
-        let node = nodes[i];
+        let node = base + i as u32;
         let root = x.load(state);
         out.reduced += u64::from(x.reduced());
         if x.steps.is_empty() {
@@ -371,9 +418,16 @@ fn expand_share<F: Form>(
 
 /// Puts the candidates of `shares` (in order) whose shard is one of `shards` (numbered from
 /// `first`) into those shards, and marks those that were new: the first of equal candidates,
-/// since equal candidates share a shard, which meets its candidates in order.
-fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
-    for s in shares {
+/// since equal candidates share a shard, which meets its candidates in order. Adds to `fresh`
+/// how many of each share's were new.
+fn mark_fresh(
+    shares: &[&Share],
+    first: usize,
+    shards: &mut [FingerprintSet],
+    fresh: &[AtomicUsize],
+) {
+    for (s, count) in shares.iter().zip(fresh) {
+        let mut n = 0;
         for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
             for (j, &(key, k)) in list.iter().enumerate() {
                 // Ask for the slot of a candidate a few ahead, so that it is there when needed.
@@ -382,9 +436,11 @@ fn mark_fresh(shares: &[&Share], first: usize, shards: &mut [FingerprintSet]) {
                 }
                 if shard.insert(key, ()) {
                     s.fresh[k as usize].store(true, Ordering::Relaxed);
+                    n += 1;
                 }
             }
         }
+        count.fetch_add(n, Ordering::Relaxed);
     }
 }
 
@@ -449,11 +505,12 @@ pub(super) fn search_breadth_first<F: Form>(
         .map(|_| Expander::new(rules, roots, sym, por))
         .collect::<Option<_>>()?;
     let mut seen = ShardedSet::default();
+    // The tree: a level's states are nodes `base..base + level.len()`, in order.
     let mut nodes: Vec<Node> = Vec::new();
-    // A level: its states packed, and each one's node.
-    let (mut level, mut level_nodes) = (Parts::default(), Vec::<u32>::new());
-    level.parts.push(Packed::default());
-    // Each thread's new nodes, in order (kept from level to level).
+    let mut level = Parts::default();
+    level.parts.resize_with(threads, Packed::default);
+    // Each part's new nodes, in order (kept from level to level): the first part's made by
+    // the first share's thread, the others' as each part is gathered.
     let mut new_nodes: Vec<Vec<Node>> = (0..threads).map(|_| Vec::new()).collect();
     // (Keying may relabel a scratch state; scratch states are overwritten before every step.)
     let x = &mut expanders[0];
@@ -461,16 +518,16 @@ pub(super) fn search_breadth_first<F: Form>(
         report.total_states += 1;
         let (key, packed) = x.key(i);
         if seen.insert(key) {
-            nodes.push(Node {
+            new_nodes[0].push(Node {
                 parent: u32::MAX,
                 choice: i as u32,
             });
             level.parts[0].push(packed);
-            level_nodes.push((nodes.len() - 1) as u32);
         }
     }
-    level.seal();
-    level.parts.resize_with(threads, Packed::default);
+    let roots_len = level.parts[0].len();
+    level.set_lens((0..threads).map(|t| if t == 0 { roots_len } else { 0 }));
+    let exact = opts.max_memory.is_some();
     // The first part of the next level as the first share fills it (then it and the level's
     // first part trade places).
     let mut spare = Packed::default();
@@ -481,23 +538,32 @@ pub(super) fn search_breadth_first<F: Form>(
             report.exhaustive = false;
             break;
         }
+        // The level's first part's nodes join the tree now (the first share's thread makes
+        // the next level's); the later parts' once they are gathered.
+        let base = nodes.len() as u32;
+        nodes.extend_from_slice(&new_nodes[0]);
+        new_nodes[0].clear();
         // Expand in parallel: each thread a contiguous share, so that shares in thread order
         // are the level in order.
-        let chunk = level.len().div_ceil(threads);
-        let range = |t: usize| (t * chunk).min(level.len())..((t + 1) * chunk).min(level.len());
+        let len = level.len();
+        let chunk = len.div_ceil(threads);
+        let range = |t: usize| (t * chunk).min(len)..((t + 1) * chunk).min(len);
         // What the search holds besides the threads' shares and memos, and what each thread
         // may then hold.
         let unique_before = seen.len();
-        let held = |level: &Parts, spare: &Packed, new_nodes: &[Vec<Node>], seen: &ShardedSet| {
+        let held = |level: &Parts,
+                    spare: &Packed,
+                    new_nodes: &[Vec<Node>],
+                    nodes: &Vec<Node>,
+                    seen: &ShardedSet| {
             level.held_bytes()
                 + spare.held_bytes()
                 + (new_nodes.iter().map(Vec::capacity).sum::<usize>()
                     * core::mem::size_of::<Node>()) as u64
-                + (level_nodes.capacity() * 4) as u64
                 + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
                 + seen.held_bytes()
         };
-        let fixed = held(&level, &spare, &new_nodes, &seen);
+        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen);
         let threads_held: u64 = expanders
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
@@ -511,7 +577,6 @@ pub(super) fn search_breadth_first<F: Form>(
         };
         report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         spare.clear();
-        new_nodes[0].clear();
         // The state bound stops the search at the new state that reaches it (at the first new
         // state if the roots reached it).
         let room = opts.max_states.map_or(usize::MAX, |m| {
@@ -520,28 +585,81 @@ pub(super) fn search_breadth_first<F: Form>(
                 .saturating_sub(unique_before)
                 .max(1)
         });
+        let (nodes0, later_nodes) = new_nodes.split_first_mut().expect("at least one thread");
         let from = seen.held_bytes()
             + spare.held_bytes()
-            + (new_nodes[0].capacity() * core::mem::size_of::<Node>()) as u64;
+            + (nodes0.capacity() * core::mem::size_of::<Node>()) as u64;
         let first = Sink::Direct(Direct {
             seen: &mut seen,
             next: &mut spare,
-            nodes: &mut new_nodes[0],
+            nodes: nodes0,
             room,
             from,
         });
-        // The first share on this thread, the others on one thread each.
+        // The first share on this thread; on one more, each later part gathered from the
+        // candidates its share's thread kept (which that thread then reuses), in parallel,
+        // then the later shares expanded, in parallel. The gathered parts are sent to this
+        // thread too, should the first share reach past the first part.
         let (x0, later) = expanders.split_first_mut().expect("at least one thread");
+        let (part0, later_parts) = level.parts.split_first_mut().expect("a first part");
+        let (part0, starts) = (&*part0, &level.starts[..]);
+        let (send, gathered) = std::sync::mpsc::channel();
         std::thread::scope(|scope| {
-            let (level, level_nodes) = (&level, &level_nodes);
-            for (t, x) in later.iter_mut().enumerate() {
-                let range = range(t + 1);
+            // (One thread has no later parts: its share is the first part.)
+            if !later.is_empty() {
                 scope.spawn(move || {
-                    expand_share(x, level, level_nodes, range, Sink::Later, allowance)
+                    std::thread::scope(|scope| {
+                        let shares = later.iter().map(|x| &x.share);
+                        let mut jobs = later_parts.iter_mut().zip(shares).zip(later_nodes);
+                        let last = jobs.next_back();
+                        for ((part, share), nn) in jobs {
+                            scope.spawn(move || gather(part, share, nn));
+                        }
+                        if let Some(((part, share), nn)) = last {
+                            gather(part, share, nn);
+                        }
+                    });
+                    let later_parts: &[Packed] = later_parts;
+                    // (The first share's thread may have finished without them.)
+                    let _ = send.send(later_parts);
+                    let parts: Vec<&Packed> = core::iter::once(part0).chain(later_parts).collect();
+                    debug_assert!(
+                        (0..parts.len()).all(|p| {
+                            starts.get(p + 1).unwrap_or(&len) - starts[p] == parts[p].len()
+                        }),
+                        "each part gathered as many states as the merge found new"
+                    );
+                    let view = View {
+                        parts: &parts,
+                        starts,
+                    };
+                    std::thread::scope(|scope| {
+                        let mut jobs = later.iter_mut().enumerate();
+                        let last = jobs.next_back();
+                        for (t, x) in jobs {
+                            let (view, range) = (&view, range(t + 1));
+                            scope.spawn(move || {
+                                expand_share(x, view, base, range, Sink::Later, allowance)
+                            });
+                        }
+                        if let Some((t, x)) = last {
+                            let range = range(t + 1);
+                            expand_share(x, &view, base, range, Sink::Later, allowance);
+                        }
+                    });
                 });
             }
-            expand_share(x0, level, level_nodes, range(0), first, allowance);
+            let view = FirstView {
+                first: part0,
+                starts,
+                gathered,
+                parts: std::cell::OnceCell::new(),
+            };
+            expand_share(x0, &view, base, range(0), first, allowance);
         });
+        for nn in &new_nodes[1..] {
+            nodes.extend_from_slice(nn);
+        }
         if expanders.iter().any(|x| F::spoilt(&x.memo)) {
             return None;
         }
@@ -550,7 +668,7 @@ pub(super) fn search_breadth_first<F: Form>(
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
             .sum();
         // (The first share's thread grew the next level and the visited set meanwhile.)
-        let fixed = held(&level, &spare, &new_nodes, &seen);
+        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen);
         if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
             report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         }
@@ -609,13 +727,13 @@ pub(super) fn search_breadth_first<F: Form>(
         if shares.iter().any(|s| s.cut) {
             return Some(out_of_memory(report, unique_before));
         }
-        let exact = opts.max_memory.is_some();
         // The first part of the next level was filled as the level expanded (the level's first
         // part, spare now, is held until the merge is done).
         core::mem::swap(&mut level.parts[0], &mut spare);
         let direct = level.parts[0].len();
+        let fresh: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
         if threads == 1 {
-            report.peak_states_held = report.peak_states_held.max((level.len() + direct) as u64);
+            report.peak_states_held = report.peak_states_held.max((len + direct) as u64);
         } else {
             let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
             let mut per_shard = [0; SHARDS];
@@ -625,7 +743,8 @@ pub(super) fn search_breadth_first<F: Form>(
                 }
             }
             // The merge puts up to every candidate in the next level (each share's in its
-            // own part), the tree and the visited set: make room first, if the budget allows.
+            // own part, gathered as the next level is expanded), the tree and the visited
+            // set: make room first, if the budget allows.
             let parts_after: u64 = shares
                 .iter()
                 .zip(&level.parts)
@@ -638,9 +757,8 @@ pub(super) fn search_breadth_first<F: Form>(
                 })
                 .sum();
             let merging = parts_after
-                + reserved(candidates, level_nodes.capacity(), 4)
                 + reserved(
-                    nodes.len() + candidates,
+                    nodes.len() + direct + candidates,
                     nodes.capacity(),
                     core::mem::size_of::<Node>(),
                 )
@@ -653,63 +771,63 @@ pub(super) fn search_breadth_first<F: Form>(
             report.peak_bytes_held = report.peak_bytes_held.max(merging);
             report.peak_states_held = report
                 .peak_states_held
-                .max((level.len() + direct + candidates) as u64);
+                .max((len + direct + candidates) as u64);
             // Merge in order after the first share's: the first of equal states is kept. Which
             // candidates are new is worked out shard by shard of the visited set, the shards
-            // shared out among the threads; each later share's new states are then gathered on
-            // its own thread, and the tree filled in order.
-            // (The last piece of work of each step on this thread, the others on one thread
-            // each.)
+            // shared out among the threads (the last piece on this thread, the others on one
+            // thread each); each later share's new states are gathered on its own thread as
+            // the next level is expanded.
             let per = SHARDS.div_ceil(threads.min(SHARDS));
             seen.fill_shards(|shards| {
                 std::thread::scope(|scope| {
-                    let shares = &shares;
+                    let (shares, fresh) = (&shares, &fresh);
                     let mut chunks = shards.chunks_mut(per).enumerate().rev();
                     let last = chunks.next();
                     for (t, shards) in chunks {
-                        scope.spawn(move || mark_fresh(shares, t * per, shards));
+                        scope.spawn(move || mark_fresh(shares, t * per, shards, fresh));
                     }
                     if let Some((t, shards)) = last {
-                        mark_fresh(shares, t * per, shards);
+                        mark_fresh(shares, t * per, shards, fresh);
                     }
                 })
             });
-            std::thread::scope(|scope| {
-                let shares = expanders.iter().map(|x| &x.share);
-                let mut parts = level.parts.iter_mut().zip(shares).zip(&mut new_nodes);
-                // (The first part was filled as the level expanded.)
-                parts.next();
-                let last = parts.next_back();
-                for ((part, share), nn) in parts {
-                    scope.spawn(move || gather(part, share, nn, exact));
+            if exact {
+                // The room each part's gathering would make, made now, as counted above.
+                for ((part, share), nn) in level
+                    .parts
+                    .iter_mut()
+                    .zip(&shares)
+                    .zip(&mut new_nodes)
+                    .skip(1)
+                {
+                    part.clear();
+                    nn.clear();
+                    part.bytes.reserve_exact(share.bytes.len());
+                    part.ends.reserve_exact(share.candidates.len());
+                    nn.reserve_exact(share.candidates.len());
                 }
-                if let Some(((part, share), nn)) = last {
-                    gather(part, share, nn, exact);
-                }
-            });
+            }
         }
-        level.seal();
+        level.set_lens(fresh.iter().enumerate().map(|(t, n)| {
+            if t == 0 {
+                direct
+            } else {
+                n.load(Ordering::Relaxed)
+            }
+        }));
         let fresh = level.len();
         if let Some(m) = opts.max_states
             && fresh > 0
             && (unique_before + fresh) as u64 >= m
         {
-            // Gathered in order, the search stops at the new state that reaches the bound.
+            // Merged in order, the search stops at the new state that reaches the bound.
             report.exhaustive = false;
             report.bounded_by_states = true;
             report.unique_states = m.max(unique_before as u64 + 1);
             return Some(report);
         }
-        level_nodes.clear();
         if exact {
-            level_nodes.reserve_exact(fresh);
             nodes.reserve_exact(fresh);
-        }
-        for nn in &new_nodes {
-            for &n in nn {
-                nodes.push(n);
-                level_nodes.push((nodes.len() - 1) as u32);
-            }
         }
         depth += 1;
         progress(depth, seen.len() as u64, level.len() as u64);
