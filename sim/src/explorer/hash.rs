@@ -245,6 +245,15 @@ impl<V: Copy + Default> FingerprintMap<V> {
         }
     }
 
+    /// Forgets every key, keeping its table.
+    pub(super) fn clear(&mut self) {
+        if self.len > 0 {
+            self.slots.fill((0, V::default()));
+            self.zero = None;
+            self.len = 0;
+        }
+    }
+
     /// The bytes its table takes.
     pub(super) fn held_bytes(&self) -> u64 {
         (self.slots.capacity() * core::mem::size_of::<(u64, V)>()) as u64
@@ -448,5 +457,14 @@ mod tests {
             (Some(7), Some(8), Some(9))
         );
         assert!(m.get(3 << 40).is_none() && m.get(fingerprint(b"absent")).is_none());
+        // Cleared, it holds nothing and takes every key again, in the table it had.
+        let table = m.held_bytes();
+        m.clear();
+        assert_eq!((m.len(), m.get(keys[0]), m.get(0)), (0, None, None));
+        assert!(m.insert(keys[0], 1) && m.insert(0, 2));
+        assert_eq!(
+            (m.get(keys[0]), m.get(0), m.held_bytes()),
+            (Some(1), Some(2), table)
+        );
     }
 }

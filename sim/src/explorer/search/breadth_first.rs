@@ -3,8 +3,8 @@
 //!
 //! Each thread expands a contiguous share of a level. The first share's successors come first
 //! in the level's order, so its thread puts them straight into the visited set and the next
-//! level as it makes them; the other threads keep theirs as candidates, which are merged, in
-//! order, once the level is expanded. Each later share's new states are gathered on its own
+//! level as it makes them; the other threads keep theirs as candidates (each distinct one
+//! once per share), which are merged, in order, once the level is expanded. Each later share's new states are gathered on its own
 //! thread at the start of the next level, while the first thread is already expanding its
 //! share of it.
 
@@ -199,13 +199,15 @@ struct Candidate {
 /// What one thread made of its share of a level.
 #[derive(Default)]
 pub(super) struct Share {
-    /// Its successors, to be merged ([`Sink::Later`]).
+    /// Its successors to be merged ([`Sink::Later`]): the first of equal ones in order.
     candidates: Vec<Candidate>,
     /// The packed states of the candidates, end to end.
     bytes: Vec<u8>,
-    /// On the first thread instead ([`Sink::Direct`]), the successors of the last two states
-    /// expanded, one buffer each in turn: those of a state are put into the visited set once
-    /// the next state's are made.
+    /// The fingerprints of the candidates (of this level's share).
+    kept: FingerprintSet,
+    /// The successors of the last two states expanded, one buffer each in turn: those of a
+    /// state are put into the visited set, or kept as candidates, once the next state's are
+    /// made (when their slots, asked for earlier, have arrived).
     recent: [Recent; 2],
     generated: u64,
     /// States expanded through an ample set smaller than their enabled steps.
@@ -228,7 +230,7 @@ pub(super) struct Share {
     by_shard: [Vec<(u64, u32)>; SHARDS],
 }
 
-/// One state's successors on the first thread: their candidates and packed states.
+/// One state's successors: their candidates and packed states.
 #[derive(Default)]
 struct Recent {
     candidates: Vec<Candidate>,
@@ -241,8 +243,9 @@ enum Sink<'s> {
     /// the next level, in the order the merge keeps them (so the same states, tree and counts,
     /// without candidates to keep and merge).
     Direct(Direct<'s>),
-    /// Every later share: every successor becomes a candidate, merged after the level in order
-    /// (the first share's thread fills the visited set meanwhile).
+    /// Every later share: each successor becomes a candidate unless an equal one of the share
+    /// already is (the first is the one the merge would keep), and the candidates are merged
+    /// after the level in order (the first share's thread fills the visited set meanwhile).
     Later,
 }
 
@@ -279,9 +282,10 @@ impl Direct<'_> {
 }
 
 impl Sink<'_> {
-    fn prefetch(&self, key: u64) {
-        if let Sink::Direct(d) = self {
-            d.seen.prefetch(key);
+    fn prefetch(&self, key: u64, kept: &FingerprintSet) {
+        match self {
+            Sink::Direct(d) => d.seen.prefetch(key),
+            Sink::Later => kept.prefetch(key),
         }
     }
 
@@ -310,6 +314,7 @@ fn expand_share<F: Form>(
     let mut out = core::mem::take(&mut x.share);
     out.candidates.clear();
     out.bytes.clear();
+    out.kept.clear();
     out.generated = 0;
     out.reduced = 0;
     out.reached = PropertySet::default();
@@ -318,10 +323,9 @@ fn expand_share<F: Form>(
     out.quiescent_warn = None;
     out.child_warn = None;
     out.cut = false;
-    // On the first thread the successors of the state being expanded go to `recent[cur]`, of
-    // the one before to `recent[cur ^ 1]`: those are put in once this state's are made, when
-    // their slots, asked for earlier, have arrived.
-    let direct = matches!(sink, Sink::Direct(_));
+    // The successors of the state being expanded go to `recent[cur]`, of the one before to
+    // `recent[cur ^ 1]`: those are put in once this state's are made, when their slots, asked
+    // for earlier, have arrived.
     let mut cur = 0;
     for i in range {
         let state = level.get(i);
@@ -370,22 +374,17 @@ fn expand_share<F: Form>(
                 });
             }
             let (fingerprint, packed) = x.key(root);
-            sink.prefetch(fingerprint);
-            let (candidates, rows) = match direct {
-                true => (&mut out.recent[cur].candidates, &mut out.recent[cur].rows),
-                false => (&mut out.candidates, &mut out.bytes),
-            };
-            candidates.push(Candidate {
+            sink.prefetch(fingerprint, &out.kept);
+            let r = &mut out.recent[cur];
+            r.candidates.push(Candidate {
                 parent: node,
                 choice,
                 fingerprint,
                 len: packed.len() as u32,
             });
-            rows.extend_from_slice(packed);
+            r.rows.extend_from_slice(packed);
         }
-        if let Sink::Direct(d) = &mut sink {
-            out.admit(d, cur ^ 1);
-        }
+        out.put(&mut sink, cur ^ 1);
         cur ^= 1;
         // Room is kept for the next state to add as much as this one did.
         let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
@@ -397,9 +396,7 @@ fn expand_share<F: Form>(
             break;
         }
     }
-    if let Sink::Direct(d) = &mut sink {
-        out.admit(d, cur ^ 1);
-    }
+    out.put(&mut sink, cur ^ 1);
     // Made ready for the merge here, on this thread (the first thread has none).
     out.fresh.clear();
     out.fresh
@@ -445,6 +442,30 @@ fn mark_fresh(
 }
 
 impl Share {
+    /// Puts the successors in `recent[k]` where `sink` says, in order, and forgets them.
+    #[inline(always)]
+    fn put(&mut self, sink: &mut Sink<'_>, k: usize) {
+        match sink {
+            Sink::Direct(d) => self.admit(d, k),
+            Sink::Later => self.keep(k),
+        }
+    }
+
+    /// Keeps each successor in `recent[k]` as a candidate unless an equal one is kept.
+    fn keep(&mut self, k: usize) {
+        let r = &mut self.recent[k];
+        let mut at = 0;
+        for c in &r.candidates {
+            let len = c.len as usize;
+            if self.kept.insert(c.fingerprint, ()) {
+                self.candidates.push(*c);
+                self.bytes.extend_from_slice(&r.rows[at..][..len]);
+            }
+            at += len;
+        }
+        r.candidates.clear();
+    }
+
     /// Puts the successors in `recent[k]` into `d` in order, each new one into the next level
     /// while the state bound leaves room, and forgets them.
     fn admit(&mut self, d: &mut Direct<'_>, k: usize) {
@@ -471,6 +492,11 @@ impl Share {
         let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
         let listed = listed.max(self.candidates.len());
         growable(self.bytes.len(), self.bytes.capacity(), 1)
+            // (A state's successors, a few dozen, may make it grow; the first share keeps none.)
+            + match self.kept.len() {
+                0 => self.kept.held_bytes(),
+                _ => self.kept.held_bytes_after(64),
+            }
             + self
                 .recent
                 .iter()
