@@ -4,9 +4,9 @@
 //! Each thread expands a contiguous share of a level. The first share's successors come first
 //! in the level's order, so its thread puts them straight into the visited set and the next
 //! level as it makes them; the other threads keep theirs as candidates (each distinct one
-//! once per share), which are merged, in order, once the level is expanded. Each later share's new states are gathered on its own
-//! thread at the start of the next level, while the first thread is already expanding its
-//! share of it.
+//! once per share), which are merged, in order, once the level is expanded. Each later share's
+//! new states are gathered on its own thread at the start of the next level, while the first
+//! thread is already expanding its share of it.
 
 use cancelcheck_properties::{InvariantId, PropertySet};
 
