@@ -163,18 +163,27 @@ impl LevelView for FirstView<'_> {
 fn gather(part: &mut Packed, share: &Share, nodes: &mut Vec<Node>) {
     part.clear();
     nodes.clear();
-    let mut at = 0;
-    for (c, fresh) in share.candidates.iter().zip(&share.fresh) {
-        let len = c.len as usize;
+    for ((c, row), fresh) in with_rows(&share.candidates, &share.bytes).zip(&share.fresh) {
         if fresh.load(Ordering::Relaxed) {
-            part.push(&share.bytes[at..][..len]);
+            part.push(row);
             nodes.push(Node {
                 parent: c.parent,
                 choice: c.choice,
             });
         }
-        at += len;
     }
+}
+
+/// Each of `candidates` with its packed state, the states lying end to end in `rows`.
+fn with_rows<'a>(
+    candidates: &'a [Candidate],
+    rows: &'a [u8],
+) -> impl Iterator<Item = (&'a Candidate, &'a [u8])> {
+    candidates.iter().scan(0, move |at: &mut usize, c| {
+        let row = &rows[*at..][..c.len as usize];
+        *at += row.len();
+        Some((c, row))
+    })
 }
 
 /// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
@@ -454,14 +463,11 @@ impl Share {
     /// Keeps each successor in `recent[k]` as a candidate unless an equal one is kept.
     fn keep(&mut self, k: usize) {
         let r = &mut self.recent[k];
-        let mut at = 0;
-        for c in &r.candidates {
-            let len = c.len as usize;
+        for (c, row) in with_rows(&r.candidates, &r.rows) {
             if self.kept.insert(c.fingerprint, ()) {
                 self.candidates.push(*c);
-                self.bytes.extend_from_slice(&r.rows[at..][..len]);
+                self.bytes.extend_from_slice(row);
             }
-            at += len;
         }
         r.candidates.clear();
     }
@@ -470,18 +476,15 @@ impl Share {
     /// while the state bound leaves room, and forgets them.
     fn admit(&mut self, d: &mut Direct<'_>, k: usize) {
         let r = &mut self.recent[k];
-        let mut at = 0;
-        for c in &r.candidates {
-            let len = c.len as usize;
+        for (c, row) in with_rows(&r.candidates, &r.rows) {
             if d.room > 0 && d.seen.insert(c.fingerprint) {
-                d.next.push(&r.rows[at..][..len]);
+                d.next.push(row);
                 d.nodes.push(Node {
                     parent: c.parent,
                     choice: c.choice,
                 });
                 d.room -= 1;
             }
-            at += len;
         }
         r.candidates.clear();
     }
