@@ -41,31 +41,51 @@ fn path_to(nodes: &[Node], mut i: u32) -> Vec<u32> {
     path
 }
 
-/// Packed states end to end in one buffer.
+/// Packed states end to end in one buffer. While every state has the same length (as flat
+/// rows do) no list of where each ends is kept: the states are found by arithmetic.
 #[derive(Default)]
 struct Packed {
     bytes: Vec<u8>,
+    /// Where each state ends, once some state's length differs from the first's (empty before).
     ends: Vec<usize>,
+    /// The first state's length.
+    stride: usize,
+    len: usize,
 }
 
 impl Packed {
     fn len(&self) -> usize {
-        self.ends.len()
+        self.len
     }
 
     fn get(&self, i: usize) -> &[u8] {
+        if self.ends.is_empty() {
+            return &self.bytes[i * self.stride..][..self.stride];
+        }
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.bytes[start..self.ends[i]]
     }
 
     fn push(&mut self, state: &[u8]) {
+        if self.len == 0 {
+            self.stride = state.len();
+        }
+        if self.ends.is_empty() && state.len() != self.stride {
+            // From here on each state's end is listed.
+            self.ends.reserve(self.len + 1);
+            self.ends.extend((1..=self.len).map(|k| k * self.stride));
+        }
         self.bytes.extend_from_slice(state);
-        self.ends.push(self.bytes.len());
+        if !self.ends.is_empty() {
+            self.ends.push(self.bytes.len());
+        }
+        self.len += 1;
     }
 
     fn clear(&mut self) {
         self.bytes.clear();
         self.ends.clear();
+        self.len = 0;
     }
 
     fn held_bytes(&self) -> u64 {
@@ -237,6 +257,9 @@ pub(super) struct Share {
     /// Per shard of the visited set its candidates (fingerprints and places, in order): each
     /// thread of the merge reads only the candidates of its own shards, one after another.
     by_shard: [Vec<(u64, u32)>; SHARDS],
+    /// Whether its candidates' packed states differ in length (then a part gathered from
+    /// them lists where each ends).
+    uneven: bool,
 }
 
 /// One state's successors: their candidates and packed states.
@@ -414,7 +437,10 @@ fn expand_share<F: Form>(
     for list in &mut out.by_shard {
         list.clear();
     }
+    let first_len = out.candidates.first().map(|c| c.len);
+    out.uneven = false;
     for (k, c) in out.candidates.iter().enumerate() {
+        out.uneven |= Some(c.len) != first_len;
         let shard = ShardedSet::shard(c.fingerprint);
         out.per_shard[shard] += 1;
         out.by_shard[shard].push((c.fingerprint, k as u32));
@@ -780,8 +806,9 @@ pub(super) fn search_breadth_first<F: Form>(
                 .zip(&new_nodes)
                 .map(|((s, part), nn)| {
                     let n = s.candidates.len();
+                    let ends = if s.uneven { n } else { 0 };
                     reserved(s.bytes.len(), part.bytes.capacity(), 1)
-                        + reserved(n, part.ends.capacity(), core::mem::size_of::<usize>())
+                        + reserved(ends, part.ends.capacity(), core::mem::size_of::<usize>())
                         + reserved(n, nn.capacity(), core::mem::size_of::<Node>())
                 })
                 .sum();
@@ -832,7 +859,9 @@ pub(super) fn search_breadth_first<F: Form>(
                     part.clear();
                     nn.clear();
                     part.bytes.reserve_exact(share.bytes.len());
-                    part.ends.reserve_exact(share.candidates.len());
+                    if share.uneven {
+                        part.ends.reserve_exact(share.candidates.len());
+                    }
                     nn.reserve_exact(share.candidates.len());
                 }
             }
@@ -863,4 +892,30 @@ pub(super) fn search_breadth_first<F: Form>(
     }
     report.unique_states = seen.len() as u64;
     Some(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Packed;
+
+    /// States of one length are found by arithmetic; once one differs, by the list of ends,
+    /// which then covers the states put in before it too.
+    #[test]
+    fn packed_states_come_back_as_put_whatever_their_lengths() {
+        let states: [&[u8]; 5] = [&[1, 2, 3], &[4, 5, 6], &[7, 8], &[9, 10, 11], &[12]];
+        let mut p = Packed::default();
+        for (n, s) in states.iter().enumerate() {
+            p.push(s);
+            assert_eq!(p.len(), n + 1);
+            assert_eq!(p.ends.is_empty(), n < 2, "after {} states", n + 1);
+            for (i, t) in states[..=n].iter().enumerate() {
+                assert_eq!(p.get(i), *t);
+            }
+        }
+        p.clear();
+        p.push(&[1, 2]);
+        p.push(&[3, 4]);
+        assert!(p.ends.is_empty());
+        assert_eq!((p.len(), p.get(1)), (2, &[3, 4][..]));
+    }
 }
