@@ -2,6 +2,7 @@
 //! fed endpoint and the driver, and what the checker makes of it, each worked out on a plain
 //! world the first time it is met.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -118,16 +119,29 @@ fn shown(party: Party, fed: Fed, outs: &[Output]) -> u64 {
 }
 
 /// What the checker makes of a step's events: the checker afterwards (its number) and the
-/// verdict of the step alone (a range of the memo's broken lists).
+/// verdict of the step alone (the number of an [`Outcome`]). Eight bytes, so that a slot of
+/// the memo's table of judgements, the largest table a step reads, takes sixteen.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Judged {
     pub(super) checker: u32,
+    pub(super) outcome: u32,
+}
+
+/// The verdict of one step alone: the races it reached and the invariants it broke (a range
+/// of the memo's broken lists). The memo keeps each distinct one once (number 0: nothing
+/// reached, nothing broken).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(super) struct Outcome {
     pub(super) reached: PropertySet,
     pub(super) broken: u32,
     pub(super) n_broken: u8,
     /// Whether a MUST clause is among those broken.
     pub(super) failed: bool,
 }
+
+/// An outcome by what it holds: the races reached, whether a MUST broke, the invariants
+/// broken.
+type OutcomeKey = (PropertySet, bool, Vec<InvariantId>);
 
 /// An input as codes.
 #[derive(Clone, Copy, Debug)]
@@ -196,6 +210,10 @@ pub struct FlatMemo {
     pub(super) responses: FingerprintMap<u32>,
     response_list: Vec<Response>,
     pub(super) judged: FingerprintMap<Judged>,
+    /// The outcomes of the judgements, each once, by number; and each one's number by what it
+    /// holds (its broken invariants themselves, not their range).
+    pub(super) outcomes: Vec<Outcome>,
+    outcome_numbers: HashMap<OutcomeKey, u32>,
     pub(super) ops: Vec<Op>,
     outputs: Vec<Output>,
     pub(super) broken: Vec<InvariantId>,
@@ -229,6 +247,8 @@ impl FlatMemo {
             responses: FingerprintMap::default(),
             response_list: Vec::new(),
             judged: FingerprintMap::default(),
+            outcomes: vec![Outcome::default()],
+            outcome_numbers: HashMap::from([((PropertySet::default(), false, Vec::new()), 0)]),
             ops: Vec::new(),
             outputs: Vec::new(),
             broken: Vec::new(),
@@ -258,6 +278,11 @@ impl FlatMemo {
             + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
             + (self.outputs.capacity() * core::mem::size_of::<Output>()) as u64
             + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
+            + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
+            + (self.outcomes.capacity() * core::mem::size_of::<Outcome>()) as u64
+            // (The keys' lists of broken invariants are as many again as `broken`.)
+            + (self.outcome_numbers.capacity() * (core::mem::size_of::<OutcomeKey>() + 5))
+                as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + self.bytes.capacity() as u64;
     }
@@ -439,18 +464,32 @@ impl FlatMemo {
     /// The checker's part of the step just shown to the world of `root`.
     fn judgement(&mut self, root: u8) -> Judged {
         let c = self.worlds[usize::from(root)].checker();
-        let reached = c.verdict().reached;
-        let failed = c.failed();
-        let broken = self.broken.len() as u32;
-        self.broken
-            .extend(c.verdict().violations.iter().map(|v| v.invariant));
+        let v = c.verdict();
+        let key = (
+            v.reached,
+            c.failed(),
+            v.violations.iter().map(|v| v.invariant).collect::<Vec<_>>(),
+        );
+        let outcome = match self.outcome_numbers.get(&key) {
+            Some(&n) => n,
+            None => {
+                let (reached, failed, broken) = &key;
+                self.outcomes.push(Outcome {
+                    reached: *reached,
+                    broken: self.broken.len() as u32,
+                    // A step breaks at most every invariant once (fewer than 32): a byte.
+                    n_broken: broken.len() as u8,
+                    failed: *failed,
+                });
+                self.broken.extend_from_slice(broken);
+                let n = (self.outcomes.len() - 1) as u32;
+                self.outcome_numbers.insert(key, n);
+                n
+            }
+        };
         Judged {
             checker: self.save(root, None),
-            reached,
-            broken,
-            // A step breaks at most every invariant once (fewer than 32): a byte.
-            n_broken: (self.broken.len() - broken as usize) as u8,
-            failed,
+            outcome,
         }
     }
 

@@ -382,14 +382,15 @@ impl Flat {
             }
         };
         self.set_u32(CHECKER, j.checker);
-        self.reached = self.reached.union(j.reached);
-        if j.n_broken > 0 {
-            if j.failed {
+        let o = memo.outcomes[j.outcome as usize];
+        self.reached = self.reached.union(o.reached);
+        if o.n_broken > 0 {
+            if o.failed {
                 self.violated = true;
             } else {
                 self.warned = true;
             }
-            memo.last_broken = (j.broken, j.n_broken);
+            memo.last_broken = (o.broken, o.n_broken);
         }
         let Stim::Feed(party, fed) = stim else {
             return;
