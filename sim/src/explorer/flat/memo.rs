@@ -130,7 +130,7 @@ pub(super) struct Judged {
 /// The verdict of one step alone: the races it reached and the invariants it broke (a range
 /// of the memo's broken lists). The memo keeps each distinct one once (number 0: nothing
 /// reached, nothing broken).
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default)]
 pub(super) struct Outcome {
     pub(super) reached: PropertySet,
     pub(super) broken: u32,
@@ -280,7 +280,8 @@ impl FlatMemo {
             + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + (self.outcomes.capacity() * core::mem::size_of::<Outcome>()) as u64
-            // (The keys' lists of broken invariants are as many again as `broken`.)
+            // Per room for an outcome's number: its key, the number and a control byte; the
+            // keys' lists of broken invariants hold as many again as `broken`.
             + (self.outcome_numbers.capacity() * (core::mem::size_of::<OutcomeKey>() + 5))
                 as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
