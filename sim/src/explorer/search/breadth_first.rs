@@ -206,6 +206,20 @@ fn with_rows<'a>(
     })
 }
 
+/// Runs every job at once: the last on this thread, each other on a thread of its own.
+fn run_each<F: FnOnce() + Send>(jobs: impl DoubleEndedIterator<Item = F>) {
+    let mut jobs = jobs;
+    let last = jobs.next_back();
+    std::thread::scope(|scope| {
+        for job in jobs {
+            scope.spawn(job);
+        }
+        if let Some(job) = last {
+            job();
+        }
+    });
+}
+
 /// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
 /// (`choice: None`).
 #[derive(Clone)]
@@ -663,17 +677,14 @@ pub(super) fn search_breadth_first<F: Form>(
             // (One thread has no later parts: its share is the first part.)
             if !later.is_empty() {
                 scope.spawn(move || {
-                    std::thread::scope(|scope| {
-                        let shares = later.iter().map(|x| &x.share);
-                        let mut jobs = later_parts.iter_mut().zip(shares).zip(later_nodes);
-                        let last = jobs.next_back();
-                        for ((part, share), nn) in jobs {
-                            scope.spawn(move || gather(part, share, nn));
-                        }
-                        if let Some(((part, share), nn)) = last {
-                            gather(part, share, nn);
-                        }
-                    });
+                    let shares = later.iter().map(|x| &x.share);
+                    run_each(
+                        later_parts
+                            .iter_mut()
+                            .zip(shares)
+                            .zip(later_nodes)
+                            .map(|((part, share), nn)| move || gather(part, share, nn)),
+                    );
                     let later_parts: &[Packed] = later_parts;
                     // (The first share's thread may have finished without them.)
                     let _ = send.send(later_parts);
@@ -688,20 +699,11 @@ pub(super) fn search_breadth_first<F: Form>(
                         parts: &parts,
                         starts,
                     };
-                    std::thread::scope(|scope| {
-                        let mut jobs = later.iter_mut().enumerate();
-                        let last = jobs.next_back();
-                        for (t, x) in jobs {
-                            let (view, range) = (&view, range(t + 1));
-                            scope.spawn(move || {
-                                expand_share(x, view, base, range, Sink::Later, allowance)
-                            });
-                        }
-                        if let Some((t, x)) = last {
-                            let range = range(t + 1);
-                            expand_share(x, &view, base, range, Sink::Later, allowance);
-                        }
-                    });
+                    let view = &view;
+                    run_each(later.iter_mut().enumerate().map(|(t, x)| {
+                        let range = range(t + 1);
+                        move || expand_share(x, view, base, range, Sink::Later, allowance)
+                    }));
                 });
             }
             let view = FirstView {
@@ -835,17 +837,13 @@ pub(super) fn search_breadth_first<F: Form>(
             // the next level is expanded.
             let per = SHARDS.div_ceil(threads.min(SHARDS));
             seen.fill_shards(|shards| {
-                std::thread::scope(|scope| {
-                    let (shares, fresh) = (&shares, &fresh);
-                    let mut chunks = shards.chunks_mut(per).enumerate().rev();
-                    let last = chunks.next();
-                    for (t, shards) in chunks {
-                        scope.spawn(move || mark_fresh(shares, t * per, shards, fresh));
-                    }
-                    if let Some((t, shards)) = last {
-                        mark_fresh(shares, t * per, shards, fresh);
-                    }
-                })
+                let (shares, fresh) = (&shares, &fresh);
+                run_each(
+                    shards
+                        .chunks_mut(per)
+                        .enumerate()
+                        .map(|(t, shards)| move || mark_fresh(shares, t * per, shards, fresh)),
+                )
             });
             if exact {
                 // The room each part's gathering would make, made now, as counted above.
