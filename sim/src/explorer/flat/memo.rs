@@ -188,6 +188,9 @@ pub(super) enum Stim {
 struct Base {
     world: World,
     held: [u32; 3],
+    /// The stored bytes of each part held (empty where none is): a part that comes out of a
+    /// step as it went in is known by its number without a look-up.
+    bytes: [Vec<u8>; 3],
 }
 
 /// One thread's memo of transitions, its copy of the codes, and the worlds (one per initial
@@ -236,6 +239,7 @@ impl FlatMemo {
             .map(|w| Base {
                 world: w.clone(),
                 held: [u32::MAX; 3],
+                bytes: Default::default(),
             })
             .collect();
         let mut m = FlatMemo {
@@ -285,7 +289,13 @@ impl FlatMemo {
             + (self.outcome_numbers.capacity() * (core::mem::size_of::<OutcomeKey>() + 5))
                 as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
-            + self.bytes.capacity() as u64;
+            + self.bytes.capacity() as u64
+            + self
+                .bases
+                .iter()
+                .flat_map(|b| &b.bytes)
+                .map(|b| b.capacity() as u64)
+                .sum::<u64>();
     }
 
     /// Whether some state did not fit the flat form: what was searched with this memo is void.
@@ -333,7 +343,10 @@ impl FlatMemo {
         let slot = part.map_or(2, Party::index);
         if base.held[slot] != n {
             let t = self.shared.read();
-            let mut r = Reader::new(&t.part_bytes[n as usize]);
+            let stored = &t.part_bytes[n as usize];
+            base.bytes[slot].clear();
+            base.bytes[slot].extend_from_slice(stored);
+            let mut r = Reader::new(stored);
             let w = &mut base.world;
             let done = match part {
                 Some(p) => w.unpack_endpoint(p, &mut r),
@@ -359,6 +372,12 @@ impl FlatMemo {
         match part {
             Some(p) => w.pack_endpoint(p, &mut self.bytes),
             None => w.pack_checker(&mut self.bytes),
+        }
+        let base = &self.bases[usize::from(root)];
+        let slot = part.map_or(2, Party::index);
+        if base.held[slot] != u32::MAX && base.bytes[slot] == self.bytes {
+            // Unchanged by the step (a third of the checker's judgements).
+            return base.held[slot];
         }
         let known = self.shared.read().parts.get(&self.bytes[..]).copied();
         known.unwrap_or_else(|| self.shared.write().part(&self.bytes))
@@ -466,6 +485,13 @@ impl FlatMemo {
     fn judgement(&mut self, root: u8) -> Judged {
         let c = self.worlds[usize::from(root)].checker();
         let v = c.verdict();
+        if v.reached == PropertySet::default() && v.violations.is_empty() {
+            // Nothing reached, nothing broken: outcome 0, as most are.
+            return Judged {
+                checker: self.save(root, None),
+                outcome: 0,
+            };
+        }
         let key = (
             v.reached,
             c.failed(),
