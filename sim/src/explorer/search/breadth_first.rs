@@ -373,6 +373,7 @@ fn expand_share<F: Form>(
     // `recent[cur ^ 1]`: those are put in once this state's are made, when their slots, asked
     // for earlier, have arrived.
     let mut cur = 0;
+    let listing_room = out.listing_room();
     for i in range {
         let state = level.get(i);
         let node = base + i as u32;
@@ -436,7 +437,12 @@ fn expand_share<F: Form>(
         let added = (out.bytes.len() + out.candidates.len() * core::mem::size_of::<Candidate>())
             .saturating_sub(before) as u64;
         if allowance.is_some_and(|a| {
-            out.held_bytes() + F::held_bytes(&x.memo) + sink.held_bytes() + 2 * added > a
+            debug_assert_eq!(listing_room, out.listing_room(), "lists made mid-share");
+            out.held_bytes_listing(listing_room)
+                + F::held_bytes(&x.memo)
+                + sink.held_bytes()
+                + 2 * added
+                > a
         }) {
             out.cut = true;
             break;
@@ -531,9 +537,19 @@ impl Share {
 
     /// The bytes its buffers hold, counting a growth about to happen.
     fn held_bytes(&self) -> u64 {
+        self.held_bytes_listing(self.listing_room())
+    }
+
+    /// The room of its lists by shard, in candidates (unchanged while a share is expanded:
+    /// they are made once it is).
+    fn listing_room(&self) -> usize {
+        self.by_shard.iter().map(Vec::capacity).sum()
+    }
+
+    /// [`Share::held_bytes`], given [`Share::listing_room`].
+    fn held_bytes_listing(&self, room: usize) -> u64 {
         // Listed by shard: a fingerprint and a place per candidate.
-        let listed: usize = self.by_shard.iter().map(Vec::capacity).sum();
-        let listed = listed.max(self.candidates.len());
+        let listed = room.max(self.candidates.len());
         growable(self.bytes.len(), self.bytes.capacity(), 1)
             // (A state's successors, a few dozen, may make it grow; the first share keeps none.)
             + match self.kept.len() {
