@@ -2,7 +2,6 @@
 //! fed endpoint and the driver, and what the checker makes of it, each worked out on a plain
 //! world the first time it is met.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -139,10 +138,6 @@ pub(super) struct Outcome {
     pub(super) failed: bool,
 }
 
-/// An outcome by what it holds: the races reached, whether a MUST broke, the invariants
-/// broken.
-type OutcomeKey = (PropertySet, bool, Vec<InvariantId>);
-
 /// An input as codes.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Fed {
@@ -213,10 +208,8 @@ pub struct FlatMemo {
     pub(super) responses: FingerprintMap<u32>,
     response_list: Vec<Response>,
     pub(super) judged: FingerprintMap<Judged>,
-    /// The outcomes of the judgements, each once, by number; and each one's number by what it
-    /// holds (its broken invariants themselves, not their range).
+    /// The outcomes of the judgements, each once, by number.
     pub(super) outcomes: Vec<Outcome>,
-    outcome_numbers: HashMap<OutcomeKey, u32>,
     pub(super) ops: Vec<Op>,
     outputs: Vec<Output>,
     pub(super) broken: Vec<InvariantId>,
@@ -252,7 +245,6 @@ impl FlatMemo {
             response_list: Vec::new(),
             judged: FingerprintMap::default(),
             outcomes: vec![Outcome::default()],
-            outcome_numbers: HashMap::from([((PropertySet::default(), false, Vec::new()), 0)]),
             ops: Vec::new(),
             outputs: Vec::new(),
             broken: Vec::new(),
@@ -284,11 +276,6 @@ impl FlatMemo {
             + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
             + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + (self.outcomes.capacity() * core::mem::size_of::<Outcome>()) as u64
-            // Per room for an outcome's number: its key, the number and a control byte; the
-            // keys' lists of broken invariants hold as many again as `broken`.
-            + (self.outcome_numbers.capacity() * (core::mem::size_of::<OutcomeKey>() + 5))
-                as u64
-            + (self.broken.capacity() * core::mem::size_of::<InvariantId>()) as u64
             + self.bytes.capacity() as u64
             + self
                 .bases
@@ -484,34 +471,31 @@ impl FlatMemo {
     /// The checker's part of the step just shown to the world of `root`.
     fn judgement(&mut self, root: u8) -> Judged {
         let c = self.worlds[usize::from(root)].checker();
-        let v = c.verdict();
-        if v.reached == PropertySet::default() && v.violations.is_empty() {
-            // Nothing reached, nothing broken: outcome 0, as most are.
-            return Judged {
-                checker: self.save(root, None),
-                outcome: 0,
-            };
-        }
-        let key = (
-            v.reached,
-            c.failed(),
-            v.violations.iter().map(|v| v.invariant).collect::<Vec<_>>(),
-        );
-        let outcome = match self.outcome_numbers.get(&key) {
-            Some(&n) => n,
+        let (reached, failed) = (c.verdict().reached, c.failed());
+        let broken = c.verdict().violations.iter().map(|v| v.invariant);
+        // Few outcomes are distinct (at most six in any search of every dialect and behaviour):
+        // each is found by comparing, the most common (nothing reached, nothing broken) first.
+        let known = self.outcomes.iter().position(|o| {
+            o.reached == reached
+                && o.failed == failed
+                && self.broken[o.broken as usize..][..usize::from(o.n_broken)]
+                    .iter()
+                    .copied()
+                    .eq(broken.clone())
+        });
+        let outcome = match known {
+            Some(n) => n as u32,
             None => {
-                let (reached, failed, broken) = &key;
+                let at = self.broken.len();
+                self.broken.extend(broken);
                 self.outcomes.push(Outcome {
-                    reached: *reached,
-                    broken: self.broken.len() as u32,
+                    reached,
+                    broken: at as u32,
                     // A step breaks at most every invariant once (fewer than 32): a byte.
-                    n_broken: broken.len() as u8,
-                    failed: *failed,
+                    n_broken: (self.broken.len() - at) as u8,
+                    failed,
                 });
-                self.broken.extend_from_slice(broken);
-                let n = (self.outcomes.len() - 1) as u32;
-                self.outcome_numbers.insert(key, n);
-                n
+                (self.outcomes.len() - 1) as u32
             }
         };
         Judged {

@@ -207,8 +207,7 @@ fn with_rows<'a>(
 }
 
 /// Runs every job at once: the last on this thread, each other on a thread of its own.
-fn run_each<F: FnOnce() + Send>(jobs: impl DoubleEndedIterator<Item = F>) {
-    let mut jobs = jobs;
+fn run_each<F: FnOnce() + Send>(mut jobs: impl DoubleEndedIterator<Item = F>) {
     let last = jobs.next_back();
     std::thread::scope(|scope| {
         for job in jobs {
