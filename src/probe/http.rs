@@ -12,7 +12,7 @@
 //! down from another thread than the one reading it).
 
 use cancelcheck_wire::http::{self as h, BodyKind, Dechunker, SseReader, Url};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -408,10 +408,62 @@ impl Body {
     }
 }
 
-/// A local port no one listens on now (for `{port}`): bound, read and released.
-pub fn free_port() -> std::io::Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(l.local_addr()?.port())
+/// The ports this process has leased to servers it starts (see [`PortLease`]).
+static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+
+fn leased() -> std::sync::MutexGuard<'static, BTreeSet<u16>> {
+    LEASED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A local port held for one server the probe starts, until the lease is dropped: no other
+/// lease of this process gets it meanwhile. A port is picked by binding it and released for
+/// the server to bind, so the system may offer it again before the server listens; without the
+/// lease, two scenarios run at once could start their servers on one port, and the one whose
+/// server could not listen would talk to the other's.
+#[derive(Debug)]
+pub struct PortLease(u16);
+
+impl PortLease {
+    /// Leases `port`, unless this process holds a lease on it.
+    fn take(port: u16) -> Option<PortLease> {
+        // (A lease made only once the set is unlocked: dropping one takes the lock.)
+        let new = leased().insert(port);
+        new.then(|| PortLease(port))
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.0
+    }
+}
+
+impl Drop for PortLease {
+    fn drop(&mut self) {
+        leased().remove(&self.0);
+    }
+}
+
+/// A local port no one listens on now and no other lease of this process holds (for
+/// `{port}`): bound, read and released.
+pub fn free_port() -> std::io::Result<PortLease> {
+    lease_from(|| std::net::TcpListener::bind("127.0.0.1:0"))
+}
+
+/// The first port `bind` offers that no lease holds, leased. Each port found leased stays bound
+/// while the search goes on, so the system does not offer it twice.
+fn lease_from(
+    mut bind: impl FnMut() -> std::io::Result<std::net::TcpListener>,
+) -> std::io::Result<PortLease> {
+    let mut tried = Vec::new();
+    loop {
+        let l = bind()?;
+        if let Some(lease) = PortLease::take(l.local_addr()?.port()) {
+            return Ok(lease);
+        }
+        tried.push(l);
+    }
 }
 
 /// Waits until `url`'s host accepts connections, until `deadline`; `alive` says whether the
@@ -429,6 +481,12 @@ pub fn wait_listening(
             .next()
             .ok_or_else(|| format!("{addr} resolves to no address"))?;
         if TcpStream::connect_timeout(&to, Duration::from_millis(200)).is_ok() {
+            if !alive() {
+                // An exited process accepted nothing: another one listens there.
+                return Err(format!(
+                    "it exited, and something else accepts connections on {addr}"
+                ));
+            }
             return Ok(());
         }
         if !alive() {
@@ -448,6 +506,34 @@ mod tests {
     use super::*;
     use std::io::Read;
     use std::net::TcpListener;
+
+    /// A port this process leased is not leased again, even when the system offers it (as it
+    /// may once the port is released for the server to bind), until the lease is dropped.
+    #[test]
+    fn a_leased_port_is_not_leased_again_until_released() {
+        let held = free_port().unwrap();
+        let p = held.port();
+        assert!(PortLease::take(p).is_none());
+        // The system offers the leased port first, then any.
+        let mut offers = [format!("127.0.0.1:{p}"), "127.0.0.1:0".to_string()].into_iter();
+        let other = lease_from(|| TcpListener::bind(offers.next().unwrap())).unwrap();
+        assert_ne!(other.port(), p);
+        drop(held);
+        assert_eq!(PortLease::take(p).map(|l| l.port()), Some(p));
+    }
+
+    /// A started server that has exited, while something else accepts connections on its port,
+    /// is not taken as listening.
+    #[test]
+    fn a_port_another_process_listens_on_is_not_the_exited_servers() {
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = other.local_addr().unwrap().port();
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let why = wait_listening(&url, deadline, || false).unwrap_err();
+        assert!(why.contains("something else accepts connections"), "{why}");
+        assert!(wait_listening(&url, deadline, || true).is_ok());
+    }
 
     /// A server that answers its one POST with a 202 only after a while, then is gone: `settle`
     /// waits for the stream's thread and hands over what the server wrote.

@@ -280,8 +280,9 @@ fn print_messages(plan: &Plan, json: bool) -> String {
 }
 
 /// `--url`: refused unless the dialect has Streamable HTTP and the URL is `http://` (with
-/// `{port}` only where the probe starts the server).
-fn check_url(dialect: Dialect, url: &str, command: &[String]) -> anyhow::Result<()> {
+/// `{port}` only where the probe starts the server, and where it starts one per scenario for
+/// `jobs` at once).
+fn check_url(dialect: Dialect, url: &str, command: &[String], jobs: usize) -> anyhow::Result<()> {
     if !cancelcheck_model::http::has_streamable_http(dialect) {
         return Err(bad(format!(
             "--url: {dialect} has no Streamable HTTP transport (mcp-2025-11-25 and mcp-2026-07-28 do); probe it over stdio with its command after --"
@@ -290,6 +291,11 @@ fn check_url(dialect: Dialect, url: &str, command: &[String]) -> anyhow::Result<
     if url.contains("{port}") && command.is_empty() {
         return Err(bad(format!(
             "--url {url}: {{port}} stands for the port of a server the probe starts: give its command after --, or the port of the server you started"
+        )));
+    }
+    if !url.contains("{port}") && !command.is_empty() && jobs > 1 {
+        return Err(bad(format!(
+            "--url {url} with --jobs {jobs}: each scenario starts its own server, and without {{port}} every one would listen on the same port (a server that cannot would leave its scenario talking to another's): put {{port}} where the port goes, in the URL and the command's arguments, or run --jobs 1"
         )));
     }
     cancelcheck_wire::http::Url::parse(&url.replace("{port}", "1"))
@@ -306,7 +312,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         recipe,
     } = plan(args)?;
     if let Some(url) = &args.url {
-        check_url(dialect, url, &args.command)?;
+        check_url(dialect, url, &args.command, args.jobs)?;
     }
     if args.command.is_empty() && args.url.is_none() {
         return Err(bad(

@@ -255,6 +255,21 @@ fn bad_http_usage_is_a_clear_error() {
     assert!(e.contains("no TLS"), "{e}");
     let e = usage_error(&["--dialect", "mcp-2025-11-25", "--url", URL]);
     assert!(e.contains("{port}") && e.contains("command"), "{e}");
+    // A server started per scenario on a fixed port, two scenarios at once.
+    let fixed = "http://127.0.0.1:45555/mcp";
+    let e = usage_error(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--jobs",
+        "2",
+        "--url",
+        fixed,
+        "--",
+        PEER,
+        "--http",
+        "127.0.0.1:45555",
+    ]);
+    assert!(e.contains("--jobs 2") && e.contains("{port}"), "{e}");
 }
 
 #[test]

@@ -10,11 +10,12 @@
 //!   2026-07-28), drops it as a network failure would ([`note::STREAM_LOST`]) and resumes it
 //!   with `Last-Event-ID` ([`note::STREAM_RESUMED`]); what the resumed GET carries is recorded
 //!   on the request's stream. What a closed or dropped connection still held is never read.
-//! - With `-- COMMAND`, the probe picks a free local port, puts it for `{port}` in the URL and
-//!   the command's arguments, starts the command and waits (within the scenario's time) until
-//!   the port accepts connections; the server is killed when the scenario ends.
+//! - With `-- COMMAND`, the probe picks a free local port (leased: no other scenario of the run
+//!   gets it while this one lasts), puts it for `{port}` in the URL and the command's
+//!   arguments, starts the command and waits (within the scenario's time) until the port
+//!   accepts connections while the command runs; the server is killed when the scenario ends.
 
-use super::super::http::{Arrival, Client, What, free_port, wait_listening};
+use super::super::http::{Arrival, Client, PortLease, What, free_port, wait_listening};
 use super::super::judge::{Dir, Record, note};
 use super::super::process::Peer;
 use super::{Session, Setup, Step, Stop};
@@ -56,6 +57,8 @@ pub(super) struct Side {
     ended: BTreeSet<String>,
     /// Request streams whose POST the server answered 2xx (it took the request).
     taken: BTreeSet<String>,
+    /// The port of the server the probe started, held while the session lasts.
+    _lease: Option<PortLease>,
 }
 
 /// `{port}` replaced.
@@ -68,10 +71,11 @@ impl Side {
     /// until it listens (until `deadline`, at most [`LISTEN_WAIT`]).
     pub(super) fn start(setup: &Setup, deadline: Instant) -> std::io::Result<(Option<Peer>, Side)> {
         let template = setup.url.clone().unwrap_or_default();
-        let (url, peer) = match setup.command.split_first() {
-            None => (template, None),
+        let (url, peer, lease) = match setup.command.split_first() {
+            None => (template, None, None),
             Some((program, args)) => {
-                let port = free_port()?;
+                let lease = free_port()?;
+                let port = lease.port();
                 let url = with_port(&template, port);
                 let args: Vec<String> = args.iter().map(|a| with_port(a, port)).collect();
                 let mut peer = Peer::spawn(program, &args)?;
@@ -94,7 +98,7 @@ impl Side {
                         "`{line}` {why}; {said} (give the server's listening address as --url with {{port}} where the probe's port goes)"
                     )));
                 }
-                (url, Some(peer))
+                (url, Some(peer), Some(lease))
             }
         };
         let parsed = Url::parse(&url).map_err(std::io::Error::other)?;
@@ -112,6 +116,7 @@ impl Side {
             get: None,
             ended: BTreeSet::new(),
             taken: BTreeSet::new(),
+            _lease: lease,
         };
         Ok((peer, side))
     }
