@@ -467,7 +467,8 @@ fn lease_from(
 }
 
 /// Waits until `url`'s host accepts connections, until `deadline`; `alive` says whether the
-/// process that should listen still runs. Returns why not, if it never did.
+/// process that should listen still runs (connections accepted once it has exited are another
+/// process's). Returns why not, if it never did.
 pub fn wait_listening(
     url: &Url,
     deadline: Instant,
