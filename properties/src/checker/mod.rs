@@ -191,7 +191,9 @@ impl Checker {
 
     /// Appends the records, in canonical order where that is set (see [`State`]).
     fn pack_reqs(&self, out: &mut Vec<u8>) {
-        match self.canonical_order().filter(|_| self.canonical) {
+        // (The order is worked out only where it is asked for: a search of flat states packs a
+        // checker for every transition it meets.)
+        match self.canonical.then(|| self.canonical_order()).flatten() {
             Some(order) => {
                 let place = inverse(&order);
                 put_varint(out, self.reqs.len() as u64);
