@@ -195,9 +195,9 @@ const CHECKER_SLOTS: usize = 1024;
 
 /// The checkers met last in one world, unpacked: checker number `n` in slot `n %
 /// CHECKER_SLOTS`, until another takes the slot. A judgement worked out starts from a copy of
-/// its state's checker, and the states whose judgements are met one after another share few
-/// checkers: in the search of ACP's 3 requests with timeouts, 56,620 judgements start from
-/// 28,538 checkers in turn (a change of checker each), but only 8,742 different ones.
+/// its state's checker, and the judgements met one after another come back to few checkers:
+/// in the search of ACP's 3 requests with timeouts, the checker changes 28,538 times from one
+/// judgement to the next (of 56,620), among only 8,742 different checkers.
 #[derive(Default)]
 struct Checkers {
     slots: Vec<Option<(u32, Box<Checker>)>>,
