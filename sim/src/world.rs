@@ -213,14 +213,11 @@ impl World {
         self.checker.unpack_state(r)
     }
 
-    /// Becomes `src`'s in one part (an endpoint's, or with `None` the checker's, verdict
-    /// included), copying into what this world already holds (no allocation once its tables
-    /// are large enough). `src` is a world of the same configurations.
-    pub fn copy_part_from(&mut self, src: &World, part: Option<Party>) {
-        match part {
-            Some(p) => self.endpoints[p.index()].clone_from(&src.endpoints[p.index()]),
-            None => self.checker.clone_from(&src.checker),
-        }
+    /// Becomes `src`'s in one party's endpoint, copying into what this world already holds (no
+    /// allocation once its tables are large enough). `src` is a world of the same
+    /// configurations.
+    pub fn copy_endpoint_from(&mut self, src: &World, party: Party) {
+        self.endpoints[party.index()].clone_from(&src.endpoints[party.index()]);
     }
 
     /// Feeds everything both endpoints and the checker hold about request `id` to `h`.

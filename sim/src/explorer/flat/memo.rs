@@ -411,7 +411,7 @@ impl FlatMemo {
         }
         let world = &mut self.worlds[usize::from(root)];
         match part {
-            Some(_) => world.copy_part_from(&base.world, part),
+            Some(p) => world.copy_endpoint_from(&base.world, p),
             None => {
                 // (A slot changes checker only when another is loaded.)
                 let c = base.checkers.get(n).expect("the checker loaded is held");
