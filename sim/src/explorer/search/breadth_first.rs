@@ -6,12 +6,14 @@
 //! level as it makes them; the other threads keep theirs as candidates (each distinct one
 //! once per share), which are merged, in order, once the level is expanded. Each later share's
 //! new states are gathered on its own thread at the start of the next level, while the first
-//! thread is already expanding its share of it.
+//! thread is already expanding its share of it. The threads beside the calling one are
+//! started once a search ([`Worker`]) and handed each level's jobs.
 
 use cancelcheck_properties::{InvariantId, PropertySet};
 
 use super::expander::{Expander, Roots};
 use super::form::Form;
+use super::workers::{Worker, join, run_each};
 use super::{Finding, Level, SearchOptions, SearchReport, growable, out_of_memory, reserved};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -204,19 +206,6 @@ fn with_rows<'a>(
         *at += row.len();
         Some((c, row))
     })
-}
-
-/// Runs every job at once: the last on this thread, each other on a thread of its own.
-fn run_each<F: FnOnce() + Send>(mut jobs: impl DoubleEndedIterator<Item = F>) {
-    let last = jobs.next_back();
-    std::thread::scope(|scope| {
-        for job in jobs {
-            scope.spawn(job);
-        }
-        if let Some(job) = last {
-            job();
-        }
-    });
 }
 
 /// A successor that breaks an invariant, or a quiescent state that breaks an eventual one
@@ -588,6 +577,8 @@ pub(super) fn search_breadth_first<F: Form>(
     let mut expanders: Vec<Expander<'_, F>> = (0..threads)
         .map(|_| Expander::new(rules, roots, sym, por))
         .collect::<Option<_>>()?;
+    // The threads beside this one, kept for the whole search.
+    let workers: Vec<Worker> = (1..threads).map(|_| Worker::new()).collect();
     let mut seen = ShardedSet::default();
     // The tree: a level's states are nodes `base..base + level.len()`, in order.
     let mut nodes: Vec<Node> = Vec::new();
@@ -680,47 +671,49 @@ pub(super) fn search_breadth_first<F: Form>(
             room,
             from,
         });
-        // The first share on this thread; on one more, each later part gathered from the
-        // candidates its share's thread kept (which that thread then reuses), in parallel,
-        // then the later shares expanded, in parallel. The gathered parts are sent to this
-        // thread too, should the first share reach past the first part.
+        // The first share on this thread; on the first worker, each later part gathered from
+        // the candidates its share's thread kept (which that thread then reuses), in
+        // parallel, then the later shares expanded, in parallel (the last share on the first
+        // worker, each other on a worker of its own). The gathered parts are sent to
+        // this thread too, should the first share reach past the first part.
         let (x0, later) = expanders.split_first_mut().expect("at least one thread");
         let (part0, later_parts) = level.parts.split_first_mut().expect("a first part");
         let (part0, starts) = (&*part0, &level.starts[..]);
         let (send, gathered) = std::sync::mpsc::channel();
-        std::thread::scope(|scope| {
-            // (One thread has no later parts: its share is the first part.)
-            if !later.is_empty() {
-                scope.spawn(move || {
-                    let shares = later.iter().map(|x| &x.share);
-                    run_each(
-                        later_parts
-                            .iter_mut()
-                            .zip(shares)
-                            .zip(later_nodes)
-                            .map(|((part, share), nn)| move || gather(part, share, nn)),
-                    );
-                    let later_parts: &[Packed] = later_parts;
-                    // (The first share's thread may have finished without them.)
-                    let _ = send.send(later_parts);
-                    let parts: Vec<&Packed> = core::iter::once(part0).chain(later_parts).collect();
-                    debug_assert!(
-                        (0..parts.len()).all(|p| {
-                            starts.get(p + 1).unwrap_or(&len) - starts[p] == parts[p].len()
-                        }),
-                        "each part gathered as many states as the merge found new"
-                    );
-                    let view = View {
-                        parts: &parts,
-                        starts,
-                    };
-                    let view = &view;
-                    run_each(later.iter_mut().enumerate().map(|(t, x)| {
-                        let range = range(t + 1);
-                        move || expand_share(x, view, base, range, Sink::Later, allowance)
-                    }));
-                });
-            }
+        let rest = workers.get(1..).unwrap_or_default();
+        let later_shares = move || {
+            let shares = later.iter().map(|x| &x.share);
+            run_each(
+                rest,
+                later_parts
+                    .iter_mut()
+                    .zip(shares)
+                    .zip(later_nodes)
+                    .map(|((part, share), nn)| move || gather(part, share, nn)),
+            );
+            let later_parts: &[Packed] = later_parts;
+            // (The first share's thread may have finished without them.)
+            let _ = send.send(later_parts);
+            let parts: Vec<&Packed> = core::iter::once(part0).chain(later_parts).collect();
+            debug_assert!(
+                (0..parts.len())
+                    .all(|p| { starts.get(p + 1).unwrap_or(&len) - starts[p] == parts[p].len() }),
+                "each part gathered as many states as the merge found new"
+            );
+            let view = View {
+                parts: &parts,
+                starts,
+            };
+            let view = &view;
+            run_each(
+                rest,
+                later.iter_mut().enumerate().map(|(t, x)| {
+                    let range = range(t + 1);
+                    move || expand_share(x, view, base, range, Sink::Later, allowance)
+                }),
+            );
+        };
+        let first_share = move || {
             let view = FirstView {
                 first: part0,
                 starts,
@@ -728,7 +721,15 @@ pub(super) fn search_breadth_first<F: Form>(
                 parts: std::cell::OnceCell::new(),
             };
             expand_share(x0, &view, base, range(0), first, allowance);
-        });
+        };
+        match workers.first() {
+            // One thread: its share is the first part.
+            None => {
+                drop(later_shares);
+                first_share();
+            }
+            Some(w) => join(w, later_shares, first_share),
+        }
         for nn in &new_nodes[1..] {
             nodes.extend_from_slice(nn);
         }
@@ -847,13 +848,14 @@ pub(super) fn search_breadth_first<F: Form>(
                 .max((len + direct + candidates) as u64);
             // Merge in order after the first share's: the first of equal states is kept. Which
             // candidates are new is worked out shard by shard of the visited set, the shards
-            // shared out among the threads (the last piece on this thread, the others on one
-            // thread each); each later share's new states are gathered on its own thread as
+            // shared out among the threads (the last piece on this thread, the others on a
+            // worker each); each later share's new states are gathered on its own thread as
             // the next level is expanded.
             let per = SHARDS.div_ceil(threads.min(SHARDS));
             seen.fill_shards(|shards| {
                 let (shares, fresh) = (&shares, &fresh);
                 run_each(
+                    &workers,
                     shards
                         .chunks_mut(per)
                         .enumerate()

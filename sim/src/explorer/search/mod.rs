@@ -19,6 +19,7 @@ mod depth_first;
 mod expander;
 mod form;
 mod replay;
+mod workers;
 
 pub use combine::combine;
 pub use replay::{Replayed, replay};
