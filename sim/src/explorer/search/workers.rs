@@ -1,8 +1,9 @@
 //! Threads kept for a whole search, which run jobs that borrow from the thread handing them
 //! out, as scoped threads do, without starting a thread for each job. A breadth-first search
 //! on several threads hands out two batches of jobs a level (expanding the later shares, then
-//! marking which candidates are new); starting threads for them cost tens of microseconds
-//! each, where waking a kept one costs a few.
+//! marking which candidates are new). On the project's machine a thread started for each job
+//! took about 160 microseconds to start it, a kept thread woken for it about 40 (medians of
+//! ten searches; see docs/performance.md).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::mpsc;
