@@ -144,7 +144,7 @@ pub(super) fn join(worker: &Worker, theirs: impl FnOnce() + Send, ours: impl FnO
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     /// Jobs borrow the caller's data, mutably, and each runs once, on a worker or here, however
     /// many there are; the workers serve batch after batch.
@@ -182,16 +182,25 @@ mod tests {
         let workers: Vec<Worker> = (0..2).map(|_| Worker::new()).collect();
         for bad in 0..3 {
             let finished = AtomicUsize::new(0);
+            let panicking = AtomicBool::new(false);
             let result = catch_unwind(AssertUnwindSafe(|| {
                 run_each(
                     &workers,
                     (0..3).map(|i| {
-                        let finished = &finished;
+                        let (finished, panicking) = (&finished, &panicking);
                         move || {
                             if i == bad {
+                                panicking.store(true, Ordering::SeqCst);
                                 panic!("job {i}");
                             }
-                            thread::sleep(std::time::Duration::from_millis(20));
+                            // The others finish only after the panic has begun, and then not
+                            // at once (each job is on a thread of its own).
+                            while !panicking.load(Ordering::SeqCst) {
+                                thread::yield_now();
+                            }
+                            for _ in 0..1000 {
+                                thread::yield_now();
+                            }
                             finished.fetch_add(1, Ordering::SeqCst);
                         }
                     }),
