@@ -8,10 +8,11 @@ use std::sync::{Arc, RwLock};
 
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::{Message, Party, RequestId};
+use hashbrown::HashTable;
 
 use super::Layout;
 use crate::explorer::bounds;
-use crate::explorer::hash::StableHasher;
+use crate::explorer::hash::{StableHasher, fingerprint};
 use crate::scenario::Scenario;
 
 /// Values of one kind by one-byte code. Code 0 stands for none; codes 1 to 255 are handed out
@@ -46,64 +47,191 @@ impl<T: Copy + Eq + Hash> Table<T> {
     }
 }
 
-/// What the threads of a flat search share: the codes and the parts, by number.
+/// The codes the threads of a flat search share.
 pub(super) struct Tables {
     pub(super) msgs: Table<Message>,
     pub(super) works: Table<(Party, RequestId)>,
     pub(super) timers: Table<(Party, Timer)>,
     pub(super) ids: Table<RequestId>,
-    pub(super) parts: HashMap<Box<[u8]>, u32, BuildHasherDefault<StableHasher>>,
-    pub(super) part_bytes: Vec<Box<[u8]>>,
 }
 
 impl Tables {
+    /// Tables holding no value but each kind's code 0.
+    fn empty() -> Self {
+        Tables {
+            msgs: Table::new(Message::MalformedCancel),
+            works: Table::new((Party::Client, RequestId::Null)),
+            timers: Table::new((Party::Client, Timer::InitTimeout)),
+            ids: Table::new(RequestId::Null),
+        }
+    }
+
     pub(super) fn values(&self) -> usize {
         self.msgs.values.len()
             + self.works.values.len()
             + self.timers.values.len()
             + self.ids.values.len()
     }
+}
 
-    pub(super) fn id(&mut self, id: RequestId) -> Option<u8> {
-        self.ids.code(id, 0)
+/// A kind of coded value: the table of the shared ones that codes it.
+pub(super) trait InTable: Copy + Eq + Hash {
+    fn table(t: &Tables) -> &Table<Self>;
+    fn table_mut(t: &mut Tables) -> &mut Table<Self>;
+}
+
+macro_rules! in_table {
+    ($($ty:ty => $table:ident;)*) => {$(
+        impl InTable for $ty {
+            fn table(t: &Tables) -> &Table<Self> {
+                &t.$table
+            }
+            fn table_mut(t: &mut Tables) -> &mut Table<Self> {
+                &mut t.$table
+            }
+        }
+    )*};
+}
+
+in_table! {
+    Message => msgs;
+    (Party, RequestId) => works;
+    (Party, Timer) => timers;
+    RequestId => ids;
+}
+
+/// Codes values of every kind, each by the code its table gives it (`None` where it gives
+/// none): [`Tables`] hands out codes, [`Known`] only finds them.
+pub(super) trait Coder {
+    /// The code of `v`, about id code `id`.
+    fn code<T: InTable>(&mut self, v: T, id: u8) -> Option<u8>;
+
+    fn id(&mut self, id: RequestId) -> Option<u8> {
+        self.code(id, 0)
     }
 
-    pub(super) fn msg(&mut self, m: Message) -> Option<u8> {
+    fn msg(&mut self, m: Message) -> Option<u8> {
         let id = match m.request_id() {
             Some(id) => self.id(id)?,
             None => 0,
         };
-        self.msgs.code(m, id)
+        self.code(m, id)
     }
 
-    pub(super) fn work(&mut self, w: (Party, RequestId)) -> Option<u8> {
+    fn work(&mut self, w: (Party, RequestId)) -> Option<u8> {
         let id = self.id(w.1)?;
-        self.works.code(w, id)
+        self.code(w, id)
     }
 
-    pub(super) fn timer(&mut self, t: (Party, Timer)) -> Option<u8> {
+    fn timer(&mut self, t: (Party, Timer)) -> Option<u8> {
         let id = match t.1 {
             Timer::RequestTimeout(id) => self.id(id)?,
             Timer::InitTimeout => 0,
         };
-        self.timers.code(t, id)
+        self.code(t, id)
+    }
+}
+
+/// Hands out a code to a value that has none (under the write lock); `None` once its kind's
+/// 255 codes are taken.
+impl Coder for Tables {
+    fn code<T: InTable>(&mut self, v: T, id: u8) -> Option<u8> {
+        T::table_mut(self).code(v, id)
+    }
+}
+
+/// The shared tables read under a read lock: the codes handed out are found, and a value
+/// without one is `None`.
+pub(super) struct Known<'a>(pub(super) &'a Tables);
+
+impl Coder for Known<'_> {
+    fn code<T: InTable>(&mut self, v: T, _: u8) -> Option<u8> {
+        T::table(self.0).codes.get(&v).copied()
+    }
+}
+
+/// How many shards hold the parts, as bits of a part's number.
+const PART_SHARD_BITS: u32 = 4;
+
+/// The parts of one shard: their bytes by their place, found by their fingerprints.
+#[derive(Default)]
+struct PartShard {
+    /// `(fingerprint of its bytes, place)` of each part.
+    places: HashTable<(u64, u32)>,
+    bytes: Vec<Box<[u8]>>,
+}
+
+impl PartShard {
+    /// The place of the part `bytes` (whose fingerprint is `key`), if it is held.
+    fn find(&self, key: u64, bytes: &[u8]) -> Option<u32> {
+        let same = |&(k, p): &(u64, u32)| k == key && *self.bytes[p as usize] == *bytes;
+        self.places.find(key, same).map(|&(_, p)| p)
+    }
+}
+
+/// The parts (packed endpoints and checkers) a flat search met, by number, shared by its
+/// threads. They are kept in shards, each under a lock of its own, so that two threads storing
+/// or reading parts seldom take one lock at once. A part's number is its place in its shard,
+/// followed by its shard in the low [`PART_SHARD_BITS`] bits.
+#[derive(Default)]
+pub(super) struct PartStore {
+    shards: [RwLock<PartShard>; 1 << PART_SHARD_BITS],
+}
+
+impl PartStore {
+    /// The number of `bytes` as a part, handed out if new; `None` once their shard holds as
+    /// many parts as a number can place.
+    pub(super) fn number(&self, bytes: &[u8]) -> Option<u32> {
+        let key = fingerprint(bytes);
+        let s = (key >> (64 - PART_SHARD_BITS)) as u32;
+        let lock = &self.shards[s as usize];
+        let known = read(lock).find(key, bytes);
+        let place = match known {
+            Some(p) => p,
+            None => {
+                let mut w = write(lock);
+                match w.find(key, bytes) {
+                    Some(p) => p,
+                    None => {
+                        let p = u32::try_from(w.bytes.len())
+                            .ok()
+                            .filter(|&p| p < 1 << (32 - PART_SHARD_BITS))?;
+                        w.bytes.push(bytes.into());
+                        w.places.insert_unique(key, (key, p), |&(k, _)| k);
+                        p
+                    }
+                }
+            }
+        };
+        Some(place << PART_SHARD_BITS | s)
     }
 
-    /// The number of `bytes` as a part, handed out if new.
-    pub(super) fn part(&mut self, bytes: &[u8]) -> u32 {
-        if let Some(&i) = self.parts.get(bytes) {
-            return i;
-        }
-        let i = self.part_bytes.len() as u32;
-        self.part_bytes.push(bytes.into());
-        self.parts.insert(bytes.into(), i);
-        i
+    /// `f` of the bytes of part `n`; `None` if no part has that number.
+    pub(super) fn with<R>(&self, n: u32, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let shard = read(&self.shards[(n % (1 << PART_SHARD_BITS)) as usize]);
+        shard
+            .bytes
+            .get((n >> PART_SHARD_BITS) as usize)
+            .map(|b| f(b))
     }
+}
+
+/// `lock` read (a panic while it was held spoils nothing here: the thread's panic reaches the
+/// search, which then ends).
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `lock` written (see [`read`]).
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The tables of a flat search, shared by its threads, and its layout.
 pub struct FlatShared {
     pub(super) tables: RwLock<Tables>,
+    /// The parts, under locks of their own.
+    pub(super) parts: PartStore,
     /// How many coded values the tables hold: a thread whose copy holds fewer copies again.
     pub(super) values: AtomicUsize,
     pub(super) layout: Layout,
@@ -126,27 +254,21 @@ impl FlatShared {
     }
 
     pub(super) fn with_layout(layout: Layout) -> Arc<FlatShared> {
-        let tables = Tables {
-            msgs: Table::new(Message::MalformedCancel),
-            works: Table::new((Party::Client, RequestId::Null)),
-            timers: Table::new((Party::Client, Timer::InitTimeout)),
-            ids: Table::new(RequestId::Null),
-            parts: HashMap::default(),
-            part_bytes: Vec::new(),
-        };
+        let tables = Tables::empty();
         Arc::new(FlatShared {
             values: AtomicUsize::new(tables.values()),
             tables: RwLock::new(tables),
+            parts: PartStore::default(),
             layout,
         })
     }
 
     pub(super) fn read(&self) -> std::sync::RwLockReadGuard<'_, Tables> {
-        self.tables.read().unwrap_or_else(|e| e.into_inner())
+        read(&self.tables)
     }
 
     pub(super) fn write(&self) -> std::sync::RwLockWriteGuard<'_, Tables> {
-        self.tables.write().unwrap_or_else(|e| e.into_inner())
+        write(&self.tables)
     }
 }
 
@@ -196,5 +318,83 @@ fn ranks<T: Ord>(out: &mut Vec<u8>, values: &[T]) {
     out.resize(values.len(), 0);
     for (rank, &c) in order.iter().enumerate() {
         out[usize::from(c)] = rank as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads storing the same parts at once, in the same order (so that they race for
+    /// each), are handed one number per part, which gives back its bytes; the parts spread
+    /// over every shard. (A store that did not look again under the write lock fails most
+    /// rounds.)
+    #[test]
+    fn parts_are_numbered_once_whichever_thread_stores_them() {
+        // 40,000 parts of 1 to 4 bytes, some of them equal.
+        let parts: Vec<Vec<u8>> = (0..40_000u32)
+            .map(|i| i.to_le_bytes()[..1 + i as usize % 4].to_vec())
+            .collect();
+        for _round in 0..8 {
+            let store = PartStore::default();
+            let start = std::sync::Barrier::new(2);
+            let number_all = || -> Vec<(Vec<u8>, u32)> {
+                start.wait();
+                let numbers = parts
+                    .iter()
+                    .map(|p| (p.clone(), store.number(p).expect("room")));
+                numbers.collect()
+            };
+            let (a, b) = std::thread::scope(|s| {
+                let a = s.spawn(number_all);
+                let b = s.spawn(number_all);
+                (a.join().expect("ran"), b.join().expect("ran"))
+            });
+            assert_eq!(a, b, "both threads were handed the same numbers");
+            let mut numbered = a;
+            numbered.sort();
+            numbered.dedup();
+            assert!(
+                numbered.windows(2).all(|w| w[0].0 != w[1].0),
+                "one number per part"
+            );
+            let mut numbers: Vec<u32> = numbered.iter().map(|&(_, n)| n).collect();
+            numbers.sort_unstable();
+            numbers.dedup();
+            assert_eq!(numbers.len(), numbered.len(), "parts apart, numbers apart");
+            for (bytes, n) in &numbered {
+                assert_eq!(store.with(*n, <[u8]>::to_vec).as_ref(), Some(bytes));
+            }
+            let mut shards: Vec<u32> = numbers.iter().map(|n| n % (1 << PART_SHARD_BITS)).collect();
+            shards.sort_unstable();
+            shards.dedup();
+            assert_eq!(
+                shards.len(),
+                1 << PART_SHARD_BITS,
+                "every shard holds parts"
+            );
+            let unused = (numbers.len() as u32) << PART_SHARD_BITS;
+            assert_eq!(store.with(unused, <[u8]>::len), None);
+        }
+    }
+
+    /// The shared tables hand out codes; read as [`Known`] they find the codes handed out and
+    /// give none to a value without one, handing out nothing.
+    #[test]
+    fn known_finds_codes_and_hands_out_none() {
+        let mut t = Tables::empty();
+        let work = (Party::Server, RequestId::Int(7));
+        let timer = (Party::Client, Timer::RequestTimeout(RequestId::Int(7)));
+        let c = t.work(work).expect("room");
+        let before = t.values();
+        assert_eq!(Known(&t).work(work), Some(c));
+        assert_eq!(Known(&t).id(RequestId::Int(7)), t.id(RequestId::Int(7)));
+        assert_eq!(Known(&t).timer(timer), None, "no code yet");
+        assert_eq!(Known(&t).work((Party::Client, RequestId::Int(7))), None);
+        assert_eq!(Known(&t).id(RequestId::Int(8)), None);
+        assert_eq!(t.values(), before, "finding hands out nothing");
+        let d = t.timer(timer).expect("room");
+        assert_eq!(Known(&t).timer(timer), Some(d));
+        assert_eq!(t.values(), before + 1);
     }
 }

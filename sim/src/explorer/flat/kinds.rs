@@ -13,7 +13,7 @@ use cancelcheck_model::{Message, Party, RequestId};
 use smallvec::{Array, SmallVec};
 
 use super::ROW;
-use super::codes::Tables;
+use super::codes::{Coder, PartStore, Tables};
 use crate::world::World;
 
 /// How a field of type `T` sits in a row.
@@ -57,6 +57,7 @@ pub(crate) struct Writer<'a> {
     /// The requests of the application's script.
     pub(super) requests: usize,
     pub(super) t: &'a mut Tables,
+    pub(super) parts: &'a PartStore,
     /// Scratch for a part's bytes.
     pub(super) bytes: &'a mut Vec<u8>,
 }
@@ -66,6 +67,7 @@ pub(crate) struct Reader<'a> {
     pub(super) row: &'a [u8],
     pub(super) requests: usize,
     pub(super) t: &'a Tables,
+    pub(super) parts: &'a PartStore,
 }
 
 /// A byte, in the head.
@@ -119,7 +121,7 @@ impl Kind<World> for Parts {
                 Some(p) => v.pack_endpoint(p, w.bytes),
                 None => v.pack_checker(w.bytes),
             }
-            let n = w.t.part(w.bytes);
+            let n = w.parts.number(w.bytes)?;
             w.row[head + at..][..4].copy_from_slice(&n.to_le_bytes());
         }
         w.row[head + Parts::READY] = u8::from(v.endpoint(Party::Client).is_ready());
@@ -129,13 +131,14 @@ impl Kind<World> for Parts {
         for (at, part) in Parts::ORDER {
             let mut n = [0; 4];
             n.copy_from_slice(&r.row[head + at..][..4]);
-            let n = u32::from_le_bytes(n) as usize;
-            let bytes = r.t.part_bytes.get(n).ok_or(PackError::BadTag("part", 0))?;
-            let mut b = Bytes::new(bytes);
-            match part {
-                Some(p) => v.unpack_endpoint(p, &mut b)?,
-                None => v.unpack_checker(&mut b)?,
-            }
+            let done = r.parts.with(u32::from_le_bytes(n), |bytes| {
+                let mut b = Bytes::new(bytes);
+                match part {
+                    Some(p) => v.unpack_endpoint(p, &mut b),
+                    None => v.unpack_checker(&mut b),
+                }
+            });
+            done.ok_or(PackError::BadTag("part", 0))??;
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, PropertySet};
 
 use super::ROOT;
-use super::codes::{Decoded, FlatShared, Tables};
+use super::codes::{Coder, Decoded, FlatShared, Known, Tables};
 use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
@@ -29,18 +29,18 @@ pub(super) type Op = Effect<u8, u8, u8>;
 /// A transition's outputs carried out as codes (see [`carry_out`]): each effect becomes an
 /// [`Op`] on the fed party's tables, as [`crate::explorer::Explorer`] carries it out on its own
 /// (a timer only where the bounds explore it).
-struct Coding<'a> {
-    t: &'a mut Tables,
+struct Coding<'a, C: Coder> {
+    t: &'a mut C,
     b: Bounds,
     ops: &'a mut Vec<Op>,
     /// The id code of the first work request sent (0: none).
     sent_id: u8,
-    /// Set when a code table ran out.
+    /// Set when `t` gave some value no code (a table ran out, or the value has none yet).
     full: bool,
 }
 
-impl Coding<'_> {
-    /// Pushes the op `code` makes, or notes that a table ran out.
+impl<C: Coder> Coding<'_, C> {
+    /// Pushes the op `code` makes, or notes that there was no code.
     fn push(&mut self, op: impl FnOnce(u8) -> Op, code: Option<u8>) {
         match code {
             Some(c) => self.ops.push(op(c)),
@@ -49,7 +49,7 @@ impl Coding<'_> {
     }
 }
 
-impl Effects for Coding<'_> {
+impl<C: Coder> Effects for Coding<'_, C> {
     fn send(&mut self, _: Party, msg: Message) {
         let c = self.t.msg(msg);
         self.push(Op::Send, c);
@@ -85,6 +85,27 @@ impl Effects for Coding<'_> {
         let c = self.t.timer((party, timer));
         self.push(Op::Disarm, c);
     }
+}
+
+/// Carries out `outs` (outputs of `party`) as codes into `ops` (cleared first), and returns the
+/// id code of the first work request sent (0: none); `None` if `coder` gave some value no code.
+fn code_outputs(
+    coder: &mut impl Coder,
+    b: Bounds,
+    party: Party,
+    outs: &[Output],
+    ops: &mut Vec<Op>,
+) -> Option<u8> {
+    ops.clear();
+    let mut c = Coding {
+        t: coder,
+        b,
+        ops,
+        sent_id: 0,
+        full: false,
+    };
+    carry_out(party, outs, &mut c);
+    (!c.full).then_some(c.sent_id)
 }
 
 /// What feeding an endpoint a coded input does, whatever the checker holds: the endpoint
@@ -391,21 +412,23 @@ impl FlatMemo {
         let base = &mut self.bases[usize::from(root)];
         let slot = part.map_or(2, Party::index);
         if base.held[slot] != n {
-            let t = self.shared.read();
-            let stored = &t.part_bytes[n as usize];
-            base.bytes[slot].clear();
-            base.bytes[slot].extend_from_slice(stored);
-            let done = match part {
-                Some(p) => {
-                    let mut r = Reader::new(stored);
-                    let done = base.world.unpack_endpoint(p, &mut r);
-                    done.and_then(|()| ended(&r))
+            let done = self.shared.parts.with(n, |stored| {
+                base.bytes[slot].clear();
+                base.bytes[slot].extend_from_slice(stored);
+                match part {
+                    Some(p) => {
+                        let mut r = Reader::new(stored);
+                        let done = base.world.unpack_endpoint(p, &mut r);
+                        done.and_then(|()| ended(&r))
+                    }
+                    None => base.checkers.load(n, stored, base.world.checker()),
                 }
-                None => base.checkers.load(n, stored, base.world.checker()),
-            };
-            if let Err(e) = done {
-                // Only `save` stores parts, packed from a world.
-                panic!("explorer: a stored part does not unpack ({e})");
+            });
+            match done {
+                Some(Ok(())) => {}
+                // Only `save` hands out numbers, of parts packed from a world.
+                None => panic!("explorer: no part has the number {n}"),
+                Some(Err(e)) => panic!("explorer: a stored part does not unpack ({e})"),
             }
             base.held[slot] = n;
         }
@@ -421,7 +444,7 @@ impl FlatMemo {
     }
 
     /// Stores part `part` (an endpoint's, or with `None` the checker's) of the world of `root`
-    /// and returns its number.
+    /// and returns its number (0, spoiling the search, once the parts run out of numbers).
     pub(super) fn save(&mut self, root: u8, part: Option<Party>) -> u32 {
         let w = &self.worlds[usize::from(root)];
         self.bytes.clear();
@@ -435,8 +458,10 @@ impl FlatMemo {
             // Unchanged by the step (a third of the checker's judgements).
             return base.held[slot];
         }
-        let known = self.shared.read().parts.get(&self.bytes[..]).copied();
-        known.unwrap_or_else(|| self.shared.write().part(&self.bytes))
+        self.shared.parts.number(&self.bytes).unwrap_or_else(|| {
+            self.spoilt = true;
+            0
+        })
     }
 
     /// The input `fed` decodes to.
@@ -478,18 +503,21 @@ impl FlatMemo {
         let b = self.shared.layout.b;
         let ops_at = self.ops.len() as u32;
         let mut ops = core::mem::take(&mut self.coded);
-        ops.clear();
-        let (coded, sent_id) = self.coding(|t| {
-            let mut c = Coding {
-                t,
-                b,
-                ops: &mut ops,
-                sent_id: 0,
-                full: false,
-            };
-            carry_out(party, &outs, &mut c);
-            (!c.full).then_some((true, c.sent_id))
-        });
+        // Codes are looked up under a read lock; the write lock only hands out new ones.
+        let known = {
+            let t = self.shared.read();
+            let sent_id = code_outputs(&mut Known(&t), b, party, &outs, &mut ops);
+            if sent_id.is_some() && t.values() != self.decoded.values {
+                self.decoded.copy_from(&t);
+            }
+            sent_id
+        };
+        let (coded, sent_id) = match known {
+            Some(sent_id) => (true, sent_id),
+            None => self.coding(|t| {
+                code_outputs(t, b, party, &outs, &mut ops).map(|sent_id| (true, sent_id))
+            }),
+        };
         if coded {
             self.ops.extend_from_slice(&ops);
         }

@@ -1,5 +1,7 @@
 //! A flat state: its row of bytes, its steps, and stepping it.
 
+use std::sync::Arc;
+
 use cancelcheck_model::pack::PackError;
 use cancelcheck_model::{Message, Party};
 use cancelcheck_properties::{PropertySet, Verdict};
@@ -62,11 +64,13 @@ impl Flat {
     pub fn from_explorer(e: &Explorer, memo: &mut FlatMemo) -> Option<Flat> {
         let layout = memo.shared.layout;
         let mut bytes = core::mem::take(&mut memo.bytes);
+        let shared = Arc::clone(&memo.shared);
         let row = memo.coding(|t| {
             let mut w = Writer {
                 row: [0; ROW],
                 requests: usize::from(layout.b.requests),
                 t,
+                parts: &shared.parts,
                 bytes: &mut bytes,
             };
             layout.row.put(e, &mut w)?;
@@ -94,6 +98,7 @@ impl Flat {
             row: self.bytes(),
             requests: usize::from(self.layout.b.requests),
             t: &t,
+            parts: &memo.shared.parts,
         };
         self.layout.row.get(&mut e, &r)?;
         Ok(e)
