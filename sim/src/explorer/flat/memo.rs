@@ -504,16 +504,13 @@ impl FlatMemo {
         let ops_at = self.ops.len() as u32;
         let mut ops = core::mem::take(&mut self.coded);
         // Codes are looked up under a read lock; the write lock only hands out new ones.
-        let known = {
-            let t = self.shared.read();
-            let sent_id = code_outputs(&mut Known(&t), b, party, &outs, &mut ops);
-            if sent_id.is_some() && t.values() != self.decoded.values {
-                self.decoded.copy_from(&t);
-            }
-            sent_id
-        };
+        let known = code_outputs(&mut Known(&self.shared.read()), b, party, &outs, &mut ops);
         let (coded, sent_id) = match known {
-            Some(sent_id) => (true, sent_id),
+            Some(sent_id) => {
+                // Codes another thread handed out may be among them.
+                self.sync();
+                (true, sent_id)
+            }
             None => self.coding(|t| {
                 code_outputs(t, b, party, &outs, &mut ops).map(|sent_id| (true, sent_id))
             }),
