@@ -13,6 +13,7 @@ use hashbrown::HashTable;
 use super::Layout;
 use crate::explorer::bounds;
 use crate::explorer::hash::{StableHasher, fingerprint};
+use crate::explorer::search::growable_bytes;
 use crate::scenario::Scenario;
 
 /// Values of one kind by one-byte code. Code 0 stands for none; codes 1 to 255 are handed out
@@ -71,6 +72,20 @@ impl Tables {
             + self.works.values.len()
             + self.timers.values.len()
             + self.ids.values.len()
+    }
+
+    /// The bytes the tables hold, with room for each buffer's next growth (the old buffer and
+    /// one twice its size at once). Each kind holds at most 255 values: their growth between
+    /// two counts is small.
+    fn held_bytes(&self) -> u64 {
+        fn table<T>(t: &Table<T>) -> usize {
+            // A hash map of `n` entries has up to 2 buckets an entry, each a control byte
+            // beside the entry.
+            t.codes.capacity() * 2 * (core::mem::size_of::<(T, u8)>() + 1)
+                + t.values.capacity() * core::mem::size_of::<T>()
+                + t.ids.capacity()
+        }
+        3 * (table(&self.msgs) + table(&self.works) + table(&self.timers) + table(&self.ids)) as u64
     }
 }
 
@@ -159,6 +174,10 @@ struct PartShard {
     /// `(fingerprint of its bytes, place)` of each part.
     places: HashTable<(u64, u32)>,
     bytes: Vec<Box<[u8]>>,
+    /// The bytes of the parts themselves.
+    part_bytes: u64,
+    /// How many parts the shard held when the store was last counted.
+    counted: u32,
 }
 
 impl PartShard {
@@ -179,31 +198,64 @@ pub(super) struct PartStore {
 }
 
 impl PartStore {
-    /// The number of `bytes` as a part, handed out if new; `None` once their shard holds as
-    /// many parts as a number can place.
-    pub(super) fn number(&self, bytes: &[u8]) -> Option<u32> {
+    /// The number of `bytes` as a part, handed out if new, and whether the part was stored
+    /// after the store was last [counted](PartStore::count) (whichever thread stored it);
+    /// `None` once their shard holds as many parts as a number can place.
+    pub(super) fn number(&self, bytes: &[u8]) -> Option<(u32, bool)> {
         let key = fingerprint(bytes);
         let s = (key >> (64 - PART_SHARD_BITS)) as u32;
         let lock = &self.shards[s as usize];
-        let known = read(lock).find(key, bytes);
-        let place = match known {
-            Some(p) => p,
+        let known = {
+            let r = read(lock);
+            r.find(key, bytes).map(|p| (p, r.counted))
+        };
+        let (place, counted) = match known {
+            Some(found) => found,
             None => {
                 let mut w = write(lock);
                 match w.find(key, bytes) {
-                    Some(p) => p,
+                    Some(p) => (p, w.counted),
                     None => {
                         let p = u32::try_from(w.bytes.len())
                             .ok()
                             .filter(|&p| p < 1 << (32 - PART_SHARD_BITS))?;
                         w.bytes.push(bytes.into());
+                        w.part_bytes += bytes.len() as u64;
                         w.places.insert_unique(key, (key, p), |&(k, _)| k);
-                        p
+                        (p, w.counted)
                     }
                 }
             }
         };
-        Some(place << PART_SHARD_BITS | s)
+        Some((place << PART_SHARD_BITS | s, place >= counted))
+    }
+
+    /// The bytes the store holds, counting each buffer's next growth once it is near
+    /// ([`growable_bytes`]); the parts stored from now on are new to [`PartStore::number`].
+    /// That count, made while no thread stores parts, and [`PartStore::added_by`] for each
+    /// new part (whichever thread stores it) bound what the store holds until the next count.
+    pub(super) fn count(&self) -> u64 {
+        let mut held = 0;
+        for lock in &self.shards {
+            let mut shard = write(lock);
+            let len = shard.bytes.len();
+            shard.counted = len as u32;
+            let places = shard.places.allocation_size() as u64;
+            let bytes = (shard.bytes.capacity() * core::mem::size_of::<Box<[u8]>>()) as u64;
+            held += shard.part_bytes
+                + growable_bytes(len, shard.places.capacity(), places)
+                + growable_bytes(len, shard.bytes.capacity(), bytes);
+        }
+        held
+    }
+
+    /// At most what a part of `len` bytes stored after a count adds to the store: its bytes,
+    /// and 8 entries of each buffer (see [`growable_bytes`]; a hash table holds up to 2
+    /// buckets an entry, each a control byte beside the entry).
+    pub(super) fn added_by(len: usize) -> u64 {
+        let entries =
+            core::mem::size_of::<Box<[u8]>>() + 2 * (core::mem::size_of::<(u64, u32)>() + 1);
+        (len + 8 * entries) as u64
     }
 
     /// `f` of the bytes of part `n`; `None` if no part has that number.
@@ -269,6 +321,12 @@ impl FlatShared {
 
     pub(super) fn write(&self) -> std::sync::RwLockWriteGuard<'_, Tables> {
         write(&self.tables)
+    }
+
+    /// The bytes the tables and the parts hold, with room for their next growth; see
+    /// [`PartStore::count`] (called while no thread codes or stores anything).
+    pub(super) fn count(&self) -> u64 {
+        self.read().held_bytes() + self.parts.count()
     }
 }
 
@@ -342,7 +400,7 @@ mod tests {
                 start.wait();
                 let numbers = parts
                     .iter()
-                    .map(|p| (p.clone(), store.number(p).expect("room")));
+                    .map(|p| (p.clone(), store.number(p).expect("room").0));
                 numbers.collect()
             };
             let (a, b) = std::thread::scope(|s| {
@@ -396,5 +454,71 @@ mod tests {
         let d = t.timer(timer).expect("room");
         assert_eq!(Known(&t).timer(timer), Some(d));
         assert_eq!(t.values(), before + 1);
+    }
+
+    /// A count of the store and [`PartStore::added_by`] of each part stored after it bound what
+    /// the store holds at every moment until the next count, a buffer that grows holding its
+    /// old and new allocations at once. The hardest counts are tried: each made when the hash
+    /// table (or the list) of one shard is just short of three quarters full (so counted
+    /// without room to grow), or full, then parts stored until it grows. A part stored before
+    /// the count is not new; one stored after it is.
+    #[test]
+    fn a_count_and_the_parts_added_bound_what_the_store_holds() {
+        // What the first shard holds: its parts' bytes, its hash table, its list.
+        let holds = |store: &PartStore| -> [u64; 3] {
+            let s = read(&store.shards[0]);
+            let list = s.bytes.capacity() * core::mem::size_of::<Box<[u8]>>();
+            [s.part_bytes, s.places.allocation_size() as u64, list as u64]
+        };
+        // Distinct parts of 4 to 16 bytes, those of the first shard.
+        let mut parts = (0u32..)
+            .map(|i| {
+                let mut p = i.to_le_bytes().to_vec();
+                p.resize(4 + i as usize % 13, 7);
+                p
+            })
+            .filter(|p| fingerprint(p) >> (64 - PART_SHARD_BITS) == 0);
+        for (buffer, full) in [(1, false), (2, false), (1, true), (2, true)] {
+            let store = PartStore::default();
+            let len = |store: &PartStore| read(&store.shards[0]).bytes.len();
+            let cap = |store: &PartStore| {
+                let s = read(&store.shards[0]);
+                [0, s.places.capacity(), s.bytes.capacity()][buffer]
+            };
+            let mut last = Vec::new();
+            let mut counts = 0;
+            while len(&store) < 20_000 {
+                let short = |l: usize, c: usize| match full {
+                    false => (l + 1) * 4 < c.max(1) * 3,
+                    true => l < c,
+                };
+                while short(len(&store), cap(&store)) {
+                    last = parts.next().expect("parts");
+                    store.number(&last);
+                }
+                let counted = store.count();
+                counts += 1;
+                if !last.is_empty() {
+                    assert_eq!(store.number(&last).map(|n| n.1), Some(false));
+                }
+                let (mut added, mut before, was) = (0, holds(&store), cap(&store));
+                while cap(&store) == was {
+                    last = parts.next().expect("parts");
+                    assert_eq!(store.number(&last).map(|n| n.1), Some(true));
+                    added += PartStore::added_by(last.len());
+                    let after = holds(&store);
+                    let grown = |k: usize| if after[k] == before[k] { 0 } else { before[k] };
+                    let at_once = after.iter().sum::<u64>() + grown(1) + grown(2);
+                    assert!(
+                        at_once <= counted + added,
+                        "buffer {buffer} (full: {full}), {} parts: {at_once} bytes held at once, {counted} \
+                         counted and {added} added",
+                        len(&store)
+                    );
+                    before = after;
+                }
+            }
+            assert!(counts > 10, "{counts} counts");
+        }
     }
 }

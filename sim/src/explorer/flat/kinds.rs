@@ -121,7 +121,7 @@ impl Kind<World> for Parts {
                 Some(p) => v.pack_endpoint(p, w.bytes),
                 None => v.pack_checker(w.bytes),
             }
-            let n = w.parts.number(w.bytes)?;
+            let (n, _) = w.parts.number(w.bytes)?;
             w.row[head + at..][..4].copy_from_slice(&n.to_le_bytes());
         }
         w.row[head + Parts::READY] = u8::from(v.endpoint(Party::Client).is_ready());

@@ -13,12 +13,12 @@ use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, PropertySet};
 
 use super::ROOT;
-use super::codes::{Coder, Decoded, FlatShared, Known, Tables};
+use super::codes::{Coder, Decoded, FlatShared, Known, PartStore, Tables};
 use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
 use crate::explorer::driver::Effect;
-use crate::explorer::hash::{FingerprintMap, StableHasher};
+use crate::explorer::hash::{FingerprintMap, FingerprintSet, StableHasher};
 use crate::world::World;
 
 /// What a transition asks of the driver, in codes: a message to send (to the fed party's
@@ -301,6 +301,10 @@ pub struct FlatMemo {
     /// [`FlatMemo::held_bytes`] as last counted (the memo grows only when it meets a
     /// transition, and a search asks after every state).
     held: u64,
+    /// At most what the parts this memo stored added to the shared store since it was last
+    /// counted (a part new to two memos is in both), and those parts (each counted once).
+    added: u64,
+    added_parts: FingerprintSet,
 }
 
 impl FlatMemo {
@@ -334,6 +338,8 @@ impl FlatMemo {
             spoilt: false,
             bytes: Vec::new(),
             held: 0,
+            added: 0,
+            added_parts: FingerprintSet::default(),
         };
         m.sync();
         m.recount();
@@ -341,9 +347,25 @@ impl FlatMemo {
     }
 
     /// The bytes this memo holds (its transitions and their outputs), counting the next
-    /// growth of its table once that is near: as counted when it last learnt a transition.
+    /// growth of its table once that is near: as counted when it last learnt a transition;
+    /// and at most what the parts it stored since the shared tables were last
+    /// [counted](FlatMemo::count_shared) added to them.
     pub fn held_bytes(&self) -> u64 {
-        self.held
+        self.held + self.added
+    }
+
+    /// The bytes the tables and parts `memos` share hold (counted once, with room for their
+    /// next growth), each memo's count of what it adds to them begun again. Called while no
+    /// memo is in use; the memos share one set of tables (those of one search).
+    pub fn count_shared<'m>(memos: impl IntoIterator<Item = &'m mut FlatMemo>) -> u64 {
+        let mut shared: Option<Arc<FlatShared>> = None;
+        for m in memos {
+            m.added = 0;
+            m.added_parts.clear();
+            let s = shared.get_or_insert_with(|| m.shared.clone());
+            debug_assert!(Arc::ptr_eq(s, &m.shared), "one search's memos");
+        }
+        shared.map_or(0, |s| s.count())
     }
 
     /// Counts [`FlatMemo::held_bytes`] again (after what it holds changed).
@@ -352,6 +374,9 @@ impl FlatMemo {
             .responses
             .held_bytes_after(self.responses.len() / 4 + 1)
             + self.judged.held_bytes_after(self.judged.len() / 4 + 1)
+            + self
+                .added_parts
+                .held_bytes_after(self.added_parts.len() / 4 + 1)
             + (self.ops.capacity() * core::mem::size_of::<Op>()) as u64
             + (self.outputs.capacity() * core::mem::size_of::<Output>()) as u64
             + (self.response_list.capacity() * core::mem::size_of::<Response>()) as u64
@@ -458,10 +483,21 @@ impl FlatMemo {
             // Unchanged by the step (a third of the checker's judgements).
             return base.held[slot];
         }
-        self.shared.parts.number(&self.bytes).unwrap_or_else(|| {
-            self.spoilt = true;
-            0
-        })
+        match self.shared.parts.number(&self.bytes) {
+            Some((n, new)) => {
+                // (Keyed by the number spread over the bits, a one-to-one map: a part is
+                // found by its number in this search, whatever number it was handed.)
+                let key = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                if new && self.added_parts.insert(key, ()) {
+                    self.added += PartStore::added_by(self.bytes.len());
+                }
+                n
+            }
+            None => {
+                self.spoilt = true;
+                0
+            }
+        }
     }
 
     /// The input `fed` decodes to.

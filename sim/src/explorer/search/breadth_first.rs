@@ -638,7 +638,8 @@ pub(super) fn search_breadth_first<F: Form>(
                 + (nodes.capacity() * core::mem::size_of::<Node>()) as u64
                 + seen.held_bytes()
         };
-        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen);
+        let shared = F::count_shared(expanders.iter_mut().map(|x| &mut x.memo));
+        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen) + shared;
         let threads_held: u64 = expanders
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
@@ -736,12 +737,13 @@ pub(super) fn search_breadth_first<F: Form>(
         if expanders.iter().any(|x| F::spoilt(&x.memo)) {
             return None;
         }
+        let shared = F::count_shared(expanders.iter_mut().map(|x| &mut x.memo));
         let threads_held: u64 = expanders
             .iter()
             .map(|x| x.share.held_bytes() + F::held_bytes(&x.memo))
             .sum();
         // (The first share's thread grew the next level and the visited set meanwhile.)
-        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen);
+        let fixed = held(&level, &spare, &new_nodes, &nodes, &seen) + shared;
         if opts.max_memory.is_none_or(|m| fixed + threads_held <= m) {
             report.peak_bytes_held = report.peak_bytes_held.max(fixed + threads_held);
         }
@@ -838,6 +840,7 @@ pub(super) fn search_breadth_first<F: Form>(
                 )
                 + seen.held_bytes_after(&per_shard)
                 + spare.held_bytes()
+                + shared
                 + threads_held;
             if opts.max_memory.is_some_and(|m| merging > m) {
                 return Some(out_of_memory(report, unique_before));

@@ -16,6 +16,9 @@ struct Frame {
     next: usize,
 }
 
+/// How many states apart the depth-first search counts what its memo shares.
+const RECOUNT: u64 = 4096;
+
 /// Depth-first search from `roots` by the step rules of `rules`; `None` if the form `F` could
 /// not hold some state.
 pub(super) fn search_depth_first<F: Form>(
@@ -31,6 +34,9 @@ pub(super) fn search_depth_first<F: Form>(
     let mut bytes: Vec<u8> = Vec::new();
     let mut steps: Vec<(u32, F::Step)> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
+    // What the memo shares (the flat form's parts), counted again every so many states: the
+    // memo counts each part it stores meanwhile at more than it adds.
+    let mut shared = F::count_shared([&mut x.memo]);
     // The choices that led to the top: the step taken last from every frame below it.
     let path = |root: usize, stack: &[Frame], steps: &[(u32, F::Step)]| {
         let mut p = vec![root as u32];
@@ -127,6 +133,9 @@ pub(super) fn search_depth_first<F: Form>(
                 report.warning = Some((p, x.broken(root)));
             }
             if let Some(m) = opts.max_memory {
+                if report.total_states % RECOUNT == 0 {
+                    shared = F::count_shared([&mut x.memo]);
+                }
                 // The successor's row is about as long as its parent's.
                 let held = growable(bytes.len() + 2 * (end - start), bytes.capacity(), 1)
                     + growable(
@@ -140,6 +149,7 @@ pub(super) fn search_depth_first<F: Form>(
                         core::mem::size_of::<(u32, F::Step)>(),
                     )
                     + seen.held_bytes_after(1)
+                    + shared
                     + F::held_bytes(&x.memo);
                 if held > m {
                     return Some(out_of_memory(report, seen.len()));

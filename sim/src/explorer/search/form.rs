@@ -63,8 +63,18 @@ pub(super) trait Form: Sized + Send {
         packed: &'s mut Vec<u8>,
         canon: &mut Vec<u8>,
     ) -> (u64, &'s [u8]);
-    /// The bytes one thread's context holds (its memo of transitions).
+    /// The bytes one thread's context holds (its memo of transitions, and what it added to
+    /// what the contexts share since [`Form::count_shared`]).
     fn held_bytes(_cx: &Self::Ctx) -> u64 {
+        0
+    }
+    /// The bytes the threads' contexts share, counted once (with room for their next growth);
+    /// each context's count of what it adds to them begins again. Called while no thread
+    /// steps.
+    fn count_shared<'c>(_cxs: impl IntoIterator<Item = &'c mut Self::Ctx>) -> u64
+    where
+        Self::Ctx: 'c,
+    {
         0
     }
     /// Whether some state did not fit this form, which voids the search.
@@ -233,6 +243,9 @@ impl Form for Flat {
 
     fn held_bytes(cx: &FlatMemo) -> u64 {
         cx.held_bytes()
+    }
+    fn count_shared<'c>(cxs: impl IntoIterator<Item = &'c mut FlatMemo>) -> u64 {
+        FlatMemo::count_shared(cxs)
     }
     fn spoilt(cx: &FlatMemo) -> bool {
         cx.spoilt()

@@ -195,7 +195,14 @@ fn out_of_memory(mut report: SearchReport, unique: usize) -> SearchReport {
 /// doubling it is about to make (the old and the new buffer at once) once it is three
 /// quarters full.
 fn growable(len: usize, cap: usize, elem: usize) -> u64 {
-    let bytes = (cap * elem) as u64;
+    growable_bytes(len, cap, (cap * elem) as u64)
+}
+
+/// [`growable`] of a buffer (or hash table) of `cap` entries that holds `bytes` for them.
+/// Counted so, it next grows only after `cap / 4` more entries if ever it is counted at
+/// `bytes`: counting each entry added after at 8 entries' share of `bytes` covers the
+/// doubling then, and every later one.
+pub(in crate::explorer) fn growable_bytes(len: usize, cap: usize, bytes: u64) -> u64 {
     if len * 4 >= cap * 3 { 3 * bytes } else { bytes }
 }
 
