@@ -511,8 +511,8 @@ mod tests {
                     let at_once = after.iter().sum::<u64>() + grown(1) + grown(2);
                     assert!(
                         at_once <= counted + added,
-                        "buffer {buffer} (full: {full}), {} parts: {at_once} bytes held at once, {counted} \
-                         counted and {added} added",
+                        "buffer {buffer}, full {full}, {} parts: {at_once} held, {counted} \
+                         counted, {added} added",
                         len(&store)
                     );
                     before = after;

@@ -485,8 +485,8 @@ impl FlatMemo {
         }
         match self.shared.parts.number(&self.bytes) {
             Some((n, new)) => {
-                // (Keyed by the number spread over the bits, a one-to-one map: a part is
-                // found by its number in this search, whatever number it was handed.)
+                // Keyed by its number (a part keeps the number it was handed all search),
+                // the bits spread by an odd multiplier, which maps numbers one to one.
                 let key = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                 if new && self.added_parts.insert(key, ()) {
                     self.added += PartStore::added_by(self.bytes.len());
