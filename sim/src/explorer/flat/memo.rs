@@ -18,7 +18,7 @@ use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
 use crate::explorer::driver::Effect;
-use crate::explorer::hash::{FingerprintMap, FingerprintSet, StableHasher};
+use crate::explorer::hash::{FingerprintMap, FingerprintSet, StableHasher, fingerprint_pair};
 use crate::world::World;
 
 /// What a transition asks of the driver, in codes: a message to send (to the fed party's
@@ -485,10 +485,12 @@ impl FlatMemo {
         }
         match self.shared.parts.number(&self.bytes) {
             Some((n, new)) => {
-                // Keyed by its number (a part keeps the number it was handed all search),
-                // the bits spread by an odd multiplier, which maps numbers one to one.
-                let key = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                if new && self.added_parts.insert(key, ()) {
+                // Keyed by its number: a part keeps the number it was handed all search.
+                if new
+                    && self
+                        .added_parts
+                        .insert(fingerprint_pair(u64::from(n), 0), ())
+                {
                     self.added += PartStore::added_by(self.bytes.len());
                 }
                 n
