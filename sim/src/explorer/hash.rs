@@ -209,6 +209,33 @@ impl<V: Copy + Default> FingerprintMap<V> {
     /// Puts `key` with `value` unless `key` is held; returns whether it was new.
     #[inline(always)]
     pub(super) fn insert(&mut self, key: u64, value: V) -> bool {
+        if (self.len + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
+        }
+        self.put(key, value)
+    }
+
+    /// [`FingerprintMap::insert`] into a table given its room by its owner (as a
+    /// [`ShardedSet`]'s shards are): it grows only when the key would fill more than seven
+    /// eighths of it.
+    #[inline(always)]
+    pub(super) fn insert_in_room(&mut self, key: u64, value: V) -> bool {
+        if self.full() {
+            self.grow();
+        }
+        self.put(key, value)
+    }
+
+    /// Whether one more key would fill more than seven eighths of its table.
+    #[inline(always)]
+    fn full(&self) -> bool {
+        (self.len + 1) * 8 > self.slots.len() * 7
+    }
+
+    /// Puts `key` with `value` unless `key` is held, in a table with room for it; returns
+    /// whether it was new.
+    #[inline(always)]
+    fn put(&mut self, key: u64, value: V) -> bool {
         if key == 0 {
             let new = self.zero.is_none();
             if new {
@@ -216,9 +243,6 @@ impl<V: Copy + Default> FingerprintMap<V> {
                 self.len += 1;
             }
             return new;
-        }
-        if (self.len + 1) * 8 > self.slots.len() * 5 {
-            self.grow();
         }
         let i = self.find(key);
         if self.slots[i].0 == key {
@@ -232,7 +256,11 @@ impl<V: Copy + Default> FingerprintMap<V> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(1024);
+        self.resize_to((self.slots.len() * 2).max(MIN_SLOTS));
+    }
+
+    /// Moves the keys to a table of `size` slots (a power of two, with room for them).
+    fn resize_to(&mut self, size: usize) {
         // Written out, not allocated zeroed: zeroed pages are first mapped shared and read
         // only, and the first write to each then costs a second fault, which on a search of
         // several threads also interrupts every other core to flush its TLB.
@@ -244,6 +272,21 @@ impl<V: Copy + Default> FingerprintMap<V> {
                 let i = self.find(k);
                 self.slots[i] = (k, v);
             }
+        }
+    }
+
+    /// Gives the table `slots` slots (a power of two), unless its keys would fill more than
+    /// seven eighths of them.
+    pub(super) fn settle_to(&mut self, slots: usize) {
+        if slots != self.slots.len() && (self.len + 1) * 8 <= slots * 7 {
+            self.resize_to(slots);
+        }
+    }
+
+    /// Gives the table at least `slots` slots (a power of two).
+    fn reserve_slots(&mut self, slots: usize) {
+        if self.slots.len() < slots {
+            self.resize_to(slots);
         }
     }
 
@@ -270,7 +313,7 @@ impl<V: Copy + Default> FingerprintMap<V> {
         let want = self.len.saturating_add(more);
         let mut size = self.slots.len();
         while want.saturating_mul(8) > size.saturating_mul(5) {
-            size = (size * 2).max(1024);
+            size = (size * 2).max(MIN_SLOTS);
         }
         let slot = core::mem::size_of::<(u64, V)>() as u64;
         if size == self.slots.len() {
@@ -307,26 +350,96 @@ fn prefetch<T>(x: &T) {
 /// The visited set: fingerprints.
 pub(super) type FingerprintSet = FingerprintMap<()>;
 
+/// The slots of a [`FingerprintMap`]'s first table.
+const MIN_SLOTS: usize = 1024;
+
 /// How many shards a [`ShardedSet`] has (a power of two).
 pub(super) const SHARDS: usize = 16;
 
 /// A visited set split by the top bits of its fingerprints into [`SHARDS`] sets, so that
-/// threads can fill different shards at once. The split is the same whatever the threads, so
-/// what it holds, and the bytes it holds, never depend on them.
+/// threads can fill different shards at once.
+///
+/// The shards grow on a schedule set by how many keys the whole set holds, one after another
+/// in a fixed order (each when its turn comes, once the keys fill 61.6 to 62.5% of the slots
+/// on average), not each when its own keys fill it: so the bytes it holds depend only on the
+/// number of keys put in. On several threads the fingerprints of a state differ from run to
+/// run (they hash the numbers of the parts it holds, handed out in the order the threads
+/// store them), and so does how they fall among the shards; a memory budget and a thread count
+/// still give one result. A shard its keys would fill past seven eighths grows at once, off
+/// the schedule: one key at a time that takes some ten standard deviations of a shard's share
+/// of the keys; [`ShardedSet::fill_shards`] lets shards grow so, then brings every shard back
+/// to the schedule's table.
 pub(super) struct ShardedSet {
-    shards: Vec<FingerprintSet>,
-    /// The bytes its tables take, and the slots of the largest (kept as they grow, so that a
-    /// search can ask for them after every state).
+    shards: [FingerprintSet; SHARDS],
+    /// Keys held.
+    len: usize,
+    /// Where the schedule stands: each shard has `size` slots, but the first `grown`, which
+    /// have twice that; the next grows when `len` reaches `next_at`.
+    size: usize,
+    grown: usize,
+    next_at: usize,
+    /// The bytes its tables take.
     held: u64,
-    largest: usize,
 }
 
 impl Default for ShardedSet {
     fn default() -> Self {
         ShardedSet {
-            shards: (0..SHARDS).map(|_| FingerprintSet::default()).collect(),
+            shards: core::array::from_fn(|_| FingerprintSet::default()),
+            len: 0,
+            size: 0,
+            grown: 0,
+            next_at: 0,
             held: 0,
-            largest: 0,
+        }
+    }
+}
+
+/// A place in the schedule the shards of a [`ShardedSet`] grow on (see there).
+#[derive(Clone, Copy)]
+struct Schedule {
+    size: usize,
+    grown: usize,
+}
+
+impl Schedule {
+    /// The keys held at which the next shard grows.
+    fn next_at(self) -> usize {
+        match self.size {
+            0 => 0,
+            // From 5/8 * 63/64 of the slots on average, one shard per 1/512 of 5/8, the last
+            // at 5/8: about where each would grow when its own keys filled 5/8 of it.
+            s => 5 * s * (63 * SHARDS + self.grown + 1) / 512,
+        }
+    }
+
+    /// The shard that grows next, the slots it grows to, and the place after.
+    fn step(self) -> (core::ops::Range<usize>, usize, Schedule) {
+        match self.size {
+            0 => (
+                0..SHARDS,
+                MIN_SLOTS,
+                Schedule {
+                    size: MIN_SLOTS,
+                    grown: 0,
+                },
+            ),
+            s if self.grown + 1 == SHARDS => (
+                self.grown..SHARDS,
+                2 * s,
+                Schedule {
+                    size: 2 * s,
+                    grown: 0,
+                },
+            ),
+            s => (
+                self.grown..self.grown + 1,
+                2 * s,
+                Schedule {
+                    size: s,
+                    grown: self.grown + 1,
+                },
+            ),
         }
     }
 }
@@ -340,19 +453,60 @@ impl ShardedSet {
 
     /// Keys held.
     pub(super) fn len(&self) -> usize {
-        self.shards.iter().map(FingerprintSet::len).sum()
+        self.len
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            size: self.size,
+            grown: self.grown,
+        }
     }
 
     /// Puts `key` in; returns whether it was new.
     #[inline(always)]
     pub(super) fn insert(&mut self, key: u64) -> bool {
-        let shard = &mut self.shards[Self::shard(key)];
-        let slots = shard.slots.len();
-        let new = shard.insert(key, ());
-        if shard.slots.len() != slots {
-            self.recount();
+        let i = Self::shard(key);
+        if self.shards[i].full() {
+            self.grow_full(i);
+        }
+        // (`i` is below SHARDS: no bounds check.)
+        let new = self.shards[i].put(key, ());
+        if new {
+            self.len += 1;
+            if self.len >= self.next_at {
+                self.grow_next();
+            }
         }
         new
+    }
+
+    /// Makes room in shard `i`, which one more key would fill to seven eighths: the first
+    /// tables of every shard, if there are none yet; else a growth of the shard, off the
+    /// schedule.
+    #[cold]
+    #[inline(never)]
+    fn grow_full(&mut self, i: usize) {
+        if self.size == 0 {
+            self.grow_next();
+        } else {
+            self.shards[i].grow();
+            self.recount();
+        }
+    }
+
+    /// Grows the shards whose turn it is.
+    #[cold]
+    #[inline(never)]
+    fn grow_next(&mut self) {
+        let (shards, size, after) = self.schedule().step();
+        for s in &mut self.shards[shards] {
+            s.reserve_slots(size);
+        }
+        self.size = after.size;
+        self.grown = after.grown;
+        self.next_at = after.next_at();
+        self.recount();
     }
 
     /// Takes note of the bytes its tables take.
@@ -360,7 +514,6 @@ impl ShardedSet {
     #[inline(never)]
     fn recount(&mut self) {
         self.held = self.shards.iter().map(FingerprintSet::held_bytes).sum();
-        self.largest = self.shards.iter().map(|s| s.slots.len()).max().unwrap_or(0);
     }
 
     /// Asks for `key`'s slot (a hint).
@@ -369,9 +522,33 @@ impl ShardedSet {
         self.shards[Self::shard(key)].prefetch(key);
     }
 
-    /// Lets `fill` fill the shards apart.
-    pub(super) fn fill_shards(&mut self, fill: impl FnOnce(&mut [FingerprintSet])) {
+    /// Lets `fill` put keys into the shards apart ([`FingerprintMap::insert_in_room`]: a
+    /// shard grows as its own keys fill it), then, if some shard's table is not the one the
+    /// schedule gives it for the keys the set then holds (the table the keys put in one by one
+    /// would have grown to, whatever shards they fell in), lets `settle` give each shard its
+    /// slots ([`FingerprintMap::settle_to`]), apart too.
+    pub(super) fn fill_shards(
+        &mut self,
+        fill: impl FnOnce(&mut [FingerprintSet]),
+        settle: impl FnOnce(&mut [FingerprintSet], &[usize; SHARDS]),
+    ) {
         fill(&mut self.shards);
+        self.len = self.shards.iter().map(FingerprintSet::len).sum();
+        let mut at = self.schedule();
+        while self.len > 0 && self.len >= at.next_at() {
+            at = at.step().2;
+        }
+        (self.size, self.grown, self.next_at) = (at.size, at.grown, at.next_at());
+        let slots: [usize; SHARDS] =
+            core::array::from_fn(|i| if i < at.grown { 2 * at.size } else { at.size });
+        if self
+            .shards
+            .iter()
+            .zip(&slots)
+            .any(|(s, &n)| s.slots.len() != n)
+        {
+            settle(&mut self.shards, &slots);
+        }
         self.recount();
     }
 
@@ -380,21 +557,32 @@ impl ShardedSet {
         self.held
     }
 
-    /// The bytes the growth of its largest shard would add (the table it grows to, while the
-    /// old one is still held): what putting in a few keys may cost at once.
+    /// The bytes the next growth adds at once (the tables it grows to, while the old ones are
+    /// still held): what putting in a few keys may cost.
     pub(super) fn next_growth(&self) -> u64 {
-        let slot = core::mem::size_of::<(u64, ())>() as u64;
-        (self.largest * 2).max(1024) as u64 * slot
+        let (shards, size, _) = self.schedule().step();
+        (shards.len() * size * core::mem::size_of::<(u64, ())>()) as u64
     }
 
-    /// The bytes held at most while `more[i]` keys are put in shard `i` (see
-    /// [`FingerprintMap::held_bytes_after`]).
-    pub(super) fn held_bytes_after(&self, more: &[usize; SHARDS]) -> u64 {
-        self.shards
-            .iter()
-            .zip(more)
-            .map(|(s, &m)| s.held_bytes_after(m))
-            .sum()
+    /// The bytes held at most while `more` keys are put in, one by one or by
+    /// [`ShardedSet::fill_shards`]: the tables the schedule gives the set for them, and the old
+    /// table of each shard that grows meanwhile (on several threads, shards grow at once).
+    pub(super) fn held_bytes_after(&self, more: usize) -> u64 {
+        let slot = core::mem::size_of::<(u64, ())>() as u64;
+        let mut slots: [usize; SHARDS] = core::array::from_fn(|i| self.shards[i].slots.len());
+        let mut old = 0;
+        let mut at = self.schedule();
+        while more > 0 && self.len + more >= at.next_at() {
+            let (shards, size, after) = at.step();
+            for s in &mut slots[shards] {
+                if *s < size {
+                    old += *s as u64 * slot;
+                    *s = size;
+                }
+            }
+            at = after;
+        }
+        slots.iter().map(|&s| s as u64 * slot).sum::<u64>() + old
     }
 }
 
@@ -479,6 +667,64 @@ mod tests {
             })
             .collect();
         spread(&rows, "rows");
+    }
+
+    /// The bytes a sharded set holds depend only on how many keys are put in, not on how the
+    /// keys fall among its shards: two sets given different keys hold the same bytes after
+    /// every key put in one by one, and after a batch put in through `fill_shards` as many as
+    /// one by one; the bound asked for before a batch covers what the batch grew to. Growing
+    /// each shard when its own keys fill it fails this, and so does a batch not settled.
+    #[test]
+    fn a_sharded_set_holds_what_its_number_of_keys_sets() {
+        const ONE_BY_ONE: usize = 20_000;
+        let keys = |salt: u64| -> Vec<u64> {
+            (0..110_000u64)
+                .map(|i| fingerprint(&(i ^ salt << 40).to_le_bytes()))
+                .collect()
+        };
+        let run = |keys: &[u64], batch_from: usize| {
+            let mut set = ShardedSet::default();
+            let mut held = Vec::new();
+            for (i, &k) in keys[..batch_from].iter().enumerate() {
+                assert!(set.insert(k), "a new key");
+                held.push(set.held_bytes());
+                if i % 997 == 0 {
+                    assert!(!set.insert(keys[i / 2]), "a key held");
+                }
+            }
+            // The rest as the merge puts them in: shard by shard, each growing as it fills.
+            let batch = &keys[batch_from..];
+            let bound = set.held_bytes_after(batch.len());
+            set.fill_shards(
+                |shards| {
+                    for (i, shard) in shards.iter_mut().enumerate() {
+                        for &k in batch.iter().filter(|&&k| ShardedSet::shard(k) == i) {
+                            assert!(shard.insert_in_room(k, ()));
+                        }
+                    }
+                },
+                |shards, slots| {
+                    for (shard, &n) in shards.iter_mut().zip(slots) {
+                        shard.settle_to(n);
+                    }
+                },
+            );
+            assert!(set.held_bytes() <= bound, "the bound asked for first holds");
+            held.push(set.held_bytes());
+            assert_eq!(set.len(), keys.len());
+            assert!(keys.iter().all(|&k| !set.insert(k)), "every key held");
+            held
+        };
+        let (a, b) = (keys(1), keys(2));
+        let batched = run(&a, ONE_BY_ONE);
+        assert_eq!(batched, run(&b, ONE_BY_ONE));
+        let one_by_one = run(&a, a.len());
+        assert_eq!(
+            batched.last(),
+            one_by_one.last(),
+            "a batch holds what one by one does"
+        );
+        assert_eq!(batched[..ONE_BY_ONE], one_by_one[..ONE_BY_ONE]);
     }
 
     #[test]

@@ -166,7 +166,11 @@ impl Coder for Known<'_> {
 }
 
 /// How many shards hold the parts, as bits of a part's number.
-const PART_SHARD_BITS: u32 = 4;
+const PART_SHARD_BITS: u32 = 10;
+
+/// How many shards hold the parts: a part's number modulo this is its shard, which is read
+/// from the part's fingerprint, so it does not depend on the order parts are stored in.
+pub(super) const PART_SHARDS: usize = 1 << PART_SHARD_BITS;
 
 /// The parts of one shard: their bytes by their place, found by their fingerprints.
 #[derive(Default)]
@@ -192,9 +196,16 @@ impl PartShard {
 /// threads. They are kept in shards, each under a lock of its own, so that two threads storing
 /// or reading parts seldom take one lock at once. A part's number is its place in its shard,
 /// followed by its shard in the low [`PART_SHARD_BITS`] bits.
-#[derive(Default)]
 pub(super) struct PartStore {
-    shards: [RwLock<PartShard>; 1 << PART_SHARD_BITS],
+    shards: Box<[RwLock<PartShard>]>,
+}
+
+impl Default for PartStore {
+    fn default() -> Self {
+        PartStore {
+            shards: (0..PART_SHARDS).map(|_| RwLock::default()).collect(),
+        }
+    }
 }
 
 impl PartStore {
@@ -384,9 +395,9 @@ mod tests {
     use super::*;
 
     /// Two threads storing the same parts at once, in the same order (so that they race for
-    /// each), are handed one number per part, which gives back its bytes; the parts spread
-    /// over every shard. (A store that did not look again under the write lock fails most
-    /// rounds.)
+    /// each), are handed one number per part, which gives back its bytes and whose shard its
+    /// bytes give; the parts spread over every shard. (A store that did not look again under
+    /// the write lock fails most rounds.)
     #[test]
     fn parts_are_numbered_once_whichever_thread_stores_them() {
         // 40,000 parts of 1 to 4 bytes, some of them equal.
@@ -422,6 +433,9 @@ mod tests {
             assert_eq!(numbers.len(), numbered.len(), "parts apart, numbers apart");
             for (bytes, n) in &numbered {
                 assert_eq!(store.with(*n, <[u8]>::to_vec).as_ref(), Some(bytes));
+                // Its shard is read from its bytes, whichever thread stored it first.
+                let shard = fingerprint(bytes) >> (64 - PART_SHARD_BITS);
+                assert_eq!(u64::from(*n % PART_SHARDS as u32), shard);
             }
             let mut shards: Vec<u32> = numbers.iter().map(|n| n % (1 << PART_SHARD_BITS)).collect();
             shards.sort_unstable();

@@ -13,7 +13,7 @@ use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, PropertySet};
 
 use super::ROOT;
-use super::codes::{Coder, Decoded, FlatShared, Known, PartStore, Tables};
+use super::codes::{Coder, Decoded, FlatShared, Known, PART_SHARDS, PartStore, Tables};
 use super::row::Flat;
 use crate::effects::{Effects, carry_out};
 use crate::explorer::Bounds;
@@ -214,28 +214,53 @@ struct Base {
 /// How many checkers a [`Checkers`] holds at most.
 const CHECKER_SLOTS: usize = 1024;
 
-/// The checkers met last in one world, unpacked: checker number `n` in slot `n %
-/// CHECKER_SLOTS`, until another takes the slot. A judgement worked out starts from a copy of
-/// its state's checker, and the judgements met one after another come back to few checkers:
-/// in the search of ACP's 3 requests with timeouts, the checker changes 28,538 times from one
-/// judgement to the next (of 56,620), among only 8,742 different checkers.
+/// How many sets of slots a [`Checkers`] has: a divisor of [`PART_SHARDS`], so that a
+/// checker's set is read from its shard, which its bytes give.
+const CHECKER_SETS: usize = CHECKER_SLOTS / CHECKER_WAYS;
+
+/// How many slots a set of a [`Checkers`] has.
+const CHECKER_WAYS: usize = 4;
+const _: () = assert!(PART_SHARDS % CHECKER_SETS == 0);
+
+/// The checkers met last in one world, unpacked: checker number `n` in one of the
+/// [`CHECKER_WAYS`] slots of set `n % CHECKER_SETS`, the one used least lately taken by the
+/// next checker of the set met. A judgement worked out starts from a copy of its state's
+/// checker, and the judgements met one after another come back to few checkers: in the search
+/// of ACP's 3 requests with timeouts, the checker changes 28,538 times from one judgement to
+/// the next (of 56,620), among only 8,742 different checkers.
+///
+/// A checker's set is read from its bytes (the shard of its number), not from where it was
+/// stored, so which checkers are held, and how many slots are filled, does not depend on the
+/// order in which several threads stored them.
 #[derive(Default)]
 struct Checkers {
+    /// Set `s` in slots `CHECKER_WAYS * s..`, the one used last first.
     slots: Vec<Option<(u32, Box<Checker>)>>,
     /// Slots filled.
     used: usize,
 }
 
 impl Checkers {
-    /// Unpacks checker number `n` from `stored` unless its slot holds it (the first time a
+    /// Unpacks checker number `n` from `stored` unless its set holds it (the first time a
     /// slot is filled, into a copy of `like`: a checker of the world's configuration).
     fn load(&mut self, n: u32, stored: &[u8], like: &Checker) -> Result<(), PackError> {
         if self.slots.is_empty() {
             self.slots.resize_with(CHECKER_SLOTS, || None);
         }
-        let slot = &mut self.slots[n as usize % CHECKER_SLOTS];
+        let at = n as usize % CHECKER_SETS * CHECKER_WAYS;
+        let set = &mut self.slots[at..at + CHECKER_WAYS];
+        let holds = |s: &Option<(u32, Box<Checker>)>| matches!(s, Some((m, _)) if *m == n);
+        // Used now: first in its set; met anew, it takes the slot used least lately.
+        match set.iter().position(holds) {
+            Some(0) => return Ok(()),
+            Some(p) => {
+                set[..=p].rotate_right(1);
+                return Ok(());
+            }
+            None => set.rotate_right(1),
+        }
+        let slot = &mut set[0];
         let (m, c) = match slot {
-            Some((m, _)) if *m == n => return Ok(()),
             Some((m, c)) => (m, c),
             None => {
                 self.used += 1;
@@ -254,10 +279,14 @@ impl Checkers {
 
     /// Checker number `n`, if held.
     fn get(&self, n: u32) -> Option<&Checker> {
-        match self.slots.get(n as usize % CHECKER_SLOTS)? {
-            Some((m, c)) if *m == n => Some(c),
-            _ => None,
-        }
+        let at = n as usize % CHECKER_SETS * CHECKER_WAYS;
+        self.slots
+            .get(at..at + CHECKER_WAYS)?
+            .iter()
+            .find_map(|s| match s {
+                Some((m, c)) if *m == n => Some(&**c),
+                _ => None,
+            })
     }
 
     /// The bytes it holds (a checker's records beyond those it holds inline are not counted:
@@ -677,10 +706,11 @@ mod tests {
         assert_eq!(a, shown(Party::Server, fed, &[answer]));
     }
 
-    /// A checker is unpacked into its slot once, and held there until a checker whose number
-    /// shares the slot is loaded; bytes that do not unpack leave the slot holding none.
+    /// A checker is unpacked into a slot of its set once, and held there until as many other
+    /// checkers of its set as the set has slots are met after it was last used; bytes that do
+    /// not unpack leave the slot holding none.
     #[test]
-    fn checkers_are_held_by_number_until_their_slot_is_taken() {
+    fn checkers_are_held_by_number_until_their_set_fills_with_others() {
         use cancelcheck_model::Dialect;
         use cancelcheck_properties::notation::{OPENING, parse};
         let fresh = Checker::new(Dialect::Acp, 2);
@@ -696,23 +726,37 @@ mod tests {
         let (a, b) = (packed(&fresh), packed(&opened));
         assert_ne!(a, b, "the opening changes the checker's state");
         let mut held = Checkers::default();
-        let (n, m) = (5, 5 + CHECKER_SLOTS as u32);
-        held.load(n, &a, &fresh).expect("unpacks");
-        assert_eq!(packed(held.get(n).expect("held")), a);
+        // Numbers of one set, one more than it has slots.
+        let n: Vec<u32> = (0..=CHECKER_WAYS as u32)
+            .map(|i| 5 + i * CHECKER_SETS as u32)
+            .collect();
+        held.load(n[0], &a, &fresh).expect("unpacks");
+        assert_eq!(packed(held.get(n[0]).expect("held")), a);
         // Held: not read again (these bytes would not unpack).
-        held.load(n, &[0xff], &fresh).expect("held already");
-        assert_eq!((held.get(m).is_none(), held.used), (true, 1));
-        held.load(m, &b, &fresh).expect("unpacks");
-        assert_eq!(packed(held.get(m).expect("held")), b);
-        assert!(held.get(n).is_none(), "its slot was taken");
-        assert!(held.load(n, &[0xff], &fresh).is_err());
-        assert!(held.get(n).is_none() && held.get(m).is_none());
-        held.load(n + 1, &b, &fresh).expect("unpacks");
-        assert_eq!(held.used, 2);
+        held.load(n[0], &[0xff], &fresh).expect("held already");
+        assert_eq!((held.get(n[1]).is_none(), held.used), (true, 1));
+        for &k in &n[1..CHECKER_WAYS] {
+            held.load(k, &b, &fresh).expect("unpacks");
+        }
+        assert_eq!(packed(held.get(n[0]).expect("still held")), a);
+        assert!(n[1..CHECKER_WAYS].iter().all(|&k| held.get(k).is_some()));
+        assert_eq!(held.used, CHECKER_WAYS);
+        // `n[0]` used again, then one more met: `n[1]`, used least lately, gives up its slot.
+        held.load(n[0], &[0xff], &fresh).expect("held already");
+        held.load(n[CHECKER_WAYS], &b, &fresh).expect("unpacks");
+        assert!(held.get(n[1]).is_none(), "its slot was taken");
+        assert!(held.get(n[0]).is_some() && held.get(n[CHECKER_WAYS]).is_some());
+        // `n[2]` is now the one used least lately; bytes that do not unpack leave its slot
+        // empty.
+        assert!(held.load(n[1], &[0xff], &fresh).is_err());
+        assert!(held.get(n[1]).is_none() && held.get(n[2]).is_none());
+        assert!(held.get(n[0]).is_some());
+        held.load(n[0] + 1, &b, &fresh).expect("unpacks");
+        assert_eq!(held.used, CHECKER_WAYS + 1);
         assert_eq!(
             held.held_bytes(),
             (CHECKER_SLOTS * core::mem::size_of::<Option<(u32, Box<Checker>)>>()
-                + 2 * core::mem::size_of::<Checker>()) as u64
+                + (CHECKER_WAYS + 1) * core::mem::size_of::<Checker>()) as u64
         );
     }
 }

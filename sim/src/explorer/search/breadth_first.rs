@@ -254,11 +254,14 @@ pub(super) struct Share {
     cut: bool,
     /// Per candidate, whether the merge found it new (set by the thread filling its shard).
     fresh: Vec<AtomicBool>,
-    /// Candidates per shard of the visited set.
-    per_shard: [usize; SHARDS],
-    /// Per shard of the visited set its candidates (fingerprints and places, in order): each
-    /// thread of the merge reads only the candidates of its own shards, one after another.
-    by_shard: [Vec<(u64, u32)>; SHARDS],
+    /// Where the candidates of each shard of the visited set start in `by_shard` (and, last,
+    /// where they all end).
+    shard_starts: [usize; SHARDS + 1],
+    /// The candidates (fingerprints and places) shard by shard of the visited set, in order
+    /// within each: each thread of the merge reads only the candidates of its own shards, one
+    /// after another. One list, so that its room depends only on how many candidates there
+    /// are, not on how their fingerprints fall among the shards.
+    by_shard: Vec<(u64, u32)>,
     /// Whether its candidates' packed states differ in length (then a part gathered from
     /// them lists where each ends).
     uneven: bool,
@@ -441,17 +444,27 @@ fn expand_share<F: Form>(
     out.fresh.clear();
     out.fresh
         .resize_with(out.candidates.len(), || AtomicBool::new(false));
-    out.per_shard = [0; SHARDS];
-    for list in &mut out.by_shard {
-        list.clear();
-    }
+    let mut per_shard = [0; SHARDS];
     let first_len = out.candidates.first().map(|c| c.len);
     out.uneven = false;
-    for (k, c) in out.candidates.iter().enumerate() {
+    for c in &out.candidates {
         out.uneven |= Some(c.len) != first_len;
-        let shard = ShardedSet::shard(c.fingerprint);
-        out.per_shard[shard] += 1;
-        out.by_shard[shard].push((c.fingerprint, k as u32));
+        per_shard[ShardedSet::shard(c.fingerprint)] += 1;
+    }
+    // Each shard's candidates placed after the earlier shards', in order.
+    let mut at = 0;
+    for (start, n) in out.shard_starts.iter_mut().zip(&mut per_shard) {
+        *start = at;
+        at += *n;
+        *n = *start;
+    }
+    out.shard_starts[SHARDS] = at;
+    out.by_shard.clear();
+    out.by_shard.resize(at, (0, 0));
+    for (k, c) in out.candidates.iter().enumerate() {
+        let next = &mut per_shard[ShardedSet::shard(c.fingerprint)];
+        out.by_shard[*next] = (c.fingerprint, k as u32);
+        *next += 1;
     }
     x.share = out;
 }
@@ -468,13 +481,14 @@ fn mark_fresh(
 ) {
     for (s, count) in shares.iter().zip(fresh) {
         let mut n = 0;
-        for (shard, list) in shards.iter_mut().zip(&s.by_shard[first..]) {
+        for (i, shard) in shards.iter_mut().enumerate() {
+            let list = &s.by_shard[s.shard_starts[first + i]..s.shard_starts[first + i + 1]];
             for (j, &(key, k)) in list.iter().enumerate() {
                 // Ask for the slot of a candidate a few ahead, so that it is there when needed.
                 if let Some(&(ahead, _)) = list.get(j + 8) {
                     shard.prefetch(ahead);
                 }
-                if shard.insert(key, ()) {
+                if shard.insert_in_room(key, ()) {
                     s.fresh[k as usize].store(true, Ordering::Relaxed);
                     n += 1;
                 }
@@ -528,10 +542,10 @@ impl Share {
         self.held_bytes_listing(self.listing_room())
     }
 
-    /// The room of its lists by shard, in candidates (unchanged while a share is expanded:
-    /// they are made once it is).
+    /// The room of its list by shard, in candidates (unchanged while a share is expanded: it
+    /// is made once the share is).
     fn listing_room(&self) -> usize {
-        self.by_shard.iter().map(Vec::capacity).sum()
+        self.by_shard.capacity()
     }
 
     /// [`Share::held_bytes`], given [`Share::listing_room`].
@@ -811,12 +825,6 @@ pub(super) fn search_breadth_first<F: Form>(
             report.peak_states_held = report.peak_states_held.max((len + direct) as u64);
         } else {
             let candidates: usize = shares.iter().map(|s| s.candidates.len()).sum();
-            let mut per_shard = [0; SHARDS];
-            for s in &shares {
-                for (n, m) in per_shard.iter_mut().zip(s.per_shard) {
-                    *n += m;
-                }
-            }
             // The merge puts up to every candidate in the next level (each share's in its
             // own part, gathered as the next level is expanded), the tree and the visited
             // set: make room first, if the budget allows.
@@ -838,7 +846,7 @@ pub(super) fn search_breadth_first<F: Form>(
                     nodes.capacity(),
                     core::mem::size_of::<Node>(),
                 )
-                + seen.held_bytes_after(&per_shard)
+                + seen.held_bytes_after(candidates)
                 + spare.held_bytes()
                 + shared
                 + threads_held;
@@ -855,16 +863,33 @@ pub(super) fn search_breadth_first<F: Form>(
             // worker each); each later share's new states are gathered on its own thread as
             // the next level is expanded.
             let per = SHARDS.div_ceil(threads.min(SHARDS));
-            seen.fill_shards(|shards| {
-                let (shares, fresh) = (&shares, &fresh);
-                run_each(
-                    &workers,
-                    shards
-                        .chunks_mut(per)
-                        .enumerate()
-                        .map(|(t, shards)| move || mark_fresh(shares, t * per, shards, fresh)),
-                )
-            });
+            seen.fill_shards(
+                |shards| {
+                    let (shares, fresh) = (&shares, &fresh);
+                    run_each(
+                        &workers,
+                        shards
+                            .chunks_mut(per)
+                            .enumerate()
+                            .map(|(t, shards)| move || mark_fresh(shares, t * per, shards, fresh)),
+                    )
+                },
+                |shards, slots| {
+                    run_each(
+                        &workers,
+                        shards
+                            .chunks_mut(per)
+                            .zip(slots.chunks(per))
+                            .map(|(shards, slots)| {
+                                move || {
+                                    for (shard, &n) in shards.iter_mut().zip(slots) {
+                                        shard.settle_to(n);
+                                    }
+                                }
+                            }),
+                    )
+                },
+            );
             if exact {
                 // The room each part's gathering would make, made now, as counted above.
                 for ((part, share), nn) in level
