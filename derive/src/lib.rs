@@ -205,6 +205,11 @@ fn fields_of(fields: &Fields, with_roles: bool) -> syn::Result<Vec<Field>> {
         .collect()
 }
 
+/// Whether a field's type is written `u8` (packed as itself: one byte).
+fn is_byte(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"))
+}
+
 fn packed(f: &Field) -> bool {
     matches!(f.role, Role::Plain | Role::Nested | Role::Custom)
 }
@@ -471,9 +476,20 @@ fn pack_struct_fields(
     let bits: u32 = flags.iter().map(|f| f.1).sum();
     let pack_flags = pack_flags(&flags);
     let others: Vec<&Field> = fields.iter().filter(|f| flag_width(&f.ty) == 0).collect();
-    let pack_others = others.iter().map(|f| {
-        let a = access(&f.member);
-        quote! { ::cancelcheck_model::pack::Pack::pack(&#a, __out); }
+    // Consecutive `u8` fields are one run of bytes, written as one slice and read as one (the
+    // same bytes as field by field, without a length check per byte).
+    let runs: Vec<&[&Field]> = others
+        .chunk_by(|a, b| is_byte(&a.ty) && is_byte(&b.ty))
+        .collect();
+    let pack_others = runs.iter().map(|run| match run {
+        [f] => {
+            let a = access(&f.member);
+            quote! { ::cancelcheck_model::pack::Pack::pack(&#a, __out); }
+        }
+        _ => {
+            let a = run.iter().map(|f| access(&f.member));
+            quote! { __out.extend_from_slice(&[#(#a),*]); }
+        }
     });
     let mut shift = 0;
     let read_flags = fields.iter().filter(|f| flag_width(&f.ty) > 0).map(|f| {
@@ -483,9 +499,19 @@ fn pack_struct_fields(
         let local = &f.local;
         quote! { let #local = #v; }
     });
-    let read_others = others.iter().map(|f| {
-        let (local, ty) = (&f.local, &f.ty);
-        quote! { let #local = <#ty as ::cancelcheck_model::pack::Pack>::unpack(__r)?; }
+    let read_others = runs.iter().map(|run| match run {
+        [f] => {
+            let (local, ty) = (&f.local, &f.ty);
+            quote! { let #local = <#ty as ::cancelcheck_model::pack::Pack>::unpack(__r)?; }
+        }
+        _ => {
+            let n = run.len();
+            let locals = run.iter().map(|f| &f.local);
+            // (`u8`'s own unpacking names a short read "byte".)
+            quote! {
+                let [#(#locals),*] = __r.array::<#n>("byte")?;
+            }
+        }
     });
     let unpack_flags = unpack_flags(bits, what);
     (

@@ -67,6 +67,17 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
+    /// The next `N` bytes.
+    #[inline]
+    pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], PackError> {
+        let (head, rest) = self
+            .bytes
+            .split_first_chunk::<N>()
+            .ok_or(PackError::Truncated(what))?;
+        self.bytes = rest;
+        Ok(*head)
+    }
+
     /// An unsigned LEB128 integer (see [`put_varint`]).
     #[inline]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, PackError> {

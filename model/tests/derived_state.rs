@@ -23,6 +23,18 @@ struct Entry {
     count: u8,
 }
 
+/// Runs of byte fields among others (a derived pack writes each run as one slice).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Pack)]
+struct Counts {
+    first: u8,
+    id: RequestId,
+    sent: u8,
+    received: u8,
+    open: bool,
+    lost: u8,
+    last: Option<u32>,
+}
+
 #[derive(PartialEq, Eq, Debug, State, Relabel, CloneState)]
 #[state(relabel_then = sort)]
 struct Holder {
@@ -107,6 +119,41 @@ fn bytes_a_derived_pack_never_writes_are_errors() {
     for n in 0..bytes.len() {
         assert!(
             Entry::unpack(&mut Reader::new(&bytes[..n])).is_err(),
+            "{n} bytes"
+        );
+    }
+}
+
+#[test]
+fn runs_of_byte_fields_pack_and_unpack_as_each_field_would() {
+    let c = Counts {
+        first: 1,
+        id: RequestId::Int(300),
+        sent: 2,
+        received: 3,
+        open: true,
+        lost: 4,
+        last: Some(5),
+    };
+    // The flag byte, then the other fields in order, each packed on its own.
+    let mut want = vec![1];
+    c.first.pack(&mut want);
+    c.id.pack(&mut want);
+    for b in [c.sent, c.received, c.lost] {
+        b.pack(&mut want);
+    }
+    c.last.pack(&mut want);
+    let bytes = packed(&c);
+    assert_eq!(bytes, want);
+    let mut r = Reader::new(&bytes);
+    assert_eq!(Counts::unpack(&mut r), Ok(c));
+    assert!(r.is_empty());
+    // Short inside the run `sent, received, lost`, as `u8` itself names it.
+    let run_ends = bytes.len() - packed(&c.last).len();
+    for n in run_ends - 3..run_ends {
+        assert_eq!(
+            Counts::unpack(&mut Reader::new(&bytes[..n])),
+            Err(PackError::Truncated("byte")),
             "{n} bytes"
         );
     }
