@@ -19,8 +19,9 @@ use core::ops::Deref;
 use smallvec::SmallVec;
 
 /// One step of a flat state, as [`Flat::enabled`] lists it: the choice, with what it will show
-/// the parties and that transition's memo key, worked out once when the steps are listed (they
-/// hold for the state listed and its copies, which is where a search applies them).
+/// the parties and that transition's memo key, worked out once when the steps are listed, and
+/// what the memo holds of it once [`Flat::prepare`]d (they hold for the state listed and its
+/// copies, which is where a search applies them).
 #[derive(Clone, Copy, Debug)]
 pub struct FlatStep {
     /// The choice (see [`steps::list`]).
@@ -29,14 +30,28 @@ pub struct FlatStep {
     /// The memo key of `stim` (unused for [`Stim::Nothing`]).
     pub(super) key: u64,
     /// For a feed, the number of the endpoint's response if the memo held it when the step
-    /// was listed ([`UNKNOWN`] if not), and then the memo key of the checker's judgement; for
-    /// an event shown to the checker alone, that key is `key`.
+    /// was prepared ([`UNKNOWN`] if not, or not prepared), and then the memo key of the
+    /// checker's judgement; for an event shown to the checker alone, that key is `key`.
     pub(super) response: u32,
     pub(super) judged: u64,
 }
 
-/// A response not yet worked out when a step was listed.
+/// A response not yet worked out when a step was prepared.
 const UNKNOWN: u32 = u32::MAX;
+
+impl FlatStep {
+    /// `choice`, not yet planned ([`Flat::plan`]).
+    #[inline(always)]
+    fn listed(choice: Listed) -> FlatStep {
+        FlatStep {
+            choice,
+            stim: Stim::Nothing,
+            key: 0,
+            response: UNKNOWN,
+            judged: 0,
+        }
+    }
+}
 
 /// A state as one row of bytes (see the module documentation), plus what the search reads of
 /// the path since it was unpacked: whether an invariant broke, and the races reached.
@@ -205,7 +220,11 @@ impl Flat {
     pub fn enabled(&self, memo: &FlatMemo, out: &mut Vec<FlatStep>) {
         out.clear();
         let view = FlatView { flat: self, memo };
-        steps::list(&view, &self.layout.b, |c| out.push(self.plan(c, memo)));
+        steps::list(&view, &self.layout.b, |c| {
+            out.push(FlatStep::listed(c));
+            let n = out.len() - 1;
+            self.plan(&mut out[n], memo);
+        });
     }
 
     /// The steps to expand, as [`Explorer::to_expand`] picks them.
@@ -222,7 +241,9 @@ impl Flat {
             // Every step, numbered as listed: no list of all to choose from.
             all.clear();
             steps::list(&view, &self.layout.b, |c| {
-                out.push((out.len() as u32, self.plan(c, memo)))
+                let n = out.len();
+                out.push((n as u32, FlatStep::listed(c)));
+                self.plan(&mut out[n].1, memo);
             });
             return;
         }
@@ -316,35 +337,38 @@ impl Flat {
         fingerprint_pair(shown, u64::from(self.checker()) | root << 32 | 1 << 40)
     }
 
-    /// Asks for the memo slots of `steps` (a hint): of each judgement whose key is known.
-    pub fn prefetch(&self, steps: &[(u32, FlatStep)], memo: &FlatMemo) {
+    /// Works out what the memo already holds of `steps` (listed from this state), and asks for
+    /// the memory their stepping reads (a hint: a step not prepared looks it up when taken).
+    /// Every step was planned first, which asked for the slot of its response: the lookups,
+    /// made here, then wait for those loads together rather than one after another.
+    pub fn prepare(&self, steps: &mut [(u32, FlatStep)], memo: &FlatMemo) {
         for (_, step) in steps {
             match step.stim {
-                Stim::Feed(..) if step.response == UNKNOWN => {}
+                Stim::Feed(..) => {
+                    if let Some(r) = memo.responses.get(step.key) {
+                        step.response = r;
+                        step.judged = self.judged_key(memo.response(r).shown);
+                        memo.judged.prefetch(step.judged);
+                    }
+                }
+                Stim::Emit(..) => memo.judged.prefetch(step.judged),
                 Stim::Nothing => {}
-                _ => memo.judged.prefetch(step.judged),
             }
         }
     }
 
-    /// `choice` planned: what it will show the parties, the memo key of that, and the
-    /// response the memo holds to it.
-    pub(super) fn plan(&self, choice: Listed, memo: &FlatMemo) -> FlatStep {
-        let stim = self.stimulus(choice, memo);
+    /// Plans `step` (as [`FlatStep::listed`] made it): what its choice will show the parties
+    /// and the memo key of that, asking for the slot of the fed endpoint's response (which
+    /// [`Flat::prepare`] reads). Written in place: a step returned by value is written field
+    /// by field and then read back whole, which waits for the writes to reach the cache.
+    pub(super) fn plan(&self, step: &mut FlatStep, memo: &FlatMemo) {
+        let stim = self.stimulus(step.choice, memo);
         let key = self.key(stim).unwrap_or(0);
-        let (response, judged) = match stim {
-            Stim::Feed(..) => match memo.responses.get(key) {
-                Some(r) => (r, self.judged_key(memo.response(r).shown)),
-                None => (UNKNOWN, 0),
-            },
-            _ => (UNKNOWN, key),
-        };
-        FlatStep {
-            choice,
-            stim,
-            key,
-            response,
-            judged,
+        step.stim = stim;
+        step.key = key;
+        match stim {
+            Stim::Feed(..) => memo.responses.prefetch(key),
+            _ => step.judged = key,
         }
     }
 

@@ -81,7 +81,7 @@ impl<'a, F: Form> Expander<'a, F> {
             &mut self.all,
             &mut self.steps,
         );
-        base.prefetch(&self.steps, &self.memo);
+        base.prepare(&mut self.steps, &self.memo);
         root
     }
 

@@ -37,8 +37,9 @@ pub(super) trait Form: Sized + Send {
         all: &mut Vec<Self::Step>,
         out: &mut Vec<(u32, Self::Step)>,
     );
-    /// Gets ready to take `steps` soon (a hint).
-    fn prefetch(&self, steps: &[(u32, Self::Step)], cx: &Self::Ctx);
+    /// Gets ready to take `steps` (listed from this state) soon: works out what it can of
+    /// them ahead and asks for the memory they will read (a hint: they step alike without).
+    fn prepare(&self, steps: &mut [(u32, Self::Step)], cx: &Self::Ctx);
     /// Applies one step.
     fn step(&mut self, rules: &Scenario, step: Self::Step, cx: &mut Self::Ctx);
     /// Whether a MUST clause was broken since the state was unpacked.
@@ -119,7 +120,7 @@ impl Form for Explorer {
     }
 
     /// Nothing to fetch: a plain state steps its world directly.
-    fn prefetch(&self, _: &[(u32, Step)], _: &()) {}
+    fn prepare(&self, _: &mut [(u32, Step)], _: &()) {}
 
     fn step(&mut self, rules: &Scenario, step: Step, _: &mut ()) {
         self.apply(rules, step);
@@ -200,8 +201,8 @@ impl Form for Flat {
         Flat::to_expand(self, reduce, cx, all, out);
     }
 
-    fn prefetch(&self, steps: &[(u32, FlatStep)], cx: &FlatMemo) {
-        Flat::prefetch(self, steps, cx);
+    fn prepare(&self, steps: &mut [(u32, FlatStep)], cx: &FlatMemo) {
+        Flat::prepare(self, steps, cx);
     }
 
     fn step(&mut self, _: &Scenario, step: FlatStep, cx: &mut FlatMemo) {
