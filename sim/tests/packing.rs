@@ -147,11 +147,19 @@ fn lockstep(spec: &ExploreSpec, depth: usize) -> usize {
                 let w = f.clone().end(true, &mut memo);
                 assert_eq!(v.violations, w.violations, "{spec:?}: final verdicts");
             }
-            for (&step, &flat_step) in steps.iter().zip(&flat_steps) {
-                let (mut e2, mut f2) = (e.clone(), f.clone());
+            // Prepared as a search prepares them (what the memo holds of each looked up
+            // ahead), the steps make the same rows as unprepared.
+            let mut prepared: Vec<(u32, _)> = (0..).zip(flat_steps.iter().copied()).collect();
+            f.prepare(&mut prepared, &memo);
+            for ((&step, &flat_step), &(_, ready)) in steps.iter().zip(&flat_steps).zip(&prepared) {
+                let (mut e2, mut f2, mut f3) = (e.clone(), f.clone(), f.clone());
                 e2.apply(init, step);
                 f2.step(flat_step, &mut memo);
+                f3.step(ready, &mut memo);
                 assert!(!memo.spoilt(), "{spec:?}: a state does not fit");
+                let outcome =
+                    |f: &Flat| (f.bytes().to_vec(), f.violated(), f.warned(), f.reached());
+                assert_eq!(outcome(&f2), outcome(&f3), "{spec:?} {step:?}: prepared");
                 assert_eq!(e2.violated(), f2.violated(), "{spec:?} {step:?}");
                 assert_eq!(e2.reached(), f2.reached(), "{spec:?} {step:?}");
                 assert_eq!(e2.warned(), f2.warned(), "{spec:?} {step:?}");
