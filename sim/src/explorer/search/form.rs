@@ -119,7 +119,7 @@ impl Form for Explorer {
         Explorer::to_expand(self, rules, reduce, all, out);
     }
 
-    /// Nothing to fetch: a plain state steps its world directly.
+    /// Nothing to prepare: a plain state steps its world directly.
     fn prepare(&self, _: &mut [(u32, Step)], _: &()) {}
 
     fn step(&mut self, rules: &Scenario, step: Step, _: &mut ()) {
