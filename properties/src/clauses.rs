@@ -625,6 +625,28 @@ pub static TABLE: &[Row] = &[
             why: "the text's internal-cancellation SHOULD, restated"
         }
     ),
+    row!(
+        Acp,
+        README,
+        "MUST send one of these responses",
+        Judged {
+            by: &[
+                I::SingleResolution,
+                I::EventualResolution,
+                I::CancelErrorCode
+            ],
+            why: "the stable page's sentence, as the README quotes it, of the duty the text states in the same words, which these judge"
+        }
+    ),
+    row!(
+        Acp,
+        README,
+        "internal cancellation \"SHOULD\" answer -32800",
+        Judged {
+            by: &[I::InternalCancelCode],
+            why: "the stable page's internal-cancellation SHOULD, as the README quotes it"
+        }
+    ),
     // The ACP RFD.
     row!(
         AcpRfd,
@@ -922,6 +944,33 @@ pub static TABLE: &[Row] = &[
         Judged {
             by: &[I::CloseIsCancel],
             why: "the README's summary of the text's 'The server MUST treat a client disconnect as cancellation of that request', which close-is-cancel judges (the client's half, a close sent as the cancel, is how the model's client cancels there)"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        README,
+        "A client SHOULD send a cancellation notification",
+        Judged {
+            by: &[I::CancelSentOnGiveUp],
+            why: "the released page's sentence of the duty cancel-sent-on-giveup holds the client to (the draft the catalog quotes says MUST)"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        README,
+        "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream ... Servers MUST NOT send notifications/cancelled for any other purpose",
+        Judged {
+            by: &[I::CancelFromAllowedParty],
+            why: "the released page's sentences of what cancel-from-allowed-party holds a server to: no cancel from it; the one purpose it allows, ending a subscriptions/listen stream, the model does not have (it has no subscriptions)"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        README,
+        "The client SHOULD ignore any response to the cancelled request that arrives afterward",
+        Judged {
+            by: &[I::LateAnswerIgnored],
+            why: "the released page's sentence of the duty late-answer-ignored holds the client to"
         }
     ),
     // LSP 3.17: the sentences this repository quotes (specs/lsp-3.17.md).
