@@ -2,28 +2,29 @@
 //!
 //! It starts the server (`-- COMMAND ARGS`), passes every byte from its own stdin to the
 //! server's and from the server's stdout to its own, unchanged and in order, as soon as it is
-//! read; the server's stderr is the server's. Beside the forwarding, one thread splits each
-//! direction into frames ([`FrameReader`]), writes each frame as a line of the JSONL transcript
-//! (`--log`, read back by `cancelcheck audit`) and feeds it to the probe's judge as it goes
-//! ([`Judging`]). When the server's stdout closes and it has exited, the verdict is written to
-//! `LOG.verdict` (text, or the `--json` document) and `watch` exits as the server did.
+//! read; the server's stderr is the server's. The thread forwarding each direction splits
+//! what it reads into frames ([`FrameReader`]) and, before passing the bytes on, writes each
+//! whole frame through to the JSONL transcript (`--log`, read back by `cancelcheck audit`) and
+//! tells it to the judge, on a thread of its own ([`Judging`]). When the server's stdout closes
+//! and it has exited, the verdict is written to `LOG.verdict` (text, or the `--json`
+//! document, replaced whole) and `watch` exits as the server did.
 //!
-//! The order of the transcript is what the proxy saw: a message of the client's is recorded
-//! before it is passed on, one of the server's once it is read, so the server cannot have
-//! answered a message recorded after its answer. What the client had read is not in this
-//! record ([`Vantage::Between`]).
+//! The order of the transcript is what the proxy saw: every message is recorded before it is
+//! passed on, so the server cannot have answered a message recorded after its answer, and a
+//! `watch` killed at any moment has recorded every message it forwarded. What the client had
+//! read is not in this record ([`Vantage::Between`]).
 
 use crate::audit::transcript::{Format, Writer, jsonl_line};
 use crate::audit::{self, Scan, Summary};
 use crate::probe::judge::{Dir, Judging, Record, Vantage};
 use crate::probe::tools::shell_word;
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{FrameReader, Framing};
+use cancelcheck_wire::{Frame, FrameReader, Framing};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Instant;
 
 /// The options of `cancelcheck watch`.
@@ -45,6 +46,11 @@ pub struct WatchArgs {
     /// The largest message judged, in bytes (larger ones are forwarded all the same).
     #[arg(long, default_value_t = 16 << 20)]
     pub max_frame: usize,
+    /// A lower bound, in ms, on how long a judged request takes when nothing cancels it (see
+    /// `cancelcheck audit --min-work-ms`): decides an error answer that came after a cancel
+    /// but before the server was shown to have read it.
+    #[arg(long, value_name = "MS")]
+    pub min_work_ms: Option<u64>,
     /// Write the verdict as the `--json` document.
     #[arg(long)]
     pub json: bool,
@@ -53,12 +59,21 @@ pub struct WatchArgs {
     pub command: Vec<String>,
 }
 
-/// What the forwarding threads tell the recorder.
+/// What the forwarding threads tell the judge, in the order the log holds it.
 enum Event {
-    /// Bytes that crossed, the client's (`true`) or the server's, at microseconds since start.
-    Bytes(bool, u64, Vec<u8>),
+    /// A whole message, the client's (`true`) or the server's, at microseconds since start.
+    Message(bool, u64, Frame),
+    /// Bytes of one direction that are not a frame (client's `true`): what was wrong.
+    Unframed(bool, String),
     /// One direction's stream ended.
     Closed(bool),
+}
+
+/// The log and the judge's channel, taken together: a message is written to the log and
+/// told to the judge under one lock, so the judge reads the messages in the log's order.
+struct Tap {
+    log: Log,
+    tx: mpsc::Sender<Event>,
 }
 
 /// The server's pid, for the signal handler.
@@ -111,15 +126,18 @@ fn micros(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// Copies `from` to `to` a read at a time; with `record_first`, each read is told to the
-/// recorder before it is passed on (the client's: the server cannot react to it before it is
-/// recorded), else after.
+/// Copies `from` to `to` a read at a time. Each read is split into frames, and every whole
+/// frame in it is written to the log and told to the judge *before* the read is passed on: a
+/// message is on disk before the other party can have it, so a `watch` killed at any moment
+/// has logged every message it forwarded, and the server cannot have answered a message the
+/// log holds after its answer.
 fn pump(
     mut from: impl Read,
     mut to: impl Write,
     client: bool,
     start: Instant,
-    tx: mpsc::Sender<Event>,
+    mut frames: FrameReader,
+    tap: &Mutex<Tap>,
 ) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut passing = true;
@@ -128,39 +146,57 @@ fn pump(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        let told = Event::Bytes(client, micros(start), buf[..n].to_vec());
-        let mut after = Some(told);
-        if client {
-            let _ = after.take().map(|e| tx.send(e));
+        let t = micros(start);
+        frames.push(&buf[..n]);
+        if let Some(first) = frames.next_frame() {
+            let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut next = Some(first);
+            while let Some(frame) = next {
+                let ev = match frame {
+                    Ok(f) => {
+                        tap.log.line(&jsonl_line(client, t, &f.body));
+                        Event::Message(client, t, f)
+                    }
+                    Err(e) => Event::Unframed(client, e.to_string()),
+                };
+                let _ = tap.tx.send(ev);
+                next = frames.next_frame();
+            }
         }
         if passing && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
             // The reader went away; keep reading so the writer is never blocked by it.
             passing = false;
         }
-        if let Some(e) = after {
-            let _ = tx.send(e);
-        }
     }
     drop(to);
-    let _ = tx.send(Event::Closed(client));
+    let tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _ = tap.tx.send(Event::Closed(client));
 }
 
-/// Writes transcript lines, saying once on stderr if the log cannot be written.
+/// Writes transcript lines, saying once on stderr if the log cannot be written. Each line is
+/// written through to the file as its message is forwarded (one `write` of the whole line,
+/// never held in a buffer of the process), so a `watch` killed at any moment leaves every
+/// message it forwarded on disk, with at most its last line cut short.
 struct Log {
-    file: Option<std::io::BufWriter<std::fs::File>>,
+    file: Option<std::fs::File>,
     path: PathBuf,
+    line: Vec<u8>,
 }
 
 impl Log {
     fn open(path: PathBuf) -> Log {
         let file = match std::fs::File::create(&path) {
-            Ok(f) => Some(std::io::BufWriter::new(f)),
+            Ok(f) => Some(f),
             Err(e) => {
                 Log::failed(&path, &e);
                 None
             }
         };
-        Log { file, path }
+        Log {
+            file,
+            path,
+            line: Vec::new(),
+        }
     }
 
     fn failed(path: &std::path::Path, e: &std::io::Error) {
@@ -173,8 +209,11 @@ impl Log {
     }
 
     fn line(&mut self, line: &str) {
+        self.line.clear();
+        self.line.extend_from_slice(line.as_bytes());
+        self.line.push(b'\n');
         if let Some(f) = &mut self.file
-            && let Err(e) = writeln!(f, "{line}")
+            && let Err(e) = f.write_all(&self.line)
         {
             Log::failed(&self.path, &e);
             self.file = None;
@@ -234,61 +273,68 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     let (Some(to_server), Some(from_server)) = (child.stdin.take(), child.stdout.take()) else {
         anyhow::bail!("the server's stdin and stdout could not be opened");
     };
+    let tap = Arc::new(Mutex::new(Tap {
+        log: Log::open(args.log.clone()),
+        tx,
+    }));
     {
-        let tx = tx.clone();
+        let tap = Arc::clone(&tap);
+        let frames = FrameReader::new(framing, args.max_frame);
         // Not joined: it may wait on a stdin the client never closes.
-        std::thread::spawn(move || pump(std::io::stdin(), to_server, true, start, tx));
+        std::thread::spawn(move || {
+            pump(std::io::stdin(), to_server, true, start, frames, &tap)
+        });
     }
-    let down = std::thread::spawn(move || pump(from_server, std::io::stdout(), false, start, tx));
+    let down = {
+        let tap = Arc::clone(&tap);
+        let frames = FrameReader::new(framing, args.max_frame);
+        std::thread::spawn(move || {
+            pump(from_server, std::io::stdout(), false, start, frames, &tap)
+        })
+    };
 
     lower_priority();
-    let mut log = Log::open(args.log.clone());
     let mut judging = Judging::new(&ctx, Some(Vantage::Between));
+    if let Some(ms) = args.min_work_ms {
+        judging.push(&crate::probe::judge::min_work_record(ms));
+    }
     let mut scan = Scan::default();
-    let mut frames = [
-        FrameReader::new(framing, args.max_frame),
-        FrameReader::new(framing, args.max_frame),
-    ];
     let mut messages = 0u64;
     let mut unframed = Vec::new();
     // Until the server's stdout closes (the client's stdin may stay open).
     while let Ok(ev) = rx.recv() {
-        let (client, t, bytes) = match ev {
-            Event::Bytes(c, t, b) => (c, t, b),
+        let (client, t, f) = match ev {
+            Event::Message(c, t, f) => (c, t, f),
+            Event::Unframed(c, e) => {
+                unframed.push(format!("{}: {e}", if c { "client" } else { "server" }));
+                continue;
+            }
             Event::Closed(false) => break,
             Event::Closed(true) => continue,
         };
-        let reader = &mut frames[usize::from(!client)];
-        reader.push(&bytes);
-        while let Some(frame) = reader.next_frame() {
-            match frame {
-                Ok(f) => {
-                    let text = String::from_utf8_lossy(&f.body).into_owned();
-                    log.line(&jsonl_line(client, t, &f.body));
-                    let writer = if client {
-                        Writer::Client
-                    } else {
-                        Writer::Server
-                    };
-                    scan.push(dialect, writer, &text);
-                    judging.push(&Record {
-                        t_us: t,
-                        dir: if client { Dir::Sent } else { Dir::Received },
-                        offset: f.offset,
-                        text,
-                        stream: None,
-                    });
-                    messages += 1;
-                }
-                Err(e) => {
-                    unframed.push(format!("{}: {e}", if client { "client" } else { "server" }))
-                }
-            }
-        }
+        let text = String::from_utf8_lossy(&f.body).into_owned();
+        let writer = if client {
+            Writer::Client
+        } else {
+            Writer::Server
+        };
+        scan.push(dialect, writer, &text);
+        judging.push(&Record {
+            t_us: t,
+            dir: if client { Dir::Sent } else { Dir::Received },
+            offset: f.offset,
+            text,
+            stream: None,
+        });
+        messages += 1;
     }
     let _ = down.join();
     let status = child.wait()?;
-    let logged = log.finish();
+    let logged = tap
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .log
+        .finish();
     let summary = Summary {
         command: "watch",
         file: args.log.display().to_string(),

@@ -403,3 +403,92 @@ fn requests_before_initialize_is_judged_only_where_the_handshake_was_recorded() 
         not_observable(&o)
     );
 }
+
+/// An error answer to a cancelled request that came after the cancel but before anything
+/// showed the server had read it (no barrier) may have crossed the cancel or been caused by
+/// it: `vacuous`, never `pass`, with the fix `audit` takes (`--min-work-ms`); declaring the
+/// work's shortest duration decides it, under the assumption named, and the saved trace
+/// re-judges to the same verdict.
+#[test]
+fn an_undecided_answer_is_vacuous_and_min_work_ms_decides_it() {
+    let tmp = Scratch::new("undecided");
+    let save = tmp.path().join("found");
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/references","params":{}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal"}}"#;
+    let file = jsonl(
+        tmp.path(),
+        "undecided.jsonl",
+        &[(C, 0, req), (C, 50_000, cancel), (S, 100_000, answer)],
+    );
+    let o = audit("lsp", "jsonl", &file, &save);
+    assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
+    let why = json_out(&o)["vacuous_because"].to_string();
+    assert!(why.contains("not decidable") && why.contains("--min-work-ms"), "{why}");
+    let o = cancelcheck(&[
+        "audit", "--dialect", "lsp", "--min-work-ms", "1000", "--save",
+        &save.display().to_string(), &file,
+    ]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("MUST cancel-error-code"), "{out}");
+    assert!(out.contains("--min-work-ms"), "the assumption is named: {out}");
+    let trace = std::fs::read_dir(&save)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let r = cancelcheck(&["replay", &trace.display().to_string()]);
+    assert!(text(&r.stdout).contains("(as recorded)"), "{}", text(&r.stdout));
+    // Answered later than the declared duration: still not decidable, and said so.
+    let o = cancelcheck(&[
+        "audit", "--dialect", "lsp", "--min-work-ms", "50", "--json", "--save",
+        &save.display().to_string(), &file,
+    ]);
+    assert_eq!(verdict(&o).0, "vacuous");
+}
+
+/// A session whose cancels name no request of the judged method judged nothing: `vacuous`,
+/// with the fix, though cancels crossed.
+#[test]
+fn cancels_of_a_method_not_judged_are_vacuous_not_a_pass() {
+    let tmp = Scratch::new("other-method");
+    let save = tmp.path().join("found");
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/completion","params":{}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let file = jsonl(
+        tmp.path(),
+        "editor.jsonl",
+        &[(C, 0, req), (C, 10, cancel), (S, 20, answer)],
+    );
+    let o = cancelcheck(&[
+        "audit", "--dialect", "lsp", "--method", "workspace/executeCommand", "--json",
+        "--save", &save.display().to_string(), &file,
+    ]);
+    assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
+    let why = json_out(&o)["vacuous_because"].to_string();
+    assert!(why.contains("no request of the judged method"), "{why}");
+    // Judged by the method the cancels name (the default), the same session passes.
+    let o = audit("lsp", "jsonl", &file, &save);
+    assert_eq!(verdict(&o), ("pass".into(), vec![], Some(0)));
+}
+
+/// A transcript none of whose lines is a message in the format given is an error that names
+/// the format it reads as, not a `vacuous` session of no messages.
+#[test]
+fn a_wrong_format_is_an_error_that_names_the_right_one() {
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "lsp",
+        "--format",
+        "mcp-log",
+        &fixture("lsp-keeps.vscode.jsonl"),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("none of its"), "{err}");
+    assert!(err.contains("it reads as --format vscode"), "{err}");
+}

@@ -126,6 +126,62 @@ fn the_servers_status_and_signals_pass_through() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+/// Lines of the log at `path` that are whole JSON lines (a line cut by a kill is not).
+fn whole_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect()
+}
+
+/// The log is written through as messages are forwarded: once the echo of the k-th message
+/// has come back through `watch -- cat`, the log already holds both crossings of the first k
+/// (no idle wait, no buffer), and a SIGKILL of `watch` then loses none of them.
+#[test]
+fn the_log_holds_every_forwarded_message_when_watch_is_killed() {
+    let tmp = Scratch::new("killed");
+    let log = tmp.path().join("session.jsonl");
+    let mut child = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        "cat",
+    ]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut echoes = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for k in 1..=103u32 {
+        let msg = format!("{{\"jsonrpc\":\"2.0\",\"id\":{k},\"method\":\"tools/call\"}}\n");
+        stdin.write_all(msg.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        echoes.read_line(&mut line).unwrap();
+        assert_eq!(line, msg);
+        let logged = whole_lines(&log).len();
+        assert!(
+            logged >= 2 * k as usize,
+            "after the echo of message {k}, the log holds {logged} lines, not {}",
+            2 * k
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lines = whole_lines(&log);
+    assert_eq!(lines.len(), 206, "every crossing of the 103 messages is in the log");
+    for (k, l) in lines.iter().enumerate() {
+        let id = l.pointer("/message/id").and_then(Value::as_u64);
+        assert_eq!(id, Some(k as u64 / 2 + 1), "line {}: {l}", k + 1);
+    }
+    let mut verdict = log.as_os_str().to_owned();
+    verdict.push(".verdict");
+    assert!(
+        !Path::new(&verdict).exists(),
+        "a killed watch leaves no verdict, not part of one"
+    );
+}
+
 /// A log that cannot be written: the session runs unchanged and `watch` says so once.
 #[test]
 fn an_unwritable_log_is_said_once_and_the_session_goes_on() {

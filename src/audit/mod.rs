@@ -43,6 +43,13 @@ pub struct AuditArgs {
     /// The longest line read, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_line: usize,
+    /// A lower bound, in ms, on how long a judged request takes when nothing cancels it (as
+    /// the probe's `--min-work-ms`): an error answer to a cancelled request that came sooner
+    /// than this after the request, but before the server was shown to have read the cancel,
+    /// was caused by the cancel (the verdict names this assumption). Without it such an answer
+    /// is not decidable, and the session `vacuous`.
+    #[arg(long, value_name = "MS")]
+    pub min_work_ms: Option<u64>,
     /// Where the trace of a session with findings is saved.
     #[arg(long, default_value = "traces/found")]
     pub save: PathBuf,
@@ -70,6 +77,36 @@ fn open(args: &AuditArgs) -> anyhow::Result<Lines<BufReader<std::fs::File>>> {
     let f = std::fs::File::open(&args.file)
         .map_err(|e| bad(format!("{}: cannot read it: {e}", args.file.display())))?;
     Ok(Lines::new(BufReader::new(f), args.format, args.max_line))
+}
+
+/// The error of a transcript none of whose `lines` is a message in the format given: most
+/// likely another format (named where one of the others reads a message in its first lines).
+fn no_message(args: &AuditArgs, lines: u64) -> anyhow::Error {
+    const LOOK: usize = 1000;
+    let others = [Format::Jsonl, Format::Vscode, Format::McpLog]
+        .into_iter()
+        .filter(|f| *f != args.format);
+    let mut reads = None;
+    for f in others {
+        let Ok(file) = std::fs::File::open(&args.file) else {
+            break;
+        };
+        let mut l = Lines::new(BufReader::new(file), f, args.max_line);
+        let found = (0..LOOK).any(|_| matches!(l.next_entry(), Ok(Some(_))));
+        if found {
+            reads = Some(f);
+            break;
+        }
+    }
+    let fix = match reads {
+        Some(f) => format!("it reads as --format {}", f.as_str()),
+        None => "give the format it is in with --format jsonl|vscode|mcp-log (docs/audit.md describes each)".to_string(),
+    };
+    bad(format!(
+        "{}: none of its {lines} lines is a message in the {} format, so there is nothing to judge; {fix}",
+        args.file.display(),
+        args.format.as_str()
+    ))
 }
 
 /// What the first pass learns of a transcript (or `watch` as the session goes): which party
@@ -206,6 +243,9 @@ struct Read {
 fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Read> {
     let mut lines = open(args)?;
     let mut j = judge::Judging::new(ctx, Some(vantage(args.format, scan)));
+    if let Some(ms) = args.min_work_ms {
+        j.push(&judge::min_work_record(ms));
+    }
     let mut first = None;
     let mut messages = 0;
     while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
@@ -257,6 +297,14 @@ fn save_trace(
         let mut lines = open(args)?;
         let mut first_us = None;
         let mut n = 0;
+        // The declared duration decides what it decided here when the trace is re-judged.
+        if let Some(ms) = args.min_work_ms {
+            let r = judge::min_work_record(ms);
+            let m =
+                json!({"t_us": r.t_us, "dir": r.dir.as_str(), "offset": r.offset, "text": r.text});
+            write!(out, "\n{m}")?;
+            n += 1;
+        }
         while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
             let r = record(scan, e, lines.offset, &mut first_us);
             let m =
@@ -321,6 +369,9 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
     let mut ctx = Context::new(dialect);
     ctx.work_method = scan.method(dialect, args.method.as_deref());
     let read = judge_file(&args, &ctx, &scan)?;
+    if read.messages == 0 && read.skipped > 0 {
+        return Err(no_message(&args, read.skipped));
+    }
     let mut outcome = session_outcome(read.judgement);
     if outcome.has_findings() {
         let verdict = report::judgement_json(dialect, &outcome.judgement);
@@ -475,7 +526,7 @@ pub fn render(dialect: Dialect, sum: &Summary, outcome: Outcome, json: bool) -> 
             if line.starts_with("verdict: ") {
                 t.push_str(&own_duties_line(dialect, &outcomes[0].judgement));
             }
-            if !line.starts_with("probe's own time") && !line.starts_with("vacuous: no scenario") {
+            if !line.starts_with("probe's own time") && !line.starts_with("vacuous: ") {
                 t.push_str(line);
                 t.push('\n');
             }

@@ -189,14 +189,36 @@ fn mcp_log(line: &str) -> Result<Line, String> {
     } else {
         return Ok(Line::Skipped);
     };
-    let message: Value = serde_json::from_str(json)
-        .map_err(|e| format!("expected a JSON-RPC message after \"Message from ...: \": {e}"))?;
+    let message = logged_json(json)?;
     let time_us = line[..at].split_whitespace().next().and_then(rfc3339_us);
     Ok(Line::Message(Entry {
         writer,
         time_us,
         text: message_text(&message, "the message")?,
     }))
+}
+
+/// The message a desktop client's log line carries after "Message from ...: ": one JSON
+/// value, which the logger may follow with its own words after a space (` { metadata:
+/// undefined }`, the shape of a JavaScript logger's metadata), never with more of the JSON.
+fn logged_json(json: &str) -> Result<Value, String> {
+    let expected = |e: &dyn std::fmt::Display| {
+        format!("expected a JSON-RPC message after \"Message from ...: \": {e}")
+    };
+    let mut values = serde_json::Deserializer::from_str(json).into_iter::<Value>();
+    let message = match values.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return Err(expected(&e)),
+        None => return Err(expected(&"found nothing")),
+    };
+    let rest = &json[values.byte_offset()..];
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return Err(expected(&format!(
+            "the message is followed by {:?} with no space between",
+            rest.chars().take(20).collect::<String>()
+        )));
+    }
+    Ok(message)
 }
 
 /// Microseconds since the epoch of an RFC 3339 time in UTC (`2025-06-01T12:00:00.123Z`, an
@@ -414,5 +436,19 @@ mod tests {
         assert_eq!(e.writer, Writer::Client);
         assert_eq!(e.time_us, rfc3339_us("2025-06-01T12:00:00.100Z"));
         assert_eq!(r.skipped, 1);
+    }
+
+    #[test]
+    fn mcp_log_lines_may_end_in_the_loggers_metadata() {
+        let line = "2025-06-01T12:00:00.100Z [info] [demo] Message from server: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}} { metadata: undefined }";
+        let Ok(Line::Message(e)) = parse_line(Format::McpLog, line) else {
+            panic!("{line}");
+        };
+        assert_eq!(e.text, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
+        // A message cut short, or run into other text, is still refused.
+        let cut = "2025-06-01T12:00:00.100Z [info] [demo] Message from server: {\"jsonrpc\":\"2.0\",\"id\":0";
+        assert!(parse_line(Format::McpLog, cut).is_err());
+        let glued = "2025-06-01T12:00:00.100Z [info] [demo] Message from server: {\"id\":0}x";
+        assert!(parse_line(Format::McpLog, glued).is_err());
     }
 }

@@ -166,6 +166,18 @@ pub fn min_work_note(ms: u64) -> String {
     format!("{ms} ms (declared: the work request takes at least this long unless cancelled)")
 }
 
+/// The note record declaring `ms` ([`note::MIN_WORK`]) at the start of a session, for
+/// `audit` and `watch`, whose sessions the probe did not drive.
+pub fn min_work_record(ms: u64) -> Record {
+    Record {
+        t_us: 0,
+        dir: Dir::Note,
+        offset: 0,
+        text: format!("{}: {}", note::MIN_WORK, min_work_note(ms)),
+        stream: None,
+    }
+}
+
 /// One thing that crossed the wire (or happened to the session), with its time.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Record {
@@ -531,6 +543,10 @@ struct Judge<'c> {
     audit: Option<Vantage>,
     /// A cancel of any kind crossed the wire, either way.
     any_cancel: bool,
+    /// A cancel crossed the wire naming a request the judge follows (one of the client's it
+    /// models, or one of the server's), or a malformed one: something about cancellation was
+    /// judged.
+    judged_cancel: bool,
     /// Audited from between the parties, the client sent a request with the id of one of its
     /// earlier requests: whether it had read the earlier one's answer is not observable.
     reuse_undecided: bool,
@@ -706,6 +722,7 @@ impl Judge<'_> {
                 }
                 self.cancel_sent = true;
                 self.any_cancel = true;
+                self.judged_cancel = true;
                 self.cancelled.insert(id);
                 self.closes.insert(id, k);
                 self.sent.push(SentMsg {
@@ -1047,8 +1064,10 @@ impl Judge<'_> {
                     continue;
                 }
                 Message::Cancel { id, .. } => {
+                    self.judged_cancel = true;
                     self.cancelled.insert(id);
                 }
+                Message::MalformedCancel => self.judged_cancel = true,
                 Message::Response { id, reply } => {
                     if let Some(r) = self.peer_requests.get_mut(&id) {
                         r.answered = true;
@@ -1290,9 +1309,13 @@ impl Judge<'_> {
                 self.any_cancel = true;
                 if let Some(r) = self.peer_requests.get_mut(&id) {
                     r.cancelled = true;
+                    self.judged_cancel = true;
                 }
             }
-            Message::MalformedCancel => self.any_cancel = true,
+            Message::MalformedCancel => {
+                self.any_cancel = true;
+                self.judged_cancel = true;
+            }
             Message::Response { id, .. } if self.methods.contains_key(&id) => {
                 self.children_may_be_resolved(id);
             }
@@ -1562,12 +1585,23 @@ impl Judge<'_> {
         } else {
             Some(self.why_not_in_flight())
         };
-        // A transcript claims nothing: it exercised cancellation if a cancel crossed the wire.
-        let exercised = self.audit.is_some() && self.any_cancel;
+        // A transcript claims nothing: it exercised cancellation if a cancel crossed the wire
+        // naming a request the judge follows.
+        let exercised = self.audit.is_some() && self.judged_cancel;
         if self.audit.is_some() && !self.any_cancel {
             self.vacuous_because.push(
                 "the transcript holds no cancel, either way: nothing about cancellation was exercised; record a session in which a request is cancelled".to_string(),
             );
+        } else if self.audit.is_some() && self.work.is_empty() && !self.judged_cancel {
+            self.vacuous_because.push(format!(
+                "no request of the judged method ({}) occurs in the session, and no cancel named a request the judge follows: the cancels that crossed were not judged; name the method the cancels name with --method",
+                self.ctx.work_method
+            ));
+        } else if self.audit.is_some() && !self.judged_cancel {
+            self.vacuous_because.push(format!(
+                "no cancel named a request the judge follows (requests of {}, the handshake, or the server's own requests): the cancels that crossed were not judged; name the method the cancels name with --method",
+                self.ctx.work_method
+            ));
         }
         if self.audit.is_none() && self.work.is_empty() && self.vacuous_because.is_empty() {
             // A probe session that never sent its work request tested nothing, whatever it
@@ -1685,6 +1719,7 @@ impl<'c> Judging<'c> {
                 assumptions: Vec::new(),
                 audit,
                 any_cancel: false,
+                judged_cancel: false,
                 reuse_undecided: false,
                 client_ids: BTreeSet::new(),
                 min_work_us: None,

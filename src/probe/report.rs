@@ -102,17 +102,22 @@ fn handshake_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
         .collect()
 }
 
-/// The verdict of several outcomes ([`Status::judged`]): `fail` or `warn` as the strongest
-/// scenario's; `vacuous` when no scenario exercised a cancel of a request in flight (`pass`
-/// for none).
+/// The verdict of several outcomes: the weakest scenario's ([`Judgement::status`]), so `fail`
+/// or `warn` as the strongest finding, and `vacuous` where any scenario tested nothing or could
+/// not be decided, or none exercised a cancel of a request in flight. `pass` only when every
+/// scenario passed and one reached a request in flight; no outcomes at all is `vacuous`.
 pub fn overall(outcomes: &[Outcome]) -> Status {
     let worst = outcomes
         .iter()
         .map(|o| o.judgement.status())
         .min()
-        .unwrap_or(Status::Pass);
-    let exercised = outcomes.is_empty() || outcomes.iter().any(|o| o.judgement.exercised_in_flight);
-    Status::judged(worst == Status::Fail, worst <= Status::Warn, exercised)
+        .unwrap_or(Status::Vacuous);
+    let exercised = outcomes.iter().any(|o| o.judgement.exercised_in_flight);
+    worst.min(if exercised {
+        Status::Pass
+    } else {
+        Status::Vacuous
+    })
 }
 
 /// Where one session of a run found that the work fails on its own (a call no cancel named
@@ -132,15 +137,41 @@ pub fn spread_failed_work(outcomes: &mut [Outcome]) {
     }
 }
 
-/// Why the run as a whole tested nothing (empty unless it is `vacuous`).
+/// Why the run as a whole is `vacuous` (empty unless it is): the scenarios that tested
+/// nothing or could not be decided, or that no scenario reached a request in flight.
 pub fn run_vacuous_because(outcomes: &[Outcome]) -> Vec<String> {
     if overall(outcomes) != Status::Vacuous {
         return Vec::new();
     }
-    vec![
-        "no scenario's cancel reached a work request in flight and decided what the peer did (each scenario's vacuous_because says why and what would fix it)"
-            .to_string(),
-    ]
+    let vacuous: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.judgement.status() == Status::Vacuous)
+        .map(|o| o.name)
+        .collect();
+    let mut why = Vec::new();
+    if outcomes.is_empty() {
+        why.push("no scenario ran".to_string());
+    } else if !vacuous.is_empty() {
+        let mut names: Vec<&str> = Vec::new();
+        for n in &vacuous {
+            if !names.contains(n) {
+                names.push(n);
+            }
+        }
+        why.push(format!(
+            "{} of {} sessions tested nothing or could not be decided ({}): a run is a pass only when every part of it is (each one's vacuous_because says why and what would fix it)",
+            vacuous.len(),
+            outcomes.len(),
+            names.join(", ")
+        ));
+    }
+    if !outcomes.iter().any(|o| o.judgement.exercised_in_flight) {
+        why.push(
+            "no scenario's cancel reached a work request in flight and decided what the peer did (each scenario's vacuous_because says why and what would fix it)"
+                .to_string(),
+        );
+    }
+    why
 }
 
 fn trace_path(o: &Outcome) -> Value {
@@ -644,4 +675,89 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
     };
     let (_, fresh, same) = rejudge_trace(doc, &t);
     Ok(Some((fresh, same, t.records.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::scenario;
+
+    fn rec(dir: Dir, text: &str) -> Record {
+        Record {
+            t_us: 0,
+            dir,
+            offset: 0,
+            text: text.to_string(),
+            stream: None,
+        }
+    }
+
+    /// An MCP 2026-07-28 session of scenario `name`: a call, its cancel, a barrier, and the
+    /// call's answer (`answer`) before the barrier's.
+    fn outcome(name: &'static str, answer: &str) -> Outcome {
+        let ctx = Context::new(Dialect::Mcp20260728);
+        let records = vec![
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+            ),
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            ),
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","method":"ping"}"#,
+            ),
+            rec(Dir::Received, answer),
+            rec(
+                Dir::Received,
+                r#"{"jsonrpc":"2.0","id":"cancelcheck-barrier-1","result":{}}"#,
+            ),
+        ];
+        Outcome {
+            name,
+            seed: 0,
+            judgement: judge_scenario(&ctx, name, &records),
+            records,
+            end: PeerEnd {
+                status: None,
+                killed: false,
+                stderr_bytes: 0,
+                stderr_tail: String::new(),
+                elapsed: std::time::Duration::ZERO,
+                waited: std::time::Duration::ZERO,
+            },
+            trace: None,
+        }
+    }
+
+    /// A run is a pass only where every part is: one session that could not be decided makes
+    /// the run `vacuous` beside one that passed, and says which; no session at all is not a
+    /// pass either.
+    #[test]
+    fn one_undecided_session_makes_the_run_vacuous() {
+        let name = scenario::by_name("cancel-during-work")
+            .map(|s| s.name)
+            .expect("the scenario exists");
+        let crossed = outcome(name, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(crossed.judgement.status(), Status::Pass);
+        let undecided = outcome(
+            name,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"Request cancelled"}}"#,
+        );
+        assert_eq!(undecided.judgement.status(), Status::Vacuous);
+        let both = [crossed, undecided];
+        assert_eq!(overall(&both[..1]), Status::Pass);
+        assert_eq!(overall(&both), Status::Vacuous);
+        let why = run_vacuous_because(&both);
+        assert!(why[0].starts_with("1 of 2 sessions"), "{why:?}");
+        assert!(run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &both)
+            .ends_with("verdict: vacuous\n"));
+        assert_eq!(
+            run_json(Dialect::Mcp20260728, Framing::Ndjson, &[], &both)["verdict"],
+            "vacuous"
+        );
+        assert_eq!(overall(&[]), Status::Vacuous);
+    }
 }

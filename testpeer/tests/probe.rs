@@ -300,7 +300,7 @@ fn the_correct_peer_passes_twenty_times_over() {
             "--scenarios",
             "cancel-before-work,cancel-during-work,cancel-crossing-answer,two-concurrent-one-cancelled",
             "--params",
-            r#"{"name":"slow","arguments":{"ms":30}}"#,
+            r#"{"name":"slow","arguments":{"ms":300}}"#,
         ],
         &["--dialect", "mcp-2025-11-25"],
     );
@@ -729,7 +729,8 @@ const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":80}}"#;
 /// requests of its own or without. An answer that says "cancelled" to a request the probe never
 /// cancelled is internal cancellation (judged by `internal-cancel-code`), not a cancel meant
 /// for another request (`exact-id-match`); where the probe did cancel, the answer is judged
-/// against that cancel as before. Every saved trace re-judges to the same verdict.
+/// against that cancel as before. A scenario whose cancel comes after the agent gave up is
+/// vacuous, and the run with it. Every saved trace re-judges to the same verdict.
 #[test]
 fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
     let work = r#"{"prompt":[],"_meta":{"ms":300}}"#;
@@ -752,7 +753,21 @@ fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
                 ],
                 &peer,
             );
-            assert_eq!(v["verdict"], "pass", "{d} own={own}: {v:#}");
+            // A scenario whose cancel came after the agent had given the request up has
+            // nothing to judge: it is vacuous, and then so is the run, never a pass.
+            let verdicts: Vec<&str> = v["scenarios"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["verdict"].as_str().unwrap())
+                .collect();
+            assert!(
+                verdicts.iter().all(|x| ["pass", "vacuous"].contains(x)),
+                "{d} own={own}: {v:#}"
+            );
+            assert!(verdicts.contains(&"pass"), "{d} own={own}: {v:#}");
+            let run = if verdicts.contains(&"vacuous") { "vacuous" } else { "pass" };
+            assert_eq!(v["verdict"], run, "{d} own={own}: {v:#}");
             assert_eq!(code, 0);
             let mut gave_up = false;
             for s in v["scenarios"].as_array().unwrap() {
