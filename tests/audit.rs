@@ -492,3 +492,42 @@ fn a_wrong_format_is_an_error_that_names_the_right_one() {
     assert!(err.contains("none of its"), "{err}");
     assert!(err.contains("it reads as --format vscode"), "{err}");
 }
+
+/// A recorded client that cancels a request it never sent (here the server's own request, by
+/// its id) breaks `exact-id-match` as the same act of the server's does; the client's cancel
+/// of its own request, the same session otherwise, breaks nothing.
+#[test]
+fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
+    let tmp = Scratch::new("client-cancels-unknown");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}"#;
+    let asks = r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+    let session = |name: &str, named: u32| {
+        let cancel = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{named}}}}}"#
+        );
+        jsonl(
+            tmp.path(),
+            name,
+            &[
+                (C, 0, init),
+                (S, 1_000, inited),
+                (C, 3_000, call),
+                (S, 4_000, asks),
+                (C, 5_000, &cancel),
+                (S, 900_000, answer),
+            ],
+        )
+    };
+    let theirs = session("names-the-servers.jsonl", 7);
+    let o = audit("mcp-2025-11-25", "jsonl", &theirs, &save);
+    let (v, broken, code) = verdict(&o);
+    assert_eq!((v.as_str(), code), ("fail", Some(1)), "{}", text(&o.stdout));
+    assert!(broken.contains(&"exact-id-match".to_string()), "{broken:?}");
+    let own = session("names-its-own.jsonl", 1);
+    let (_, broken, _) = verdict(&audit("mcp-2025-11-25", "jsonl", &own, &save));
+    assert!(!broken.contains(&"exact-id-match".to_string()), "{broken:?}");
+}

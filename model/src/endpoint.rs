@@ -229,6 +229,20 @@ impl Endpoint {
         }
     }
 
+    /// Whether the peer may be sent the dialect's generic cancel: the dialect negotiates no
+    /// support, or the peer declared it in the handshake (the ACP RFD's
+    /// `cancellation.request`). Before the handshake is answered, only where nothing is
+    /// negotiated.
+    pub fn peer_takes_cancels(&self) -> bool {
+        let negotiated = self.rules().negotiated;
+        match self.session {
+            Session::Ready {
+                peer_cancel_support,
+            } => peer_cancel_support || !negotiated,
+            _ => !negotiated,
+        }
+    }
+
     /// Whether this party sends activity notifications for the work it does (the dialect has
     /// them, and lets this party send them).
     fn sends_activity(&self) -> bool {
@@ -631,12 +645,7 @@ impl Endpoint {
             }
             return refuse(out, Refusal::WrongParty);
         }
-        let supported = match self.session {
-            Session::Ready {
-                peer_cancel_support,
-            } => peer_cancel_support || !rules.negotiated,
-            _ => !rules.negotiated,
-        };
+        let supported = self.peer_takes_cancels();
         let reckless = b == Behaviour::CancelsWithoutCapability
             || (b == Behaviour::CancelsInitialize && entry.method.is_initialize());
         if !supported && !reckless {
@@ -951,7 +960,9 @@ impl Endpoint {
                 reply: Reply::Error(-32601),
             }));
         }
-        if rules.negotiated && !self.cfg.cancel_support {
+        // A party that declared no support owes the generic cancel nothing; a session's
+        // cancel is not the negotiated one.
+        if rules.negotiated && !self.cfg.cancel_support && !session {
             out.push(Output::Ignored(Ignored::UnsupportedCancel(id)));
             return;
         }

@@ -123,6 +123,10 @@ pub mod note {
     /// opened, and no work request was sent. The judge decides from the wire alone (the
     /// scenario is vacuous); the note tells a reader of the timeline.
     pub const HANDSHAKE_REFUSED: &str = "handshake-refused";
+    /// The probe held a cancel back: the peer declared no support for the generic cancel
+    /// where support is negotiated (the ACP RFD), so sending it would break
+    /// `capability-gated`, the sender's duty. The scenario then tests nothing (`vacuous`).
+    pub const WITHHELD: &str = "cancel-withheld";
     /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
     /// verdict.
     pub const ASSUMED: &str = "assumed";
@@ -543,6 +547,9 @@ struct Judge<'c> {
     audit: Option<Vantage>,
     /// A cancel of any kind crossed the wire, either way.
     any_cancel: bool,
+    /// The probe held a cancel back from a peer that declared no support for it
+    /// ([`note::WITHHELD`]).
+    withheld: bool,
     /// A cancel crossed the wire naming a request the judge follows (one of the client's it
     /// models, or one of the server's), or a malformed one: something about cancellation was
     /// judged.
@@ -550,7 +557,7 @@ struct Judge<'c> {
     /// Audited from between the parties, the client sent a request with the id of one of its
     /// earlier requests: whether it had read the earlier one's answer is not observable.
     reuse_undecided: bool,
-    /// The ids of the requests the client sent (audits from between the parties).
+    /// The ids of the requests the client sent, of any method (audits).
     client_ids: BTreeSet<WireId>,
     /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
     min_work_us: Option<u64>,
@@ -916,6 +923,7 @@ impl Judge<'_> {
                     message: detail.to_string(),
                 });
             }
+            note::WITHHELD => self.withheld = true,
             note::TIMEOUT => self.errors.push(SessionError {
                 kind: "timeout",
                 offset: None,
@@ -957,7 +965,8 @@ impl Judge<'_> {
         let rules = dialect.rules();
         if let WireMessage::Notification { method, .. } = &msg
             && (method == rules.cancel_method
-                || Some(method.as_str()) == rules.session_cancel_method)
+                || Some(method.as_str()) == rules.session_cancel_method
+                || session_cancelled(dialect, &msg).is_some())
         {
             self.cancel_sent = true;
             self.any_cancel = true;
@@ -1060,8 +1069,13 @@ impl Judge<'_> {
                 Message::Cancel { id, .. } if !self.methods.contains_key(&id) => {
                     // The probe's own cancel of an id it never sent is a stimulus (the
                     // unknown-id and malformed scenarios): the peer is judged on it, the probe
-                    // is not.
-                    continue;
+                    // is not. A recorded client's cancel of a request of a method the judge
+                    // does not follow is not judged; one naming no request the client ever
+                    // sent is, as the same act of the server's is.
+                    if self.audit.is_none() || self.client_ids.contains(&self.ids.wire(id)) {
+                        continue;
+                    }
+                    self.judged_cancel = true;
                 }
                 Message::Cancel { id, .. } => {
                     self.judged_cancel = true;
@@ -1094,9 +1108,10 @@ impl Judge<'_> {
                 self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
             }
         }
-        if self.audit == Some(Vantage::Between)
+        if self.audit.is_some()
             && let Some(id) = &request
             && !self.client_ids.insert(id.clone())
+            && self.audit == Some(Vantage::Between)
         {
             self.reuse_undecided = true;
         }
@@ -1410,6 +1425,9 @@ impl Judge<'_> {
 
     /// Why no cancel reached a work request in flight, and what would fix it.
     fn why_not_in_flight(&self) -> String {
+        if self.withheld && !self.any_cancel {
+            return self.declined();
+        }
         const FIX: &str = "name a slower one with --method/--params (or a recipe's work), or raise its duration; a peer that answers at once until it is ready needs a recipe's ready wait";
         let cancel = if !self.cancels_at.is_empty() {
             "before the cancel"
@@ -1428,6 +1446,14 @@ impl Judge<'_> {
         format!(
             "the work request {id} ({}) was answered{tool} {ms} ms after it was sent, {cancel}: {FIX}",
             self.ctx.work_method
+        )
+    }
+
+    /// Why a session with a peer that declared no cancel support tested nothing.
+    fn declined(&self) -> String {
+        format!(
+            "the peer's initialize answer declares no support for {} (cancellation.request), so the probe held its cancel back (capability-gated binds the sender): the scenario tested nothing; a peer that handles the cancel declares it",
+            self.ctx.dialect.rules().cancel_method
         )
     }
 
@@ -1603,6 +1629,9 @@ impl Judge<'_> {
                 self.ctx.work_method
             ));
         }
+        if self.audit.is_none() && self.withheld && self.vacuous_because.is_empty() {
+            self.vacuous_because.push(self.declined());
+        }
         if self.audit.is_none() && self.work.is_empty() && self.vacuous_because.is_empty() {
             // A probe session that never sent its work request tested nothing, whatever it
             // claims; where a session error says why (the peer gone, a timeout), that fails it.
@@ -1652,6 +1681,15 @@ pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgemen
         );
         j.exercised_in_flight = false;
     }
+    if name == super::scenario::SESSION_CANCEL
+        && j.vacuous_because.is_empty()
+        && let Some(method) = cancelcheck_wire::shapes::of(ctx.dialect).permission_method()
+        && !asked_before_cancel(ctx.dialect, method, records)
+    {
+        j.vacuous_because.push(format!(
+            "the agent sent no {method} before the probe's session/cancel: the scenario's point, a cancel while the agent waits on its own permission request, was not reached; give a prompt that makes the agent ask (--params, or a recipe's work)"
+        ));
+    }
     let dropped = |r: &Record| r.dir == Dir::Note && r.text.starts_with(note::STREAM_LOST);
     if name == super::scenario::DISCONNECT
         && j.vacuous_because.is_empty()
@@ -1662,6 +1700,23 @@ pub fn judge_scenario(ctx: &Context, name: &str, records: &[Record]) -> Judgemen
         );
     }
     j
+}
+
+/// Whether the peer sent a request of `method` before the probe's first prompt-turn cancel.
+fn asked_before_cancel(dialect: Dialect, method: &str, records: &[Record]) -> bool {
+    for r in records {
+        let Ok(m) = WireMessage::parse(r.text.as_bytes()) else {
+            continue;
+        };
+        match r.dir {
+            Dir::Received if matches!(&m, WireMessage::Request { method: x, .. } if x == method) => {
+                return true;
+            }
+            Dir::Sent if session_cancelled(dialect, &m).is_some() => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Judges one recorded session (see the module documentation).
@@ -1719,6 +1774,7 @@ impl<'c> Judging<'c> {
                 assumptions: Vec::new(),
                 audit,
                 any_cancel: false,
+                withheld: false,
                 judged_cancel: false,
                 reuse_undecided: false,
                 client_ids: BTreeSet::new(),

@@ -215,7 +215,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         over: Over::Any,
     },
     ProbeScenario {
-        name: "session-cancel",
+        name: SESSION_CANCEL,
         summary: "ACP: session/cancel of a prompt while the agent waits on its own permission request",
         ids: ints(1),
         run: session_cancel,
@@ -255,6 +255,10 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         over: Over::HttpClosing,
     },
 ];
+
+/// The name of the scenario of ACP's `session/cancel` while the agent waits on its own
+/// permission request.
+pub const SESSION_CANCEL: &str = "session-cancel";
 
 /// The name of the scenario that reads the standalone stream after a close (Streamable HTTP).
 pub const AFTER_CLOSE: &str = "progress-after-close";

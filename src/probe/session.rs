@@ -11,6 +11,7 @@ use super::judge::{Dir, Record, note};
 use super::process::{Chunk, Peer};
 use crate::table::{CancelledBy, RequestTable, Waiter};
 use cancelcheck_model::endpoint::IdPolicy;
+use cancelcheck_model::io::Refusal;
 use cancelcheck_model::message::Method;
 use cancelcheck_model::{
     Behaviour, Command, Dialect, Endpoint, EndpointConfig, Input, Message, Output, Party, Reply,
@@ -485,21 +486,25 @@ impl<'a> Session<'a> {
     /// cancels. An ACP prompt turn is cancelled with `session/cancel` naming its session; any
     /// other request with the dialect's generic cancel.
     fn cancel_text(&self, id: RequestId) -> String {
-        match self.prompt_session.get(&id) {
-            Some(session)
-                if self.setup.ctx.prompt_turn()
-                    && self.setup.dialect.rules().session_cancel_method.is_some()
-                    && let Some(text) = self.outgoing().session_cancel(session) =>
-            {
-                text
-            }
-            _ => message_text(
+        self.session_cancel_text(id).unwrap_or_else(|| {
+            message_text(
                 self.setup.dialect,
                 Party::Client,
                 &Message::Cancel { id, session: false },
                 &self.ids,
-            ),
+            )
+        })
+    }
+
+    /// The prompt turn's own cancel of request `id` (ACP's `session/cancel`), where it has one.
+    fn session_cancel_text(&self, id: RequestId) -> Option<String> {
+        let session = self.prompt_session.get(&id)?;
+        if !(self.setup.ctx.prompt_turn()
+            && self.setup.dialect.rules().session_cancel_method.is_some())
+        {
+            return None;
         }
+        self.outgoing().session_cancel(session)
     }
 
     /// Feeds the probe's endpoint and acts on what it does.
@@ -523,6 +528,7 @@ impl<'a> Session<'a> {
                     self.send_text(text);
                 }
                 Output::CloseStream(id) => self.close_stream(id),
+                Output::Refused(_, Refusal::NotNegotiated) => self.withhold(),
                 Output::Send(m) => {
                     let text = message_text(self.setup.dialect, Party::Client, &m, &self.ids);
                     self.send_text(text);
@@ -814,18 +820,41 @@ impl<'a> Session<'a> {
     /// Sends the cancel request `id`'s method calls for again, outside the endpoint (which
     /// refuses to cancel a request twice or once answered): ACP's `session/cancel` for a
     /// prompt turn, the dialect's generic cancel naming it for anything else.
+    /// The generic cancel is not sent to a peer that did not declare it takes it (where
+    /// support is negotiated: sending it would break `capability-gated`, the probe's own duty).
     pub fn cancel_again(&mut self, id: RequestId) {
         if self.http.is_some() && self.setup.dialect.rules().stream_close_cancels {
             // Where closing the stream is the cancel, there is nothing to send again.
             return self.close_stream(id);
         }
-        let text = self.cancel_text(id);
-        self.send_text(text);
+        if let Some(text) = self.session_cancel_text(id) {
+            return self.send_text(text);
+        }
+        if self.ep.peer_takes_cancels() {
+            let text = self.cancel_text(id);
+            self.send_text(text);
+        } else {
+            self.withhold();
+        }
+    }
+
+    /// Records that a cancel was held back from a peer that declared no support for it.
+    fn withhold(&mut self) {
+        let method = self.setup.dialect.rules().cancel_method;
+        self.note(
+            note::WITHHELD,
+            &format!("the peer declared no support for {method}; the probe did not send it"),
+            0,
+        );
     }
 
     /// Sends the dialect's generic cancel with exactly these params (or none), whatever they
-    /// name.
+    /// name; nothing to a peer that did not declare it takes the generic cancel (as
+    /// [`Session::cancel_again`]).
     pub fn raw_cancel(&mut self, params: Option<Value>) {
+        if !self.ep.peer_takes_cancels() {
+            return self.withhold();
+        }
         let method = self.shapes().cancel(Value::Null).0;
         self.send_text(notification(method, params));
     }

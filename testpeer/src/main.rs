@@ -16,6 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
+//!     [--no-cancel-support]
 //!     [--protocol-version V] [--tool-error] [--refuse-all] [--http ADDR]
 //! ```
 //!
@@ -143,6 +144,9 @@ struct Args {
     /// Give up each request this long after its work started (internal cancellation).
     #[arg(long, value_name = "MS")]
     give_up_ms: Option<u64>,
+    /// ACP RFD: declare no support for `$/cancelRequest` in the `initialize` answer.
+    #[arg(long)]
+    no_cancel_support: bool,
     /// Accept what the protocols' SDKs refuse.
     #[arg(long, overrides_with = "strict")]
     lenient: bool,
@@ -1035,7 +1039,7 @@ fn main() -> ExitCode {
         dialect: args.dialect,
         behaviour: args.behavior,
         workers: 8,
-        cancel_support: true,
+        cancel_support: !args.no_cancel_support,
         request_timeouts: false,
         init_timeout: false,
         ids: IdPolicy {

@@ -153,6 +153,11 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
             peer.push("--lazy-cancel");
         }
         peer.extend_from_slice(extra);
+        // A correct agent asks permission, as `session-cancel` needs (without, that scenario
+        // is vacuous); a faulty one does not, so that only its own fault acts.
+        if !c.faulty() && matches!(d, Dialect::Acp | Dialect::AcpRfd) {
+            peer.push("--ask-permission");
+        }
         let (v, code, _) = probe(
             &format!("{d}-{b}"),
             &[
@@ -1082,15 +1087,15 @@ fn assert_sessions_are_the_agents(v: &Value) {
 
 /// ACP with the default prompt against agents that validate it as the ACP SDKs do: every
 /// message the probe sends is valid for the schema (a prompt is an array of content blocks in
-/// a session the agent opened), the agent refuses none, and the correct agent passes every
-/// scenario.
+/// a session the agent opened), the agent refuses none, and the correct agent (one that asks
+/// permission, as `session-cancel` needs) passes every scenario.
 #[test]
 fn the_default_prompt_is_valid_acp_and_a_strict_agent_passes_every_scenario() {
     for d in [Dialect::Acp, Dialect::AcpRfd] {
         let (v, code, _) = probe(
             &format!("{d}-strict-default"),
             &["--dialect", d.id(), "--jobs", "4", "--save-all"],
-            &["--dialect", d.id(), "--work-ms", "80"],
+            &["--dialect", d.id(), "--work-ms", "80", "--ask-permission"],
         );
         assert_valid_for_the_schema(d, &v);
         assert_eq!(v["verdict"], "pass", "{d}: {v:#}");
@@ -1914,4 +1919,58 @@ fn every_sdk_peer_recipe_probes_a_strict_peer_of_its_dialect() {
         probed += 1;
     }
     assert!(probed >= 11, "{probed}");
+}
+
+/// The ACP RFD: an agent that declares no support for `$/cancelRequest` is never sent one
+/// (`capability-gated` binds the sender, the probe), so it is never failed under that rule;
+/// every scenario that needed the cancel is vacuous and says why, and so is the run.
+#[test]
+fn an_rfd_agent_that_declares_no_cancel_support_is_sent_none_and_the_run_is_vacuous() {
+    let d = Dialect::AcpRfd;
+    let (v, code, _) = probe(
+        "rfd-no-cancel-support",
+        &["--dialect", d.id(), "--params", ACP_PROMPT, "--jobs", "4", "--save-all"],
+        &["--dialect", d.id(), "--no-cancel-support", "--ask-permission"],
+    );
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert_eq!(code, 0, "{v:#}");
+    let (inv, errors) = findings(&v);
+    assert!(inv.is_empty() && errors.is_empty(), "{inv:?} {errors:?}: {v:#}");
+    let mut withheld = 0;
+    for s in v["scenarios"].as_array().unwrap() {
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(s["trace"].as_str().expect("saved with --save-all")).unwrap(),
+        )
+        .unwrap();
+        for m in doc["messages"].as_array().unwrap() {
+            let t = m["text"].as_str().unwrap_or("");
+            assert!(
+                !(m["dir"] == "sent" && t.contains("$/cancelRequest")),
+                "{}: the probe sent the cancel the agent declared it does not take: {t}",
+                s["name"]
+            );
+        }
+        let why = s["vacuous_because"].to_string();
+        if why.contains("declares no support for $/cancelRequest") {
+            withheld += 1;
+            assert_eq!(s["verdict"], "vacuous", "{}", s["name"]);
+        }
+    }
+    assert!(withheld > 0, "no scenario said why it held its cancel back: {v:#}");
+}
+
+/// ACP: `session-cancel` against an agent that never asks permission did not reach its point
+/// (a cancel while the agent waits on its own request): vacuous, with why, never a pass.
+#[test]
+fn session_cancel_with_an_agent_that_never_asks_is_vacuous() {
+    let d = Dialect::Acp;
+    let (v, code, _) = probe(
+        "session-cancel-no-permission",
+        &["--dialect", d.id(), "--params", ACP_PROMPT, "--scenarios", "session-cancel"],
+        &["--dialect", d.id()],
+    );
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert_eq!(code, 0);
+    let why = v["scenarios"][0]["vacuous_because"].to_string();
+    assert!(why.contains("session/request_permission"), "{why}");
 }

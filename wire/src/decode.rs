@@ -345,6 +345,17 @@ fn named_id(ctx: &Context, field: &str, v: Option<&Value>, ids: &mut IdMap) -> O
     Some(ids.model(&w))
 }
 
+/// Whether an `initialize` result declares that its sender handles the generic cancel (the
+/// ACP RFD's `cancellation.request`: an agent writes it in `agentCapabilities`, the
+/// simulator's own rendering in `capabilities`); absent is `false`.
+pub fn declares_cancel_support(result: &Value) -> bool {
+    result
+        .pointer("/agentCapabilities/cancellation/request")
+        .or_else(|| result.pointer("/capabilities/cancellation/request"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 /// The wire message as the model's `Message`, or `None` if the model has no such message (a
 /// `ping`, a server's own request for something else, an unrelated notification).
 ///
@@ -438,14 +449,8 @@ pub fn to_model(
             let answered = answers(mid);
             let reply = match body {
                 Body::Result(v) => match answered {
-                    // (ACP's agent declares it in `agentCapabilities`; the simulator's own
-                    // rendering writes `capabilities`.)
                     Some(Method::Initialize { .. }) => Reply::Initialized {
-                        cancel_support: v
-                            .pointer("/agentCapabilities/cancellation/request")
-                            .or_else(|| v.pointer("/capabilities/cancellation/request"))
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false),
+                        cancel_support: declares_cancel_support(v),
                     },
                     _ if v.get("status").and_then(Value::as_str) == Some("partial") => {
                         Reply::Partial

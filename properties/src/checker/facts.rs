@@ -260,9 +260,9 @@ impl Checker {
             Input::Receive(Message::Cancel { session, .. }) => {
                 r.cancels_received = r.cancels_received.saturating_add(1);
                 r.session_cancel |= session;
-                // A party that declared no support owes the cancel nothing (ACP RFD), and a
-                // cancel that overtook its request names nothing to its receiver.
-                if self.heeds_cancels(party) && self.reqs[i].work != Work::Unseen {
+                // A party that declared no support owes the generic cancel nothing (ACP RFD),
+                // and a cancel that overtook its request names nothing to its receiver.
+                if self.heeds_cancels(party, session) && self.reqs[i].work != Work::Unseen {
                     let r = &mut self.reqs[i];
                     let open = r.responses_sent == 0 && !r.responder_done;
                     r.cancel_received_open |= open;
@@ -496,10 +496,10 @@ impl Checker {
         change
     }
 
-    /// Whether `receiver` takes the cancels it reads: unless the dialect negotiates support
-    /// (ACP RFD) and it declared none.
-    pub(super) fn heeds_cancels(&self, receiver: Party) -> bool {
-        !self.rules().negotiated || self.declared_support[receiver.index()] == Some(true)
+    /// Whether `receiver` takes the cancels it reads: a session's (or task's) cancel always;
+    /// the generic cancel unless the dialect negotiates support (ACP RFD) and it declared none.
+    pub(super) fn heeds_cancels(&self, receiver: Party, session: bool) -> bool {
+        session || !self.rules().negotiated || self.declared_support[receiver.index()] == Some(true)
     }
 
     /// The newest request instance of `requester` with `id`: the one its requester means by

@@ -10,7 +10,8 @@ use cancelcheck_model::{Message, Output, Party};
 
 /// A request sent before `initialize` is answered as far as its sender can know; a cancel of
 /// an `initialize` the dialect does not let be cancelled, or (where support is negotiated) a
-/// cancel to a party that declared no support.
+/// generic cancel to a party that declared no support (a prompt turn's `session/cancel` is
+/// not the negotiated cancel).
 #[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let Event::Output {
@@ -31,14 +32,17 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
                 Some(ch.confused_before),
             );
         }
-        Message::Cancel { id, .. } => {
+        Message::Cancel { id, session } => {
             let Some(i) = ch.rec else {
                 return;
             };
             let rules = c.rules();
             if c.reqs[i].initialize && !rules.initialize_cancellable {
                 c.violate(InvariantId::InitializeNotCancelled, Some((party, id)));
-            } else if rules.negotiated && c.declared_support[party.peer().index()] != Some(true) {
+            } else if rules.negotiated
+                && !session
+                && c.declared_support[party.peer().index()] != Some(true)
+            {
                 // (A cancel of `initialize` is reported once, under the clause that names
                 // it, though no capability was declared yet either.)
                 c.violate(InvariantId::CapabilityGated, Some((party, id)));

@@ -21,7 +21,7 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         Input::Receive(Message::Response { .. }) if r.cancel_sent => {
             c.reach(InvariantId::RaceAnswerAfterCancel);
         }
-        Input::Receive(Message::Cancel { .. }) if c.heeds_cancels(party) => {
+        Input::Receive(Message::Cancel { session, .. }) if c.heeds_cancels(party, session) => {
             if r.responses_sent > 0 && r.answer_in_flight() {
                 c.reach(InvariantId::RaceCancelCrossesAnswer);
             }
