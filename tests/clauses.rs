@@ -129,13 +129,29 @@ fn one_dialect_and_the_text() {
     let dialects = doc["dialects"].as_array().unwrap();
     assert_eq!(dialects.len(), 1);
     assert_eq!(doc["summary"], dialects[0]["summary"]);
-    let superseded = dialects[0]["clauses"]
-        .as_array()
-        .unwrap()
+    // Its text is the released revision's, in this repository's specs/, not the draft's: the
+    // page's MUST NOT for a server's notifications/cancelled is judged at MUST.
+    let clauses = dialects[0]["clauses"].as_array().unwrap();
+    assert!(
+        clauses
+            .iter()
+            .all(|c| c["file"] != "mcp-cancellation-draft.md")
+    );
+    let server = clauses
         .iter()
-        .find(|c| c["status"] == "superseded")
-        .expect("the draft's SHOULD NOT respond is superseded");
-    assert_eq!(superseded["superseded_by"]["file"], "README.md");
+        .find(|c| {
+            c["file"] == "mcp-2026-07-28-cancellation.md"
+                && c["quote"]
+                    .as_str()
+                    .is_some_and(|q| q.contains("for any other purpose"))
+        })
+        .expect("the released page's MUST NOT for a server's cancel");
+    assert_eq!(
+        (&server["status"], &server["strength"]),
+        (&"judged".into(), &"MUST".into())
+    );
+    assert_eq!(server["invariants"][0]["name"], "cancel-from-allowed-party");
+    assert_eq!(server["invariants"][0]["strength"], "MUST");
 
     let o = cancelcheck(&["clauses"]);
     assert_eq!(o.status.code(), Some(0));

@@ -375,8 +375,9 @@ fn a_vacuous_verdict_says_first_how_to_remove_its_reason() {
                 "--nesting",
                 "1x0",
             ],
-            // A note: "only the client cancels" has no keyword.
-            "warn",
+            // "Servers MUST NOT send `notifications/cancelled` for any other purpose" (than
+            // ending a subscriptions/listen stream, which the model does not have).
+            "fail",
         ),
         // Too few seeds to reach the races.
         (vec!["run", "--seeds", "0..2"], "pass"),

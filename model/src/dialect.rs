@@ -336,7 +336,7 @@ static MCP_2025: DialectRules = DialectRules {
 static MCP_2026: DialectRules = DialectRules {
     id: "mcp-2026-07-28",
     title: "MCP 2026-07-28 (client-only cancel: a notification on stdio, a closed stream on HTTP)",
-    spec_file: "mcp-cancellation-draft.md",
+    spec_file: "mcp-2026-07-28-cancellation.md",
     json_rpc: true,
     cancel_method: "notifications/cancelled",
     cancel_id_field: "requestId",

@@ -451,10 +451,11 @@ pub fn normative(file: &str, text: &str) -> Vec<Unit> {
         .collect()
 }
 
-/// The texts and the dialect each states: the five texts under `shared/specs/` and their
+/// The texts and the dialect each states: four texts under `shared/specs/` and their
 /// `README.md`, whose units belong to the dialect their table row or fact names (see
-/// [`readme_dialect`]), and LSP's sentences in this repository's `specs/`
-/// ([`files::in_repository`]).
+/// [`readme_dialect`]), and, in this repository's `specs/` ([`files::in_repository`]), the
+/// released MCP 2026-07-28 text (which replaces the draft under `shared/specs/`) and LSP's
+/// sentences.
 pub const TEXTS: &[(&str, Option<Dialect>)] = &[
     (files::ACP, Some(Dialect::Acp)),
     (files::RFD, Some(Dialect::AcpRfd)),
@@ -564,12 +565,16 @@ macro_rules! row {
 }
 
 use InvariantId as I;
-use Treatment::{Judged, NotAnObligation, NotJudgeable, NotModelled, Superseded};
+use Treatment::{Judged, NotAnObligation, NotJudgeable, NotModelled};
 use files::{ABP, ACP, LSP, MCP25, MCP26, README, RFD};
 
 const LOGS: &str = "a log is inside a party: no message shows whether it was written";
 const UI: &str = "a user interface is outside the protocol: no message shows what it displays";
 const MAY_IGNORE: &str = "a permission: the checker requires an ignored cancel to change nothing (unknown-cancel-harmless) and never requires one to be acted on";
+/// Why the sentences of MCP 2026-07-28's subscriptions are not judged.
+const SUBSCRIPTIONS: &str = "the model has no subscriptions: a subscriptions/listen request, a server that tears its stream down, and a rule on what each party sends then would judge it";
+/// Why the shape of an MCP 2026-07-28 request id is not judged.
+const ID_SHAPE: &str = "the model's requests always carry an integer or string id, and no fault sends one without an id or with null: such a request, and a rule on it, would judge it";
 const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown or finished request changes nothing; a malformed one is malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
 
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
@@ -855,41 +860,98 @@ pub static TABLE: &[Row] = &[
             why: "the README's summary of the text's duties, each judged under the text's own sentence"
         }
     ),
-    // MCP 2026-07-28: the draft's text, and the README's facts of the released one.
+    // MCP 2026-07-28 as released (specs/mcp-2026-07-28-cancellation.md: the cancellation page,
+    // the sentences of other pages it refers to, the schema's comments), and the README's facts.
     row!(
         Mcp20260728,
         MCP26,
-        "Either side can send a cancellation notification to indicate that a previously-issued request should be terminated.",
-        Superseded {
-            by: "only the client cancels",
-            why: "the released revision lets only the client cancel (judged by cancel-from-allowed-party)"
+        "A client SHOULD send a cancellation notification to indicate that a request it previously issued should be terminated.",
+        Judged {
+            by: &[I::CancelSentOnGiveUp],
+            why: "whether to cancel at all is the client's choice (cancellation is optional); a client that gives a request up has cancelled it, and on stdio the transport section's MUST, which cancel-sent-on-give-up quotes, has it send this notification: held to that MUST"
         }
     ),
     row!(
         Mcp20260728,
         MCP26,
-        "Receivers of cancellation notifications SHOULD: ... Not send a response for the cancelled request",
-        Superseded {
-            by: "the server MUST NOT send any further message for that request",
-            why: "the released revision makes it a MUST, and of every message (judged by no-answer-after-cancel and no-activity-after-cancel)"
+        "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream",
+        NotModelled(SUBSCRIPTIONS)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Implementations SHOULD establish timeouts for all sent requests, to prevent hung connections and resource exhaustion.",
+        NotModelled(
+            "the model's requesters set a timer where the workload asks for one (workload timeouts, explore --timeouts): a requester that sends a request without one, and a rule that every request has one, would judge it"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "When the request has not received a success or error response within the timeout period, the sender SHOULD cancel the request and stop waiting for a response.",
+        Judged {
+            by: &[I::CancelSentOnGiveUp],
+            why: "a client whose timeout fires and that stops waiting has given the request up: on stdio the transport section's MUST, which cancel-sent-on-give-up quotes, has it send the notification (the fault gives-up-silently does not); held to that MUST"
         }
     ),
     row!(
         Mcp20260728,
         MCP26,
-        "Receivers MAY ignore cancellation notifications if: ... The referenced request is unknown",
+        "SDKs and other middleware SHOULD allow these timeouts to be configured on a per-request basis.",
+        NotJudgeable(
+            "what an SDK lets its user configure is its programming interface: no message shows it"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Implementations MAY choose to reset the timeout clock when receiving a progress notification corresponding to the request, as this implies that work is actually happening.",
+        NotAnObligation(
+            "a permission: the model's timer is not reset by progress, and the checker never requires it to be"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "However, implementations SHOULD always enforce a maximum timeout, regardless of progress notifications, to limit the impact of a misbehaving client or server.",
+        NotModelled(
+            "the model's timer is never reset by progress, so it is its maximum: a requester that extends its timer on progress without bound, and a rule on it, would judge it"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream",
+        Judged {
+            by: &[I::CancelFromAllowedParty],
+            why: "a server's cancel of any other request breaks it, and the model has no subscriptions/listen, so every cancel a server sends does: cancel-from-allowed-party, which quotes the page's 'Servers MUST NOT send notifications/cancelled for any other purpose'"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Servers receiving cancellation notifications SHOULD: ... Not send a response for the cancelled request",
+        Judged {
+            by: &[I::NoAnswerAfterCancel],
+            why: "the page's SHOULD of the duty the transport pages state as a MUST NOT ('MUST NOT send any further messages for it'), which no-answer-after-cancel quotes from the stdio page: held to that MUST"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Servers MAY ignore cancellation notifications if: ... The referenced request is unknown",
         NotAnObligation(MAY_IGNORE)
     ),
     row!(
         Mcp20260728,
         MCP26,
-        "Receivers MAY ignore cancellation notifications if: ... Processing has already completed",
+        "Servers MAY ignore cancellation notifications if: ... Processing has already completed",
         NotAnObligation(MAY_IGNORE)
     ),
     row!(
         Mcp20260728,
         MCP26,
-        "Receivers MAY ignore cancellation notifications if: ... The request cannot be cancelled",
+        "Servers MAY ignore cancellation notifications if: ... The request cannot be cancelled",
         NotAnObligation(
             "a permission the model never uses: every request it sends can be cancelled"
         )
@@ -926,6 +988,146 @@ pub static TABLE: &[Row] = &[
     ),
     row!(
         Mcp20260728,
+        MCP26,
+        "Requests MUST include a string or integer ID.",
+        NotModelled(ID_SHAPE)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Unlike base JSON-RPC, the ID MUST NOT be null.",
+        NotModelled(ID_SHAPE)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for.",
+        NotModelled(
+            "not at its strength: no-live-id-reuse reports a reuse while a message about the earlier request may still arrive as the README's hazard, a note, since a cancelled request never gets a response and when its id may be reused is unstated; a requester that reuses the id of a request it never cancelled and still awaits breaks this MUST and is reported only as that note. Telling the two apart, and a MUST for the second, would judge it"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Result responses MUST include the same ID as the request they correspond to.",
+        Judged {
+            by: &[I::ExactIdMatch],
+            why: "an answer carrying another id than its request's (the fault id-type-confusion answers \"7\" for 7) names no request or another: exact-id-match, which the catalog quotes from the cancel's side"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "it SHOULD send a successful subscriptions/listen response to signal a graceful end (see Graceful Closure), then close the stream.",
+        NotModelled(SUBSCRIPTIONS)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream.",
+        NotModelled(SUBSCRIPTIONS)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "which the client MAY treat as a trigger to reconnect.",
+        NotAnObligation("a permission of subscriptions, which the model does not have")
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "On stdio, if the connection is terminated and then re-established, the client MUST re-send subscriptions/listen to re-establish its subscriptions",
+        NotModelled(SUBSCRIPTIONS)
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "At the release tag 2026-07-28 (commit 5f5440bb26a6) the two server sentences read:",
+        NotModelled(
+            "the wording of the two subscriptions sentences above at the release tag, quoted by the file: the model has no subscriptions, and a server that tears a subscriptions/listen stream down, with a rule on what it sends then, would judge them"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "These sentences and the cancellation page's",
+        NotAnObligation(
+            "the file's note that the subscriptions page and the cancellation page describe one event differently (modelcontextprotocol/modelcontextprotocol issue #3348); the page's sentence it recalls is placed above"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Closing the SSE response stream MUST be treated by the server as cancellation of that request.",
+        Judged {
+            by: &[I::CloseIsCancel],
+            why: "the Streamable HTTP page's sentence of the duty close-is-cancel quotes from the cancellation page ('The server MUST treat a client disconnect as cancellation of that request')"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it.",
+        Judged {
+            by: &[I::CloseIsCancel],
+            why: "on Streamable HTTP the cancelled request's stream is closed, so nothing more reaches the client on it: close-is-cancel (MUST) judges a server that works on after reading the close (the stdio page's sentence in the same words is no-answer-after-cancel's and no-activity-after-cancel's)"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "To cancel an in-flight request, the client MUST send a notifications/cancelled notification referencing the request's ID.",
+        Judged {
+            by: &[I::CancelSentOnGiveUp],
+            why: "the stdio page's sentence of the duty cancel-sent-on-give-up quotes from the cancellation page's transport section"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "This MUST correspond to the ID of a request the client previously issued.",
+        Judged {
+            by: &[I::ExactIdMatch],
+            why: "the schema's words for the page's 'Were previously issued by the client', which exact-id-match quotes"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "This MAY be logged or presented to the user.",
+        NotAnObligation(
+            "a permission about the reason, which no message shows being logged or displayed"
+        )
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "Servers MUST NOT use this notification to cancel any other request.",
+        Judged {
+            by: &[I::CancelFromAllowedParty],
+            why: "the schema's words for the page's 'Servers MUST NOT send notifications/cancelled for any other purpose', which cancel-from-allowed-party quotes"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.",
+        Judged {
+            by: &[I::CancelOnlyInProgress],
+            why: "the schema's SHOULD of what the page states as a MUST ('Are believed to still be in-progress'), which cancel-only-in-progress quotes: held to that MUST; a cancel that crosses the answer on its way is not judged, as the sentence's second half allows"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        MCP26,
+        "This notification indicates that the result will be unused, so any associated processing SHOULD cease.",
+        Judged {
+            by: &[I::CascadeComplete],
+            why: "the schema's words for the page's 'Stop processing the cancelled request' (SHOULD), which cascade-complete quotes: the requests a handler sent on the cancelled request's behalf are part of its processing"
+        }
+    ),
+    row!(
+        Mcp20260728,
         README,
         "MUST NOT send any further message for the request",
         Judged {
@@ -934,7 +1136,21 @@ pub static TABLE: &[Row] = &[
                 I::NoActivityAfterCancel,
                 I::NoChildAfterCancel
             ],
-            why: "the README's table row of the fact 'the server MUST NOT send any further message for that request', which these judge"
+            why: "the README's table row of the stdio page's 'MUST NOT send any further messages for it', which these judge"
+        }
+    ),
+    row!(
+        Mcp20260728,
+        README,
+        "stdio: the client MUST send notifications/cancelled, the server MUST NOT send any further message for that request.",
+        Judged {
+            by: &[
+                I::CancelSentOnGiveUp,
+                I::NoAnswerAfterCancel,
+                I::NoActivityAfterCancel,
+                I::NoChildAfterCancel
+            ],
+            why: "the README's summary of the released text's transport sentences ('The client MUST send a notifications/cancelled notification referencing the request ID'; 'MUST NOT send any further messages for it'), which these judge under those sentences"
         }
     ),
     row!(
@@ -952,7 +1168,7 @@ pub static TABLE: &[Row] = &[
         "A client SHOULD send a cancellation notification",
         Judged {
             by: &[I::CancelSentOnGiveUp],
-            why: "the released page's sentence of the duty cancel-sent-on-giveup holds the client to (the draft the catalog quotes says MUST)"
+            why: "the README's quotation of the released page's sentence, placed under the page (mcp-2026-07-28-cancellation.md) and held to the transport section's MUST"
         }
     ),
     row!(
@@ -961,7 +1177,7 @@ pub static TABLE: &[Row] = &[
         "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream ... Servers MUST NOT send notifications/cancelled for any other purpose",
         Judged {
             by: &[I::CancelFromAllowedParty],
-            why: "the released page's sentences of what cancel-from-allowed-party holds a server to: no cancel from it; the one purpose it allows, ending a subscriptions/listen stream, the model does not have (it has no subscriptions)"
+            why: "the README's quotation of the released page's sentences: cancel-from-allowed-party quotes the second from the page; the first, a duty of subscriptions, the model does not have"
         }
     ),
     row!(
@@ -970,7 +1186,7 @@ pub static TABLE: &[Row] = &[
         "The client SHOULD ignore any response to the cancelled request that arrives afterward",
         Judged {
             by: &[I::LateAnswerIgnored],
-            why: "the released page's sentence of the duty late-answer-ignored holds the client to"
+            why: "the README's quotation of the released page's sentence, which late-answer-ignored quotes from the page"
         }
     ),
     // LSP 3.17: the sentences this repository quotes (specs/lsp-3.17.md).
@@ -1074,7 +1290,7 @@ pub const LEAD_INS: &[(&str, &str, &str)] = &[
     (
         MCP26,
         "Stop processing the cancelled request",
-        "Receivers of cancellation notifications SHOULD:",
+        "Servers receiving cancellation notifications SHOULD:",
     ),
     (
         MCP25,
@@ -1083,7 +1299,7 @@ pub const LEAD_INS: &[(&str, &str, &str)] = &[
     ),
     (
         MCP26,
-        "Were previously issued in the same direction",
+        "Were previously issued by the client",
         "Cancellation notifications MUST only reference requests that:",
     ),
 ];

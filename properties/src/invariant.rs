@@ -212,9 +212,11 @@ const fn on_wire(a: Application, on_wire: bool) -> Application {
     }
 }
 
-/// The spec texts the catalog quotes: the five under `shared/specs/` and its `README.md`
-/// (which supersedes them where the protocols moved on), and the JSON-RPC 2.0 and LSP 3.17
-/// sentences in this repository's `specs/json-rpc-2.0.md` and `specs/lsp-3.17.md`.
+/// The spec texts the catalog quotes: four of the five under `shared/specs/` and its
+/// `README.md` (which supersedes them where the protocols moved on), and, in this repository's
+/// `specs/`, the released MCP 2026-07-28 text (`specs/mcp-2026-07-28-cancellation.md`, which
+/// replaces the draft `shared/specs/mcp-cancellation-draft.md` it grew from) and the JSON-RPC
+/// 2.0 and LSP 3.17 sentences (`specs/json-rpc-2.0.md`, `specs/lsp-3.17.md`).
 pub mod files {
     /// ACP stable.
     pub const ACP: &str = "acp-cancellation.md";
@@ -222,8 +224,10 @@ pub mod files {
     pub const RFD: &str = "acp-rfd-request-cancellation.md";
     /// MCP 2025-11-25.
     pub const MCP25: &str = "mcp-cancellation-2025-11-25.md";
-    /// The MCP draft that became 2026-07-28.
-    pub const MCP26: &str = "mcp-cancellation-draft.md";
+    /// MCP 2026-07-28 as released, quoted in this repository: its cancellation page, the
+    /// sentences of its other pages that page refers to, and the schema's comments (the
+    /// draft it grew from, `shared/specs/mcp-cancellation-draft.md`, is no longer quoted).
+    pub const MCP26: &str = "mcp-2026-07-28-cancellation.md";
     /// The dialect table and the facts beyond the texts.
     pub const README: &str = "README.md";
     /// App-call cancellation (ABP).
@@ -236,7 +240,7 @@ pub mod files {
     /// Whether `file` is one of this repository's `specs/` (the others are under
     /// `shared/specs/`).
     pub fn in_repository(file: &str) -> bool {
-        file == JSONRPC || file == LSP
+        file == JSONRPC || file == LSP || file == MCP26
     }
 }
 
@@ -279,6 +283,9 @@ pub mod addresses {
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
     /// MCP revision 2026-07-28: the base protocol (requests).
     pub const MCP26_BASIC: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic";
+    /// MCP revision 2026-07-28: the stdio transport.
+    pub const MCP26_STDIO: &str =
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio";
     /// LSP 3.17: cancellation support.
     pub const LSP_CANCEL: &str = "https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#cancelRequest";
     /// LSP 3.17: the initialize request.
@@ -410,6 +417,14 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             a::MCP26,
             "Error Handling",
         ),
+        (MCP26, "**stdio**: sending", a::MCP26, "Timeouts"),
+        (MCP26, "Servers **MUST NOT** send", a::MCP26, "Cancellation"),
+        (
+            MCP26,
+            "Servers **SHOULD** stop work",
+            a::MCP26_STDIO,
+            "Cancellation",
+        ),
         (MCP26, "", a::MCP26, "Behavior Requirements"),
         (
             ABP,
@@ -525,19 +540,6 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             a::MCP26_BASIC,
             "Messages: Requests",
         ),
-        (TABLE, "stdio:", a::MCP26, "Transport-Specific Cancellation"),
-        (
-            TABLE,
-            "only the client cancels",
-            a::MCP26,
-            "Transport-Specific Cancellation",
-        ),
-        (
-            TABLE,
-            "the server MUST NOT send",
-            a::MCP26,
-            "Transport-Specific Cancellation",
-        ),
     ]
 };
 
@@ -573,7 +575,8 @@ const ABP_STATES: &str = "stated in the text's table (or timing list) without a 
 /// Why reusing a live id is a note where JSON-RPC alone speaks of ids.
 const LIVE_ID_HAZARD: &str = "a hazard, not a rule: while a message about the earlier request may still arrive, the id no longer tells the two apart, but 'used to correlate' states no duty on a requester's choice of ids";
 
-const MCP26_NOTHING_FURTHER: &str = "the server MUST NOT send any further message for that request";
+/// MCP 2026-07-28's stdio transport: what a server owes a request the client cancelled.
+const MCP26_NOTHING_FURTHER: &str = "Servers **SHOULD** stop work on a cancelled request as soon as practical and **MUST NOT** send any further messages for it.";
 const RPC_SAME_ID: &str =
     "It MUST be the same as the value of the id member in the Request Object.";
 const RPC_NO_REPLY: &str = "The Server MUST NOT reply to a Notification";
@@ -688,7 +691,7 @@ pub static CATALOG: [Invariant; 40] = [
                     "a receiver MAY ignore a cancel only for an unknown or completed request, or one that cannot be cancelled; every request the model sends can be"
                 )
             ),
-            at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
+            at!(Mcp20260728, Must, MCP26, MCP26_NOTHING_FURTHER),
         ],
     },
     Invariant {
@@ -708,7 +711,7 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20260728,
                 Should,
                 MCP26,
-                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+                "The client **SHOULD** ignore any response to the cancelled request that arrives afterward"
             ),
         ],
     },
@@ -804,7 +807,7 @@ pub static CATALOG: [Invariant; 40] = [
                 Must,
                 JSONRPC,
                 RPC_NO_REPLY,
-                Some("notifications/cancelled is a notification (mcp-cancellation-draft.md)")
+                Some("notifications/cancelled is a notification (mcp-2026-07-28-cancellation.md)")
             ),
             at!(
                 Lsp,
@@ -892,7 +895,10 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20260728,
                 Must,
                 MCP26,
-                "Were previously issued in the same direction"
+                "Were previously issued by the client",
+                Some(
+                    "a cancel names a request the client sent: one naming a request it never sent, or acting on another than the one it names, breaks it (a cancel from the server is cancel-from-allowed-party's)"
+                )
             ),
             at!(Lsp, Must, JSONRPC, RPC_SAME_ID),
             at!(
@@ -1009,7 +1015,7 @@ pub static CATALOG: [Invariant; 40] = [
                 MCP25,
                 "Receivers of cancellation notifications SHOULD: ... Stop processing the cancelled request"
             ),
-            at!(Mcp20260728, Must, TABLE, MCP26_NOTHING_FURTHER),
+            at!(Mcp20260728, Must, MCP26, MCP26_NOTHING_FURTHER),
         ],
     },
     Invariant {
@@ -1066,7 +1072,7 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20260728,
                 Should,
                 MCP26,
-                "Receivers of cancellation notifications SHOULD: ... Free associated resources"
+                "Servers receiving cancellation notifications **SHOULD**: ... Free associated resources"
             ),
             // Not ABP: no sentence of its text asks an app to free a cancelled call, and its
             // idempotency row ("Cancel already-cancelled callId | Return { cancelled: true }")
@@ -1103,11 +1109,11 @@ pub static CATALOG: [Invariant; 40] = [
         observable_on_wire: true,
         applies: &[at!(
             Mcp20260728,
-            Note,
-            TABLE,
-            "only the client cancels",
+            Must,
+            MCP26,
+            "Servers **MUST NOT** send `notifications/cancelled` for any other purpose.",
             Some(
-                "stated without a keyword: the revision defines no cancel from the server, so a server's notifications/cancelled is outside the protocol"
+                "the one purpose the page allows a server, ending a subscriptions/listen stream it tears down, the model does not have (it has no subscriptions): every notifications/cancelled a server sends there is for another purpose"
             )
         )],
     },
@@ -1193,8 +1199,8 @@ pub static CATALOG: [Invariant; 40] = [
             at!(
                 Mcp20260728,
                 Must,
-                TABLE,
-                "the server MUST NOT send any further message for that request",
+                MCP26,
+                MCP26_NOTHING_FURTHER,
                 Some("a request sent on the cancelled request's behalf is such a message")
             ),
         ],
@@ -1279,7 +1285,10 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20260728,
                 Must,
                 MCP26,
-                "The client **MUST** send a `notifications/cancelled` notification referencing the request ID."
+                "The client **MUST** send a `notifications/cancelled` notification referencing the request ID.",
+                Some(
+                    "on stdio, the model's transport for it: the page's 'A client SHOULD send a cancellation notification' leaves to the client whether to cancel at all; one that gives a request up (its application cancels, or its timeout fires and it stops waiting) has cancelled it, and this sentence, like the stdio page's 'To cancel an in-flight request, the client MUST send', says how"
+                )
             ),
         ],
     },
@@ -1508,8 +1517,8 @@ pub static CATALOG: [Invariant; 40] = [
             at!(
                 Mcp20260728,
                 Coverage,
-                TABLE,
-                "stdio: the client MUST send notifications/cancelled"
+                MCP26,
+                "**stdio**: sending a `notifications/cancelled` notification referencing the request ID."
             ),
             at!(
                 Lsp,
@@ -1554,7 +1563,7 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20260728,
                 Coverage,
                 MCP26,
-                "The sender of the cancellation notification SHOULD ignore any response to the request that arrives afterward"
+                "The client **SHOULD** ignore any response to the cancelled request that arrives afterward"
             ),
             at!(
                 Lsp,

@@ -1,6 +1,7 @@
 //! Every clause the catalog cites is quoted word for word from the file it names: the spec
 //! texts in `shared/specs/` beside the checkout (skipped, with a message, where that folder is
-//! absent, as in a user's clone) and the JSON-RPC 2.0 and LSP 3.17 sentences in this repository's `specs/`.
+//! absent, as in a user's clone) and the released MCP 2026-07-28 text, the JSON-RPC 2.0 and the LSP
+//! 3.17 sentences in this repository's `specs/`.
 
 use cancelcheck_properties::CATALOG;
 use cancelcheck_properties::clauses::quoted_in;

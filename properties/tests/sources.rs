@@ -67,10 +67,31 @@ fn each_section_is_where_the_clause_stands() {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            let body = norm(&text);
+            // The text normalised line by line (the same as normalising it whole), and where
+            // in it each heading line (`#`) stands, with its words.
+            let mut body = String::new();
+            let mut heading_lines: Vec<(usize, String)> = Vec::new();
+            for line in text.lines() {
+                let n = norm(line);
+                if n.is_empty() {
+                    continue;
+                }
+                if !body.is_empty() {
+                    body.push(' ');
+                }
+                if line.starts_with('#') {
+                    heading_lines.push((body.len(), norm(line.trim_start_matches('#'))));
+                }
+                body.push_str(&n);
+            }
             let at = body.find(&norm(first)[..norm(first).len().min(40)]);
             // Of the headings the catalog names in this text, the nearest before the clause
-            // is its section's (the last part of the section's path).
+            // is its section's (the last part of the section's path). A section that a heading
+            // line (`#`) of the text names is found at its heading lines only (a heading names
+            // it when its words are the section's last part, or end with ": " and them: the
+            // file that gathers several pages of a revision heads a page's section "page:
+            // section"); one no heading line names (the RFD's sections are bold lines) is
+            // searched for in the words of the text.
             let last = |section: &str| norm(section.rsplit(": ").next().unwrap_or(section));
             let headings: Vec<String> = CATALOG
                 .iter()
@@ -79,10 +100,21 @@ fn each_section_is_where_the_clause_stands() {
                 .filter_map(|b| b.source())
                 .map(|b| last(b.section))
                 .collect();
+            let names = |line: &str, h: &str| line == h || line.ends_with(&format!(": {h}"));
             let nearest = at.and_then(|i| {
                 headings
                     .iter()
-                    .filter_map(|h| body[..i].rfind(h.as_str()).map(|p| (p, h)))
+                    .filter_map(|h| {
+                        if heading_lines.iter().any(|(_, line)| names(line, h)) {
+                            heading_lines
+                                .iter()
+                                .filter(|(p, line)| *p <= i && names(line, h))
+                                .map(|(p, _)| (*p, h))
+                                .next_back()
+                        } else {
+                            body[..i].rfind(h.as_str()).map(|p| (p, h))
+                        }
+                    })
                     .max()
                     .map(|(_, h)| h.clone())
             });
