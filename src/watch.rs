@@ -14,7 +14,7 @@
 //! `watch` killed at any moment has recorded every message it forwarded. What the client had
 //! read is not in this record ([`Vantage::Between`]).
 
-use crate::audit::transcript::{Format, Writer, jsonl_line};
+use crate::audit::transcript::{Format, Writer, jsonl_closed_line, jsonl_line};
 use crate::audit::{self, Scan, Summary};
 use crate::probe::judge::{Dir, Judging, Record, Vantage};
 use crate::probe::tools::shell_word;
@@ -65,8 +65,8 @@ enum Event {
     Message(bool, u64, Frame),
     /// Bytes of one direction that are not a frame (client's `true`): what was wrong.
     Unframed(bool, String),
-    /// One direction's stream ended.
-    Closed(bool),
+    /// One direction's stream ended (the client's `true`), at microseconds since start.
+    Closed(bool, u64),
 }
 
 /// The log and the judge's channel, taken together: a message is written to the log and
@@ -169,8 +169,14 @@ fn pump(
         }
     }
     drop(to);
-    let tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let _ = tap.tx.send(Event::Closed(client));
+    let t = micros(start);
+    let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !client {
+        // The end of the server's output ends the session: the log says so, so that its audit
+        // decides what this watch decides.
+        tap.log.line(&jsonl_closed_line(false, t));
+    }
+    let _ = tap.tx.send(Event::Closed(client, t));
 }
 
 /// Writes transcript lines, saying once on stderr if the log cannot be written. Each line is
@@ -309,8 +315,17 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
                 unframed.push(format!("{}: {e}", if c { "client" } else { "server" }));
                 continue;
             }
-            Event::Closed(false) => break,
-            Event::Closed(true) => continue,
+            Event::Closed(false, t) => {
+                judging.push(&Record {
+                    t_us: t,
+                    dir: Dir::Note,
+                    offset: 0,
+                    text: crate::probe::judge::output_closed(false),
+                    stream: None,
+                });
+                break;
+            }
+            Event::Closed(true, _) => continue,
         };
         let text = String::from_utf8_lossy(&f.body).into_owned();
         let writer = if client {

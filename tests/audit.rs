@@ -188,12 +188,14 @@ fn as_jsonl(format: Format, fixture_name: &str, client_is: Writer, dir: &Path) -
     let src = std::fs::read_to_string(fixture(fixture_name)).unwrap();
     let mut out = String::new();
     for line in src.lines() {
-        if let Ok(transcript::Line::Message(e)) = transcript::parse_line(format, line) {
+        if let Ok(transcript::Line::Message(e)) = transcript::parse_line(format, line)
+            && let transcript::Said::Message(text) = &e.said
+        {
             let t = e.time_us.unwrap_or(0) % 1_000_000_000;
             out.push_str(&transcript::jsonl_line(
                 e.writer == client_is,
                 t,
-                e.text.as_bytes(),
+                text.as_bytes(),
             ));
             out.push('\n');
         }
@@ -348,10 +350,15 @@ fn a_bad_line_is_named_and_a_truncated_last_line_is_reported() {
 fn the_published_schema_is_the_format_read() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/transcript.schema.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    assert_eq!(schema["required"], serde_json::json!(["direction", "time"]));
     assert_eq!(
-        schema["required"],
-        serde_json::json!(["direction", "time", "message"])
+        schema["oneOf"],
+        serde_json::json!([
+            { "required": ["message"], "not": { "required": ["closed"] } },
+            { "required": ["closed"], "not": { "required": ["message"] } }
+        ])
     );
+    assert_eq!(schema["properties"]["closed"]["const"], true);
     assert_eq!(
         schema["properties"]["direction"]["enum"],
         serde_json::json!([transcript::CLIENT_TO_SERVER, transcript::SERVER_TO_CLIENT])
@@ -530,4 +537,46 @@ fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
     let own = session("names-its-own.jsonl", 1);
     let (_, broken, _) = verdict(&audit("mcp-2025-11-25", "jsonl", &own, &save));
     assert!(!broken.contains(&"exact-id-match".to_string()), "{broken:?}");
+}
+
+/// LSP: a cancelled request never answered in a session the client ended (`shutdown`
+/// answered, then `exit`) was never answered: `eventual-resolution` fails. Without the
+/// `exit` the record cannot tell: `vacuous`, never a pass. Answered -32800 before the end:
+/// a pass.
+#[test]
+fn the_end_of_an_lsp_session_decides_a_cancelled_request_never_answered() {
+    let tmp = Scratch::new("lsp-exit");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#;
+    let ready = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"slow","arguments":[]}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let cancelled = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let shutdown = r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#;
+    let down = r#"{"jsonrpc":"2.0","id":2,"result":null}"#;
+    let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+    let opening = [(C, 0, init), (S, 1_000, inited), (C, 2_000, ready), (C, 3_000, call)];
+    let run = |name: &str, rest: &[(&str, u64, &str)]| {
+        let lines: Vec<(&str, u64, &str)> = opening.iter().chain(rest).copied().collect();
+        let file = jsonl(tmp.path(), name, &lines);
+        verdict(&audit("lsp", "jsonl", &file, &save))
+    };
+    let ended = [(C, 50_000, cancel), (C, 60_000, shutdown), (S, 61_000, down), (C, 62_000, exit)];
+    assert_eq!(
+        run("never-answered.jsonl", &ended),
+        ("fail".into(), vec!["eventual-resolution".into()], Some(1))
+    );
+    assert_eq!(
+        run("not-ended.jsonl", &ended[..3]),
+        ("vacuous".into(), vec![], Some(0))
+    );
+    let answered = [
+        (C, 50_000, cancel),
+        (S, 55_000, cancelled),
+        (C, 60_000, shutdown),
+        (S, 61_000, down),
+        (C, 62_000, exit),
+    ];
+    assert_eq!(run("answered.jsonl", &answered), ("pass".into(), vec![], Some(0)));
 }

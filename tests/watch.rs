@@ -40,7 +40,7 @@ fn testpeer() -> PathBuf {
 
 /// 100,000 messages of mixed sizes (a few bytes to 64 KiB, drawn by a fixed generator), one
 /// a line, through `watch -- cat`: what comes out is what went in, byte for byte, and the log
-/// holds each message twice (once each way).
+/// holds each message twice (once each way), then the end of the server's output.
 #[test]
 fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
     let tmp = Scratch::new("bytes");
@@ -90,10 +90,13 @@ fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
         input.len(),
         out.len()
     );
-    let lines = BufReader::new(std::fs::File::open(&log).unwrap())
+    let lines: Vec<String> = BufReader::new(std::fs::File::open(&log).unwrap())
         .lines()
-        .count();
-    assert_eq!(lines, 200_000);
+        .map(Result::unwrap)
+        .collect();
+    // Each message twice, then the end of the server's output.
+    assert_eq!(lines.len(), 200_001);
+    assert!(lines[200_000].contains(r#""closed":true"#), "{}", lines[200_000]);
 }
 
 /// The server's exit code is `watch`'s; a TERM sent to `watch` reaches the server, whose death
@@ -343,4 +346,122 @@ fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&verdict).unwrap()).unwrap();
     assert_eq!(v["verdict"], "vacuous", "{v:#}");
     assert_eq!(files(), ["s.jsonl", "s.jsonl.verdict"]);
+}
+
+/// The server's output closing ends the session: a cancelled request it never answered is
+/// never answered, and `eventual-resolution` (an ACP MUST) is decided, live and in the audit of
+/// the log (which holds the close as its last line). Without the close, the record could not
+/// tell and the request's answer would be "not observable".
+#[test]
+fn the_end_of_the_servers_output_decides_eventual_resolution() {
+    let tmp = Scratch::new("ended");
+    let log = tmp.path().join("ended.jsonl");
+    let peer = testpeer();
+    let mut child = watch(&[
+        "--dialect",
+        "acp",
+        "--json",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        &peer.display().to_string(),
+        "--dialect",
+        "acp",
+        "--behavior",
+        "never-answers-cancelled",
+    ]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut until = |id: &str| -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "no answer to {id}");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == Value::from(id) {
+                return v;
+            }
+        }
+    };
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":"i","method":"initialize","params":{{"protocolVersion":1,"clientCapabilities":{{}}}}}}"#
+    )
+    .unwrap();
+    until("i");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":"n","method":"session/new","params":{{"cwd":"/","mcpServers":[]}}}}"#
+    )
+    .unwrap();
+    let session = until("n")["result"]["sessionId"].clone();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{{"sessionId":{session},"prompt":[],"_meta":{{"ms":2000}}}}}}"#
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"$/cancel_request","params":{{"requestId":1}}}}"#
+    )
+    .unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"p","method":"_ping"}}"#).unwrap();
+    until("p");
+    drop(stdin);
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    child.wait().unwrap();
+    let live: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
+    )
+    .unwrap();
+    let broken = |v: &Value| -> Vec<String> {
+        v["scenarios"][0]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["invariant"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(live["verdict"], "fail", "{live:#}");
+    assert_eq!(broken(&live), ["eventual-resolution"], "{live:#}");
+    let last = whole_lines(&log).pop().unwrap();
+    assert_eq!(last["closed"], true, "{last}");
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "acp",
+        "--json",
+        "--save",
+        &tmp.path().join("found").display().to_string(),
+        &log.display().to_string(),
+    ]);
+    assert_eq!(broken(&json_out(&o)), ["eventual-resolution"]);
+    // The same log without its last line, the close: not decided, and never a pass.
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let cut = tmp.path().join("cut.jsonl");
+    std::fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "acp",
+        "--json",
+        "--save",
+        &tmp.path().join("found").display().to_string(),
+        &cut.display().to_string(),
+    ]);
+    let v = json_out(&o);
+    assert_eq!(v["verdict"], "vacuous", "{v:#}");
+    assert!(
+        v["scenarios"][0]["not_observable"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("eventual-resolution")),
+        "{v:#}"
+    );
 }

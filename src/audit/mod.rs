@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use transcript::{Entry, Format, LineError, Lines, Writer};
+use transcript::{Entry, Format, LineError, Lines, Said, Writer};
 
 /// The name the verdict table gives the audited session, and the `scenario` of its trace.
 pub const SCENARIO: &str = "audit";
@@ -190,7 +190,9 @@ fn scan(args: &AuditArgs, dialect: Dialect) -> anyhow::Result<Scan> {
     let mut lines = open(args)?;
     let mut s = Scan::default();
     while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
-        s.push(dialect, e.writer, &e.text);
+        if let Said::Message(text) = &e.said {
+            s.push(dialect, e.writer, text);
+        }
     }
     Ok(s)
 }
@@ -214,19 +216,22 @@ fn vantage(format: Format, scan: &Scan) -> Vantage {
     }
 }
 
-/// The record the judge reads for a message (`first_us`: the transcript's first time).
+/// The record the judge reads for a line (`first_us`: the transcript's first time): a
+/// message, or a note that a party closed its output ([`judge::note::OUTPUT_CLOSED`]).
 fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Record {
     let t = e.time_us.unwrap_or(0);
     let first = *first_us.get_or_insert(t);
+    let client = client_wrote(scan, e.writer);
+    let (dir, text) = match e.said {
+        Said::Message(text) if client => (Dir::Sent, text),
+        Said::Message(text) => (Dir::Received, text),
+        Said::Closed => (Dir::Note, judge::output_closed(client)),
+    };
     Record {
         t_us: t.saturating_sub(first),
-        dir: if client_wrote(scan, e.writer) {
-            Dir::Sent
-        } else {
-            Dir::Received
-        },
+        dir,
         offset,
-        text: e.text,
+        text,
         stream: None,
     }
 }
@@ -249,7 +254,7 @@ fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Re
     let mut first = None;
     let mut messages = 0;
     while let Some(e) = lines.next_entry().map_err(|e| line_error(&args.file, &e))? {
-        messages += 1;
+        messages += u64::from(matches!(e.said, Said::Message(_)));
         j.push(&record(scan, e, lines.offset, &mut first));
     }
     Ok(Read {

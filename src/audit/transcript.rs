@@ -44,15 +44,25 @@ pub enum Writer {
     Other,
 }
 
-/// One message of a transcript.
+/// One message of a transcript, or the end of what one party wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     /// Who wrote it.
     pub writer: Writer,
     /// Its time in microseconds, on the transcript's own clock (`None`: the line has none).
     pub time_us: Option<u64>,
-    /// The message as compact JSON text, or the raw text of a frame that was not JSON.
-    pub text: String,
+    /// What the line says.
+    pub said: Said,
+}
+
+/// What a line of a transcript says its writer did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Said {
+    /// A message: compact JSON text, or the raw text of a frame that was not JSON.
+    Message(String),
+    /// The writer closed its output: nothing more came from it (JSONL `"closed": true`, which
+    /// `watch` writes when the server's stdout ends).
+    Closed,
 }
 
 /// A line of a transcript.
@@ -82,6 +92,17 @@ pub fn jsonl_line(client_wrote: bool, time_us: u64, message: &[u8]) -> String {
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(message).into_owned()));
     let line = serde_json::json!({"direction": direction, "time": time_us, "message": message});
     line.to_string()
+}
+
+/// The JSONL line that says the server (`client_wrote`: the client) closed its output at
+/// `time_us`: nothing more came from it.
+pub fn jsonl_closed_line(client_wrote: bool, time_us: u64) -> String {
+    let direction = if client_wrote {
+        CLIENT_TO_SERVER
+    } else {
+        SERVER_TO_CLIENT
+    };
+    serde_json::json!({"direction": direction, "time": time_us, "closed": true}).to_string()
 }
 
 fn message_text(v: &Value, what: &str) -> Result<String, String> {
@@ -135,11 +156,20 @@ fn jsonl(line: &str) -> Result<Line, String> {
             return Err("field `time`: missing (microseconds since the session started)".into());
         }
     };
-    let message = o.get("message").ok_or("field `message`: missing")?;
+    if o.get("closed") == Some(&Value::Bool(true)) && !o.contains_key("message") {
+        return Ok(Line::Message(Entry {
+            writer,
+            time_us,
+            said: Said::Closed,
+        }));
+    }
+    let message = o.get("message").ok_or(
+        "field `message`: missing (or `\"closed\": true` where the writer's output ended)",
+    )?;
     Ok(Line::Message(Entry {
         writer,
         time_us,
-        text: message_text(message, "field `message`")?,
+        said: Said::Message(message_text(message, "field `message`")?),
     }))
 }
 
@@ -174,7 +204,7 @@ fn vscode(line: &str) -> Result<Line, String> {
     Ok(Line::Message(Entry {
         writer,
         time_us,
-        text: message_text(message, "field `message`")?,
+        said: Said::Message(message_text(message, "field `message`")?),
     }))
 }
 
@@ -194,7 +224,7 @@ fn mcp_log(line: &str) -> Result<Line, String> {
     Ok(Line::Message(Entry {
         writer,
         time_us,
-        text: message_text(&message, "the message")?,
+        said: Said::Message(message_text(&message, "the message")?),
     }))
 }
 
@@ -399,13 +429,28 @@ mod tests {
         };
         assert_eq!(e.writer, Writer::Client);
         assert_eq!(e.time_us, Some(42));
-        assert_eq!(e.text, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!(
+            e.said,
+            Said::Message(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into())
+        );
         // A frame that is not JSON is kept as its text.
         let line = jsonl_line(false, 0, b"garbage");
         let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
             panic!("{line}");
         };
-        assert_eq!((e.writer, e.text.as_str()), (Writer::Server, "garbage"));
+        assert_eq!(
+            (e.writer, e.said),
+            (Writer::Server, Said::Message("garbage".into()))
+        );
+        // The end of the server's output is read back as such.
+        let line = jsonl_closed_line(false, 7);
+        let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
+            panic!("{line}");
+        };
+        assert_eq!(
+            (e.writer, e.time_us, e.said),
+            (Writer::Server, Some(7), Said::Closed)
+        );
     }
 
     #[test]
@@ -444,7 +489,10 @@ mod tests {
         let Ok(Line::Message(e)) = parse_line(Format::McpLog, line) else {
             panic!("{line}");
         };
-        assert_eq!(e.text, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
+        assert_eq!(
+            e.said,
+            Said::Message(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#.into())
+        );
         // A message cut short, or run into other text, is still refused.
         let cut = "2025-06-01T12:00:00.100Z [info] [demo] Message from server: {\"jsonrpc\":\"2.0\",\"id\":0";
         assert!(parse_line(Format::McpLog, cut).is_err());

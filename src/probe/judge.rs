@@ -70,6 +70,16 @@ use cancelcheck_wire::{Body, IdMap, WireId, WireMessage, to_model};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The text of the note that the server (`client`: the client) closed its output
+/// ([`note::OUTPUT_CLOSED`]).
+pub fn output_closed(client: bool) -> String {
+    let who = if client { "client" } else { "server" };
+    format!(
+        "{}: {who}: the {who} closed its output; nothing more came from it",
+        note::OUTPUT_CLOSED
+    )
+}
+
 /// Which way a record went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Dir {
@@ -127,6 +137,10 @@ pub mod note {
     /// where support is negotiated (the ACP RFD), so sending it would break
     /// `capability-gated`, the sender's duty. The scenario then tests nothing (`vacuous`).
     pub const WITHHELD: &str = "cancel-withheld";
+    /// A party closed its output (`server` or `client` ...): nothing more came from it. The
+    /// server's ends the session: a request it left unanswered is never answered, so
+    /// `eventual-resolution` is decided ([`super::output_closed`]).
+    pub const OUTPUT_CLOSED: &str = "output-closed";
     /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
     /// verdict.
     pub const ASSUMED: &str = "assumed";
@@ -550,6 +564,10 @@ struct Judge<'c> {
     /// The probe held a cancel back from a peer that declared no support for it
     /// ([`note::WITHHELD`]).
     withheld: bool,
+    /// The record shows the session ended: the server closed its output
+    /// ([`note::OUTPUT_CLOSED`]), or the client sent the notification after which the server
+    /// exits (LSP `exit`). What it left unanswered it never answers.
+    ended: Option<&'static str>,
     /// A cancel crossed the wire naming a request the judge follows (one of the client's it
     /// models, or one of the server's), or a malformed one: something about cancellation was
     /// judged.
@@ -924,6 +942,9 @@ impl Judge<'_> {
                 });
             }
             note::WITHHELD => self.withheld = true,
+            note::OUTPUT_CLOSED if detail.starts_with("server") => {
+                self.ended = Some("the server closed its output");
+            }
             note::TIMEOUT => self.errors.push(SessionError {
                 kind: "timeout",
                 offset: None,
@@ -1000,6 +1021,11 @@ impl Judge<'_> {
             })
         {
             self.opening = request.clone();
+        }
+        if let WireMessage::Notification { method, .. } = &msg
+            && cancelcheck_wire::shapes::of(dialect).exit_method() == Some(method.as_str())
+        {
+            self.ended = Some("the client sent exit");
         }
         let handshake = cancelcheck_wire::shapes::of(dialect).handshake_method();
         if !self.handshake_sent && msg.method() == Some(handshake) {
@@ -1559,6 +1585,10 @@ impl Judge<'_> {
         } else {
             hidden.retain(|i| !(SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
         }
+        // A session the record shows ended decides what it left unanswered: never answered.
+        if self.ended.is_some() && !self.http {
+            hidden.retain(|i| *i != InvariantId::EventualResolution);
+        }
         // The probe's own duties judge the probe; a client's own record shows the client's.
         let own_judged = self.audit == Some(Vantage::Client);
         if self.audit == Some(Vantage::Between) {
@@ -1626,6 +1656,25 @@ impl Judge<'_> {
         } else if self.audit.is_some() && !self.judged_cancel {
             self.vacuous_because.push(format!(
                 "no cancel named a request the judge follows (requests of {}, the handshake, or the server's own requests): the cancels that crossed were not judged; name the method the cancels name with --method",
+                self.ctx.work_method
+            ));
+        }
+        // A cancelled request the record leaves unanswered, where the dialect owes it an
+        // answer, in a record that does not show the session ended: whether it was answered
+        // later is not observable.
+        if self.audit.is_some()
+            && self.ended.is_none()
+            && dialect.rules().requester_waits
+            && self.vacuous_because.is_empty()
+            && let Some(w) = self
+                .work
+                .iter()
+                .find(|(id, w)| self.cancelled.contains(id) && w.answered_us.is_none())
+                .map(|(_, w)| w)
+        {
+            let (id, _) = w.id_and_ms();
+            self.vacuous_because.push(format!(
+                "request {id} ({}) was cancelled and the record holds no answer to it, nor the end of the session: whether it was answered is not observable; record the session to its end (LSP's exit, or watch until the server exits)",
                 self.ctx.work_method
             ));
         }
@@ -1775,6 +1824,7 @@ impl<'c> Judging<'c> {
                 audit,
                 any_cancel: false,
                 withheld: false,
+                ended: None,
                 judged_cancel: false,
                 reuse_undecided: false,
                 client_ids: BTreeSet::new(),

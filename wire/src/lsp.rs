@@ -114,6 +114,11 @@ impl Shapes for Lsp {
         knows(method)
     }
 
+    /// "A notification to ask the server to exit its process."
+    fn exit_method(&self) -> Option<&'static str> {
+        Some("exit")
+    }
+
     fn check_client(&self, msg: &WireMessage) -> Result<(), SchemaError> {
         match Fields::of(msg) {
             Some((request, f)) => check_client(request, f),

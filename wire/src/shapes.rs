@@ -229,6 +229,12 @@ pub trait Shapes: Sync {
         initialize_version_mismatch(self.expected_version()?, answer)
     }
 
+    /// The client's notification after which the server exits and sends nothing more (LSP's
+    /// `exit`), where the dialect has one.
+    fn exit_method(&self) -> Option<&'static str> {
+        None
+    }
+
     // ---- a server's messages (the test peer)
 
     /// Which of the dialect's own requests `method` is, as a server reads it.
