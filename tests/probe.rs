@@ -55,11 +55,31 @@ fn bad_usage_exits_2() {
     }
 }
 
+/// `--scenarios list` lists the scenarios of the dialect over the transport named: no ACP or
+/// HTTP scenario for LSP over stdio; ACP's own for ACP; HTTP's for MCP with `--url`.
 #[test]
 fn the_scenarios_are_listed() {
-    let o = cancelcheck(&["probe", "--dialect", "lsp", "--scenarios", "list"]);
-    assert_eq!(o.status.code(), Some(0));
-    assert!(text(&o.stdout).contains("cancel-during-work"));
+    let names = |args: &[&str]| -> Vec<String> {
+        let o = cancelcheck(args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect()
+    };
+    let lsp = names(&["probe", "--dialect", "lsp", "--scenarios", "list"]);
+    assert!(lsp.contains(&"cancel-during-work".to_string()), "{lsp:?}");
+    for other in ["session-cancel", "disconnect-resume", "progress-after-close"] {
+        assert!(!lsp.contains(&other.to_string()), "{other} in {lsp:?}");
+    }
+    let acp = names(&["probe", "--dialect", "acp", "--scenarios", "list"]);
+    assert!(acp.contains(&"session-cancel".to_string()), "{acp:?}");
+    let http = names(&[
+        "probe", "--dialect", "mcp-2025-11-25", "--url", "http://127.0.0.1:9/mcp", "--scenarios",
+        "list",
+    ]);
+    assert!(http.contains(&"disconnect-resume".to_string()), "{http:?}");
+    assert!(!http.contains(&"progress-after-close".to_string()), "{http:?}");
 }
 
 #[test]

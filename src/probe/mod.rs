@@ -506,8 +506,14 @@ pub fn run_scenario(setup: &Setup, sc: &'static scenario::ProbeScenario, seed: u
 /// broken or a session error). Bad usage is an error (exit 2).
 pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     if args.scenarios.as_deref() == Some("list") {
+        // The scenarios of this dialect over this transport (stdio, or HTTP with --url).
+        let dialect = json_rpc_dialect(&args.dialect, "the probe")?;
+        let http = args.url.is_some();
         let mut t = String::new();
-        for s in scenario::SCENARIOS {
+        for s in scenario::SCENARIOS
+            .iter()
+            .filter(|s| s.applies(dialect) && s.runs_over(dialect, http))
+        {
             t.push_str(&format!("{:30} {}\n", s.name, s.summary));
         }
         return Ok((t, 0));
@@ -540,15 +546,24 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     }
     let results: Vec<Mutex<Option<Outcome>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
+    // A recipe's set-up that failed fails the same way in every session: no further one starts
+    // (the run is a usage error, below).
+    let set_up_failed = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..args.jobs.min(jobs.len()) {
             scope.spawn(|| {
                 loop {
+                    if set_up_failed.load(Ordering::Relaxed) {
+                        return;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(sc, seed)) = jobs.get(i) else {
                         return;
                     };
                     let o = run_scenario(&setup, sc, seed);
+                    if setup_failure(&o).is_some() {
+                        set_up_failed.store(true, Ordering::Relaxed);
+                    }
                     if let Some(slot) = results.get(i) {
                         *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(o);
                     }
@@ -566,10 +581,12 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     ) {
         let why = setup_failure(o).unwrap_or_default();
         return Err(bad(format!(
-            "--recipe {}: {why} (scenario {}, seed {}; no verdict, no trace written: fix the recipe, or the peer's set-up)",
+            "--recipe {}: {why} (scenario {}, seed {}; {} of {} sessions run, the rest not started; no verdict, no trace written: fix the recipe, or the peer's set-up)",
             file.display(),
             o.name,
-            o.seed
+            o.seed,
+            outcomes.len(),
+            jobs.len()
         )));
     }
     report::spread_failed_work(&mut outcomes);

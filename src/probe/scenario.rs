@@ -137,7 +137,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
     },
     ProbeScenario {
         name: "malformed-cancels",
-        summary: "cancels without params, with a null id, ids of wrong types, array params",
+        summary: "cancels without params, with a null id, ids of wrong types, array params (naming an id never sent)",
         ids: ints(1),
         run: malformed_cancels,
         acp_only: false,
@@ -347,8 +347,11 @@ fn micros(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// An id the probe never sends.
+const UNKNOWN_ID: i64 = 424242;
+
 fn unknown_id(s: &mut Session<'_>) -> Step<()> {
-    let p = s.cancel_params(json!(424242));
+    let p = s.cancel_params(json!(UNKNOWN_ID));
     s.raw_cancel(Some(p));
     s.barrier()?;
     let id = s.send_work()?;
@@ -371,7 +374,10 @@ fn malformed_cancels(s: &mut Session<'_>) -> Step<()> {
     s.raw_cancel(Some(json!({ key.clone(): [wire.clone()] })));
     s.raw_cancel(Some(json!({ key.clone(): {"id": wire.clone()} })));
     s.raw_cancel(Some(json!({ key: true })));
-    s.raw_cancel(Some(json!([wire])));
+    // Array params are by-position params to JSON-RPC, which a server may read as a cancel of
+    // the id they hold: they name an id never sent, so that either reading leaves the work
+    // to run.
+    s.raw_cancel(Some(json!([UNKNOWN_ID])));
     s.barrier()?;
     s.wait_resolved(id)
 }

@@ -674,9 +674,10 @@ impl<'a> Session<'a> {
                 method, timeout, ..
             }) => {
                 let end = Instant::now() + *timeout;
+                let from = self.records.len();
                 let got = self.pump(end, |s| s.ready_seen);
                 if !matches!(got, Ok(true)) {
-                    let why = if got.is_err() {
+                    let mut why = if got.is_err() {
                         "the peer exited before sending it".to_string()
                     } else {
                         format!(
@@ -684,6 +685,17 @@ impl<'a> Session<'a> {
                             timeout.as_millis().min(self.setup.timeout.as_millis())
                         )
                     };
+                    // What the peer sent meanwhile that could not be read may have been it.
+                    if let Some(r) = self.records[from..]
+                        .iter()
+                        .find(|r| r.dir == Dir::Note && r.text.starts_with(note::FRAMING))
+                    {
+                        why.push_str(&format!(
+                            "; meanwhile the peer sent what could not be read as a message ({}), which may have been it: if it is larger than --max-frame ({} bytes), raise --max-frame",
+                            r.text.trim_start_matches(note::FRAMING).trim_start_matches(": "),
+                            self.setup.max_frame
+                        ));
+                    }
                     self.note(
                         note::SETUP_FAILED,
                         &format!("ready: the notification {method} {why}"),

@@ -1677,6 +1677,22 @@ fn a_recipe_waits_for_the_peers_readiness_notification() {
         "{e}"
     );
     assert!(no_trace);
+    // The set-up fails alike in every session: the first failure stops the run.
+    let (e, _) = probe_error(
+        "never-repeated",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--recipe",
+            &n,
+            "--repeat",
+            "3",
+            "--jobs",
+            "1",
+        ],
+        &peer,
+    );
+    assert!(e.contains("1 of 36 sessions run, the rest not started"), "{e}");
 }
 
 /// Issue #25: a recipe that is not what the schema says is an error naming the file and the
