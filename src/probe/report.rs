@@ -316,7 +316,8 @@ pub fn repeated(outcomes: &[Outcome]) -> bool {
 }
 
 /// The verdict table as text: one row per scenario, one column per invariant of the dialect
-/// (`.` held, `E` a MUST broken, `W` a SHOULD or a note broken, `-` not observable on the wire), then
+/// (`.` held, `E` a MUST broken, `W` a SHOULD or a note broken, `-` not observable on the wire,
+/// `?` not decided: the session tested nothing or ended in an error), then
 /// each finding with its trace, the probe's own cost and the verdict.
 pub fn run_text(
     dialect: Dialect,
@@ -371,6 +372,8 @@ pub fn run_text(
     );
     for o in outcomes {
         let j = &o.judgement;
+        // A session that tested nothing, or ended in an error, held nothing it did not break.
+        let undecided = !j.errors.is_empty() || j.status() == Status::Vacuous;
         let cells: String = cols
             .iter()
             .map(|i| {
@@ -380,6 +383,7 @@ pub fn run_text(
                     match j.verdict.violations.iter().find(|v| v.invariant == *i) {
                         Some(v) if v.strength == Strength::Must => 'E',
                         Some(_) => 'W',
+                        None if undecided => '?',
                         None => '.',
                     }
                 };
@@ -405,7 +409,7 @@ pub fn run_text(
     }
     let _ = writeln!(
         t,
-        "columns (. held, E MUST broken, W SHOULD or NOTE broken, - not observable on the wire, never reported as passed):"
+        "columns (. held, E MUST broken, W SHOULD or NOTE broken, - not observable on the wire, ? not decided: the session tested nothing or ended in an error; - and ? never reported as passed):"
     );
     for (n, i) in cols.iter().enumerate() {
         let strength = i
@@ -759,5 +763,13 @@ mod tests {
             "vacuous"
         );
         assert_eq!(overall(&[]), Status::Vacuous);
+        // The undecided session's row shows no rule as held.
+        let text = run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &both);
+        let row = |n: usize| -> Vec<&str> {
+            let line = text.lines().filter(|l| l.starts_with(name)).nth(n).unwrap();
+            line.split_whitespace().skip(2).collect()
+        };
+        assert!(row(0).contains(&"."), "{text}");
+        assert!(!row(1).contains(&".") && row(1).contains(&"?"), "{text}");
     }
 }
