@@ -407,14 +407,7 @@ pub fn session_outcome(judgement: Judgement) -> Outcome {
         seed: 0,
         records: Vec::new(),
         judgement,
-        end: PeerEnd {
-            status: None,
-            killed: false,
-            stderr_bytes: 0,
-            stderr_tail: String::new(),
-            elapsed: std::time::Duration::ZERO,
-            waited: std::time::Duration::ZERO,
-        },
+        end: PeerEnd::no_process(),
         trace: None,
     }
 }

@@ -1868,19 +1868,21 @@ pub fn judge_transcript(ctx: &Context, vantage: Vantage, records: &[Record]) -> 
     j.finish()
 }
 
+/// A record at time 0, offset 0, on no stream (for tests).
+#[cfg(test)]
+pub(crate) fn rec(dir: Dir, text: &str) -> Record {
+    Record {
+        t_us: 0,
+        dir,
+        offset: 0,
+        text: text.to_string(),
+        stream: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rec(dir: Dir, text: &str) -> Record {
-        Record {
-            t_us: 0,
-            dir,
-            offset: 0,
-            text: text.to_string(),
-            stream: None,
-        }
-    }
 
     /// MCP 2026-07-28: nothing may follow a cancel the server has read. An answer before the
     /// barrier's answer may have crossed the cancel; one after it was sent after the cancel

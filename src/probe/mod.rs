@@ -480,15 +480,7 @@ pub fn run_scenario(setup: &Setup, sc: &'static scenario::ProbeScenario, seed: u
                 text: format!("{}: could not start the peer: {e}", judge::note::PEER_GONE),
                 stream: None,
             };
-            let end = process::PeerEnd {
-                status: None,
-                killed: false,
-                stderr_bytes: 0,
-                stderr_tail: String::new(),
-                elapsed: Duration::ZERO,
-                waited: Duration::ZERO,
-            };
-            (vec![rec], end)
+            (vec![rec], process::PeerEnd::no_process())
         }
     };
     let judgement = judge::judge_scenario(&setup.ctx, sc.name, &records);

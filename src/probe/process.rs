@@ -222,3 +222,18 @@ pub struct PeerEnd {
     /// The part of it spent waiting for the peer.
     pub waited: Duration,
 }
+
+impl PeerEnd {
+    /// The end of a session no process of the probe's ran: a peer that could not be started,
+    /// or a recorded session (audit): no status, nothing killed, nothing on stderr, no time.
+    pub fn no_process() -> PeerEnd {
+        PeerEnd {
+            status: None,
+            killed: false,
+            stderr_bytes: 0,
+            stderr_tail: String::new(),
+            elapsed: Duration::ZERO,
+            waited: Duration::ZERO,
+        }
+    }
+}

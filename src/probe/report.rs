@@ -684,17 +684,8 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::judge::rec;
     use crate::probe::scenario;
-
-    fn rec(dir: Dir, text: &str) -> Record {
-        Record {
-            t_us: 0,
-            dir,
-            offset: 0,
-            text: text.to_string(),
-            stream: None,
-        }
-    }
 
     /// An MCP 2026-07-28 session of scenario `name`: a call, its cancel, a barrier, and the
     /// call's answer (`answer`) before the barrier's.
@@ -724,14 +715,7 @@ mod tests {
             seed: 0,
             judgement: judge_scenario(&ctx, name, &records),
             records,
-            end: PeerEnd {
-                status: None,
-                killed: false,
-                stderr_bytes: 0,
-                stderr_tail: String::new(),
-                elapsed: std::time::Duration::ZERO,
-                waited: std::time::Duration::ZERO,
-            },
+            end: PeerEnd::no_process(),
             trace: None,
         }
     }
