@@ -378,7 +378,7 @@ fn the_end_of_the_servers_output_decides_eventual_resolution() {
             line.clear();
             assert!(out.read_line(&mut line).unwrap() > 0, "no answer to {id}");
             let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == Value::from(id) {
+            if v["id"] == id {
                 return v;
             }
         }
