@@ -149,7 +149,9 @@ fn pump(
         let t = micros(start);
         frames.push(&buf[..n]);
         if let Some(first) = frames.next_frame() {
-            let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut tap = tap
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let mut next = Some(first);
             while let Some(frame) = next {
                 let ev = match frame {
@@ -169,7 +171,9 @@ fn pump(
         }
     }
     drop(to);
-    let tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let tap = tap
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let _ = tap.tx.send(Event::Closed(client));
 }
 
@@ -281,20 +285,16 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
         let tap = Arc::clone(&tap);
         let frames = FrameReader::new(framing, args.max_frame);
         // Not joined: it may wait on a stdin the client never closes.
-        std::thread::spawn(move || {
-            pump(std::io::stdin(), to_server, true, start, frames, &tap)
-        });
+        std::thread::spawn(move || pump(std::io::stdin(), to_server, true, start, frames, &tap));
     }
     let down = {
         let tap = Arc::clone(&tap);
         let frames = FrameReader::new(framing, args.max_frame);
-        std::thread::spawn(move || {
-            pump(from_server, std::io::stdout(), false, start, frames, &tap)
-        })
+        std::thread::spawn(move || pump(from_server, std::io::stdout(), false, start, frames, &tap))
     };
 
     lower_priority();
-    let mut judging = Judging::new(&ctx, Some(Vantage::Between));
+    let mut judging = Judging::bounded(&ctx, Some(Vantage::Between));
     if let Some(ms) = args.min_work_ms {
         judging.push(&crate::probe::judge::min_work_record(ms));
     }

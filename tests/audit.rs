@@ -424,15 +424,27 @@ fn an_undecided_answer_is_vacuous_and_min_work_ms_decides_it() {
     let o = audit("lsp", "jsonl", &file, &save);
     assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
     let why = json_out(&o)["vacuous_because"].to_string();
-    assert!(why.contains("not decidable") && why.contains("--min-work-ms"), "{why}");
+    assert!(
+        why.contains("not decidable") && why.contains("--min-work-ms"),
+        "{why}"
+    );
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--min-work-ms", "1000", "--save",
-        &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "1000",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("MUST cancel-error-code"), "{out}");
-    assert!(out.contains("--min-work-ms"), "the assumption is named: {out}");
+    assert!(
+        out.contains("--min-work-ms"),
+        "the assumption is named: {out}"
+    );
     let trace = std::fs::read_dir(&save)
         .unwrap()
         .next()
@@ -440,11 +452,22 @@ fn an_undecided_answer_is_vacuous_and_min_work_ms_decides_it() {
         .unwrap()
         .path();
     let r = cancelcheck(&["replay", &trace.display().to_string()]);
-    assert!(text(&r.stdout).contains("(as recorded)"), "{}", text(&r.stdout));
+    assert!(
+        text(&r.stdout).contains("(as recorded)"),
+        "{}",
+        text(&r.stdout)
+    );
     // Answered later than the declared duration: still not decidable, and said so.
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--min-work-ms", "50", "--json", "--save",
-        &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "50",
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     assert_eq!(verdict(&o).0, "vacuous");
 }
@@ -464,8 +487,15 @@ fn cancels_of_a_method_not_judged_are_vacuous_not_a_pass() {
         &[(C, 0, req), (C, 10, cancel), (S, 20, answer)],
     );
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--method", "workspace/executeCommand", "--json",
-        "--save", &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--method",
+        "workspace/executeCommand",
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
     let why = json_out(&o)["vacuous_because"].to_string();

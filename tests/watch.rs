@@ -169,7 +169,11 @@ fn the_log_holds_every_forwarded_message_when_watch_is_killed() {
     child.kill().unwrap();
     child.wait().unwrap();
     let lines = whole_lines(&log);
-    assert_eq!(lines.len(), 206, "every crossing of the 103 messages is in the log");
+    assert_eq!(
+        lines.len(),
+        206,
+        "every crossing of the 103 messages is in the log"
+    );
     for (k, l) in lines.iter().enumerate() {
         let id = l.pointer("/message/id").and_then(Value::as_u64);
         assert_eq!(id, Some(k as u64 / 2 + 1), "line {}: {l}", k + 1);

@@ -9,6 +9,7 @@
 //! `--json` document and the exit codes are the probe's; a session with a finding is saved as
 //! a probe trace (a third pass) that `cancelcheck replay` re-judges.
 
+pub mod synthetic;
 pub mod transcript;
 
 use crate::probe::judge::{self, Dir, Judgement, Record, Vantage};
@@ -242,7 +243,7 @@ struct Read {
 
 fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Read> {
     let mut lines = open(args)?;
-    let mut j = judge::Judging::new(ctx, Some(vantage(args.format, scan)));
+    let mut j = judge::Judging::bounded(ctx, Some(vantage(args.format, scan)));
     if let Some(ms) = args.min_work_ms {
         j.push(&judge::min_work_record(ms));
     }

@@ -62,6 +62,7 @@
 //!   reused after the earlier request's answer passed by. A transcript with no cancel either
 //!   way tested nothing (`vacuous`).
 
+use super::sent::{Sent, SentMsg};
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
@@ -224,7 +225,7 @@ pub struct SessionError {
 pub struct Judgement {
     /// The checker's verdict.
     pub verdict: Verdict,
-    /// The events it judged.
+    /// The events it judged (none where it was judged [bounded](Judging::bounded)).
     pub events: Vec<Event>,
     /// Session errors, in order.
     pub errors: Vec<SessionError>,
@@ -406,21 +407,6 @@ fn session_of(params: Option<&Value>) -> Option<&Value> {
     params?.get("sessionId")
 }
 
-struct SentMsg {
-    /// The model messages it stands for (none for a barrier; one cancel per open prompt for
-    /// ACP's `session/cancel`; the answer to a request of the peer's that the model knows).
-    models: Vec<Message>,
-    /// The request's wire id, for requests.
-    request: Option<WireId>,
-    /// Whether the peer is known to have read it.
-    read: bool,
-    /// Streamable HTTP: the stream it went on.
-    stream: Option<String>,
-    /// Streamable HTTP: the server answered its POST `202 Accepted` (it read it; when, among
-    /// what other streams carry, is not known).
-    accepted: bool,
-}
-
 /// A request the peer sent the probe, as the model knows it. Which prompt it was sent on
 /// behalf of (where its session links it to one) is the checker's to say
 /// ([`Checker::parentage`]): the judge tells it with `Output::Nested` as the request arrives.
@@ -488,7 +474,7 @@ struct Judge<'c> {
     events: Vec<Event>,
     errors: Vec<SessionError>,
     ids: IdMap,
-    sent: Vec<SentMsg>,
+    sent: Sent,
     /// Model requests the probe sent: their method.
     methods: BTreeMap<RequestId, Method>,
     /// The probe's requests it resolved.
@@ -573,6 +559,11 @@ struct Judge<'c> {
     /// Streamable HTTP: rules a message arriving on another stream than the one it must be
     /// ordered against leaves undecided.
     cross_stream: BTreeSet<InvariantId>,
+    /// How many work requests are unanswered (none of them refused: a refusal is an answer).
+    unanswered_work: usize,
+    /// Keeps only what is still open ([`Judging::bounded`]): no events, no messages the peer
+    /// is known to have read, no checker records of settled requests.
+    bounded: bool,
 }
 
 /// When a work request of the probe's was sent and first answered (record times).
@@ -609,7 +600,9 @@ impl WorkTimes {
 impl Judge<'_> {
     fn emit(&mut self, ev: Event) {
         self.checker.observe(&ev);
-        self.events.push(ev);
+        if !self.bounded {
+            self.events.push(ev);
+        }
     }
 
     fn server(&mut self, output: Output) {
@@ -640,12 +633,15 @@ impl Judge<'_> {
 
     /// Marks `sent[k]` as read by the peer.
     fn read(&mut self, k: usize) {
-        if self.sent[k].read {
+        let Some(s) = self.sent.get_mut(k).filter(|s| !s.read) else {
             return;
-        }
-        self.sent[k].read = true;
-        for j in 0..self.sent[k].models.len() {
-            let m = self.sent[k].models[j];
+        };
+        s.read = true;
+        let n = s.models.len();
+        for j in 0..n {
+            let Some(&m) = self.sent.get(k).and_then(|s| s.models.get(j)) else {
+                break;
+            };
             self.peer_reads(m);
         }
     }
@@ -658,6 +654,7 @@ impl Judge<'_> {
             self.read(k);
         }
         self.read_below = self.read_below.max(end + 1);
+        self.sent.retire_below(self.read_below);
     }
 
     /// Evidence that the peer read `sent[k]`: on stdio everything sent before it too (a FIFO),
@@ -689,10 +686,10 @@ impl Judge<'_> {
             note::ACCEPTED => {
                 if let Some(k) = self
                     .sent
-                    .iter()
                     .position(|s| s.stream.is_some() && s.stream == rec.stream)
+                    && let Some(s) = self.sent.get_mut(k)
                 {
-                    self.sent[k].accepted = true;
+                    s.accepted = true;
                     self.deferred.push(k);
                 }
             }
@@ -713,11 +710,7 @@ impl Judge<'_> {
                 // The close is the cancel: a message the peer reads, though nothing is sent.
                 let k = self.sent.len();
                 self.cancels_at.push(k);
-                if self
-                    .work
-                    .iter()
-                    .any(|(w, t)| t.answered_us.is_none() && !self.refused.contains(w))
-                {
+                if self.unanswered_work > 0 {
                     self.in_flight = true;
                 }
                 self.cancel_sent = true;
@@ -769,13 +762,9 @@ impl Judge<'_> {
     /// not observable, so it is not judged.
     fn on_get_stream(&mut self, id: RequestId) -> bool {
         if let Some(&k) = self.closes.get(&id) {
-            if !self.sent[k].read {
+            if !self.sent.is_read(k) {
                 // About the request, so written after the server read it (before the close).
-                if let Some(r) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
-                }) {
+                if let Some(r) = self.sent.first_request(id) {
                     self.read(r);
                 }
                 self.read(k);
@@ -882,7 +871,7 @@ impl Judge<'_> {
             .collect();
         children.sort_unstable();
         for c in children {
-            let answer = self.sent.iter().position(|s| {
+            let answer = self.sent.position(|s| {
                 !s.read
                     && s.models
                         .iter()
@@ -970,11 +959,8 @@ impl Judge<'_> {
             self.cancels_at.push(self.sent.len());
             // A cancel of any kind sent while a work request (not refused) is unanswered: the
             // scenario's moment came with the work in flight.
-            if self
-                .work
-                .iter()
-                .any(|(id, w)| w.answered_us.is_none() && !self.refused.contains(id))
-            {
+            // (A refused request was answered: `unanswered_work` counts the others.)
+            if self.unanswered_work > 0 {
                 self.in_flight = true;
             }
         }
@@ -1032,13 +1018,20 @@ impl Judge<'_> {
                             .iter()
                             .rev()
                             .copied()
-                            .find(|&k| self.sent[k].read || self.sent[k].accepted);
-                        let taken_before = self
-                            .work
-                            .iter()
-                            .filter(|(_, w)| self.sent[w.at].read || self.sent[w.at].accepted)
-                            .map(|(&i, _)| i)
-                            .collect();
+                            .find(|&k| self.sent.is_taken(k));
+                        // (Read only over HTTP, where it grows with the square of the session.)
+                        let taken_before = if self.http {
+                            self.work
+                                .iter()
+                                .filter(|(_, w)| self.sent.is_taken(w.at))
+                                .map(|(&i, _)| i)
+                                .collect()
+                        } else {
+                            BTreeSet::new()
+                        };
+                        if !self.work.contains_key(&id) {
+                            self.unanswered_work += 1;
+                        }
                         self.work.entry(id).or_insert(WorkTimes {
                             at: self.sent.len(),
                             after_read_cancel,
@@ -1218,13 +1211,9 @@ impl Judge<'_> {
             }
             // An answer to a request the probe sent proves the peer read everything up to
             // that request.
-            if let Some(k) = self
-                .sent
-                .iter()
-                .rposition(|s| s.request.as_ref() == Some(id))
-            {
+            if let Some((k, barrier)) = self.sent.newest_request(id) {
                 self.proves(k);
-                if self.sent[k].models.is_empty() {
+                if barrier {
                     // The answer to a barrier (or another request the model does not know):
                     // evidence of order only.
                     return;
@@ -1248,6 +1237,7 @@ impl Judge<'_> {
                 && w.answered_us.is_none()
             {
                 w.answered_us = Some(rec.t_us);
+                self.unanswered_work -= 1;
                 w.tool_error = tool_error(body);
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
@@ -1259,13 +1249,7 @@ impl Judge<'_> {
                         ..
                     })
                 );
-            if cancelled
-                && let Some(k) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
-                })
-            {
+            if cancelled && let Some(k) = self.sent.first_cancel(mid) {
                 self.proves(k);
             }
             if !cancelled {
@@ -1284,11 +1268,7 @@ impl Judge<'_> {
         match m {
             Message::Activity { id } => {
                 // Progress about a request proves the peer read it.
-                if let Some(k) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
-                }) {
+                if let Some(k) = self.sent.first_request(id) {
                     self.proves(k);
                 }
             }
@@ -1361,14 +1341,10 @@ impl Judge<'_> {
         let Some(sent_us) = self.work.get(&mid).map(|w| w.sent_us) else {
             return;
         };
-        let Some(k) = self.sent.iter().position(|s| {
-            s.models
-                .iter()
-                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
-        }) else {
+        let Some(k) = self.sent.first_cancel(mid) else {
             return;
         };
-        if self.sent[k].read {
+        if self.sent.is_read(k) {
             return;
         }
         let after_ms = rec.t_us.saturating_sub(sent_us) / 1000;
@@ -1692,7 +1668,7 @@ impl<'c> Judging<'c> {
                 events: Vec::new(),
                 errors: Vec::new(),
                 ids: IdMap::new(),
-                sent: Vec::new(),
+                sent: Sent::new(),
                 methods: BTreeMap::new(),
                 resolved: BTreeSet::new(),
                 cancelled: BTreeSet::new(),
@@ -1730,9 +1706,23 @@ impl<'c> Judging<'c> {
                 closes: BTreeMap::new(),
                 lost: BTreeMap::new(),
                 cross_stream: BTreeSet::new(),
+                unanswered_work: 0,
+                bounded: false,
             },
             Vec::new(),
         )
+    }
+
+    /// [`Judging::new`], keeping only what is still open, so that its memory is bounded by the
+    /// requests in flight and the messages the peer is not yet known to have read, not by the
+    /// session's length (`cancelcheck audit` and `watch`, whose sessions may be of any
+    /// length). Its verdict is [`Judging::new`]'s; its judgement holds no events
+    /// ([`Judgement::events`] is empty, and [`Judgement::record_of`] says `None`).
+    pub fn bounded(ctx: &'c Context, audit: Option<Vantage>) -> Self {
+        let mut j = Judging::new(ctx, audit);
+        j.0.bounded = true;
+        j.0.sent = Sent::bounded();
+        j
     }
 
     /// Judges the next record.
@@ -1742,7 +1732,9 @@ impl<'c> Judging<'c> {
             Dir::Sent => self.0.on_sent(rec),
             Dir::Received => self.0.on_received(rec),
         }
-        self.1.push(self.0.events.len());
+        if !self.0.bounded {
+            self.1.push(self.0.events.len());
+        }
     }
 
     /// The judgement of everything pushed.

@@ -20,6 +20,7 @@ pub mod process;
 pub mod recipe;
 pub mod report;
 pub mod scenario;
+mod sent;
 pub mod session;
 pub mod timeline;
 pub mod tools;
