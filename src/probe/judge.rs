@@ -1649,6 +1649,20 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
     j.finish()
 }
 
+/// What a [`Judging`] holds ([`Judging::held`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Held {
+    /// The checker's records of requests (see `Checker::held`).
+    pub records: usize,
+    /// The messages sent that it keeps.
+    pub messages: usize,
+    /// The events it keeps (none when bounded).
+    pub events: usize,
+    /// The pieces the checker's retired records take: a run per stretch of consecutive
+    /// integer ids settled alike.
+    pub retired: usize,
+}
+
 /// A judgement fed one record at a time, so a transcript of any size can be judged while it is
 /// read: it holds what each message did (the checker's events), never the messages' text.
 pub struct Judging<'c>(Judge<'c>, Vec<usize>);
@@ -1732,8 +1746,23 @@ impl<'c> Judging<'c> {
             Dir::Sent => self.0.on_sent(rec),
             Dir::Received => self.0.on_received(rec),
         }
-        if !self.0.bounded {
+        if self.0.bounded {
+            self.0.checker.retire_settled();
+        } else {
             self.1.push(self.0.events.len());
+        }
+    }
+
+    /// What the judgement holds so far that grows with the session unless it is
+    /// [bounded](Judging::bounded): bounded, the first two stay within a few times what is still
+    /// open, whatever the session's length.
+    pub fn held(&self) -> Held {
+        let (records, retired) = self.0.checker.held();
+        Held {
+            records,
+            messages: self.0.sent.held(),
+            events: self.0.events.len(),
+            retired,
         }
     }
 

@@ -69,6 +69,11 @@ impl Sent {
         self.base + self.window.len()
     }
 
+    /// How many messages it keeps.
+    pub(super) fn held(&self) -> usize {
+        self.window.len()
+    }
+
     /// Whether none was sent.
     pub(super) fn is_empty(&self) -> bool {
         self.len() == 0
