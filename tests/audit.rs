@@ -522,3 +522,61 @@ fn a_wrong_format_is_an_error_that_names_the_right_one() {
     assert!(err.contains("none of its"), "{err}");
     assert!(err.contains("it reads as --format vscode"), "{err}");
 }
+
+/// The judge of `audit` and `watch` ([`Judging::bounded`]) holds, all along a session of
+/// 10,000 requests with a cancel every tenth, a few checker records and a few messages, and
+/// judges it as the judge that keeps everything does. (The retired records' ids take a run
+/// per stretch of ids settled alike: here about two per cancel.)
+#[test]
+fn a_long_session_is_judged_holding_only_what_is_open() {
+    use cancelcheck::audit::synthetic::lsp_session;
+    use cancelcheck::audit::transcript::{Line, parse_line};
+    use cancelcheck::probe::judge::{Dir, Judging, Record, Vantage};
+    use cancelcheck_wire::decode::Context;
+    let mut ctx = Context::new(cancelcheck_model::Dialect::Lsp);
+    ctx.work_method = "workspace/executeCommand".into();
+    let mut bounded = Judging::bounded(&ctx, Some(Vantage::Between));
+    let mut kept = Judging::new(&ctx, Some(Vantage::Between));
+    let (mut records, mut messages, mut retired) = (0, 0, 0);
+    for line in lsp_session(10_000, 10) {
+        let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
+            panic!("not an entry: {line}");
+        };
+        let rec = Record {
+            t_us: e.time_us.unwrap_or(0),
+            dir: if e.writer == Writer::Client {
+                Dir::Sent
+            } else {
+                Dir::Received
+            },
+            offset: 0,
+            text: e.text,
+            stream: None,
+        };
+        bounded.push(&rec);
+        kept.push(&rec);
+        let h = bounded.held();
+        assert_eq!(h.events, 0);
+        records = records.max(h.records);
+        messages = messages.max(h.messages);
+        retired = retired.max(h.retired);
+    }
+    assert!(records <= 64, "checker records held: {records}");
+    assert!(messages <= 64, "messages held: {messages}");
+    assert!(
+        retired <= 2 * 1_000 + 8,
+        "pieces of retired records: {retired}"
+    );
+    assert_eq!(
+        kept.held().records,
+        10_001,
+        "the unbounded judge keeps every record"
+    );
+    let (b, k) = (bounded.finish(), kept.finish());
+    assert_eq!(b.status(), k.status());
+    assert_eq!(b.verdict, k.verdict);
+    assert_eq!(b.not_observable, k.not_observable);
+    assert_eq!(b.vacuous_because, k.vacuous_because);
+    assert_eq!(b.assumptions, k.assumptions);
+    assert_eq!(b.errors, k.errors);
+}

@@ -559,6 +559,8 @@ struct Judge<'c> {
     /// Streamable HTTP: rules a message arriving on another stream than the one it must be
     /// ordered against leaves undecided.
     cross_stream: BTreeSet<InvariantId>,
+    /// Bounded: how many checker records wait for the next retiring.
+    retire_at: usize,
     /// How many work requests are unanswered (none of them refused: a refusal is an answer).
     unanswered_work: usize,
     /// Keeps only what is still open ([`Judging::bounded`]): no events, no messages the peer
@@ -1721,6 +1723,7 @@ impl<'c> Judging<'c> {
                 lost: BTreeMap::new(),
                 cross_stream: BTreeSet::new(),
                 unanswered_work: 0,
+                retire_at: 0,
                 bounded: false,
             },
             Vec::new(),
@@ -1747,7 +1750,12 @@ impl<'c> Judging<'c> {
             Dir::Received => self.0.on_received(rec),
         }
         if self.0.bounded {
-            self.0.checker.retire_settled();
+            // Once the records held have doubled since the last retiring, so that its walk
+            // costs a constant per record.
+            if self.0.checker.held().0 >= self.0.retire_at {
+                self.0.checker.retire_settled();
+                self.0.retire_at = 2 * self.0.checker.held().0 + 32;
+            }
         } else {
             self.1.push(self.0.events.len());
         }

@@ -102,9 +102,6 @@ pub struct Checker {
     /// explorer, so never packed).
     #[state(config)]
     retired: retired::Retired,
-    /// How many records the next [`Checker::retire_settled`] waits for.
-    #[state(config)]
-    retire_at: usize,
 }
 
 impl Checker {
@@ -128,7 +125,6 @@ impl Checker {
             fifo: false,
             canonical: false,
             retired: retired::Retired::default(),
-            retire_at: 0,
         }
     }
 
@@ -177,7 +173,6 @@ impl Checker {
         self.cancels_unanswered = [0; 2];
         self.disconnected = false;
         self.retired = retired::Retired::default();
-        self.retire_at = 0;
     }
 
     /// Whether a MUST clause was broken since the verdict was last cleared (by

@@ -210,15 +210,13 @@ impl Checker {
     /// only those. A later event that names a retired request's id gets its record back first,
     /// unchanged, so the verdict is the one the checker gives without retiring (the places of
     /// [`Checker::parentage`] change; a request's [`Parentage::generation`] counts only the
-    /// records still held). Cheap to call after every event: it works only once the records
-    /// have doubled since it last did. A driver of long sessions calls it (`audit`, `watch`);
-    /// the explorer, which packs checkers, never does (retired records are not packed).
+    /// records still held). It walks every record held: a driver of long sessions (`audit`,
+    /// `watch`) calls it once the records have doubled since it last did, which keeps its cost
+    /// a constant per event. The explorer, which packs checkers, never calls it (retired
+    /// records are not packed).
     ///
     /// [`Parentage::generation`]: super::Parentage::generation
     pub fn retire_settled(&mut self) {
-        if self.reqs.len() < self.retire_at {
-            return;
-        }
         let n = self.reqs.len();
         let mut has_children = vec![false; n];
         for r in &self.reqs {
@@ -274,7 +272,6 @@ impl Checker {
                 .parent
                 .map(|p| place.get(p as usize).copied().unwrap_or(p));
         }
-        self.retire_at = 2 * self.reqs.len() + 32;
     }
 
     /// How much the checker holds: the records of requests (open, or settled since the last
