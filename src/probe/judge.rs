@@ -62,9 +62,11 @@
 //!   reused after the earlier request's answer passed by. A transcript with no cancel either
 //!   way tested nothing (`vacuous`).
 
+use super::idsets::{Methods, WireIds};
 use super::sent::{Sent, SentMsg};
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_properties::idset::IdSet;
 use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Body, IdMap, WireId, WireMessage, to_model};
@@ -476,20 +478,21 @@ struct Judge<'c> {
     ids: IdMap,
     sent: Sent,
     /// Model requests the probe sent: their method.
-    methods: BTreeMap<RequestId, Method>,
+    methods: Methods,
     /// The probe's requests it resolved.
-    resolved: BTreeSet<RequestId>,
+    resolved: IdSet,
     /// The probe's requests it sent a cancel for (its own cancels, `session/cancel` included).
-    cancelled: BTreeSet<RequestId>,
+    cancelled: IdSet,
     /// The probe sent a cancel of any kind (naming any id, well formed or not).
     cancel_sent: bool,
     /// The peer gave a request up on its own after the probe had sent a cancel: the answer may
     /// as well be that cancel taken for the wrong request.
     ambiguous_give_up: bool,
-    /// The probe's requests the peer answered, in the order of their first answers.
+    /// The probe's requests the peer answered, in the order of their first answers (kept
+    /// only for prompt turns, the one thing that asks).
     answered: Vec<RequestId>,
     /// The same, to look up.
-    answered_set: BTreeSet<RequestId>,
+    answered_set: IdSet,
     /// Every message sent below this index is known to have been read.
     read_below: usize,
     /// The probe's prompts (its work requests) and the session each names.
@@ -537,7 +540,7 @@ struct Judge<'c> {
     /// earlier requests: whether it had read the earlier one's answer is not observable.
     reuse_undecided: bool,
     /// The ids of the requests the client sent (audits from between the parties).
-    client_ids: BTreeSet<WireId>,
+    client_ids: WireIds,
     /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
     min_work_us: Option<u64>,
     /// Answers the wire does not tell crossed from caused by a cancel: why, each.
@@ -732,7 +735,7 @@ impl Judge<'_> {
                     output: Output::CloseStream(id),
                 });
                 if !self.ctx.dialect.rules().requester_waits
-                    && self.methods.contains_key(&id)
+                    && self.methods.contains_key(id)
                     && self.resolved.insert(id)
                 {
                     self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
@@ -777,7 +780,7 @@ impl Judge<'_> {
             }
             return true;
         }
-        if self.answered_set.contains(&id) {
+        if self.answered_set.contains(id) {
             self.cross_stream.insert(InvariantId::NoActivityAfterAnswer);
             return false;
         }
@@ -793,7 +796,7 @@ impl Judge<'_> {
             let Some(w) = self.work.get(&id) else {
                 continue;
             };
-            if w.answered_us.is_some() || self.cancelled.contains(&id) || self.refused.contains(&id)
+            if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(&id)
             {
                 continue;
             }
@@ -824,7 +827,7 @@ impl Judge<'_> {
     fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
         self.prompts
             .iter()
-            .filter(move |(id, s)| s == session && !self.answered_set.contains(id))
+            .filter(move |(id, s)| s == session && !self.answered_set.contains(*id))
             .map(|(id, _)| *id)
     }
 
@@ -990,7 +993,7 @@ impl Judge<'_> {
             // names.
             let open: Vec<RequestId> = self.open_in(&session).collect();
             open.into_iter()
-                .filter(|id| !self.resolved.contains(id))
+                .filter(|id| !self.resolved.contains(*id))
                 .map(|id| Message::Cancel { id, session: true })
                 .collect()
         } else if let WireMessage::Response { id, .. } = &msg {
@@ -1052,7 +1055,7 @@ impl Judge<'_> {
                         self.prompts.push((id, session.clone()));
                     }
                 }
-                Message::Cancel { id, .. } if !self.methods.contains_key(&id) => {
+                Message::Cancel { id, .. } if !self.methods.contains_key(id) => {
                     // The probe's own cancel of an id it never sent is a stimulus (the
                     // unknown-id and malformed scenarios): the peer is judged on it, the probe
                     // is not.
@@ -1083,7 +1086,7 @@ impl Judge<'_> {
             });
             if let Message::Cancel { id, .. } = m
                 && !dialect.rules().requester_waits
-                && self.methods.contains_key(&id)
+                && self.methods.contains_key(id)
                 && self.resolved.insert(id)
             {
                 self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
@@ -1091,7 +1094,7 @@ impl Judge<'_> {
         }
         if self.audit == Some(Vantage::Between)
             && let Some(id) = &request
-            && !self.client_ids.insert(id.clone())
+            && !self.client_ids.insert(id)
         {
             self.reuse_undecided = true;
         }
@@ -1140,7 +1143,7 @@ impl Judge<'_> {
             }
             _ => {
                 let methods = &self.methods;
-                let m = to_model(self.ctx, msg, &mut self.ids, |id| methods.get(&id).copied());
+                let m = to_model(self.ctx, msg, &mut self.ids, |id| methods.get(id));
                 (m, None)
             }
         }
@@ -1169,9 +1172,9 @@ impl Judge<'_> {
                 .info()
                 .application(dialect)
                 .is_some()
-            && self.methods.contains_key(&id)
-            && !self.cancelled.contains(&id)
-            && !self.answered_set.contains(&id)
+            && self.methods.contains_key(id)
+            && !self.cancelled.contains(id)
+            && !self.answered_set.contains(id)
     }
 
     fn on_received(&mut self, rec: &Record) {
@@ -1225,7 +1228,7 @@ impl Judge<'_> {
             // The probe's slow request refused before it ran: the scenario tests nothing.
             if let cancelcheck_wire::Body::Error { code, message, .. } = body
                 && REFUSALS.contains(code)
-                && self.methods.get(&mid).is_some_and(|m| m.is_work())
+                && self.methods.get(mid).is_some_and(|m| m.is_work())
             {
                 self.refused.insert(mid);
                 if self.vacuous_because.is_empty() {
@@ -1298,7 +1301,7 @@ impl Judge<'_> {
                 self.any_cancel = true;
                 self.judged_cancel = true;
             }
-            Message::Response { id, .. } if self.methods.contains_key(&id) => {
+            Message::Response { id, .. } if self.methods.contains_key(id) => {
                 self.children_may_be_resolved(id);
             }
             _ => {}
@@ -1318,9 +1321,10 @@ impl Judge<'_> {
             input: Input::Receive(m),
         });
         if let Message::Response { id, reply } = m
-            && self.methods.contains_key(&id)
+            && self.methods.contains_key(id)
         {
-            if self.answered_set.insert(id) {
+            // (Only a prompt turn's `session/update` asks which prompt was answered last.)
+            if self.answered_set.insert(id) && self.ctx.prompt_turn() {
                 self.answered.push(id);
             }
             if self.resolved.insert(id) {
@@ -1416,7 +1420,7 @@ impl Judge<'_> {
         let (_, w) = self
             .work
             .iter()
-            .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(id))?;
+            .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(**id))?;
         let (id, ms) = w.id_and_ms();
         Some(format!(
             "the work request {id} ({}), which no cancel named, was answered with a tool error ({:?}) {ms} ms after it was sent: the work fails on its own, so what a cancel did to it cannot be told; name a request that succeeds and takes a while with --method/--params (or a recipe's work, after the set-up it needs)",
@@ -1441,7 +1445,8 @@ impl Judge<'_> {
         };
         let mut found = Vec::new();
         for (id, w) in &self.work {
-            if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(id) {
+            if w.answered_us.is_some() || self.cancelled.contains(*id) || self.refused.contains(id)
+            {
                 continue;
             }
             let control = self.work.iter().find(|&(c, cw)| {
@@ -1685,13 +1690,13 @@ impl<'c> Judging<'c> {
                 errors: Vec::new(),
                 ids: IdMap::new(),
                 sent: Sent::new(),
-                methods: BTreeMap::new(),
-                resolved: BTreeSet::new(),
-                cancelled: BTreeSet::new(),
+                methods: Methods::default(),
+                resolved: IdSet::default(),
+                cancelled: IdSet::default(),
                 cancel_sent: false,
                 ambiguous_give_up: false,
                 answered: Vec::new(),
-                answered_set: BTreeSet::new(),
+                answered_set: IdSet::default(),
                 read_below: 0,
                 prompts: Vec::new(),
                 peer_requests: BTreeMap::new(),
@@ -1713,7 +1718,7 @@ impl<'c> Judging<'c> {
                 any_cancel: false,
                 judged_cancel: false,
                 reuse_undecided: false,
-                client_ids: BTreeSet::new(),
+                client_ids: WireIds::default(),
                 min_work_us: None,
                 undecided: Vec::new(),
                 http: false,

@@ -14,6 +14,7 @@
 
 pub mod baseline;
 pub mod http;
+mod idsets;
 pub mod judge;
 pub mod junit;
 pub mod process;

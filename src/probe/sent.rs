@@ -9,6 +9,7 @@
 //! not depend on the mode.
 
 use cancelcheck_model::{Message, RequestId};
+use cancelcheck_properties::idset::IdSet;
 use cancelcheck_wire::WireId;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -37,10 +38,14 @@ pub(super) struct Sent {
     /// For each wire id a request was sent with, the newest such request's index and whether
     /// the model knows nothing of it (a barrier).
     requests: BTreeMap<WireId, (usize, bool)>,
-    /// For each model id, the first message that cancels it.
+    /// For each model id, the first message that cancels it, while that message is kept.
     first_cancel: BTreeMap<RequestId, usize>,
-    /// For each model id, the first message that is that request.
+    /// For each model id, the first message that is that request, while that message is kept.
     first_request: BTreeMap<RequestId, usize>,
+    /// The model ids any message cancelled, and those any message requested (so that a later
+    /// message is never taken for the first once the first is retired).
+    cancelled: IdSet,
+    requested: IdSet,
 }
 
 impl Sent {
@@ -53,6 +58,8 @@ impl Sent {
             requests: BTreeMap::new(),
             first_cancel: BTreeMap::new(),
             first_request: BTreeMap::new(),
+            cancelled: IdSet::default(),
+            requested: IdSet::default(),
         }
     }
 
@@ -87,11 +94,11 @@ impl Sent {
         }
         for model in &m.models {
             match *model {
-                Message::Cancel { id, .. } => {
-                    self.first_cancel.entry(id).or_insert(k);
+                Message::Cancel { id, .. } if self.cancelled.insert(id) => {
+                    self.first_cancel.insert(id, k);
                 }
-                Message::Request { id, .. } => {
-                    self.first_request.entry(id).or_insert(k);
+                Message::Request { id, .. } if self.requested.insert(id) => {
+                    self.first_request.insert(id, k);
                 }
                 _ => {}
             }
@@ -126,12 +133,14 @@ impl Sent {
         self.requests.get(w).copied()
     }
 
-    /// The first message that cancels model request `id`.
+    /// The first message that cancels model request `id` (`None` where none did, or where
+    /// that message is retired: it was read, and that is all a lookup of it could prove).
     pub(super) fn first_cancel(&self, id: RequestId) -> Option<usize> {
         self.first_cancel.get(&id).copied()
     }
 
-    /// The first message that is model request `id`.
+    /// The first message that is model request `id` (`None` where there is none, or where it
+    /// is retired, as for [`Sent::first_cancel`]).
     pub(super) fn first_request(&self, id: RequestId) -> Option<usize> {
         self.first_request.get(&id).copied()
     }
@@ -156,6 +165,18 @@ impl Sent {
                 && self.requests.get(w) == Some(&(self.base, false))
             {
                 self.requests.remove(w);
+            }
+            for model in &m.models {
+                let firsts = match *model {
+                    Message::Cancel { id, .. } => Some((&mut self.first_cancel, id)),
+                    Message::Request { id, .. } => Some((&mut self.first_request, id)),
+                    _ => None,
+                };
+                if let Some((firsts, id)) = firsts
+                    && firsts.get(&id) == Some(&self.base)
+                {
+                    firsts.remove(&id);
+                }
             }
             self.base += 1;
         }

@@ -12,96 +12,10 @@
 use super::Checker;
 use super::facts::{Req, Work};
 use crate::event::Event;
+use crate::idset::IdSet;
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::{Command, Input, Output, Party, RequestId};
 use smallvec::SmallVec;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// A set of ids: integers as runs (first → last, inclusive), the others one by one.
-#[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
-struct IdSet {
-    runs: BTreeMap<i64, i64>,
-    others: BTreeSet<RequestId>,
-}
-
-impl IdSet {
-    fn contains(&self, id: RequestId) -> bool {
-        match id {
-            RequestId::Int(n) => self
-                .runs
-                .range(..=n)
-                .next_back()
-                .is_some_and(|(_, &e)| e >= n),
-            other => self.others.contains(&other),
-        }
-    }
-
-    /// Adds `id` (not already in the set).
-    fn insert(&mut self, id: RequestId) {
-        let RequestId::Int(n) = id else {
-            self.others.insert(id);
-            return;
-        };
-        let before = self
-            .runs
-            .range(..n)
-            .next_back()
-            .map(|(&s, &e)| (s, e))
-            .filter(|&(_, e)| e.checked_add(1) == Some(n));
-        let after = n
-            .checked_add(1)
-            .and_then(|m| self.runs.get(&m).map(|&e| (m, e)));
-        match (before, after) {
-            (Some((s, _)), Some((m, e))) => {
-                self.runs.remove(&m);
-                self.runs.insert(s, e);
-            }
-            (Some((s, _)), None) => {
-                self.runs.insert(s, n);
-            }
-            (None, Some((m, e))) => {
-                self.runs.remove(&m);
-                self.runs.insert(n, e);
-            }
-            (None, None) => {
-                self.runs.insert(n, n);
-            }
-        }
-    }
-
-    /// Removes `id`; says whether it was there.
-    fn remove(&mut self, id: RequestId) -> bool {
-        let RequestId::Int(n) = id else {
-            return self.others.remove(&id);
-        };
-        let Some((s, e)) = self
-            .runs
-            .range(..=n)
-            .next_back()
-            .map(|(&s, &e)| (s, e))
-            .filter(|&(_, e)| e >= n)
-        else {
-            return false;
-        };
-        self.runs.remove(&s);
-        if s < n {
-            self.runs.insert(s, n - 1);
-        }
-        if n < e {
-            self.runs.insert(n + 1, e);
-        }
-        true
-    }
-
-    fn is_empty(&self) -> bool {
-        self.runs.is_empty() && self.others.is_empty()
-    }
-
-    /// How many runs and single ids it holds.
-    fn pieces(&self) -> usize {
-        self.runs.len() + self.others.len()
-    }
-}
 
 /// The retired records (see the module documentation).
 #[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
@@ -125,7 +39,9 @@ impl Retired {
             ..r
         };
         match self.shapes.iter_mut().find(|(s, _)| *s == shape) {
-            Some((_, ids)) => ids.insert(r.id),
+            Some((_, ids)) => {
+                ids.insert(r.id);
+            }
             None => {
                 let mut ids = IdSet::default();
                 ids.insert(r.id);
