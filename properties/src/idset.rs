@@ -86,6 +86,25 @@ impl IdSet {
         true
     }
 
+    /// The ids in the set, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = RequestId> + '_ {
+        let nulls = self
+            .others
+            .iter()
+            .copied()
+            .filter(|i| *i == RequestId::Null);
+        let ints = self
+            .runs
+            .iter()
+            .flat_map(|(&s, &e)| (s..=e).map(RequestId::Int));
+        let rest = self
+            .others
+            .iter()
+            .copied()
+            .filter(|i| *i != RequestId::Null);
+        nulls.chain(ints).chain(rest)
+    }
+
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.runs.is_empty() && self.others.is_empty()

@@ -64,6 +64,7 @@
 
 use super::idsets::{Methods, WireIds};
 use super::sent::{Sent, SentMsg};
+use super::work::{WorkTable, WorkTimes};
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
 use cancelcheck_properties::idset::IdSet;
@@ -516,7 +517,7 @@ struct Judge<'c> {
     /// How the peer refused it (an error answer).
     handshake_refused: Option<String>,
     /// The probe's work requests: when each was sent and first answered.
-    work: BTreeMap<RequestId, WorkTimes>,
+    work: WorkTable,
     /// Work requests the peer refused before they ran.
     refused: BTreeSet<RequestId>,
     /// A cancel was sent while a work request was in flight.
@@ -569,37 +570,6 @@ struct Judge<'c> {
     /// Keeps only what is still open ([`Judging::bounded`]): no events, no messages the peer
     /// is known to have read, no checker records of settled requests.
     bounded: bool,
-}
-
-/// When a work request of the probe's was sent and first answered (record times).
-struct WorkTimes {
-    /// Its index among the messages the probe sent.
-    at: usize,
-    /// The last cancel (an index among the messages sent) the peer was proved to have read
-    /// when this request was sent.
-    after_read_cancel: Option<usize>,
-    /// The work requests the peer was known to have taken (read, or accepted over HTTP) when
-    /// this one was sent: over HTTP, where POSTs are read in any order, only those were read
-    /// before it.
-    taken_before: BTreeSet<RequestId>,
-    wire: Option<WireId>,
-    sent_us: u64,
-    answered_us: Option<u64>,
-    /// The text of an MCP tool's error result (`isError: true`), if it answered so.
-    tool_error: Option<String>,
-}
-
-impl WorkTimes {
-    /// Its id as sent, and how many milliseconds its answer took (0 if none came).
-    fn id_and_ms(&self) -> (String, u64) {
-        let id = self
-            .wire
-            .as_ref()
-            .map(WireId::to_json_text)
-            .unwrap_or_default();
-        let ms = self.answered_us.unwrap_or(0).saturating_sub(self.sent_us) / 1000;
-        (id, ms)
-    }
 }
 
 impl Judge<'_> {
@@ -686,6 +656,7 @@ impl Judge<'_> {
         match kind {
             note::TRANSPORT if detail.split_whitespace().next() == Some(note::HTTP) => {
                 self.http = true;
+                self.work.keep_whole();
                 self.checker.set_fifo(false);
             }
             note::ACCEPTED => {
@@ -793,14 +764,14 @@ impl Judge<'_> {
     fn dropped_on_disconnect(&mut self) {
         let lost: Vec<(RequestId, usize)> = self.lost.iter().map(|(&i, &k)| (i, k)).collect();
         for (id, at) in lost {
-            let Some(w) = self.work.get(&id) else {
+            let Some(w) = self.work.get(id) else {
                 continue;
             };
             if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(&id)
             {
                 continue;
             }
-            let control = self.work.iter().find(|&(c, cw)| {
+            let control = self.work.whole().find(|&(c, cw)| {
                 cw.at >= at
                     && cw.taken_before.contains(&id)
                     && cw.answered_us.is_some()
@@ -1027,25 +998,28 @@ impl Judge<'_> {
                         // (Read only over HTTP, where it grows with the square of the session.)
                         let taken_before = if self.http {
                             self.work
-                                .iter()
+                                .whole()
                                 .filter(|(_, w)| self.sent.is_taken(w.at))
                                 .map(|(&i, _)| i)
                                 .collect()
                         } else {
                             BTreeSet::new()
                         };
-                        if !self.work.contains_key(&id) {
+                        let new = self.work.insert(
+                            id,
+                            WorkTimes {
+                                at: self.sent.len(),
+                                after_read_cancel,
+                                taken_before,
+                                wire: request.clone(),
+                                sent_us: rec.t_us,
+                                answered_us: None,
+                                tool_error: None,
+                            },
+                        );
+                        if new {
                             self.unanswered_work += 1;
                         }
-                        self.work.entry(id).or_insert(WorkTimes {
-                            at: self.sent.len(),
-                            after_read_cancel,
-                            taken_before,
-                            wire: request.clone(),
-                            sent_us: rec.t_us,
-                            answered_us: None,
-                            tool_error: None,
-                        });
                     }
                     if let (Method::Work { .. }, WireMessage::Request { params, .. }) =
                         (method, &msg)
@@ -1238,12 +1212,8 @@ impl Judge<'_> {
                     ));
                 }
             }
-            if let Some(w) = self.work.get_mut(&mid)
-                && w.answered_us.is_none()
-            {
-                w.answered_us = Some(rec.t_us);
+            if self.work.contains(mid) && self.work.answer(mid, rec.t_us, tool_error(body)) {
                 self.unanswered_work -= 1;
-                w.tool_error = tool_error(body);
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
             let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
@@ -1344,7 +1314,7 @@ impl Judge<'_> {
         if matches!(body, Body::Error { code, .. } if REFUSALS.contains(code)) {
             return;
         }
-        let Some(sent_us) = self.work.get(&mid).map(|w| w.sent_us) else {
+        let Some(sent_us) = self.work.sent_us(mid) else {
             return;
         };
         let Some(k) = self.sent.first_cancel(mid) else {
@@ -1398,7 +1368,7 @@ impl Judge<'_> {
         } else {
             "before the scenario's moment to cancel it (no cancel was sent)"
         };
-        let Some(w) = self.work.values().rev().find(|w| w.answered_us.is_some()) else {
+        let Some(w) = self.work.last_answered() else {
             return format!("no work request was in flight when a cancel was sent: {FIX}");
         };
         let (id, ms) = w.id_and_ms();
@@ -1417,9 +1387,10 @@ impl Judge<'_> {
     /// fails on its own (a tool it does not have, arguments it refuses), so what a cancel did
     /// to a request of it cannot be told from its answer.
     fn failed_on_its_own(&self) -> Option<String> {
+        // (An answer with a tool's error keeps its whole entry.)
         let (_, w) = self
             .work
-            .iter()
+            .whole()
             .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(**id))?;
         let (id, ms) = w.id_and_ms();
         Some(format!(
@@ -1444,18 +1415,26 @@ impl Judge<'_> {
             w.answered_us.is_some() && w.tool_error.is_none() && !self.refused.contains(id)
         };
         let mut found = Vec::new();
-        for (id, w) in &self.work {
+        // (An unanswered request keeps its whole entry.)
+        for (id, w) in self.work.whole() {
             if w.answered_us.is_some() || self.cancelled.contains(*id) || self.refused.contains(id)
             {
                 continue;
             }
-            let control = self.work.iter().find(|&(c, cw)| {
-                answered(c, cw)
-                    && cw.after_read_cancel.is_some_and(|k| w.at < k)
-                    && (!self.http || cw.taken_before.contains(id))
-            });
-            if let Some((_, cw)) = control {
-                found.push((*id, w.wire.clone(), cw.wire.clone()));
+            let control = if self.http {
+                self.work
+                    .whole()
+                    .find(|&(c, cw)| {
+                        answered(c, cw)
+                            && cw.after_read_cancel.is_some_and(|k| w.at < k)
+                            && cw.taken_before.contains(id)
+                    })
+                    .map(|(_, cw)| cw.wire.clone())
+            } else {
+                self.work.first_control(w.at, &self.refused)
+            };
+            if let Some(control) = control {
+                found.push((*id, w.wire.clone(), control));
             }
         }
         for (id, wire, control) in found {
@@ -1708,7 +1687,7 @@ impl<'c> Judging<'c> {
                 initialize: None,
                 opening: None,
                 handshake_refused: None,
-                work: BTreeMap::new(),
+                work: WorkTable::new(false),
                 refused: BTreeSet::new(),
                 in_flight: false,
                 vacuous_because: Vec::new(),
@@ -1744,6 +1723,7 @@ impl<'c> Judging<'c> {
         let mut j = Judging::new(ctx, audit);
         j.0.bounded = true;
         j.0.sent = Sent::bounded();
+        j.0.work = WorkTable::new(true);
         j
     }
 

@@ -25,6 +25,7 @@ mod sent;
 pub mod session;
 pub mod timeline;
 pub mod tools;
+mod work;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;
