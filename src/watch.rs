@@ -149,7 +149,9 @@ fn pump(
         let t = micros(start);
         frames.push(&buf[..n]);
         if let Some(first) = frames.next_frame() {
-            let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut tap = tap
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let mut next = Some(first);
             while let Some(frame) = next {
                 let ev = match frame {
@@ -171,11 +173,9 @@ fn pump(
     drop(to);
     let t = micros(start);
     let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !client {
-        // The end of the server's output ends the session: the log says so, so that its audit
-        // decides what this watch decides.
-        tap.log.line(&jsonl_closed_line(false, t));
-    }
+    // The end of either party's output is logged, so that the log's audit decides what this
+    // watch decides: the server's ends the session, unless the client's came first.
+    tap.log.line(&jsonl_closed_line(client, t));
     let _ = tap.tx.send(Event::Closed(client, t));
 }
 
@@ -287,20 +287,16 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
         let tap = Arc::clone(&tap);
         let frames = FrameReader::new(framing, args.max_frame);
         // Not joined: it may wait on a stdin the client never closes.
-        std::thread::spawn(move || {
-            pump(std::io::stdin(), to_server, true, start, frames, &tap)
-        });
+        std::thread::spawn(move || pump(std::io::stdin(), to_server, true, start, frames, &tap));
     }
     let down = {
         let tap = Arc::clone(&tap);
         let frames = FrameReader::new(framing, args.max_frame);
-        std::thread::spawn(move || {
-            pump(from_server, std::io::stdout(), false, start, frames, &tap)
-        })
+        std::thread::spawn(move || pump(from_server, std::io::stdout(), false, start, frames, &tap))
     };
 
     lower_priority();
-    let mut judging = Judging::new(&ctx, Some(Vantage::Between));
+    let mut judging = Judging::bounded(&ctx, Some(Vantage::Between));
     if let Some(ms) = args.min_work_ms {
         judging.push(&crate::probe::judge::min_work_record(ms));
     }
@@ -315,17 +311,19 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
                 unframed.push(format!("{}: {e}", if c { "client" } else { "server" }));
                 continue;
             }
-            Event::Closed(false, t) => {
+            Event::Closed(client, t) => {
                 judging.push(&Record {
                     t_us: t,
                     dir: Dir::Note,
                     offset: 0,
-                    text: crate::probe::judge::output_closed(false),
+                    text: crate::probe::judge::output_closed(client),
                     stream: None,
                 });
+                if client {
+                    continue;
+                }
                 break;
             }
-            Event::Closed(true, _) => continue,
         };
         let text = String::from_utf8_lossy(&f.body).into_owned();
         let writer = if client {

@@ -431,15 +431,27 @@ fn an_undecided_answer_is_vacuous_and_min_work_ms_decides_it() {
     let o = audit("lsp", "jsonl", &file, &save);
     assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
     let why = json_out(&o)["vacuous_because"].to_string();
-    assert!(why.contains("not decidable") && why.contains("--min-work-ms"), "{why}");
+    assert!(
+        why.contains("not decidable") && why.contains("--min-work-ms"),
+        "{why}"
+    );
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--min-work-ms", "1000", "--save",
-        &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "1000",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("MUST cancel-error-code"), "{out}");
-    assert!(out.contains("--min-work-ms"), "the assumption is named: {out}");
+    assert!(
+        out.contains("--min-work-ms"),
+        "the assumption is named: {out}"
+    );
     let trace = std::fs::read_dir(&save)
         .unwrap()
         .next()
@@ -447,11 +459,22 @@ fn an_undecided_answer_is_vacuous_and_min_work_ms_decides_it() {
         .unwrap()
         .path();
     let r = cancelcheck(&["replay", &trace.display().to_string()]);
-    assert!(text(&r.stdout).contains("(as recorded)"), "{}", text(&r.stdout));
+    assert!(
+        text(&r.stdout).contains("(as recorded)"),
+        "{}",
+        text(&r.stdout)
+    );
     // Answered later than the declared duration: still not decidable, and said so.
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--min-work-ms", "50", "--json", "--save",
-        &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "50",
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     assert_eq!(verdict(&o).0, "vacuous");
 }
@@ -471,8 +494,15 @@ fn cancels_of_a_method_not_judged_are_vacuous_not_a_pass() {
         &[(C, 0, req), (C, 10, cancel), (S, 20, answer)],
     );
     let o = cancelcheck(&[
-        "audit", "--dialect", "lsp", "--method", "workspace/executeCommand", "--json",
-        "--save", &save.display().to_string(), &file,
+        "audit",
+        "--dialect",
+        "lsp",
+        "--method",
+        "workspace/executeCommand",
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        &file,
     ]);
     assert_eq!(verdict(&o), ("vacuous".into(), vec![], Some(0)));
     let why = json_out(&o)["vacuous_because"].to_string();
@@ -579,4 +609,53 @@ fn the_end_of_an_lsp_session_decides_a_cancelled_request_never_answered() {
         (C, 62_000, exit),
     ];
     assert_eq!(run("answered.jsonl", &answered), ("pass".into(), vec![], Some(0)));
+}
+
+/// The judge of `audit` and `watch` ([`Judging::bounded`]) holds, all along a session of
+/// 10,000 requests with a cancel every tenth, a few checker records and a few messages, and
+/// judges it as the judge that keeps everything does. (The retired records' ids take a run
+/// per stretch of ids settled alike: here about two per cancel.)
+#[test]
+fn a_long_session_is_judged_holding_only_what_is_open() {
+    use cancelcheck::audit::synthetic::lsp_session;
+    use cancelcheck::audit::transcript::{Line, parse_line};
+    use cancelcheck::audit::record_of;
+    use cancelcheck::probe::judge::{Judging, Vantage};
+    use cancelcheck_wire::decode::Context;
+    let mut ctx = Context::new(cancelcheck_model::Dialect::Lsp);
+    ctx.work_method = "workspace/executeCommand".into();
+    let mut bounded = Judging::bounded(&ctx, Some(Vantage::Between));
+    let mut kept = Judging::new(&ctx, Some(Vantage::Between));
+    let (mut records, mut messages, mut retired) = (0, 0, 0);
+    for line in lsp_session(10_000, 10) {
+        let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
+            panic!("not an entry: {line}");
+        };
+        let rec = record_of(e.said, e.writer == Writer::Client, e.time_us.unwrap_or(0), 0);
+        bounded.push(&rec);
+        kept.push(&rec);
+        let h = bounded.held();
+        assert_eq!(h.events, 0);
+        records = records.max(h.records);
+        messages = messages.max(h.messages);
+        retired = retired.max(h.retired);
+    }
+    assert!(records <= 64, "checker records held: {records}");
+    assert!(messages <= 64, "messages held: {messages}");
+    assert!(
+        retired <= 2 * 1_000 + 8,
+        "pieces of retired records: {retired}"
+    );
+    assert_eq!(
+        kept.held().records,
+        10_001,
+        "the unbounded judge keeps every record"
+    );
+    let (b, k) = (bounded.finish(), kept.finish());
+    assert_eq!(b.status(), k.status());
+    assert_eq!(b.verdict, k.verdict);
+    assert_eq!(b.not_observable, k.not_observable);
+    assert_eq!(b.vacuous_because, k.vacuous_because);
+    assert_eq!(b.assumptions, k.assumptions);
+    assert_eq!(b.errors, k.errors);
 }

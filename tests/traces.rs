@@ -73,3 +73,27 @@ fn every_fault_has_a_failing_trace_in_the_corpus() {
         }
     }
 }
+
+/// Every trace of the corpus judged with the checker's settled records retired after every
+/// event (`Checker::retire_settled`, as `audit` and `watch` do) gives the verdict its run gave:
+/// losses, copies, reused ids, late cancels and request trees included.
+#[test]
+fn every_saved_trace_is_judged_alike_with_settled_records_retired() {
+    use cancelcheck_properties::Checker;
+    for f in corpus() {
+        let doc = read_trace(&f).unwrap_or_else(|e| panic!("{e}"));
+        let t = replay(&doc).fresh;
+        let judge = |retire: bool| {
+            let mut c = Checker::new(t.scenario.dialect, 4);
+            c.set_fifo(t.scenario.link.order == cancelcheck_sim::link::Order::Fifo);
+            for e in &t.events {
+                c.observe(&e.event);
+                if retire {
+                    c.retire_settled();
+                }
+            }
+            c.take_verdict()
+        };
+        assert_eq!(judge(true), judge(false), "{}", f.display());
+    }
+}

@@ -40,7 +40,7 @@ fn testpeer() -> PathBuf {
 
 /// 100,000 messages of mixed sizes (a few bytes to 64 KiB, drawn by a fixed generator), one
 /// a line, through `watch -- cat`: what comes out is what went in, byte for byte, and the log
-/// holds each message twice (once each way), then the end of the server's output.
+/// holds each message twice (once each way), and the end of each party's output.
 #[test]
 fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
     let tmp = Scratch::new("bytes");
@@ -94,9 +94,12 @@ fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
         .lines()
         .map(Result::unwrap)
         .collect();
-    // Each message twice, then the end of the server's output.
-    assert_eq!(lines.len(), 200_001);
-    assert!(lines[200_000].contains(r#""closed":true"#), "{}", lines[200_000]);
+    // Each message twice, and the end of each party's output, the server's last.
+    assert_eq!(lines.len(), 200_002);
+    let closes = lines.iter().filter(|l| l.contains(r#""closed":true"#)).count();
+    assert_eq!(closes, 2);
+    assert!(lines[200_001].contains(r#""direction":"server-to-client","time""#));
+    assert!(lines[200_001].ends_with(r#""closed":true}"#), "{}", lines[200_001]);
 }
 
 /// The server's exit code is `watch`'s; a TERM sent to `watch` reaches the server, whose death
@@ -172,7 +175,11 @@ fn the_log_holds_every_forwarded_message_when_watch_is_killed() {
     child.kill().unwrap();
     child.wait().unwrap();
     let lines = whole_lines(&log);
-    assert_eq!(lines.len(), 206, "every crossing of the 103 messages is in the log");
+    assert_eq!(
+        lines.len(),
+        206,
+        "every crossing of the 103 messages is in the log"
+    );
     for (k, l) in lines.iter().enumerate() {
         let id = l.pointer("/message/id").and_then(Value::as_u64);
         assert_eq!(id, Some(k as u64 / 2 + 1), "line {}: {l}", k + 1);
@@ -348,28 +355,27 @@ fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
     assert_eq!(files(), ["s.jsonl", "s.jsonl.verdict"]);
 }
 
-/// The server's output closing ends the session: a cancelled request it never answered is
-/// never answered, and `eventual-resolution` (an ACP MUST) is decided, live and in the audit of
-/// the log (which holds the close as its last line). Without the close, the record could not
-/// tell and the request's answer would be "not observable".
-#[test]
-fn the_end_of_the_servers_output_decides_eventual_resolution() {
-    let tmp = Scratch::new("ended");
-    let log = tmp.path().join("ended.jsonl");
+/// An ACP session through `watch` in which prompt 1 is cancelled and never answered (the
+/// agent's `never-answers-cancelled`), the client's input closed at the end (`client_first`),
+/// or the agent exiting on its own first (`--exit-after-ms`) while the client is still there.
+/// Returns the live verdict, the log's audit, and the log.
+fn unanswered_session(tmp: &Scratch, name: &str, client_first: bool) -> (Value, Value, PathBuf) {
+    let log = tmp.path().join(format!("{name}.jsonl"));
     let peer = testpeer();
-    let mut child = watch(&[
+    let mut cmd = vec![
         "--dialect",
         "acp",
         "--json",
         "--log",
-        &log.display().to_string(),
-        "--",
-        &peer.display().to_string(),
-        "--dialect",
-        "acp",
-        "--behavior",
-        "never-answers-cancelled",
-    ]);
+    ];
+    let log_arg = log.display().to_string();
+    let peer_arg = peer.display().to_string();
+    cmd.extend([log_arg.as_str(), "--", peer_arg.as_str(), "--dialect", "acp"]);
+    cmd.extend(["--behavior", "never-answers-cancelled"]);
+    if !client_first {
+        cmd.extend(["--exit-after-ms", "1500"]);
+    }
+    let mut child = watch(&cmd);
     let mut stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut until = |id: &str| -> Value {
@@ -408,26 +414,20 @@ fn the_end_of_the_servers_output_decides_eventual_resolution() {
     .unwrap();
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"p","method":"_ping"}}"#).unwrap();
     until("p");
-    drop(stdin);
     let mut rest = Vec::new();
-    out.read_to_end(&mut rest).unwrap();
+    if client_first {
+        drop(stdin);
+        out.read_to_end(&mut rest).unwrap();
+    } else {
+        // The agent exits on its own; the client is still there until then.
+        out.read_to_end(&mut rest).unwrap();
+        drop(stdin);
+    }
     child.wait().unwrap();
     let live: Value = serde_json::from_str(
         &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
     )
     .unwrap();
-    let broken = |v: &Value| -> Vec<String> {
-        v["scenarios"][0]["violations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x["invariant"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(live["verdict"], "fail", "{live:#}");
-    assert_eq!(broken(&live), ["eventual-resolution"], "{live:#}");
-    let last = whole_lines(&log).pop().unwrap();
-    assert_eq!(last["closed"], true, "{last}");
     let o = cancelcheck(&[
         "audit",
         "--dialect",
@@ -437,31 +437,43 @@ fn the_end_of_the_servers_output_decides_eventual_resolution() {
         &tmp.path().join("found").display().to_string(),
         &log.display().to_string(),
     ]);
-    assert_eq!(broken(&json_out(&o)), ["eventual-resolution"]);
-    // The same log without its last line, the close: not decided, and never a pass.
-    let lines: Vec<String> = std::fs::read_to_string(&log)
+    (live, json_out(&o), log)
+}
+
+fn broken(v: &Value) -> Vec<String> {
+    v["scenarios"][0]["violations"]
+        .as_array()
         .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let cut = tmp.path().join("cut.jsonl");
-    std::fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
-    let o = cancelcheck(&[
-        "audit",
-        "--dialect",
-        "acp",
-        "--json",
-        "--save",
-        &tmp.path().join("found").display().to_string(),
-        &cut.display().to_string(),
-    ]);
-    let v = json_out(&o);
-    assert_eq!(v["verdict"], "vacuous", "{v:#}");
-    assert!(
-        v["scenarios"][0]["not_observable"]
-            .as_array()
-            .unwrap()
-            .contains(&Value::from("eventual-resolution")),
-        "{v:#}"
-    );
+        .iter()
+        .map(|x| x["invariant"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The server's output closing while the client is still there ends the session: a cancelled
+/// request it never answered is never answered, and `eventual-resolution` (an ACP MUST) is
+/// decided, live and in the audit of the log (which holds both closes). Where the client went
+/// first, what it left in flight was left by the client: not decided, `vacuous`, never a
+/// finding against the server.
+#[test]
+fn the_end_of_the_servers_output_decides_eventual_resolution() {
+    let tmp = Scratch::new("ended");
+    let (live, audited, log) = unanswered_session(&tmp, "server-first", false);
+    assert_eq!(live["verdict"], "fail", "{live:#}");
+    assert_eq!(broken(&live), ["eventual-resolution"], "{live:#}");
+    assert_eq!(broken(&audited), ["eventual-resolution"], "{audited:#}");
+    let lines = whole_lines(&log);
+    let closes: Vec<&Value> = lines.iter().filter(|l| l["closed"] == true).collect();
+    assert_eq!(closes[0]["direction"], "server-to-client", "{closes:?}");
+    let (live, audited, _) = unanswered_session(&tmp, "client-first", true);
+    for v in [&live, &audited] {
+        assert_eq!(v["verdict"], "vacuous", "{v:#}");
+        assert!(broken(v).is_empty(), "{v:#}");
+        assert!(
+            v["scenarios"][0]["not_observable"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("eventual-resolution")),
+            "{v:#}"
+        );
+    }
 }

@@ -9,6 +9,7 @@ pub mod breaks;
 pub mod checker;
 pub mod clauses;
 pub mod event;
+pub mod idset;
 pub mod invariant;
 pub mod notation;
 pub mod tree;

@@ -9,15 +9,17 @@
 //! `--json` document and the exit codes are the probe's; a session with a finding is saved as
 //! a probe trace (a third pass) that `cancelcheck replay` re-judges.
 
+pub mod synthetic;
 pub mod transcript;
 
 use crate::probe::judge::{self, Dir, Judgement, Record, Vantage};
 use crate::probe::process::PeerEnd;
 use crate::probe::report::{self, Outcome};
 use crate::write::{Taken, no_clobber_streamed};
-use cancelcheck_model::Dialect;
+use cancelcheck_model::{Dialect, RequestId};
+use cancelcheck_properties::idset::IdSet;
 use cancelcheck_wire::decode::Context;
-use cancelcheck_wire::{Framing, WireMessage};
+use cancelcheck_wire::{Framing, WireId, WireMessage};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
@@ -118,7 +120,9 @@ pub struct Scan {
     role_known: bool,
     /// The methods of the client's requests its cancels name, with how many, first first.
     cancelled: Vec<(String, u64)>,
-    /// The methods of the client's requests, by id text (the ids a cancel may name).
+    /// The methods of the client's requests, by id (the ids a cancel may name): integer ids
+    /// as runs, a set per method (a session uses few), the others by their text.
+    int_methods: Vec<(String, IdSet)>,
     methods: BTreeMap<String, String>,
 }
 
@@ -142,7 +146,12 @@ impl Scan {
         }
         let named = match &msg {
             WireMessage::Request { id, method, .. } => {
-                self.methods.insert(id.to_json_text(), method.clone());
+                match id {
+                    WireId::Int(n) => self.set_int_method(*n, method),
+                    _ => {
+                        self.methods.insert(id.to_json_text(), method.clone());
+                    }
+                }
                 return;
             }
             WireMessage::Notification { method, .. }
@@ -153,7 +162,10 @@ impl Scan {
             WireMessage::Notification { method, params } if method == rules.cancel_method => params
                 .as_ref()
                 .and_then(|p| p.get(rules.cancel_id_field))
-                .and_then(|id| self.methods.get(&id.to_string()).cloned()),
+                .and_then(|id| match id.as_i64() {
+                    Some(n) => self.int_method(n),
+                    None => self.methods.get(&id.to_string()).cloned(),
+                }),
             _ => None,
         };
         if let Some(m) = named {
@@ -162,6 +174,32 @@ impl Scan {
                 None => self.cancelled.push((m, 1)),
             }
         }
+    }
+
+    /// Records `method` as that of the client's request with integer id `n`.
+    fn set_int_method(&mut self, n: i64, method: &str) {
+        let id = RequestId::Int(n);
+        for (_, ids) in &mut self.int_methods {
+            ids.remove(id);
+        }
+        match self.int_methods.iter_mut().find(|(m, _)| m == method) {
+            Some((_, ids)) => {
+                ids.insert(id);
+            }
+            None => {
+                let mut ids = IdSet::default();
+                ids.insert(id);
+                self.int_methods.push((method.to_string(), ids));
+            }
+        }
+    }
+
+    /// The method of the client's request with integer id `n`, if it sent one.
+    fn int_method(&self, n: i64) -> Option<String> {
+        self.int_methods
+            .iter()
+            .find(|(_, ids)| ids.contains(RequestId::Int(n)))
+            .map(|(m, _)| m.clone())
     }
 
     /// The method judged: `given`, else that of the first request the client cancelled, else
@@ -216,19 +254,25 @@ fn vantage(format: Format, scan: &Scan) -> Vantage {
     }
 }
 
-/// The record the judge reads for a line (`first_us`: the transcript's first time): a
-/// message, or a note that a party closed its output ([`judge::note::OUTPUT_CLOSED`]).
+/// The record the judge reads for a line (`first_us`: the transcript's first time).
 fn record(scan: &Scan, e: Entry, offset: u64, first_us: &mut Option<u64>) -> Record {
     let t = e.time_us.unwrap_or(0);
     let first = *first_us.get_or_insert(t);
     let client = client_wrote(scan, e.writer);
-    let (dir, text) = match e.said {
+    record_of(e.said, client, t.saturating_sub(first), offset)
+}
+
+/// The record the judge reads for what a line said (`client`: the client wrote it), at `t_us`
+/// and byte `offset`: a message, or a note that a party closed its output
+/// ([`judge::note::OUTPUT_CLOSED`]).
+pub fn record_of(said: Said, client: bool, t_us: u64, offset: u64) -> Record {
+    let (dir, text) = match said {
         Said::Message(text) if client => (Dir::Sent, text),
         Said::Message(text) => (Dir::Received, text),
         Said::Closed => (Dir::Note, judge::output_closed(client)),
     };
     Record {
-        t_us: t.saturating_sub(first),
+        t_us,
         dir,
         offset,
         text,
@@ -247,7 +291,7 @@ struct Read {
 
 fn judge_file(args: &AuditArgs, ctx: &Context, scan: &Scan) -> anyhow::Result<Read> {
     let mut lines = open(args)?;
-    let mut j = judge::Judging::new(ctx, Some(vantage(args.format, scan)));
+    let mut j = judge::Judging::bounded(ctx, Some(vantage(args.format, scan)));
     if let Some(ms) = args.min_work_ms {
         j.push(&judge::min_work_record(ms));
     }

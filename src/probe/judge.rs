@@ -62,8 +62,12 @@
 //!   reused after the earlier request's answer passed by. A transcript with no cancel either
 //!   way tested nothing (`vacuous`).
 
+use super::idsets::{Methods, WireIds};
+use super::sent::{Sent, SentMsg};
+use super::work::{WorkTable, WorkTimes};
 use cancelcheck_model::message::{CancelCause, Method};
 use cancelcheck_model::{Dialect, Input, Message, Outcome, Output, Party, Reply, RequestId};
+use cancelcheck_properties::idset::IdSet;
 use cancelcheck_properties::{Checker, Event, InvariantId, Status, Verdict};
 use cancelcheck_wire::decode::Context;
 use cancelcheck_wire::{Body, IdMap, WireId, WireMessage, to_model};
@@ -138,8 +142,9 @@ pub mod note {
     /// `capability-gated`, the sender's duty. The scenario then tests nothing (`vacuous`).
     pub const WITHHELD: &str = "cancel-withheld";
     /// A party closed its output (`server` or `client` ...): nothing more came from it. The
-    /// server's ends the session: a request it left unanswered is never answered, so
-    /// `eventual-resolution` is decided ([`super::output_closed`]).
+    /// server's ends the session, unless the client's came first: a request the server left
+    /// unanswered is never answered, so `eventual-resolution` is decided
+    /// ([`super::output_closed`]).
     pub const OUTPUT_CLOSED: &str = "output-closed";
     /// An assumption the session rests on (a recipe's fixed readiness delay), stated in the
     /// verdict.
@@ -242,7 +247,7 @@ pub struct SessionError {
 pub struct Judgement {
     /// The checker's verdict.
     pub verdict: Verdict,
-    /// The events it judged.
+    /// The events it judged (none where it was judged [bounded](Judging::bounded)).
     pub events: Vec<Event>,
     /// Session errors, in order.
     pub errors: Vec<SessionError>,
@@ -424,21 +429,6 @@ fn session_of(params: Option<&Value>) -> Option<&Value> {
     params?.get("sessionId")
 }
 
-struct SentMsg {
-    /// The model messages it stands for (none for a barrier; one cancel per open prompt for
-    /// ACP's `session/cancel`; the answer to a request of the peer's that the model knows).
-    models: Vec<Message>,
-    /// The request's wire id, for requests.
-    request: Option<WireId>,
-    /// Whether the peer is known to have read it.
-    read: bool,
-    /// Streamable HTTP: the stream it went on.
-    stream: Option<String>,
-    /// Streamable HTTP: the server answered its POST `202 Accepted` (it read it; when, among
-    /// what other streams carry, is not known).
-    accepted: bool,
-}
-
 /// A request the peer sent the probe, as the model knows it. Which prompt it was sent on
 /// behalf of (where its session links it to one) is the checker's to say
 /// ([`Checker::parentage`]): the judge tells it with `Output::Nested` as the request arrives.
@@ -506,22 +496,23 @@ struct Judge<'c> {
     events: Vec<Event>,
     errors: Vec<SessionError>,
     ids: IdMap,
-    sent: Vec<SentMsg>,
+    sent: Sent,
     /// Model requests the probe sent: their method.
-    methods: BTreeMap<RequestId, Method>,
+    methods: Methods,
     /// The probe's requests it resolved.
-    resolved: BTreeSet<RequestId>,
+    resolved: IdSet,
     /// The probe's requests it sent a cancel for (its own cancels, `session/cancel` included).
-    cancelled: BTreeSet<RequestId>,
+    cancelled: IdSet,
     /// The probe sent a cancel of any kind (naming any id, well formed or not).
     cancel_sent: bool,
     /// The peer gave a request up on its own after the probe had sent a cancel: the answer may
     /// as well be that cancel taken for the wrong request.
     ambiguous_give_up: bool,
-    /// The probe's requests the peer answered, in the order of their first answers.
+    /// The probe's requests the peer answered, in the order of their first answers (kept
+    /// only for prompt turns, the one thing that asks).
     answered: Vec<RequestId>,
     /// The same, to look up.
-    answered_set: BTreeSet<RequestId>,
+    answered_set: IdSet,
     /// Every message sent below this index is known to have been read.
     read_below: usize,
     /// The probe's prompts (its work requests) and the session each names.
@@ -545,7 +536,7 @@ struct Judge<'c> {
     /// How the peer refused it (an error answer).
     handshake_refused: Option<String>,
     /// The probe's work requests: when each was sent and first answered.
-    work: BTreeMap<RequestId, WorkTimes>,
+    work: WorkTable,
     /// Work requests the peer refused before they ran.
     refused: BTreeSet<RequestId>,
     /// A cancel was sent while a work request was in flight.
@@ -568,6 +559,8 @@ struct Judge<'c> {
     /// ([`note::OUTPUT_CLOSED`]), or the client sent the notification after which the server
     /// exits (LSP `exit`). What it left unanswered it never answers.
     ended: Option<&'static str>,
+    /// The client closed its output ([`note::OUTPUT_CLOSED`]) before the server did.
+    client_closed: bool,
     /// A cancel crossed the wire naming a request the judge follows (one of the client's it
     /// models, or one of the server's), or a malformed one: something about cancellation was
     /// judged.
@@ -576,7 +569,7 @@ struct Judge<'c> {
     /// earlier requests: whether it had read the earlier one's answer is not observable.
     reuse_undecided: bool,
     /// The ids of the requests the client sent, of any method (audits).
-    client_ids: BTreeSet<WireId>,
+    client_ids: WireIds,
     /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
     min_work_us: Option<u64>,
     /// Answers the wire does not tell crossed from caused by a cancel: why, each.
@@ -598,43 +591,21 @@ struct Judge<'c> {
     /// Streamable HTTP: rules a message arriving on another stream than the one it must be
     /// ordered against leaves undecided.
     cross_stream: BTreeSet<InvariantId>,
-}
-
-/// When a work request of the probe's was sent and first answered (record times).
-struct WorkTimes {
-    /// Its index among the messages the probe sent.
-    at: usize,
-    /// The last cancel (an index among the messages sent) the peer was proved to have read
-    /// when this request was sent.
-    after_read_cancel: Option<usize>,
-    /// The work requests the peer was known to have taken (read, or accepted over HTTP) when
-    /// this one was sent: over HTTP, where POSTs are read in any order, only those were read
-    /// before it.
-    taken_before: BTreeSet<RequestId>,
-    wire: Option<WireId>,
-    sent_us: u64,
-    answered_us: Option<u64>,
-    /// The text of an MCP tool's error result (`isError: true`), if it answered so.
-    tool_error: Option<String>,
-}
-
-impl WorkTimes {
-    /// Its id as sent, and how many milliseconds its answer took (0 if none came).
-    fn id_and_ms(&self) -> (String, u64) {
-        let id = self
-            .wire
-            .as_ref()
-            .map(WireId::to_json_text)
-            .unwrap_or_default();
-        let ms = self.answered_us.unwrap_or(0).saturating_sub(self.sent_us) / 1000;
-        (id, ms)
-    }
+    /// Bounded: how many checker records wait for the next retiring.
+    retire_at: usize,
+    /// How many work requests are unanswered (none of them refused: a refusal is an answer).
+    unanswered_work: usize,
+    /// Keeps only what is still open ([`Judging::bounded`]): no events, no messages the peer
+    /// is known to have read, no checker records of settled requests.
+    bounded: bool,
 }
 
 impl Judge<'_> {
     fn emit(&mut self, ev: Event) {
         self.checker.observe(&ev);
-        self.events.push(ev);
+        if !self.bounded {
+            self.events.push(ev);
+        }
     }
 
     fn server(&mut self, output: Output) {
@@ -665,12 +636,15 @@ impl Judge<'_> {
 
     /// Marks `sent[k]` as read by the peer.
     fn read(&mut self, k: usize) {
-        if self.sent[k].read {
+        let Some(s) = self.sent.get_mut(k).filter(|s| !s.read) else {
             return;
-        }
-        self.sent[k].read = true;
-        for j in 0..self.sent[k].models.len() {
-            let m = self.sent[k].models[j];
+        };
+        s.read = true;
+        let n = s.models.len();
+        for j in 0..n {
+            let Some(&m) = self.sent.get(k).and_then(|s| s.models.get(j)) else {
+                break;
+            };
             self.peer_reads(m);
         }
     }
@@ -683,6 +657,7 @@ impl Judge<'_> {
             self.read(k);
         }
         self.read_below = self.read_below.max(end + 1);
+        self.sent.retire_below(self.read_below);
     }
 
     /// Evidence that the peer read `sent[k]`: on stdio everything sent before it too (a FIFO),
@@ -709,15 +684,16 @@ impl Judge<'_> {
         match kind {
             note::TRANSPORT if detail.split_whitespace().next() == Some(note::HTTP) => {
                 self.http = true;
+                self.work.keep_whole();
                 self.checker.set_fifo(false);
             }
             note::ACCEPTED => {
                 if let Some(k) = self
                     .sent
-                    .iter()
                     .position(|s| s.stream.is_some() && s.stream == rec.stream)
+                    && let Some(s) = self.sent.get_mut(k)
                 {
-                    self.sent[k].accepted = true;
+                    s.accepted = true;
                     self.deferred.push(k);
                 }
             }
@@ -738,11 +714,7 @@ impl Judge<'_> {
                 // The close is the cancel: a message the peer reads, though nothing is sent.
                 let k = self.sent.len();
                 self.cancels_at.push(k);
-                if self
-                    .work
-                    .iter()
-                    .any(|(w, t)| t.answered_us.is_none() && !self.refused.contains(w))
-                {
+                if self.unanswered_work > 0 {
                     self.in_flight = true;
                 }
                 self.cancel_sent = true;
@@ -762,7 +734,7 @@ impl Judge<'_> {
                     output: Output::CloseStream(id),
                 });
                 if !self.ctx.dialect.rules().requester_waits
-                    && self.methods.contains_key(&id)
+                    && self.methods.contains_key(id)
                     && self.resolved.insert(id)
                 {
                     self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
@@ -794,13 +766,9 @@ impl Judge<'_> {
     /// not observable, so it is not judged.
     fn on_get_stream(&mut self, id: RequestId) -> bool {
         if let Some(&k) = self.closes.get(&id) {
-            if !self.sent[k].read {
+            if !self.sent.is_read(k) {
                 // About the request, so written after the server read it (before the close).
-                if let Some(r) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
-                }) {
+                if let Some(r) = self.sent.first_request(id) {
                     self.read(r);
                 }
                 self.read(k);
@@ -811,7 +779,7 @@ impl Judge<'_> {
             }
             return true;
         }
-        if self.answered_set.contains(&id) {
+        if self.answered_set.contains(id) {
             self.cross_stream.insert(InvariantId::NoActivityAfterAnswer);
             return false;
         }
@@ -824,14 +792,14 @@ impl Judge<'_> {
     fn dropped_on_disconnect(&mut self) {
         let lost: Vec<(RequestId, usize)> = self.lost.iter().map(|(&i, &k)| (i, k)).collect();
         for (id, at) in lost {
-            let Some(w) = self.work.get(&id) else {
+            let Some(w) = self.work.get(id) else {
                 continue;
             };
-            if w.answered_us.is_some() || self.cancelled.contains(&id) || self.refused.contains(&id)
+            if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(&id)
             {
                 continue;
             }
-            let control = self.work.iter().find(|&(c, cw)| {
+            let control = self.work.whole().find(|&(c, cw)| {
                 cw.at >= at
                     && cw.taken_before.contains(&id)
                     && cw.answered_us.is_some()
@@ -858,7 +826,7 @@ impl Judge<'_> {
     fn open_in<'a>(&'a self, session: &'a Value) -> impl Iterator<Item = RequestId> + 'a {
         self.prompts
             .iter()
-            .filter(move |(id, s)| s == session && !self.answered_set.contains(id))
+            .filter(move |(id, s)| s == session && !self.answered_set.contains(*id))
             .map(|(id, _)| *id)
     }
 
@@ -907,7 +875,7 @@ impl Judge<'_> {
             .collect();
         children.sort_unstable();
         for c in children {
-            let answer = self.sent.iter().position(|s| {
+            let answer = self.sent.position(|s| {
                 !s.read
                     && s.models
                         .iter()
@@ -942,7 +910,10 @@ impl Judge<'_> {
                 });
             }
             note::WITHHELD => self.withheld = true,
-            note::OUTPUT_CLOSED if detail.starts_with("server") => {
+            // The server's output ending ends the session, unless the client had gone first
+            // (then what was in flight was left by the client, not unanswered by the server).
+            note::OUTPUT_CLOSED if detail.starts_with("client") => self.client_closed = true,
+            note::OUTPUT_CLOSED if !self.client_closed => {
                 self.ended = Some("the server closed its output");
             }
             note::TIMEOUT => self.errors.push(SessionError {
@@ -1000,11 +971,8 @@ impl Judge<'_> {
             self.cancels_at.push(self.sent.len());
             // A cancel of any kind sent while a work request (not refused) is unanswered: the
             // scenario's moment came with the work in flight.
-            if self
-                .work
-                .iter()
-                .any(|(id, w)| w.answered_us.is_none() && !self.refused.contains(id))
-            {
+            // (A refused request was answered: `unanswered_work` counts the others.)
+            if self.unanswered_work > 0 {
                 self.in_flight = true;
             }
         }
@@ -1037,7 +1005,7 @@ impl Judge<'_> {
             // names.
             let open: Vec<RequestId> = self.open_in(&session).collect();
             open.into_iter()
-                .filter(|id| !self.resolved.contains(id))
+                .filter(|id| !self.resolved.contains(*id))
                 .map(|id| Message::Cancel { id, session: true })
                 .collect()
         } else if let WireMessage::Response { id, .. } = &msg {
@@ -1067,22 +1035,32 @@ impl Judge<'_> {
                             .iter()
                             .rev()
                             .copied()
-                            .find(|&k| self.sent[k].read || self.sent[k].accepted);
-                        let taken_before = self
-                            .work
-                            .iter()
-                            .filter(|(_, w)| self.sent[w.at].read || self.sent[w.at].accepted)
-                            .map(|(&i, _)| i)
-                            .collect();
-                        self.work.entry(id).or_insert(WorkTimes {
-                            at: self.sent.len(),
-                            after_read_cancel,
-                            taken_before,
-                            wire: request.clone(),
-                            sent_us: rec.t_us,
-                            answered_us: None,
-                            tool_error: None,
-                        });
+                            .find(|&k| self.sent.is_taken(k));
+                        // (Read only over HTTP, where it grows with the square of the session.)
+                        let taken_before = if self.http {
+                            self.work
+                                .whole()
+                                .filter(|(_, w)| self.sent.is_taken(w.at))
+                                .map(|(&i, _)| i)
+                                .collect()
+                        } else {
+                            BTreeSet::new()
+                        };
+                        let new = self.work.insert(
+                            id,
+                            WorkTimes {
+                                at: self.sent.len(),
+                                after_read_cancel,
+                                taken_before,
+                                wire: request.clone(),
+                                sent_us: rec.t_us,
+                                answered_us: None,
+                                tool_error: None,
+                            },
+                        );
+                        if new {
+                            self.unanswered_work += 1;
+                        }
                     }
                     if let (Method::Work { .. }, WireMessage::Request { params, .. }) =
                         (method, &msg)
@@ -1092,7 +1070,7 @@ impl Judge<'_> {
                         self.prompts.push((id, session.clone()));
                     }
                 }
-                Message::Cancel { id, .. } if !self.methods.contains_key(&id) => {
+                Message::Cancel { id, .. } if !self.methods.contains_key(id) => {
                     // The probe's own cancel of an id it never sent is a stimulus (the
                     // unknown-id and malformed scenarios): the peer is judged on it, the probe
                     // is not. A recorded client's cancel of a request of a method the judge
@@ -1128,7 +1106,7 @@ impl Judge<'_> {
             });
             if let Message::Cancel { id, .. } = m
                 && !dialect.rules().requester_waits
-                && self.methods.contains_key(&id)
+                && self.methods.contains_key(id)
                 && self.resolved.insert(id)
             {
                 self.emit(delivered(id, Outcome::Cancelled(CancelCause::User)));
@@ -1136,7 +1114,7 @@ impl Judge<'_> {
         }
         if self.audit.is_some()
             && let Some(id) = &request
-            && !self.client_ids.insert(id.clone())
+            && !self.client_ids.insert(id)
             && self.audit == Some(Vantage::Between)
         {
             self.reuse_undecided = true;
@@ -1186,7 +1164,7 @@ impl Judge<'_> {
             }
             _ => {
                 let methods = &self.methods;
-                let m = to_model(self.ctx, msg, &mut self.ids, |id| methods.get(&id).copied());
+                let m = to_model(self.ctx, msg, &mut self.ids, |id| methods.get(id));
                 (m, None)
             }
         }
@@ -1215,9 +1193,9 @@ impl Judge<'_> {
                 .info()
                 .application(dialect)
                 .is_some()
-            && self.methods.contains_key(&id)
-            && !self.cancelled.contains(&id)
-            && !self.answered_set.contains(&id)
+            && self.methods.contains_key(id)
+            && !self.cancelled.contains(id)
+            && !self.answered_set.contains(id)
     }
 
     fn on_received(&mut self, rec: &Record) {
@@ -1259,13 +1237,9 @@ impl Judge<'_> {
             }
             // An answer to a request the probe sent proves the peer read everything up to
             // that request.
-            if let Some(k) = self
-                .sent
-                .iter()
-                .rposition(|s| s.request.as_ref() == Some(id))
-            {
+            if let Some((k, barrier)) = self.sent.newest_request(id) {
                 self.proves(k);
-                if self.sent[k].models.is_empty() {
+                if barrier {
                     // The answer to a barrier (or another request the model does not know):
                     // evidence of order only.
                     return;
@@ -1275,7 +1249,7 @@ impl Judge<'_> {
             // The probe's slow request refused before it ran: the scenario tests nothing.
             if let cancelcheck_wire::Body::Error { code, message, .. } = body
                 && REFUSALS.contains(code)
-                && self.methods.get(&mid).is_some_and(|m| m.is_work())
+                && self.methods.get(mid).is_some_and(|m| m.is_work())
             {
                 self.refused.insert(mid);
                 if self.vacuous_because.is_empty() {
@@ -1285,11 +1259,8 @@ impl Judge<'_> {
                     ));
                 }
             }
-            if let Some(w) = self.work.get_mut(&mid)
-                && w.answered_us.is_none()
-            {
-                w.answered_us = Some(rec.t_us);
-                w.tool_error = tool_error(body);
+            if self.work.contains(mid) && self.work.answer(mid, rec.t_us, tool_error(body)) {
+                self.unanswered_work -= 1;
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
             let cancelled = matches!(body, cancelcheck_wire::Body::Error { code: -32800, .. })
@@ -1300,13 +1271,7 @@ impl Judge<'_> {
                         ..
                     })
                 );
-            if cancelled
-                && let Some(k) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
-                })
-            {
+            if cancelled && let Some(k) = self.sent.first_cancel(mid) {
                 self.proves(k);
             }
             if !cancelled {
@@ -1325,11 +1290,7 @@ impl Judge<'_> {
         match m {
             Message::Activity { id } => {
                 // Progress about a request proves the peer read it.
-                if let Some(k) = self.sent.iter().position(|s| {
-                    s.models
-                        .iter()
-                        .any(|m| matches!(m, Message::Request { id: r, .. } if *r == id))
-                }) {
+                if let Some(k) = self.sent.first_request(id) {
                     self.proves(k);
                 }
             }
@@ -1357,7 +1318,7 @@ impl Judge<'_> {
                 self.any_cancel = true;
                 self.judged_cancel = true;
             }
-            Message::Response { id, .. } if self.methods.contains_key(&id) => {
+            Message::Response { id, .. } if self.methods.contains_key(id) => {
                 self.children_may_be_resolved(id);
             }
             _ => {}
@@ -1377,9 +1338,10 @@ impl Judge<'_> {
             input: Input::Receive(m),
         });
         if let Message::Response { id, reply } = m
-            && self.methods.contains_key(&id)
+            && self.methods.contains_key(id)
         {
-            if self.answered_set.insert(id) {
+            // (Only a prompt turn's `session/update` asks which prompt was answered last.)
+            if self.answered_set.insert(id) && self.ctx.prompt_turn() {
                 self.answered.push(id);
             }
             if self.resolved.insert(id) {
@@ -1399,17 +1361,13 @@ impl Judge<'_> {
         if matches!(body, Body::Error { code, .. } if REFUSALS.contains(code)) {
             return;
         }
-        let Some(sent_us) = self.work.get(&mid).map(|w| w.sent_us) else {
+        let Some(sent_us) = self.work.sent_us(mid) else {
             return;
         };
-        let Some(k) = self.sent.iter().position(|s| {
-            s.models
-                .iter()
-                .any(|m| matches!(m, Message::Cancel { id, .. } if *id == mid))
-        }) else {
+        let Some(k) = self.sent.first_cancel(mid) else {
             return;
         };
-        if self.sent[k].read {
+        if self.sent.is_read(k) {
             return;
         }
         let after_ms = rec.t_us.saturating_sub(sent_us) / 1000;
@@ -1460,7 +1418,7 @@ impl Judge<'_> {
         } else {
             "before the scenario's moment to cancel it (no cancel was sent)"
         };
-        let Some(w) = self.work.values().rev().find(|w| w.answered_us.is_some()) else {
+        let Some(w) = self.work.last_answered() else {
             return format!("no work request was in flight when a cancel was sent: {FIX}");
         };
         let (id, ms) = w.id_and_ms();
@@ -1487,10 +1445,11 @@ impl Judge<'_> {
     /// fails on its own (a tool it does not have, arguments it refuses), so what a cancel did
     /// to a request of it cannot be told from its answer.
     fn failed_on_its_own(&self) -> Option<String> {
+        // (An answer with a tool's error keeps its whole entry.)
         let (_, w) = self
             .work
-            .iter()
-            .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(id))?;
+            .whole()
+            .find(|(id, w)| w.tool_error.is_some() && !self.cancelled.contains(**id))?;
         let (id, ms) = w.id_and_ms();
         Some(format!(
             "the work request {id} ({}), which no cancel named, was answered with a tool error ({:?}) {ms} ms after it was sent: the work fails on its own, so what a cancel did to it cannot be told; name a request that succeeds and takes a while with --method/--params (or a recipe's work, after the set-up it needs)",
@@ -1514,17 +1473,26 @@ impl Judge<'_> {
             w.answered_us.is_some() && w.tool_error.is_none() && !self.refused.contains(id)
         };
         let mut found = Vec::new();
-        for (id, w) in &self.work {
-            if w.answered_us.is_some() || self.cancelled.contains(id) || self.refused.contains(id) {
+        // (An unanswered request keeps its whole entry.)
+        for (id, w) in self.work.whole() {
+            if w.answered_us.is_some() || self.cancelled.contains(*id) || self.refused.contains(id)
+            {
                 continue;
             }
-            let control = self.work.iter().find(|&(c, cw)| {
-                answered(c, cw)
-                    && cw.after_read_cancel.is_some_and(|k| w.at < k)
-                    && (!self.http || cw.taken_before.contains(id))
-            });
-            if let Some((_, cw)) = control {
-                found.push((*id, w.wire.clone(), cw.wire.clone()));
+            let control = if self.http {
+                self.work
+                    .whole()
+                    .find(|&(c, cw)| {
+                        answered(c, cw)
+                            && cw.after_read_cancel.is_some_and(|k| w.at < k)
+                            && cw.taken_before.contains(id)
+                    })
+                    .map(|(_, cw)| cw.wire.clone())
+            } else {
+                self.work.first_control(w.at, &self.refused)
+            };
+            if let Some(control) = control {
+                found.push((*id, w.wire.clone(), control));
             }
         }
         for (id, wire, control) in found {
@@ -1668,8 +1636,8 @@ impl Judge<'_> {
             && self.vacuous_because.is_empty()
             && let Some(w) = self
                 .work
-                .iter()
-                .find(|(id, w)| self.cancelled.contains(id) && w.answered_us.is_none())
+                .whole()
+                .find(|(id, w)| self.cancelled.contains(**id) && w.answered_us.is_none())
                 .map(|(_, w)| w)
         {
             let (id, _) = w.id_and_ms();
@@ -1777,6 +1745,20 @@ pub fn judge(ctx: &Context, records: &[Record]) -> Judgement {
     j.finish()
 }
 
+/// What a [`Judging`] holds ([`Judging::held`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Held {
+    /// The checker's records of requests (see `Checker::held`).
+    pub records: usize,
+    /// The messages sent that it keeps.
+    pub messages: usize,
+    /// The events it keeps (none when bounded).
+    pub events: usize,
+    /// The pieces the checker's retired records take: a run per stretch of consecutive
+    /// integer ids settled alike.
+    pub retired: usize,
+}
+
 /// A judgement fed one record at a time, so a transcript of any size can be judged while it is
 /// read: it holds what each message did (the checker's events), never the messages' text.
 pub struct Judging<'c>(Judge<'c>, Vec<usize>);
@@ -1796,14 +1778,14 @@ impl<'c> Judging<'c> {
                 events: Vec::new(),
                 errors: Vec::new(),
                 ids: IdMap::new(),
-                sent: Vec::new(),
-                methods: BTreeMap::new(),
-                resolved: BTreeSet::new(),
-                cancelled: BTreeSet::new(),
+                sent: Sent::new(),
+                methods: Methods::default(),
+                resolved: IdSet::default(),
+                cancelled: IdSet::default(),
                 cancel_sent: false,
                 ambiguous_give_up: false,
                 answered: Vec::new(),
-                answered_set: BTreeSet::new(),
+                answered_set: IdSet::default(),
                 read_below: 0,
                 prompts: Vec::new(),
                 peer_requests: BTreeMap::new(),
@@ -1815,7 +1797,7 @@ impl<'c> Judging<'c> {
                 initialize: None,
                 opening: None,
                 handshake_refused: None,
-                work: BTreeMap::new(),
+                work: WorkTable::new(false),
                 refused: BTreeSet::new(),
                 in_flight: false,
                 vacuous_because: Vec::new(),
@@ -1825,9 +1807,10 @@ impl<'c> Judging<'c> {
                 any_cancel: false,
                 withheld: false,
                 ended: None,
+                client_closed: false,
                 judged_cancel: false,
                 reuse_undecided: false,
-                client_ids: BTreeSet::new(),
+                client_ids: WireIds::default(),
                 min_work_us: None,
                 undecided: Vec::new(),
                 http: false,
@@ -1836,9 +1819,25 @@ impl<'c> Judging<'c> {
                 closes: BTreeMap::new(),
                 lost: BTreeMap::new(),
                 cross_stream: BTreeSet::new(),
+                unanswered_work: 0,
+                retire_at: 0,
+                bounded: false,
             },
             Vec::new(),
         )
+    }
+
+    /// [`Judging::new`], keeping only what is still open, so that its memory is bounded by the
+    /// requests in flight and the messages the peer is not yet known to have read, not by the
+    /// session's length (`cancelcheck audit` and `watch`, whose sessions may be of any
+    /// length). Its verdict is [`Judging::new`]'s; its judgement holds no events
+    /// ([`Judgement::events`] is empty, and [`Judgement::record_of`] says `None`).
+    pub fn bounded(ctx: &'c Context, audit: Option<Vantage>) -> Self {
+        let mut j = Judging::new(ctx, audit);
+        j.0.bounded = true;
+        j.0.sent = Sent::bounded();
+        j.0.work = WorkTable::new(true);
+        j
     }
 
     /// Judges the next record.
@@ -1848,7 +1847,29 @@ impl<'c> Judging<'c> {
             Dir::Sent => self.0.on_sent(rec),
             Dir::Received => self.0.on_received(rec),
         }
-        self.1.push(self.0.events.len());
+        if self.0.bounded {
+            // Once the records held have doubled since the last retiring, so that its walk
+            // costs a constant per record.
+            if self.0.checker.held().0 >= self.0.retire_at {
+                self.0.checker.retire_settled();
+                self.0.retire_at = 2 * self.0.checker.held().0 + 32;
+            }
+        } else {
+            self.1.push(self.0.events.len());
+        }
+    }
+
+    /// What the judgement holds so far that grows with the session unless it is
+    /// [bounded](Judging::bounded): bounded, the first two stay within a few times what is still
+    /// open, whatever the session's length.
+    pub fn held(&self) -> Held {
+        let (records, retired) = self.0.checker.held();
+        Held {
+            records,
+            messages: self.0.sent.held(),
+            events: self.0.events.len(),
+            retired,
+        }
     }
 
     /// The judgement of everything pushed.

@@ -14,15 +14,18 @@
 
 pub mod baseline;
 pub mod http;
+mod idsets;
 pub mod judge;
 pub mod junit;
 pub mod process;
 pub mod recipe;
 pub mod report;
 pub mod scenario;
+mod sent;
 pub mod session;
 pub mod timeline;
 pub mod tools;
+mod work;
 
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::Framing;

@@ -740,8 +740,10 @@ mod tests {
         assert_eq!(overall(&both), Status::Vacuous);
         let why = run_vacuous_because(&both);
         assert!(why[0].starts_with("1 of 2 sessions"), "{why:?}");
-        assert!(run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &both)
-            .ends_with("verdict: vacuous\n"));
+        assert!(
+            run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &both)
+                .ends_with("verdict: vacuous\n")
+        );
         assert_eq!(
             run_json(Dialect::Mcp20260728, Framing::Ndjson, &[], &both)["verdict"],
             "vacuous"

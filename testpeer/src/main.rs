@@ -16,7 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--no-cancel-support]
+//!     [--no-cancel-support] [--exit-after-ms N]
 //!     [--protocol-version V] [--tool-error] [--refuse-all] [--http ADDR]
 //! ```
 //!
@@ -147,6 +147,10 @@ struct Args {
     /// ACP RFD: declare no support for `$/cancelRequest` in the `initialize` answer.
     #[arg(long)]
     no_cancel_support: bool,
+    /// Exit (status 0) this long after starting, whatever is still open: a server that ends
+    /// the session on its own.
+    #[arg(long, value_name = "MS")]
+    exit_after_ms: Option<u64>,
     /// Accept what the protocols' SDKs refuse.
     #[arg(long, overrides_with = "strict")]
     lenient: bool,
@@ -1027,6 +1031,13 @@ fn main() -> ExitCode {
         && let Some(code) = hostile_start(&mode, args.framing())
     {
         return code;
+    }
+    if let Some(ms) = args.exit_after_ms {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            let _ = std::io::stdout().flush();
+            std::process::exit(0);
+        });
     }
     let shapes = shapes::of(args.dialect);
     let mut ctx = Context::new(args.dialect);

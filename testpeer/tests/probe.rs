@@ -771,7 +771,11 @@ fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
                 "{d} own={own}: {v:#}"
             );
             assert!(verdicts.contains(&"pass"), "{d} own={own}: {v:#}");
-            let run = if verdicts.contains(&"vacuous") { "vacuous" } else { "pass" };
+            let run = if verdicts.contains(&"vacuous") {
+                "vacuous"
+            } else {
+                "pass"
+            };
             assert_eq!(v["verdict"], run, "{d} own={own}: {v:#}");
             assert_eq!(code, 0);
             let mut gave_up = false;

@@ -24,6 +24,7 @@ mod parties;
 mod quiescence;
 mod races;
 mod resolution;
+mod retired;
 mod streams;
 mod trees;
 mod verdict;
@@ -97,6 +98,10 @@ pub struct Checker {
     /// Whether the records pack in canonical order (see [`Checker::set_canonical_order`]).
     #[state(config)]
     canonical: bool,
+    /// Records of settled requests put away ([`Checker::retire_settled`]; never by the
+    /// explorer, so never packed).
+    #[state(config)]
+    retired: retired::Retired,
 }
 
 impl Checker {
@@ -119,6 +124,7 @@ impl Checker {
             disconnected: false,
             fifo: false,
             canonical: false,
+            retired: retired::Retired::default(),
         }
     }
 
@@ -166,6 +172,7 @@ impl Checker {
         self.crashed = [false; 2];
         self.cancels_unanswered = [0; 2];
         self.disconnected = false;
+        self.retired = retired::Retired::default();
     }
 
     /// Whether a MUST clause was broken since the verdict was last cleared (by
@@ -381,6 +388,8 @@ impl Checker {
     fn read(&mut self, raw: &Event) -> Option<usize> {
         // Where closing a request's stream is its cancel (Streamable HTTP in MCP 2026-07-28),
         // every family but the stream's own reads the close as the cancel it is.
+        // A retired record of a request the event names is back first (see `retired`).
+        self.revive(raw);
         let read = self.read_as(raw);
         let ev = &read;
         self.stream_update(raw);
