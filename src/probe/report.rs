@@ -472,16 +472,24 @@ pub fn run_text(
         }
         stderr_lines(&mut t, &o.end);
     }
-    let vacuous: Vec<&Outcome> = outcomes
-        .iter()
-        .filter(|o| !o.judgement.vacuous_because.is_empty())
-        .collect();
-    if !vacuous.is_empty() {
-        let _ = writeln!(t, "vacuous (tested nothing):");
-    }
-    for o in vacuous {
-        for why in &o.judgement.vacuous_because {
-            let _ = writeln!(t, "  {} (seed {}): {why}", o.name, o.seed);
+    // What a session could not decide: all it did, where it is vacuous; beside its findings,
+    // where it failed or warned.
+    for (vacuous, heading) in [
+        (true, "vacuous (tested nothing):"),
+        (false, "not decided, beside the findings:"),
+    ] {
+        let listed: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| !o.judgement.vacuous_because.is_empty())
+            .filter(|o| (o.judgement.status() == Status::Vacuous) == vacuous)
+            .collect();
+        if !listed.is_empty() {
+            let _ = writeln!(t, "{heading}");
+        }
+        for o in listed {
+            for why in &o.judgement.vacuous_because {
+                let _ = writeln!(t, "  {} (seed {}): {why}", o.name, o.seed);
+            }
         }
     }
     for why in run_vacuous_because(outcomes) {
