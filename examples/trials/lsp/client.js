@@ -3,7 +3,7 @@
 // concurrent, some cancelled through a CancellationTokenSource, which sends $/cancelRequest),
 // edits between them, then shutdown and exit. Usage:
 //
-//   node client.js [--lang python|typescript] [--requests N] [--cancel-share P] [--seed S]
+//   node client.js [--lang python|typescript|css|bash] [--requests N] [--cancel-share P] [--seed S]
 //                  [--trace FILE] -- SERVER_COMMAND [ARGS...]
 //
 // SERVER_COMMAND is started here (put `cancelcheck watch --dialect lsp ... --` in front to
@@ -33,18 +33,22 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The workspace: one document of 400 functions and the calls between them.
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), "cancelcheck-trials-lsp-"));
-const py = opts.lang === "python";
-const file = path.join(ws, py ? "big.py" : "big.ts");
+// Four lines a unit, 400 units, in each language.
+const unit = {
+  python: (i) => [`def f${i}(x: int, y: str) -> list[int]:`, `    v${i} = [x + len(y) for _ in range(${i % 7})]`,
+    i ? `    return v${i} + f${i - 1}(x, y)` : `    return v${i}`, ""],
+  typescript: (i) => [`export function f${i}(x: number, y: string): number[] {`, `  const v${i} = [x + y.length, ${i}];`,
+    i ? `  return v${i}.concat(f${i - 1}(x, y));` : `  return v${i};`, "}"],
+  css: (i) => [`.c${i} > p, #id${i} {`, `  color: #${(i * 2654435761 % 0xffffff).toString(16).padStart(6, "0")};`,
+    `  margin: ${i}px auto; display: flex;`, "}"],
+  shellscript: (i) => [`f${i}() {`, `  local v${i}=$((1 + ${i}))`, i ? `  echo "$v${i}" "$(f${i - 1})"` : `  echo "$v${i}"`, "}"],
+};
+const ext = { python: "py", typescript: "ts", css: "css", shellscript: "sh" };
+if (opts.lang === "bash") opts.lang = "shellscript";
+if (!unit[opts.lang]) { console.error(`--lang: one of ${Object.keys(unit).join(", ")} (or bash)`); process.exit(2); }
+const file = path.join(ws, "big." + ext[opts.lang]);
 const lines = [];
-for (let i = 0; i < 400; i++) {
-  if (py) {
-    lines.push(`def f${i}(x: int, y: str) -> list[int]:`, `    v${i} = [x + len(y) for _ in range(${i % 7})]`,
-      i ? `    return v${i} + f${i - 1}(x, y)` : `    return v${i}`, "");
-  } else {
-    lines.push(`export function f${i}(x: number, y: string): number[] {`, `  const v${i} = [x + y.length, ${i}];`,
-      i ? `  return v${i}.concat(f${i - 1}(x, y));` : `  return v${i};`, "}");
-  }
-}
+for (let i = 0; i < 400; i++) lines.push(...unit[opts.lang](i));
 let text = lines.join("\n") + "\n";
 fs.writeFileSync(file, text);
 const uri = "file://" + file;
@@ -80,12 +84,12 @@ async function request(type, params, cancelAfter) {
   const init = await conn.sendRequest(InitializeRequest.type, {
     processId: process.pid, rootUri: "file://" + ws, workspaceFolders: [{ uri: "file://" + ws, name: "ws" }],
     capabilities: { textDocument: { hover: { contentFormat: ["markdown", "plaintext"] }, completion: {} }, workspace: { configuration: true } },
-    initializationOptions: py ? {} : { tsserver: { path: path.join(__dirname, "node_modules/typescript/lib") } },
+    initializationOptions: opts.lang === "typescript" ? { tsserver: { path: path.join(__dirname, "node_modules/typescript/lib") } } : {},
   });
   say("initialized:", JSON.stringify(init.serverInfo || {}));
   conn.sendNotification("initialized", {});
   let version = 1;
-  conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: py ? "python" : "typescript", version, text } });
+  conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: opts.lang, version, text } });
   await request(HoverRequest.type, { textDocument: { uri }, position: { line: 1, character: 5 } }, null); // warm up
   let done = 0;
   while (done < N) {
@@ -102,7 +106,8 @@ async function request(type, params, cancelAfter) {
     }
     if (rand() < 0.05) { // an edit, which makes the server analyse the document again
       version++;
-      text += py ? `\nw${version} = f${version % 400}(1, "a")\n` : `\nconst w${version} = f${version % 400}(1, "a");\n`;
+      text += { python: `\nw${version} = f${version % 400}(1, "a")\n`, typescript: `\nconst w${version} = f${version % 400}(1, "a");\n`,
+        css: `\n.w${version} { color: red; }\n`, shellscript: `\nw${version}=$(f${version % 400})\n` }[opts.lang];
       conn.sendNotification("textDocument/didChange", { textDocument: { uri, version }, contentChanges: [{ text }] });
     }
     await Promise.all(batch);

@@ -2,14 +2,15 @@
 // real MCP server, cancelling calls as the SDK's users do: an AbortSignal and the request
 // timeout of callTool's options. Usage:
 //
-//   node ts-client.mjs [--log FILE] [--connect-timeout MS] SERVER_COMMAND [ARGS...]
+//   node ts-client.mjs [--log FILE] [--connect-timeout MS | --close-during-call] SERVER_COMMAND [ARGS...]
 //
 // SERVER_COMMAND is started by the SDK (put `cancelcheck watch ... --` in front to record it).
 // --log FILE writes the client's own record of the session: every message as the SDK's Client
 // hands it to its transport or receives it from there, in the line format desktop MCP clients
 // use for their server logs (the `mcp-log` format of `cancelcheck audit`). --connect-timeout MS
 // gives connect() (the initialize request) that timeout instead of the SDK's 60 s, and stops
-// there: a session of the handshake alone.
+// there: a session of the handshake alone. --close-during-call starts a long call, closes the
+// client 500 ms later (as an application that quits with a call in flight), and stops there.
 // What the client did is printed on stderr, one line a step.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -23,9 +24,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let argv = process.argv.slice(2);
 let log = null;
 let connectTimeout = null;
+let closeDuringCall = false;
 for (;;) {
   if (argv[0] === "--log") { log = fs.openSync(argv[1], "w"); argv = argv.slice(2); }
   else if (argv[0] === "--connect-timeout") { connectTimeout = Number(argv[1]); argv = argv.slice(2); }
+  else if (argv[0] === "--close-during-call") { closeDuringCall = true; argv = argv.slice(1); }
   else break;
 }
 const [command, ...args] = argv;
@@ -52,6 +55,15 @@ if (connectTimeout !== null) {
 }
 await client.connect(transport);
 say("initialized; server", JSON.stringify(client.getServerVersion()));
+if (closeDuringCall) {
+  const pending = client.callTool({ name: LONG, arguments: { duration: 3, steps: 3 } })
+    .then(() => say("answered"), (e) => say("call ended:", e.name, e.message));
+  await sleep(500);
+  await client.close();
+  await pending;
+  say("closed");
+  process.exit(0);
+}
 
 async function call(label, params, options) {
   try {
