@@ -358,7 +358,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
         messages,
         skipped: 0,
         truncated: None,
-        not_judged: scan.not_judged(&ctx.work_method),
+        not_judged: scan.not_judged(dialect, &ctx.work_method),
         method: ctx.work_method.clone(),
     };
     let (mut report, _) = audit::render(

@@ -659,3 +659,24 @@ fn a_long_session_is_judged_holding_only_what_is_open() {
     assert_eq!(b.assumptions, k.assumptions);
     assert_eq!(b.errors, k.errors);
 }
+
+/// A cancel of `initialize` (the MCP TypeScript SDK's `connect()` timing out, recorded between
+/// it and a real server) is judged whatever method is: `initialize-not-cancelled`, and no
+/// "not judged" line naming it.
+#[test]
+fn a_cancel_of_the_handshake_is_judged_and_never_listed_as_not_judged() {
+    let tmp = Scratch::new("init-cancel");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trials/mcp-ts-init-timeout.jsonl");
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--save",
+        &tmp.path().display().to_string(),
+        &file.display().to_string(),
+    ]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("MUST initialize-not-cancelled"), "{out}");
+    assert!(!out.contains("not judged"), "{out}");
+}

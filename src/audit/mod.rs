@@ -205,7 +205,12 @@ impl Scan {
     /// The method judged: `given`, else that of the first request the client cancelled, else
     /// the dialect's usual work request.
     pub fn method(&self, dialect: Dialect, given: Option<&str>) -> String {
-        match (given, self.cancelled.first()) {
+        let handshake = dialect.rules().initialize_method;
+        let first = self
+            .cancelled
+            .iter()
+            .find(|(m, _)| Some(m.as_str()) != handshake);
+        match (given, first) {
             (Some(m), _) => m.to_string(),
             (None, Some((m, _))) => m.clone(),
             (None, None) => cancelcheck_wire::shapes::of(dialect)
@@ -214,11 +219,13 @@ impl Scan {
         }
     }
 
-    /// The methods cancelled other than `judged`, each with how many cancels named it.
-    pub fn not_judged(&self, judged: &str) -> Vec<String> {
+    /// The methods cancelled other than `judged` and the handshake's (whose cancels are judged
+    /// whatever the method), each with how many cancels named it.
+    pub fn not_judged(&self, dialect: Dialect, judged: &str) -> Vec<String> {
+        let handshake = dialect.rules().initialize_method;
         self.cancelled
             .iter()
-            .filter(|(m, _)| m != judged)
+            .filter(|(m, _)| m != judged && Some(m.as_str()) != handshake)
             .map(|(m, n)| format!("{m} ({n})"))
             .collect()
     }
@@ -438,7 +445,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
         messages: read.messages,
         skipped: read.skipped,
         truncated: read.truncated,
-        not_judged: scan.not_judged(&ctx.work_method),
+        not_judged: scan.not_judged(ctx.dialect, &ctx.work_method),
         method: ctx.work_method,
     };
     Ok(render(dialect, &summary, outcome, args.json))
