@@ -3,9 +3,9 @@
 //! time grows linearly with the session. `cargo bench --bench audit`; peak memory is measured
 //! with `/usr/bin/time -v` (see docs/audit.md, "Long sessions").
 
+use cancelcheck::audit::record_of;
 use cancelcheck::audit::synthetic::lsp_session;
 use cancelcheck::audit::transcript::{Format, Line, Writer, parse_line};
-use cancelcheck::audit::record_of;
 use cancelcheck::probe::judge::{Judging, Record, Vantage};
 use cancelcheck_model::Dialect;
 use cancelcheck_wire::decode::Context;
@@ -16,9 +16,12 @@ use std::hint::black_box;
 fn records(pairs: u64) -> Vec<Record> {
     lsp_session(pairs, 10)
         .map(|l| match parse_line(Format::Jsonl, &l) {
-            Ok(Line::Message(e)) => {
-                record_of(e.said, e.writer == Writer::Client, e.time_us.unwrap_or(0), 0)
-            }
+            Ok(Line::Message(e)) => record_of(
+                e.said,
+                e.writer == Writer::Client,
+                e.time_us.unwrap_or(0),
+                0,
+            ),
             other => panic!("not a message: {other:?}"),
         })
         .collect()

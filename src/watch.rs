@@ -172,7 +172,9 @@ fn pump(
     }
     drop(to);
     let t = micros(start);
-    let mut tap = tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut tap = tap
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // The end of either party's output is logged, so that the log's audit decides what this
     // watch decides: the server's ends the session, unless the client's came first.
     tap.log.line(&jsonl_closed_line(client, t));

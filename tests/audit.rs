@@ -539,7 +539,8 @@ fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
     let save = tmp.path().join("found");
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
     let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
-    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}"#;
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}"#;
     let asks = r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#;
     let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
     let session = |name: &str, named: u32| {
@@ -566,7 +567,10 @@ fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
     assert!(broken.contains(&"exact-id-match".to_string()), "{broken:?}");
     let own = session("names-its-own.jsonl", 1);
     let (_, broken, _) = verdict(&audit("mcp-2025-11-25", "jsonl", &own, &save));
-    assert!(!broken.contains(&"exact-id-match".to_string()), "{broken:?}");
+    assert!(
+        !broken.contains(&"exact-id-match".to_string()),
+        "{broken:?}"
+    );
 }
 
 /// LSP: a cancelled request never answered in a session the client ended (`shutdown`
@@ -586,13 +590,23 @@ fn the_end_of_an_lsp_session_decides_a_cancelled_request_never_answered() {
     let shutdown = r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#;
     let down = r#"{"jsonrpc":"2.0","id":2,"result":null}"#;
     let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
-    let opening = [(C, 0, init), (S, 1_000, inited), (C, 2_000, ready), (C, 3_000, call)];
+    let opening = [
+        (C, 0, init),
+        (S, 1_000, inited),
+        (C, 2_000, ready),
+        (C, 3_000, call),
+    ];
     let run = |name: &str, rest: &[(&str, u64, &str)]| {
         let lines: Vec<(&str, u64, &str)> = opening.iter().chain(rest).copied().collect();
         let file = jsonl(tmp.path(), name, &lines);
         verdict(&audit("lsp", "jsonl", &file, &save))
     };
-    let ended = [(C, 50_000, cancel), (C, 60_000, shutdown), (S, 61_000, down), (C, 62_000, exit)];
+    let ended = [
+        (C, 50_000, cancel),
+        (C, 60_000, shutdown),
+        (S, 61_000, down),
+        (C, 62_000, exit),
+    ];
     assert_eq!(
         run("never-answered.jsonl", &ended),
         ("fail".into(), vec!["eventual-resolution".into()], Some(1))
@@ -608,7 +622,10 @@ fn the_end_of_an_lsp_session_decides_a_cancelled_request_never_answered() {
         (S, 61_000, down),
         (C, 62_000, exit),
     ];
-    assert_eq!(run("answered.jsonl", &answered), ("pass".into(), vec![], Some(0)));
+    assert_eq!(
+        run("answered.jsonl", &answered),
+        ("pass".into(), vec![], Some(0))
+    );
 }
 
 /// The judge of `audit` and `watch` ([`Judging::bounded`]) holds, all along a session of
@@ -617,9 +634,9 @@ fn the_end_of_an_lsp_session_decides_a_cancelled_request_never_answered() {
 /// per stretch of ids settled alike: here about two per cancel.)
 #[test]
 fn a_long_session_is_judged_holding_only_what_is_open() {
+    use cancelcheck::audit::record_of;
     use cancelcheck::audit::synthetic::lsp_session;
     use cancelcheck::audit::transcript::{Line, parse_line};
-    use cancelcheck::audit::record_of;
     use cancelcheck::probe::judge::{Judging, Vantage};
     use cancelcheck_wire::decode::Context;
     let mut ctx = Context::new(cancelcheck_model::Dialect::Lsp);
@@ -631,7 +648,12 @@ fn a_long_session_is_judged_holding_only_what_is_open() {
         let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
             panic!("not an entry: {line}");
         };
-        let rec = record_of(e.said, e.writer == Writer::Client, e.time_us.unwrap_or(0), 0);
+        let rec = record_of(
+            e.said,
+            e.writer == Writer::Client,
+            e.time_us.unwrap_or(0),
+            0,
+        );
         bounded.push(&rec);
         kept.push(&rec);
         let h = bounded.held();
@@ -666,7 +688,8 @@ fn a_long_session_is_judged_holding_only_what_is_open() {
 #[test]
 fn a_cancel_of_the_handshake_is_judged_and_never_listed_as_not_judged() {
     let tmp = Scratch::new("init-cancel");
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trials/mcp-ts-init-timeout.jsonl");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trials/mcp-ts-init-timeout.jsonl");
     let o = cancelcheck(&[
         "audit",
         "--dialect",

@@ -69,17 +69,29 @@ fn the_scenarios_are_listed() {
     };
     let lsp = names(&["probe", "--dialect", "lsp", "--scenarios", "list"]);
     assert!(lsp.contains(&"cancel-during-work".to_string()), "{lsp:?}");
-    for other in ["session-cancel", "disconnect-resume", "progress-after-close"] {
+    for other in [
+        "session-cancel",
+        "disconnect-resume",
+        "progress-after-close",
+    ] {
         assert!(!lsp.contains(&other.to_string()), "{other} in {lsp:?}");
     }
     let acp = names(&["probe", "--dialect", "acp", "--scenarios", "list"]);
     assert!(acp.contains(&"session-cancel".to_string()), "{acp:?}");
     let http = names(&[
-        "probe", "--dialect", "mcp-2025-11-25", "--url", "http://127.0.0.1:9/mcp", "--scenarios",
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--scenarios",
         "list",
     ]);
     assert!(http.contains(&"disconnect-resume".to_string()), "{http:?}");
-    assert!(!http.contains(&"progress-after-close".to_string()), "{http:?}");
+    assert!(
+        !http.contains(&"progress-after-close".to_string()),
+        "{http:?}"
+    );
 }
 
 #[test]

@@ -96,10 +96,17 @@ fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
         .collect();
     // Each message twice, and the end of each party's output, the server's last.
     assert_eq!(lines.len(), 200_002);
-    let closes = lines.iter().filter(|l| l.contains(r#""closed":true"#)).count();
+    let closes = lines
+        .iter()
+        .filter(|l| l.contains(r#""closed":true"#))
+        .count();
     assert_eq!(closes, 2);
     assert!(lines[200_001].contains(r#""direction":"server-to-client","time""#));
-    assert!(lines[200_001].ends_with(r#""closed":true}"#), "{}", lines[200_001]);
+    assert!(
+        lines[200_001].ends_with(r#""closed":true}"#),
+        "{}",
+        lines[200_001]
+    );
 }
 
 /// The server's exit code is `watch`'s; a TERM sent to `watch` reaches the server, whose death
@@ -362,15 +369,16 @@ fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
 fn unanswered_session(tmp: &Scratch, name: &str, client_first: bool) -> (Value, Value, PathBuf) {
     let log = tmp.path().join(format!("{name}.jsonl"));
     let peer = testpeer();
-    let mut cmd = vec![
-        "--dialect",
-        "acp",
-        "--json",
-        "--log",
-    ];
+    let mut cmd = vec!["--dialect", "acp", "--json", "--log"];
     let log_arg = log.display().to_string();
     let peer_arg = peer.display().to_string();
-    cmd.extend([log_arg.as_str(), "--", peer_arg.as_str(), "--dialect", "acp"]);
+    cmd.extend([
+        log_arg.as_str(),
+        "--",
+        peer_arg.as_str(),
+        "--dialect",
+        "acp",
+    ]);
     cmd.extend(["--behavior", "never-answers-cancelled"]);
     if !client_first {
         cmd.extend(["--exit-after-ms", "1500"]);

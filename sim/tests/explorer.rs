@@ -90,26 +90,26 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2026-07-28", "ignores-cancel-for-id-zero", 1, 5, 40),   // no-answer-after-cancel
     ("mcp-2026-07-28", "cancel-cancels-all", 2, 5, 98),           // exact-id-match
     ("mcp-2026-07-28", "cancel-hits-own-request", 1, 4, 56),      // exact-id-match
-    ("mcp-2026-07-28", "server-cancels", 1, 2, 6),                // cancel-from-allowed-party (a MUST: the search stops at it)
-    ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10),  // notification-unanswered
-    ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10),    // unknown-cancel-harmless
-    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78),              // no-leak-at-quiescence
-    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72),         // late-answer-ignored (warn)
-    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 9774),             // no-live-id-reuse
-    ("lsp", "never-answers-cancelled", 1, 6, 48),                 // eventual-resolution
-    ("lsp", "answers-twice", 1, 7, 48),                           // single-resolution
-    ("lsp", "wrong-error-code", 1, 6, 30),                        // cancel-error-code
-    ("lsp", "id-type-confusion", 1, 1, 2),                        // exact-id-match
-    ("lsp", "cancel-cancels-all", 2, 7, 106),                     // exact-id-match
-    ("lsp", "cancel-hits-own-request", 1, 7, 394),                // exact-id-match
-    ("lsp", "answers-cancel-notification", 1, 5, 18),             // notification-unanswered
-    ("lsp", "crashes-on-unknown-cancel", 1, 5, 18),               // unknown-cancel-harmless
-    ("lsp", "reuses-live-id", 2, 5, 8370),                        // no-live-id-reuse
-    ("lsp", "cancels-initialize", 1, 1, 2),                       // initialize-not-cancelled
-    ("mcp-2025-11-25", "gives-up-silently", 1, 4, 44),            // cancel-sent-on-give-up
-    ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4),             // cancel-sent-on-give-up
-    ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48),         // cancel-only-in-progress
-    ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40),         // cancel-only-in-progress
+    ("mcp-2026-07-28", "server-cancels", 1, 2, 6), // cancel-from-allowed-party (a MUST: the search stops at it)
+    ("mcp-2026-07-28", "answers-cancel-notification", 1, 3, 10), // notification-unanswered
+    ("mcp-2026-07-28", "crashes-on-unknown-cancel", 1, 3, 10), // unknown-cancel-harmless
+    ("mcp-2026-07-28", "leaks-cancelled", 1, 4, 78), // no-leak-at-quiescence
+    ("mcp-2026-07-28", "delivers-late-answer", 1, 5, 72), // late-answer-ignored (warn)
+    ("mcp-2026-07-28", "reuses-live-id", 2, 3, 9774), // no-live-id-reuse
+    ("lsp", "never-answers-cancelled", 1, 6, 48),  // eventual-resolution
+    ("lsp", "answers-twice", 1, 7, 48),            // single-resolution
+    ("lsp", "wrong-error-code", 1, 6, 30),         // cancel-error-code
+    ("lsp", "id-type-confusion", 1, 1, 2),         // exact-id-match
+    ("lsp", "cancel-cancels-all", 2, 7, 106),      // exact-id-match
+    ("lsp", "cancel-hits-own-request", 1, 7, 394), // exact-id-match
+    ("lsp", "answers-cancel-notification", 1, 5, 18), // notification-unanswered
+    ("lsp", "crashes-on-unknown-cancel", 1, 5, 18), // unknown-cancel-harmless
+    ("lsp", "reuses-live-id", 2, 5, 8370),         // no-live-id-reuse
+    ("lsp", "cancels-initialize", 1, 1, 2),        // initialize-not-cancelled
+    ("mcp-2025-11-25", "gives-up-silently", 1, 4, 44), // cancel-sent-on-give-up
+    ("mcp-2026-07-28", "gives-up-silently", 1, 2, 4), // cancel-sent-on-give-up
+    ("mcp-2025-11-25", "cancels-after-answer", 1, 7, 48), // cancel-only-in-progress
+    ("mcp-2026-07-28", "cancels-after-answer", 1, 5, 40), // cancel-only-in-progress
     ("mcp-2025-11-25", "cancels-task-by-notification", 1, 4, 12), // task-cancelled-by-request
     // Streamable HTTP (with `coverage::http_to_act`).
     ("mcp-2026-07-28", "works-after-close", 1, 5, 40), // close-is-cancel

@@ -1696,7 +1696,10 @@ fn a_recipe_waits_for_the_peers_readiness_notification() {
         ],
         &peer,
     );
-    assert!(e.contains("1 of 36 sessions run, the rest not started"), "{e}");
+    assert!(
+        e.contains("1 of 36 sessions run, the rest not started"),
+        "{e}"
+    );
 }
 
 /// Issue #25: a recipe that is not what the schema says is an error naming the file and the
@@ -1949,13 +1952,29 @@ fn an_rfd_agent_that_declares_no_cancel_support_is_sent_none_and_the_run_is_vacu
     let d = Dialect::AcpRfd;
     let (v, code, _) = probe(
         "rfd-no-cancel-support",
-        &["--dialect", d.id(), "--params", ACP_PROMPT, "--jobs", "4", "--save-all"],
-        &["--dialect", d.id(), "--no-cancel-support", "--ask-permission"],
+        &[
+            "--dialect",
+            d.id(),
+            "--params",
+            ACP_PROMPT,
+            "--jobs",
+            "4",
+            "--save-all",
+        ],
+        &[
+            "--dialect",
+            d.id(),
+            "--no-cancel-support",
+            "--ask-permission",
+        ],
     );
     assert_eq!(v["verdict"], "vacuous", "{v:#}");
     assert_eq!(code, 0, "{v:#}");
     let (inv, errors) = findings(&v);
-    assert!(inv.is_empty() && errors.is_empty(), "{inv:?} {errors:?}: {v:#}");
+    assert!(
+        inv.is_empty() && errors.is_empty(),
+        "{inv:?} {errors:?}: {v:#}"
+    );
     let mut withheld = 0;
     for s in v["scenarios"].as_array().unwrap() {
         let doc: Value = serde_json::from_str(
@@ -1976,7 +1995,10 @@ fn an_rfd_agent_that_declares_no_cancel_support_is_sent_none_and_the_run_is_vacu
             assert_eq!(s["verdict"], "vacuous", "{}", s["name"]);
         }
     }
-    assert!(withheld > 0, "no scenario said why it held its cancel back: {v:#}");
+    assert!(
+        withheld > 0,
+        "no scenario said why it held its cancel back: {v:#}"
+    );
 }
 
 /// ACP: `session-cancel` against an agent that never asks permission did not reach its point
@@ -1986,7 +2008,14 @@ fn session_cancel_with_an_agent_that_never_asks_is_vacuous() {
     let d = Dialect::Acp;
     let (v, code, _) = probe(
         "session-cancel-no-permission",
-        &["--dialect", d.id(), "--params", ACP_PROMPT, "--scenarios", "session-cancel"],
+        &[
+            "--dialect",
+            d.id(),
+            "--params",
+            ACP_PROMPT,
+            "--scenarios",
+            "session-cancel",
+        ],
         &["--dialect", d.id()],
     );
     assert_eq!(v["verdict"], "vacuous", "{v:#}");
