@@ -832,6 +832,7 @@ impl<'a> Session<'a> {
     /// Sends the cancel request `id`'s method calls for again, outside the endpoint (which
     /// refuses to cancel a request twice or once answered): ACP's `session/cancel` for a
     /// prompt turn, the dialect's generic cancel naming it for anything else.
+    ///
     /// The generic cancel is not sent to a peer that did not declare it takes it (where
     /// support is negotiated: sending it would break `capability-gated`, the probe's own duty).
     pub fn cancel_again(&mut self, id: RequestId) {
