@@ -703,3 +703,31 @@ fn a_cancel_of_the_handshake_is_judged_and_never_listed_as_not_judged() {
     assert!(out.contains("MUST initialize-not-cancelled"), "{out}");
     assert!(!out.contains("not judged"), "{out}");
 }
+
+/// A race the wire cannot show (`race-cancel-before-work`: a wire-only judge never sees work
+/// start) is listed not observable, never also as reached (a real session: the MCP Python
+/// SDK 2.3.0 client with server-everything, recorded by `watch`).
+#[test]
+fn a_race_the_wire_cannot_show_is_never_reported_reached() {
+    let tmp = Scratch::new("races");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trials/mcp-py2-everything.jsonl");
+    let v = json_out(&audit(
+        "mcp-2025-11-25",
+        "jsonl",
+        &file.display().to_string(),
+        tmp.path(),
+    ));
+    let s = &v["scenarios"][0];
+    let hidden = s["not_observable"].as_array().unwrap();
+    assert!(
+        hidden.contains(&Value::from("race-cancel-before-work")),
+        "{s:#}"
+    );
+    for r in s["races_reached"].as_array().unwrap() {
+        assert!(
+            !hidden.contains(r),
+            "{r} is both reached and not observable: {s:#}"
+        );
+    }
+}

@@ -246,7 +246,14 @@ pub fn run_json(
                 "violations": violations,
                 "errors": errors,
                 "not_observable": j.not_observable.iter().map(|i| i.name()).collect::<Vec<_>>(),
-                "races_reached": j.verdict.reached.iter().map(|r| r.name()).collect::<Vec<_>>(),
+                // (A race the wire cannot show is not reported reached: it is not observable.)
+                "races_reached": j
+                    .verdict
+                    .reached
+                    .iter()
+                    .filter(|r| !j.not_observable.contains(r))
+                    .map(|r| r.name())
+                    .collect::<Vec<_>>(),
                 "vacuous_because": j.vacuous_because,
                 "assumptions": j.assumptions,
                 "peer_protocol": j.protocol,
