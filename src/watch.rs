@@ -170,15 +170,18 @@ fn pump(
             passing = false;
         }
     }
-    drop(to);
     let t = micros(start);
-    let mut tap = tap
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    // The end of either party's output is logged, so that the log's audit decides what this
-    // watch decides: the server's ends the session, unless the client's came first.
-    tap.log.line(&jsonl_closed_line(client, t));
-    let _ = tap.tx.send(Event::Closed(client, t));
+    {
+        let mut tap = tap
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The end of either party's output is logged, so that the log's audit decides what
+        // this watch decides: the server's ends the session, unless the client's came first.
+        // Logged before the other party can learn of it (its input closed below).
+        tap.log.line(&jsonl_closed_line(client, t));
+        let _ = tap.tx.send(Event::Closed(client, t));
+    }
+    drop(to);
 }
 
 /// Writes transcript lines, saying once on stderr if the log cannot be written. Each line is
