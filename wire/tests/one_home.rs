@@ -393,7 +393,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
+        } else if p.extension().is_some_and(|e| e == "rs")
+            // (A module's `tests.rs` is its `#[cfg(test)] mod tests;`: test code, left out as
+            // `#[cfg(test)]` items are.)
+            && p.file_name().is_none_or(|n| n != "tests.rs")
+        {
             out.push(p);
         }
     }
