@@ -301,7 +301,7 @@ struct Judge<'c> {
     /// The record shows the session ended: the server closed its output
     /// ([`note::OUTPUT_CLOSED`]), or the client sent the notification after which the server
     /// exits (LSP `exit`). What it left unanswered it never answers.
-    ended: Option<&'static str>,
+    ended: bool,
     /// The client closed its output ([`note::OUTPUT_CLOSED`]) before the server did.
     client_closed: bool,
     /// A cancel crossed the wire naming a request the judge follows (one of the client's it
@@ -510,7 +510,7 @@ impl Judge<'_> {
             // (then what was in flight was left by the client, not unanswered by the server).
             note::OUTPUT_CLOSED if detail.starts_with("client") => self.client_closed = true,
             note::OUTPUT_CLOSED if !self.client_closed => {
-                self.ended = Some("the server closed its output");
+                self.ended = true;
             }
             note::TIMEOUT => self.errors.push(SessionError {
                 kind: "timeout",
@@ -589,7 +589,7 @@ impl Judge<'_> {
         if let WireMessage::Notification { method, .. } = &msg
             && cancelcheck_wire::shapes::of(dialect).exit_method() == Some(method.as_str())
         {
-            self.ended = Some("the client sent exit");
+            self.ended = true;
         }
         let handshake = cancelcheck_wire::shapes::of(dialect).handshake_method();
         if !self.handshake_sent && msg.method() == Some(handshake) {

@@ -151,7 +151,7 @@ impl Judge<'_> {
             hidden.retain(|i| !(SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
         }
         // A session the record shows ended decides what it left unanswered: never answered.
-        if self.ended.is_some() && !self.http {
+        if self.ended && !self.http {
             hidden.retain(|i| *i != InvariantId::EventualResolution);
         }
         // The probe's own duties judge the probe; a client's own record shows the client's.
@@ -228,7 +228,7 @@ impl Judge<'_> {
         // answer, in a record that does not show the session ended: whether it was answered
         // later is not observable.
         if self.audit.is_some()
-            && self.ended.is_none()
+            && !self.ended
             && dialect.rules().requester_waits
             && self.vacuous_because.is_empty()
             && let Some(w) = self

@@ -126,7 +126,7 @@ impl<'c> Judging<'c> {
                 audit,
                 any_cancel: false,
                 withheld: false,
-                ended: None,
+                ended: false,
                 client_closed: false,
                 judged_cancel: false,
                 reuse_undecided: false,
