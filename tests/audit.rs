@@ -643,7 +643,7 @@ fn a_long_session_is_judged_holding_only_what_is_open() {
     ctx.work_method = "workspace/executeCommand".into();
     let mut bounded = Judging::bounded(&ctx, Some(Vantage::Between));
     let mut kept = Judging::new(&ctx, Some(Vantage::Between));
-    let (mut records, mut messages, mut retired) = (0, 0, 0);
+    let (mut records, mut messages, mut retired, mut work) = (0, 0, 0, 0);
     for line in lsp_session(10_000, 10) {
         let Ok(Line::Message(e)) = parse_line(Format::Jsonl, &line) else {
             panic!("not an entry: {line}");
@@ -661,7 +661,9 @@ fn a_long_session_is_judged_holding_only_what_is_open() {
         records = records.max(h.records);
         messages = messages.max(h.messages);
         retired = retired.max(h.retired);
+        work = work.max(h.work);
     }
+    assert!(work <= 2 * 64, "work entries and controls held: {work}");
     assert!(records <= 64, "checker records held: {records}");
     assert!(messages <= 64, "messages held: {messages}");
     assert!(

@@ -3,14 +3,20 @@
 //!
 //! Unbounded (the probe) every request keeps its whole entry. Bounded (`audit`, `watch`), a
 //! request with an integer id answered without a tool's error keeps only what the end of the
-//! session and a later answer ask of it: when it was sent, and, where it can be the control
-//! that shows another request dropped (it was sent after the peer had read a cancel), that
-//! cancel, with the ids sent after the same cancel kept as runs. Every question the table
-//! answers gets the same answer either way.
+//! session asks of it: where it can be the control that shows a request still open dropped
+//! (it was sent after the peer had read a cancel), the least such id for each stretch of
+//! cancels between two open requests. What it keeps grows with the requests open, not with
+//! the session. Every question the table answers gets the same answer either way: when a
+//! request was sent is asked at its first answer only, and the first control only after an
+//! open request (`finish`).
 
 use cancelcheck_model::RequestId;
 use cancelcheck_properties::idset::IdSet;
 use cancelcheck_wire::WireId;
+
+/// How many more controls than twice the open requests the bounded table holds before it
+/// merges them.
+const MERGE_SLACK: usize = 64;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// When a work request of the client's was sent and first answered (record times).
@@ -52,10 +58,12 @@ pub(super) struct WorkTable {
     bounded: bool,
     /// Every id in the table.
     ids: IdSet,
-    /// Bounded: when each compacted request was sent.
-    sent_us: BTreeMap<i64, u64>,
-    /// Bounded: the compacted requests sent after the peer had read a cancel, by that cancel.
-    controls: BTreeMap<usize, IdSet>,
+    /// How many entries are not answered yet.
+    open: usize,
+    /// Bounded: the least id of a compacted request sent after the peer had read a cancel, by
+    /// that cancel; cancels in one stretch between two open requests' places are merged
+    /// under the stretch's last ([`WorkTable::merge_controls`]).
+    controls: BTreeMap<usize, i64>,
     /// The answered request of the greatest id, as it was answered.
     last_answered: Option<(RequestId, WorkTimes)>,
 }
@@ -67,7 +75,7 @@ impl WorkTable {
             full: BTreeMap::new(),
             bounded,
             ids: IdSet::default(),
-            sent_us: BTreeMap::new(),
+            open: 0,
             controls: BTreeMap::new(),
             last_answered: None,
         }
@@ -84,17 +92,13 @@ impl WorkTable {
         self.ids.is_empty()
     }
 
-    /// Whether `id` is a work request.
-    pub(super) fn contains(&self, id: RequestId) -> bool {
-        self.ids.contains(id)
-    }
-
     /// Adds `id`'s entry, unless it has one (a reused id keeps its first); says whether it
     /// was new.
     pub(super) fn insert(&mut self, id: RequestId, w: WorkTimes) -> bool {
         if !self.ids.insert(id) {
             return false;
         }
+        self.open += usize::from(w.answered_us.is_none());
         self.full.insert(id, w);
         true
     }
@@ -110,36 +114,82 @@ impl WorkTable {
         self.full.get(&id)
     }
 
-    /// When `id` was sent, if it is a work request.
-    pub(super) fn sent_us(&self, id: RequestId) -> Option<u64> {
-        match (self.full.get(&id), id) {
-            (Some(w), _) => Some(w.sent_us),
-            (None, RequestId::Int(n)) => self.sent_us.get(&n).copied(),
-            _ => None,
-        }
-    }
-
-    /// Records `id`'s first answer, at `t_us`, with the tool's error it carried; says whether
-    /// this was its first answer (false: not a work request, or answered before).
-    pub(super) fn answer(&mut self, id: RequestId, t_us: u64, tool_error: Option<String>) -> bool {
-        let Some(w) = self.full.get_mut(&id).filter(|w| w.answered_us.is_none()) else {
-            return false;
-        };
+    /// Records `id`'s first answer, at `t_us`, with the tool's error it carried, and whether
+    /// it refused the work; gives when `id` was sent if this was its first answer (None: not a
+    /// work request, or answered before).
+    pub(super) fn answer(
+        &mut self,
+        id: RequestId,
+        t_us: u64,
+        tool_error: Option<String>,
+        refused: bool,
+    ) -> Option<u64> {
+        let w = self.full.get_mut(&id).filter(|w| w.answered_us.is_none())?;
         w.answered_us = Some(t_us);
         w.tool_error = tool_error;
+        self.open -= 1;
+        let sent = w.sent_us;
         if self.last_answered.as_ref().is_none_or(|(l, _)| *l < id) {
             self.last_answered = Some((id, w.clone()));
         }
         if let (true, RequestId::Int(n), None) = (self.bounded, id, &w.tool_error) {
-            let sent = w.sent_us;
             let after = w.after_read_cancel;
             self.full.remove(&id);
-            self.sent_us.insert(n, sent);
-            if let Some(k) = after {
-                self.controls.entry(k).or_default().insert(id);
+            if let (Some(k), false) = (after, refused) {
+                let least = self.controls.entry(k).or_insert(n);
+                *least = (*least).min(n);
+                if self.controls.len() > 2 * self.open + MERGE_SLACK {
+                    self.merge_controls();
+                }
             }
         }
-        true
+        Some(sent)
+    }
+
+    /// Merges the controls of the cancels in each stretch between two open requests' places
+    /// into one, under the stretch's last cancel, and drops those before every open request.
+    /// A control counts for an open request sent at `at` if its cancel came after `at`
+    /// ([`WorkTable::first_control`]): the same for every cancel of a stretch, so the least id
+    /// of the stretch answers for all of them. A request sent later comes after every cancel
+    /// kept: none counts for it. What is left is at most one entry per open request.
+    fn merge_controls(&mut self) {
+        let mut open: Vec<usize> = self
+            .full
+            .values()
+            .filter(|w| w.answered_us.is_none())
+            .map(|w| w.at)
+            .collect();
+        open.sort_unstable();
+        let mut merged = BTreeMap::new();
+        // (stretch, its last cancel, its least id)
+        let mut group: Option<(usize, usize, i64)> = None;
+        for (&k, &n) in &self.controls {
+            let stretch = open.partition_point(|&a| a < k);
+            if stretch == 0 {
+                continue;
+            }
+            match &mut group {
+                Some((s, last, least)) if *s == stretch => {
+                    *last = k;
+                    *least = (*least).min(n);
+                }
+                _ => {
+                    if let Some((_, last, least)) = group {
+                        merged.insert(last, least);
+                    }
+                    group = Some((stretch, k, n));
+                }
+            }
+        }
+        if let Some((_, last, least)) = group {
+            merged.insert(last, least);
+        }
+        self.controls = merged;
+    }
+
+    /// How many entries and controls it keeps.
+    pub(super) fn held(&self) -> usize {
+        self.full.len() + self.controls.len()
     }
 
     /// The answered request of the greatest id, as it was when answered.
@@ -147,8 +197,10 @@ impl WorkTable {
         self.last_answered.as_ref().map(|(_, w)| w)
     }
 
-    /// The first request, in id order, answered without a tool's error, not `refused`, and
-    /// sent after the peer had read a cancel sent after message `at`: its wire id.
+    /// The first request, in id order, answered without a tool's error, not `refused` (a
+    /// compacted one: not refused by its first answer), and sent after the peer had read a
+    /// cancel sent after message `at`, where `at` is where a request still open was sent: its
+    /// wire id.
     pub(super) fn first_control(
         &self,
         at: usize,
@@ -167,12 +219,9 @@ impl WorkTable {
         let compact = self
             .controls
             .range(at.saturating_add(1)..)
-            .filter_map(|(_, ids)| ids.iter().find(|c| !refused.contains(c)))
+            .map(|(_, &n)| n)
             .min()
-            .map(|c| match c {
-                RequestId::Int(n) => (c, Some(WireId::Int(n))),
-                _ => (c, None),
-            });
+            .map(|n| (RequestId::Int(n), Some(WireId::Int(n))));
         match (whole, compact) {
             (Some(a), Some(b)) => Some(if a.0 < b.0 { a.1 } else { b.1 }),
             (a, b) => a.or(b).map(|x| x.1),
@@ -197,13 +246,15 @@ mod tests {
     }
 
     /// A bounded table answers every question as an unbounded one does: when a request was
-    /// sent, which answered request came last, and the first control after a message.
+    /// sent (at its first answer), which answered request came last, and the first control
+    /// after each request still open, before and after its controls are merged.
     #[test]
     fn a_compacted_table_answers_as_a_whole_one() {
         let (mut whole, mut bounded) = (WorkTable::new(false), WorkTable::new(true));
+        let refused: BTreeSet<RequestId> = [RequestId::Int(12), RequestId::Int(20)].into();
         // Requests 1..=40 sent at message `id`, each after the last cancel read before it
         // (every tenth message is a cancel read); all but 17 and 33 answered, 25 with a tool's
-        // error, 12 refused.
+        // error, 12 and 20 refused.
         for t in [&mut whole, &mut bounded] {
             for id in 1..=40usize {
                 let arc = (id >= 10).then_some(id / 10 * 10);
@@ -212,23 +263,18 @@ mod tests {
             assert!(!t.insert(RequestId::Int(3), entry(99, None, 0)));
             for id in (1..=40i64).filter(|id| ![17, 33].contains(id)) {
                 let tool = (id == 25).then(|| "no such tool".to_string());
-                assert!(t.answer(RequestId::Int(id), 5000 + id as u64, tool));
+                let r = refused.contains(&RequestId::Int(id));
+                let sent = t.answer(RequestId::Int(id), 5000 + id as u64, tool, r);
+                assert_eq!(sent, Some(100 * id as u64));
             }
-            assert!(!t.answer(RequestId::Int(5), 1, None));
+            assert_eq!(t.answer(RequestId::Int(5), 1, None, false), None);
         }
-        let refused: BTreeSet<RequestId> = [RequestId::Int(12), RequestId::Int(20)].into();
-        for at in [0, 9, 10, 17, 19, 29, 33, 39, 40] {
-            assert_eq!(
-                whole.first_control(at, &refused),
-                bounded.first_control(at, &refused),
-                "after message {at}"
-            );
-        }
-        for id in 0..=41 {
-            let id = RequestId::Int(id);
-            assert_eq!(whole.sent_us(id), bounded.sent_us(id));
-            assert_eq!(whole.contains(id), bounded.contains(id));
-        }
+        let controls = |t: &WorkTable| [17, 33].map(|at| t.first_control(at, &refused));
+        assert_eq!(controls(&whole), controls(&bounded));
+        assert_eq!(controls(&whole)[0], Some(Some(WireId::Int(21))));
+        bounded.merge_controls();
+        assert_eq!(controls(&whole), controls(&bounded));
+        assert!(bounded.controls.len() <= 2, "{:?}", bounded.controls);
         let last = |t: &WorkTable| t.last_answered().map(WorkTimes::id_and_ms);
         assert_eq!(last(&whole), last(&bounded));
         let unanswered = |t: &WorkTable| {
@@ -242,5 +288,33 @@ mod tests {
             bounded.whole().count() < 5,
             "answered entries are compacted"
         );
+    }
+
+    /// Along a long session with a few requests left open (one at the start, one every
+    /// thousand), the bounded table holds a few entries per open request and finds the control
+    /// the whole one finds after each.
+    #[test]
+    fn the_controls_held_grow_with_the_open_requests_not_the_session() {
+        let (mut whole, mut bounded) = (WorkTable::new(false), WorkTable::new(true));
+        let none = BTreeSet::new();
+        let open = |id: usize| id == 1 || id % 1000 == 500;
+        let mut most = 0;
+        for id in 1..=20_000usize {
+            let arc = (id >= 10).then_some(id / 10 * 10);
+            for t in [&mut whole, &mut bounded] {
+                t.insert(RequestId::Int(id as i64), entry(id, arc, id as u64));
+                if !open(id) {
+                    t.answer(RequestId::Int(id as i64), id as u64 + 1, None, false);
+                }
+            }
+            most = most.max(bounded.controls.len());
+        }
+        assert_eq!(bounded.open, 21);
+        assert!(most <= 2 * 21 + MERGE_SLACK + 1, "controls held: {most}");
+        for at in (1..=20_000).filter(|&id| open(id)) {
+            let w = whole.first_control(at, &none);
+            assert_eq!(w, bounded.first_control(at, &none), "after {at}");
+            assert!(w.is_some() || at > 19_990, "after {at}");
+        }
     }
 }

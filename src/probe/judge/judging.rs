@@ -77,6 +77,9 @@ pub struct Held {
     /// The pieces the checker's retired records take: a run per stretch of consecutive
     /// integer ids settled alike.
     pub retired: usize,
+    /// The work requests' entries it keeps whole and the controls it keeps for the open ones
+    /// (see `src/probe/work.rs`).
+    pub work: usize,
 }
 
 /// A judgement fed one record at a time, so a transcript of any size can be judged while it is
@@ -181,7 +184,7 @@ impl<'c> Judging<'c> {
 
     /// What the judgement holds so far that grows with the session unless it is
     /// [bounded](Judging::bounded): bounded, the first two stay within a few times what is still
-    /// open, whatever the session's length.
+    /// open, whatever the session's length, and so does the last.
     pub fn held(&self) -> Held {
         let (records, retired) = self.0.checker.held();
         Held {
@@ -189,6 +192,7 @@ impl<'c> Judging<'c> {
             messages: self.0.sent.held(),
             events: self.0.events.len(),
             retired,
+            work: self.0.work.held(),
         }
     }
 

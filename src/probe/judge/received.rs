@@ -132,7 +132,9 @@ impl Judge<'_> {
                     ));
                 }
             }
-            if self.work.contains(mid) && self.work.answer(mid, rec.t_us, tool_error(body)) {
+            let refused = self.refused.contains(&mid);
+            let first = self.work.answer(mid, rec.t_us, tool_error(body), refused);
+            if first.is_some() {
                 self.unanswered_work -= 1;
             }
             // An answer that says "cancelled" proves the peer read a cancel for it.
@@ -147,8 +149,8 @@ impl Judge<'_> {
             if cancelled && let Some(k) = self.sent.first_cancel(mid) {
                 self.proves(k);
             }
-            if !cancelled {
-                self.crossed_or_caused(rec, mid, id, body);
+            if let (false, Some(sent_us)) = (cancelled, first) {
+                self.crossed_or_caused(rec, sent_us, mid, id, body);
             }
         }
         let (model, parent) = self.peer_model(&msg);
@@ -229,10 +231,12 @@ impl Judge<'_> {
     /// request was sent ([`note::MIN_WORK`]), the cancel caused it: the peer had read the cancel
     /// (an assumption the verdict names). Otherwise nothing on the wire decides it for an error
     /// answer, whose code is judged only if the cancel caused it: not decidable. (A result is
-    /// the allowed side either way.)
+    /// the allowed side either way.) Asked of a first answer only, sent at `sent_us`: a second
+    /// answer breaks the answer-once rule whatever caused it.
     pub(super) fn crossed_or_caused(
         &mut self,
         rec: &Record,
+        sent_us: u64,
         mid: RequestId,
         id: &WireId,
         body: &Body,
@@ -240,9 +244,6 @@ impl Judge<'_> {
         if matches!(body, Body::Error { code, .. } if REFUSALS.contains(code)) {
             return;
         }
-        let Some(sent_us) = self.work.sent_us(mid) else {
-            return;
-        };
         let Some(k) = self.sent.first_cancel(mid) else {
             return;
         };
