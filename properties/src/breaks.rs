@@ -40,6 +40,7 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::ProgressAfterCancel => &[NoActivityAfterCancel],
         B::CrashesOnUnknownCancel => &[
             UnknownCancelHarmless,
+            UnknownIdCancelIgnored,
             EventualResolution,
             MalformedCancelIgnored,
         ],

@@ -68,6 +68,7 @@ pub enum InvariantId {
     InternalCancelCode,
     NotificationUnanswered,
     UnknownCancelHarmless,
+    UnknownIdCancelIgnored,
     ExactIdMatch,
     NoLiveIdReuse,
     InitializeNotCancelled,
@@ -584,11 +585,13 @@ const LSP_EVERY_REQUEST_ANSWERED: &str =
     "Every processed request must send a response back to the sender of the request.";
 const LSP_NOTHING_BEFORE_INITIALIZE: &str = "Until the server has responded to the `initialize` request with an `InitializeResult`, the client must not send any additional requests or notifications to the server.";
 /// Why a crash on a cancel that changes nothing breaks the MUST of answering every request.
+const UNKNOWN_ID_ELSEWHERE: &str = "a cancel for a request its receiver has received (held, or finished before the cancel arrived) is the race the sentence covers; one naming an id the receiver never received a request under is unknown to it, and unknown-id-cancel-ignored's";
+const UNKNOWN_ID_NO_RACE: &str = "an id the receiver never received a request under (never used, or its request overtaken by the cancel) is unknown to it, not the race of a cancel arriving 'after request processing has completed' that the MUST of 'Both parties MUST handle these race conditions gracefully' covers (unknown-cancel-harmless)";
 const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that crashes on such a cancel leaves the requests it holds without the response the dialect's MUST owes each of them (stopping other work for it is exact-id-match's)";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 40] = [
+pub static CATALOG: [Invariant; 41] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -849,13 +852,15 @@ pub static CATALOG: [Invariant; 40] = [
                 Mcp20251125,
                 Must,
                 MCP25,
-                "Both parties MUST handle these race conditions gracefully"
+                "Both parties MUST handle these race conditions gracefully",
+                Some(UNKNOWN_ID_ELSEWHERE)
             ),
             at!(
                 Mcp20260728,
                 Must,
                 MCP26,
-                "Both parties MUST handle these race conditions gracefully"
+                "Both parties MUST handle these race conditions gracefully",
+                Some(UNKNOWN_ID_ELSEWHERE)
             ),
             bound_by(
                 at!(
@@ -873,6 +878,29 @@ pub static CATALOG: [Invariant; 40] = [
                 ABP,
                 "Cancel non-existent callId | Return { cancelled: false, reason: 'Operation not found' }",
                 Some(ABP_STATES)
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::UnknownIdCancelIgnored,
+        name: "unknown-id-cancel-ignored",
+        kind: Expectation::Always,
+        statement: "A cancel naming an id its receiver has never received a request under (never used, or its request still on its way) changes nothing: the receiver neither crashes nor stops other work. (Where a dialect's text does not set such ids apart, unknown-cancel-harmless judges them.)",
+        observable_on_wire: true,
+        applies: &[
+            at!(
+                Mcp20251125,
+                Should,
+                MCP25,
+                "Invalid cancellation notifications SHOULD be ignored: ... Unknown request IDs",
+                Some(UNKNOWN_ID_NO_RACE)
+            ),
+            at!(
+                Mcp20260728,
+                Should,
+                MCP26,
+                "Invalid cancellation notifications SHOULD be ignored: ... Unknown request IDs",
+                Some(UNKNOWN_ID_NO_RACE)
             ),
         ],
     },

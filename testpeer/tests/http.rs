@@ -183,7 +183,7 @@ fn other_faults_are_flagged_over_http_as_over_stdio() {
         (
             "crashes-on-unknown-cancel",
             "unknown-id",
-            "unknown-cancel-harmless",
+            "unknown-id-cancel-ignored",
         ),
     ] {
         let rows = flagged("mcp-2025-11-25", behaviour, scenario);

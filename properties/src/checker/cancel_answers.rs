@@ -3,10 +3,10 @@
 //! `prompt-cancelled-stop-reason`, `internal-cancel-code`,
 //! `permission-cancelled-after-cancel`, `exact-id-match` for an answer that says "cancelled"
 //! to a request nobody cancelled; and a crash on reading a cancel
-//! (`unknown-cancel-harmless`, `malformed-cancel-ignored`).
+//! (`unknown-cancel-harmless`, `unknown-id-cancel-ignored`, `malformed-cancel-ignored`).
 
-use super::Checker;
 use super::facts::Change;
+use super::{CancelRead, Checker};
 use crate::event::Event;
 use crate::invariant::InvariantId;
 use cancelcheck_model::dialect::{Honouring, ReceiverDuty};
@@ -30,11 +30,18 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
             output: Output::Crashed,
         } => {
             // A crash on a malformed cancel breaks what the texts say of malformed cancels
-            // (where they say anything), not what they say of a cancel for an unknown or
+            // (where they say anything), one on a cancel naming an id never used what they say
+            // of unknown ids (where they say it apart), not what they say of a cancel for a
             // finished request.
+            let unknown_id = InvariantId::UnknownIdCancelIgnored;
             match c.handling_cancel[party.index()] {
-                Some(true) => c.violate(InvariantId::MalformedCancelIgnored, None),
-                Some(false) => c.violate(InvariantId::UnknownCancelHarmless, None),
+                Some(CancelRead::Malformed) => c.violate(InvariantId::MalformedCancelIgnored, None),
+                Some(CancelRead::UnknownId)
+                    if unknown_id.info().application(c.dialect).is_some() =>
+                {
+                    c.violate(unknown_id, None)
+                }
+                Some(_) => c.violate(InvariantId::UnknownCancelHarmless, None),
                 None => {}
             }
         }

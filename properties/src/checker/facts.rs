@@ -3,7 +3,7 @@
 //! made) afterwards. The pass is inlined into `Checker::observe` and `Checker::observe_about`
 //! alike (`#[inline(always)]`), so that the explorer's `observe` compiles as one function.
 
-use super::{Checker, Lost};
+use super::{CancelRead, Checker, Lost};
 use crate::event::Event;
 use cancelcheck_model::dialect::{CancelShape, ReceiverDuty};
 use cancelcheck_model::io::Timer;
@@ -198,11 +198,20 @@ impl Checker {
 
     #[inline(always)]
     fn input(&mut self, party: Party, input: Input) -> Change {
-        self.handling_cancel[party.index()] = match input {
-            Input::Receive(Message::Cancel { .. }) => Some(false),
-            Input::Receive(Message::MalformedCancel) => Some(true),
-            _ => None,
-        };
+        self.handling_cancel[party.index()] =
+            match input {
+                Input::Receive(Message::Cancel { id, .. }) => Some(
+                    if self.reqs.iter().any(|r| {
+                        r.requester == party.peer() && r.id == id && r.work != Work::Unseen
+                    }) {
+                        CancelRead::Known
+                    } else {
+                        CancelRead::UnknownId
+                    },
+                ),
+                Input::Receive(Message::MalformedCancel) => Some(CancelRead::Malformed),
+                _ => None,
+            };
         self.commanded[party.index()] = match input {
             Input::Command(Command::Cancel(id)) | Input::TimerFired(Timer::RequestTimeout(id)) => {
                 Some(id)

@@ -76,10 +76,9 @@ pub struct Checker {
     verdict: Verdict,
     /// Cancellation support each party declared in its initialize answer.
     declared_support: [Option<bool>; 2],
-    /// Whether the input being handled by each party is a cancel, and whether a malformed one
-    /// (to blame a crash on it).
+    /// The cancel each party is handling, if its input is one (to blame a crash on it).
     #[state(transient)]
-    handling_cancel: [Option<bool>; 2],
+    handling_cancel: [Option<CancelRead>; 2],
     /// The request of its own that the input being handled by each party asks to cancel (its
     /// application's cancel command, or that request's timer): what may cancel a request
     /// besides a cascade.
@@ -102,6 +101,18 @@ pub struct Checker {
     /// explorer, so never packed).
     #[state(config)]
     retired: retired::Retired,
+}
+
+/// What kind of cancel a party is reading.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum CancelRead {
+    /// One naming a request the reader has received (held or finished).
+    Known,
+    /// One naming an id the reader has never received a request under (never used, or its
+    /// request still on its way).
+    UnknownId,
+    /// A malformed one.
+    Malformed,
 }
 
 impl Checker {

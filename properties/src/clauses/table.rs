@@ -25,7 +25,7 @@ const MAY_IGNORE: &str = "a permission: the checker requires an ignored cancel t
 const SUBSCRIPTIONS: &str = "the model has no subscriptions: a subscriptions/listen request, a server that tears its stream down, and a rule on what each party sends then would judge it";
 /// Why the shape of an MCP 2026-07-28 request id is not judged.
 const ID_SHAPE: &str = "the model's requests always carry an integer or string id, and no fault sends one without an id or with null: such a request, and a rule on it, would judge it";
-const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for an unknown or finished request changes nothing; a malformed one is malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
+const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for a finished request changes nothing; one naming an id never received is unknown-id-cancel-ignored's, a malformed one malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
 
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
 /// the order of its text (a dialect's own text, then the README's facts). A test requires
@@ -280,15 +280,6 @@ pub static TABLE: &[Row] = &[
     row!(
         Mcp20251125,
         MCP25,
-        "Invalid cancellation notifications SHOULD be ignored: ... Unknown request IDs",
-        Judged {
-            by: &[I::UnknownCancelHarmless],
-            why: INVALID_IGNORED
-        }
-    ),
-    row!(
-        Mcp20251125,
-        MCP25,
         "Invalid cancellation notifications SHOULD be ignored: ... Already completed requests",
         Judged {
             by: &[I::UnknownCancelHarmless],
@@ -304,6 +295,7 @@ pub static TABLE: &[Row] = &[
                 I::NoActivityAfterCancel,
                 I::NoAnswerAfterCancel,
                 I::UnknownCancelHarmless,
+                I::UnknownIdCancelIgnored,
                 I::MalformedCancelIgnored,
                 I::InitializeNotCancelled
             ],
@@ -417,15 +409,6 @@ pub static TABLE: &[Row] = &[
         MCP26,
         "Application UIs SHOULD indicate when cancellation is requested",
         NotJudgeable(UI)
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
-        "Invalid cancellation notifications SHOULD be ignored: ... Unknown request IDs",
-        Judged {
-            by: &[I::UnknownCancelHarmless],
-            why: INVALID_IGNORED
-        }
     ),
     row!(
         Mcp20260728,
