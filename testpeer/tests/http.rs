@@ -306,9 +306,50 @@ fn a_command_that_never_listens_is_named_with_its_stderr() {
     assert!(
         msg.contains("`sh -c")
             && msg.contains("exited before it accepted")
+            && msg.contains("started 3 times")
             && msg.contains("no port for me"),
         "{msg}"
     );
+}
+
+/// A server that exits before it listens (as one does whose port was taken between the
+/// probe's finding it free and the server's binding it) is started again on another port.
+#[test]
+fn a_server_that_exits_before_it_listens_is_started_again_on_another_port() {
+    let save = scratch("again");
+    std::fs::create_dir_all(&save).unwrap();
+    let mark = save.join("started-once");
+    let script = format!(
+        "if [ -e '{}' ]; then exec '{PEER}' --dialect mcp-2025-11-25 --http 127.0.0.1:$1; fi; touch '{}'; echo address in use >&2; exit 1",
+        mark.display(),
+        mark.display()
+    );
+    let (v, code) = probe(
+        "again-run",
+        "mcp-2025-11-25",
+        &[
+            "--url",
+            URL,
+            "--scenarios",
+            "cancel-during-work",
+            "--repeat",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            &script,
+            "sh",
+            "{port}",
+        ],
+        None,
+    );
+    assert!(mark.exists(), "the first start ran");
+    assert_eq!(
+        rows(&v),
+        [("cancel-during-work".to_string(), "pass".to_string(), vec![])],
+        "{v}"
+    );
+    assert_eq!(code, 0);
 }
 
 /// A stdio session's trace and report keep their shape: no stream on any message, no URL.

@@ -61,6 +61,9 @@ pub(super) struct Side {
     _lease: Option<PortLease>,
 }
 
+/// How many times a server that exits before it listens is started (each on another port).
+const START_ATTEMPTS: u32 = 3;
+
 /// `{port}` replaced.
 fn with_port(s: &str, port: u16) -> String {
     s.replace("{port}", &port.to_string())
@@ -74,15 +77,27 @@ impl Side {
         let (url, peer, lease) = match setup.command.split_first() {
             None => (template, None, None),
             Some((program, args)) => {
-                let lease = free_port()?;
-                let port = lease.port();
-                let url = with_port(&template, port);
-                let args: Vec<String> = args.iter().map(|a| with_port(a, port)).collect();
-                let mut peer = Peer::spawn(program, &args)?;
-                let parsed = Url::parse(&url).map_err(std::io::Error::other)?;
-                let until = deadline.min(Instant::now() + LISTEN_WAIT);
-                if let Err(why) = wait_listening(&parsed, until, || !peer.exited()) {
+                // A port found free may be taken before the server binds it (by another
+                // program, or as the local port of a connection): a server that exits before
+                // it listens is started again on another port, twice at most.
+                let mut attempt = 0;
+                loop {
+                    attempt += 1;
+                    let lease = free_port()?;
+                    let port = lease.port();
+                    let url = with_port(&template, port);
+                    let args: Vec<String> = args.iter().map(|a| with_port(a, port)).collect();
+                    let mut peer = Peer::spawn(program, &args)?;
+                    let parsed = Url::parse(&url).map_err(std::io::Error::other)?;
+                    let until = deadline.min(Instant::now() + LISTEN_WAIT);
+                    let Err(why) = wait_listening(&parsed, until, || !peer.exited()) else {
+                        break (url, Some(peer), Some(lease));
+                    };
+                    let exited = peer.exited();
                     peer.finish(Instant::now());
+                    if exited && attempt < START_ATTEMPTS && Instant::now() < until {
+                        continue;
+                    }
                     let (_, tail) = peer.stderr();
                     let line = std::iter::once(program.clone())
                         .chain(args)
@@ -94,11 +109,15 @@ impl Side {
                     } else {
                         format!("its stderr ends: {tail}")
                     };
+                    let tries = if attempt > 1 {
+                        format!(" (started {attempt} times, each on another port)")
+                    } else {
+                        String::new()
+                    };
                     return Err(std::io::Error::other(format!(
-                        "`{line}` {why}; {said} (give the server's listening address as --url with {{port}} where the probe's port goes)"
+                        "`{line}` {why}{tries}; {said} (give the server's listening address as --url with {{port}} where the probe's port goes)"
                     )));
                 }
-                (url, Some(peer), Some(lease))
             }
         };
         let parsed = Url::parse(&url).map_err(std::io::Error::other)?;
