@@ -292,7 +292,7 @@ impl Behaviour {
             Behaviour::DeliversLateAnswer => !r.requester_waits,
             Behaviour::ReusesLiveId => true,
             Behaviour::CancelsInitialize => {
-                r.initialize_method.is_some() && !r.initialize_cancellable
+                r.initialize_method.is_some() && !r.initialize_cancel.while_pending()
             }
             Behaviour::CancelsWithoutCapability => r.negotiated,
             Behaviour::ServerCancels => {

@@ -66,6 +66,27 @@ pub enum IdReuse {
     WhenDead,
 }
 
+/// Whether a requester may cancel `initialize`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InitializeCancel {
+    /// Like any request (ACP, ABP).
+    Allowed,
+    /// Never (MCP 2025-11-25: "MUST NOT be cancelled by clients"; ACP RFD: "CANNOT be
+    /// cancelled").
+    Never,
+    /// Not before its answer, when nothing else may be sent either (LSP: "Until the server has
+    /// responded to the `initialize` request ... the client must not send any additional
+    /// requests or notifications"); once answered, a cancel of it names a finished request.
+    NotBeforeAnswer,
+}
+
+impl InitializeCancel {
+    /// Whether a requester may cancel `initialize` while its answer is still to come.
+    pub fn while_pending(self) -> bool {
+        self == InitializeCancel::Allowed
+    }
+}
+
 /// When a requester that gives a request up must tell the receiver with a cancel.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum GiveUpSignal {
@@ -177,7 +198,7 @@ pub struct DialectRules {
     /// Method that opens the session, if the dialect has one.
     pub initialize_method: Option<&'static str>,
     /// Whether `initialize` may itself be cancelled.
-    pub initialize_cancellable: bool,
+    pub initialize_cancel: InitializeCancel,
     /// When ids may be reused.
     pub id_reuse: IdReuse,
     /// Method of the ordinary request the client sends.
@@ -245,7 +266,7 @@ static ACP: DialectRules = DialectRules {
     cancel_error_code: RPC_CANCELLED,
     negotiated: false,
     initialize_method: Some("initialize"),
-    initialize_cancellable: true,
+    initialize_cancel: InitializeCancel::Allowed,
     id_reuse: IdReuse::WhenDead,
     work_method: "session/prompt",
     server_work_method: Some("session/request_permission"),
@@ -281,7 +302,7 @@ static ACP_RFD: DialectRules = DialectRules {
     cancel_error_code: RPC_CANCELLED,
     negotiated: true,
     initialize_method: Some("initialize"),
-    initialize_cancellable: false,
+    initialize_cancel: InitializeCancel::Never,
     id_reuse: IdReuse::WhenDead,
     work_method: "session/load",
     server_work_method: Some("session/request_permission"),
@@ -317,7 +338,7 @@ static MCP_2025: DialectRules = DialectRules {
     cancel_error_code: None,
     negotiated: false,
     initialize_method: Some("initialize"),
-    initialize_cancellable: false,
+    initialize_cancel: InitializeCancel::Never,
     id_reuse: IdReuse::Never,
     work_method: "tools/call",
     server_work_method: Some("sampling/createMessage"),
@@ -350,7 +371,7 @@ static MCP_2026: DialectRules = DialectRules {
     cancel_error_code: None,
     negotiated: false,
     initialize_method: None,
-    initialize_cancellable: false,
+    initialize_cancel: InitializeCancel::Never,
     id_reuse: IdReuse::WhenDead,
     work_method: "tools/call",
     server_work_method: Some("sampling/createMessage"),
@@ -383,7 +404,7 @@ static LSP: DialectRules = DialectRules {
     cancel_error_code: RPC_CANCELLED,
     negotiated: false,
     initialize_method: Some("initialize"),
-    initialize_cancellable: false,
+    initialize_cancel: InitializeCancel::NotBeforeAnswer,
     id_reuse: IdReuse::WhenDead,
     work_method: "workspace/executeCommand",
     server_work_method: Some("workspace/configuration"),
@@ -421,7 +442,7 @@ static ABP: DialectRules = DialectRules {
     initialize_method: Some("session/initialize"),
     // Nothing in the text forbids it; a cancel that reaches the app before the session is
     // open is answered `NOT_INITIALIZED`.
-    initialize_cancellable: true,
+    initialize_cancel: InitializeCancel::Allowed,
     id_reuse: IdReuse::Never,
     work_method: "capabilities/call",
     server_work_method: None,
@@ -523,9 +544,16 @@ mod tests {
     #[test]
     fn rules_match_the_spec_table() {
         assert_eq!(Dialect::Acp.rules().receiver_duty, ReceiverDuty::MustAnswer);
-        assert!(Dialect::Acp.rules().initialize_cancellable);
+        assert!(Dialect::Acp.rules().initialize_cancel.while_pending());
         assert!(Dialect::AcpRfd.rules().negotiated);
-        assert!(!Dialect::AcpRfd.rules().initialize_cancellable);
+        assert_eq!(
+            Dialect::AcpRfd.rules().initialize_cancel,
+            InitializeCancel::Never
+        );
+        assert_eq!(
+            Dialect::Lsp.rules().initialize_cancel,
+            InitializeCancel::NotBeforeAnswer
+        );
         assert_eq!(Dialect::Mcp20251125.rules().id_reuse, IdReuse::Never);
         assert_eq!(
             Dialect::Mcp20260728.rules().receiver_duty,

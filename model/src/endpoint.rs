@@ -575,7 +575,9 @@ impl Endpoint {
 
     fn init_timeout(&mut self, out: &mut Vec<Output>) {
         if let Session::Initializing(id) = self.session {
-            if self.rules().initialize_cancellable || self.b() == Behaviour::CancelsInitialize {
+            if self.rules().initialize_cancel.while_pending()
+                || self.b() == Behaviour::CancelsInitialize
+            {
                 self.cancel(id, CancelCause::Timeout, Command::Cancel(id), out);
             }
             // Otherwise a correct requester keeps waiting: `initialize` may not be cancelled.
@@ -630,7 +632,7 @@ impl Endpoint {
             Outgoing::Pending => {}
         }
         if entry.method.is_initialize()
-            && !rules.initialize_cancellable
+            && !rules.initialize_cancel.while_pending()
             && b != Behaviour::CancelsInitialize
         {
             return refuse(out, Refusal::InitializeNotCancellable);

@@ -990,7 +990,15 @@ pub static CATALOG: [Invariant; 41] = [
                 MCP25,
                 "The initialize request MUST NOT be cancelled by clients"
             ),
-            at!(Lsp, Must, LSP, LSP_NOTHING_BEFORE_INITIALIZE),
+            at!(
+                Lsp,
+                Must,
+                LSP,
+                LSP_NOTHING_BEFORE_INITIALIZE,
+                Some(
+                    "before the answer only: once the client has it, a cancel of initialize names a finished request, which no sentence forbids"
+                )
+            ),
         ],
     },
     Invariant {

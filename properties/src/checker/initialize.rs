@@ -5,11 +5,12 @@ use super::Checker;
 use super::facts::Change;
 use crate::event::Event;
 use crate::invariant::InvariantId;
+use cancelcheck_model::dialect::InitializeCancel;
 use cancelcheck_model::message::Method;
 use cancelcheck_model::{Message, Output, Party};
 
 /// A request sent before `initialize` is answered as far as its sender can know; a cancel of
-/// an `initialize` the dialect does not let be cancelled, or (where support is negotiated) a
+/// an `initialize` the dialect does not let be cancelled (then, or ever), or (where support is negotiated) a
 /// generic cancel to a party that declared no support (a prompt turn's `session/cancel` is
 /// not the negotiated cancel).
 #[inline(always)]
@@ -37,7 +38,12 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
                 return;
             };
             let rules = c.rules();
-            if c.reqs[i].initialize && !rules.initialize_cancellable {
+            let forbidden = match rules.initialize_cancel {
+                InitializeCancel::Allowed => false,
+                InitializeCancel::Never => true,
+                InitializeCancel::NotBeforeAnswer => !initialize_answered(c, party),
+            };
+            if c.reqs[i].initialize && forbidden {
                 c.violate(InvariantId::InitializeNotCancelled, Some((party, id)));
             } else if rules.negotiated
                 && !session

@@ -26,11 +26,28 @@ impl Judge<'_> {
                     self.deferred.push(k);
                 }
             }
-            note::HTTP_ERROR => self.errors.push(SessionError {
-                kind: "http",
-                offset: None,
-                message: format!("{}: {detail}", rec.stream.as_deref().unwrap_or("")),
-            }),
+            note::HTTP_ERROR => {
+                // An error status to the handshake's POST refuses the session as an error
+                // answer does (a server of another protocol version answers so): nothing was
+                // tested, the peer is not judged broken for it, and the report says it first.
+                let on_handshake = self.handshake.is_some()
+                    && rec.stream.is_some()
+                    && self
+                        .sent
+                        .position(|s| s.request == self.handshake && s.stream == rec.stream)
+                        .is_some();
+                if on_handshake {
+                    if self.handshake_refused.is_none() {
+                        self.handshake_refused = Some(format!("the server answered HTTP {detail}"));
+                    }
+                    return;
+                }
+                self.errors.push(SessionError {
+                    kind: "http",
+                    offset: None,
+                    message: format!("{}: {detail}", rec.stream.as_deref().unwrap_or("")),
+                });
+            }
             note::STREAM_CLOSED => {
                 let Some(id) = self.lane(rec) else { return };
                 if !self.ctx.dialect.rules().stream_close_cancels {

@@ -759,3 +759,35 @@ fn over_http_a_request_is_judged_dropped_only_if_taken_before_its_control() {
     let j = session(false);
     assert!(broken(&j).is_empty(), "{j:?}");
 }
+
+/// An HTTP error status to the handshake's POST (a server of another protocol version answers
+/// so) is the refused handshake, as an error answer is: nothing tested, no session error; one
+/// to another POST is a session error.
+#[test]
+fn over_http_an_error_status_to_the_handshake_is_a_refused_handshake() {
+    let ctx = Context::new(Dialect::Mcp20260728);
+    let discover = r#"{"jsonrpc":"2.0","id":"0","method":"server/discover","params":{}}"#;
+    let refused = |stream: &str| {
+        let r = vec![
+            rec(Dir::Note, "transport: http http://127.0.0.1:1/mcp"),
+            on(Dir::Sent, "post-1", discover),
+            on(
+                Dir::Note,
+                stream,
+                "http-error: 400 Bad Request to server/discover: unsupported protocol version",
+            ),
+        ];
+        judge(&ctx, &r)
+    };
+    let j = refused("post-1");
+    let said = j.handshake_refused.clone().unwrap_or_default();
+    assert!(
+        said.contains("400 Bad Request") && said.contains("unsupported protocol version"),
+        "{j:?}"
+    );
+    assert!(j.errors.is_empty(), "{j:?}");
+    assert_eq!(j.status().as_str(), "vacuous", "{j:?}");
+    let other = refused("post-2");
+    assert_eq!(other.handshake_refused, None);
+    assert_eq!(other.errors.len(), 1, "{other:?}");
+}
