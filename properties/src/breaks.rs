@@ -52,11 +52,16 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
         B::CancelsInitialize => &[InitializeNotCancelled],
         B::CancelsWithoutCapability => &[CapabilityGated],
         B::ServerCancels => &[CancelFromAllowedParty],
-        B::ForgetsGrandchild => &[CascadeComplete],
+        B::ForgetsGrandchild => &[CascadeComplete, CascadeOnGiveUp],
         B::AnswersParentFirst => &[ChildrenBeforeParent],
         B::CancelsSiblingSubtree => &[SiblingsUntouched],
         B::SpawnsAfterCancel => &[NoChildAfterCancel],
-        B::LeavesChildPending => &[EventualResolution, CascadeComplete, NoLeakAtQuiescence],
+        B::LeavesChildPending => &[
+            EventualResolution,
+            CascadeComplete,
+            CascadeOnGiveUp,
+            NoLeakAtQuiescence,
+        ],
         B::CancelledPromptAsError => &[PromptCancelledStopReason],
         B::ForwardsCancelUnrewritten => &[ExactIdMatch],
         B::GivesUpSilently => &[CancelSentOnGiveUp],
@@ -148,7 +153,12 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
         // RFD: the cascade is incomplete).
         B::ForwardsCancelUnrewritten if applies => match dialect {
             Dialect::Acp => &[ExactIdMatch, SiblingsUntouched],
-            Dialect::AcpRfd => &[ExactIdMatch, SiblingsUntouched, CascadeComplete],
+            Dialect::AcpRfd => &[
+                ExactIdMatch,
+                SiblingsUntouched,
+                CascadeComplete,
+                CascadeOnGiveUp,
+            ],
             Dialect::Mcp20251125 => &[
                 ExactIdMatch,
                 EventualResolution,
@@ -198,7 +208,7 @@ pub fn also_with_trees(b: Behaviour, dialect: Dialect) -> &'static [InvariantId]
         // The work it keeps running past the close goes on sending nested requests.
         (B::WorksAfterClose, D::Mcp20260728) => RUNS_ON,
         (B::NeverAnswersCancelled | B::CrashesOnUnknownCancel, D::AcpRfd) => {
-            &[CascadeComplete, NoLeakAtQuiescence]
+            &[CascadeComplete, CascadeOnGiveUp, NoLeakAtQuiescence]
         }
         (B::AnswersTwice, D::AcpRfd) => &[CascadeComplete],
         (B::ProgressAfterCancel, D::Mcp20251125 | D::Mcp20260728) => {

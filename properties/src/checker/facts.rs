@@ -5,6 +5,7 @@
 
 use super::{CancelRead, Checker, Lost};
 use crate::event::Event;
+use crate::invariant::InvariantId;
 use cancelcheck_model::dialect::{CancelShape, ReceiverDuty};
 use cancelcheck_model::io::Timer;
 use cancelcheck_model::message::{AckReason, Method};
@@ -619,6 +620,22 @@ impl Checker {
             && !p.initialize
             && p.cancel_sent
             && p.delivered == 0
+    }
+
+    /// The rule a handler breaks by going on with request `r` (sending a request on its
+    /// behalf, or leaving one uncancelled): `give_up`'s where it gave `r` up on its own, took no
+    /// cancel for it, and the dialect's text sets a give-up apart; else `cancel`'s.
+    pub(super) fn stop_rule(
+        &self,
+        r: &Req,
+        give_up: InvariantId,
+        cancel: InvariantId,
+    ) -> InvariantId {
+        if r.internal && !r.cancel_received && give_up.info().application(self.dialect).is_some() {
+            give_up
+        } else {
+            cancel
+        }
     }
 
     /// `client` holds record `k` for a prompt turn it cancelled: it owes it the outcome

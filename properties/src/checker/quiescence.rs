@@ -58,9 +58,23 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
     if let Some(about) = hung {
         c.violate(InvariantId::EventualResolution, Some(about));
     }
-    if let Some(i) = (0..c.reqs.len()).find(|&i| c.uncascaded(i)) {
-        let r = c.reqs[i];
-        c.violate(InvariantId::CascadeComplete, Some((r.requester, r.id)));
+    // The first request owed a cascade it did not get, under the rule of what its parent took:
+    // a cancel received, or its handler's own give-up.
+    for rule in [InvariantId::CascadeComplete, InvariantId::CascadeOnGiveUp] {
+        let owed_by = |c: &Checker, i: usize| {
+            let parent = c.parentage().parent(i).map(|p| c.reqs[p]);
+            parent.map_or(InvariantId::CascadeComplete, |p| {
+                c.stop_rule(
+                    &p,
+                    InvariantId::CascadeOnGiveUp,
+                    InvariantId::CascadeComplete,
+                )
+            })
+        };
+        if let Some(i) = (0..c.reqs.len()).find(|&i| c.uncascaded(i) && owed_by(c, i) == rule) {
+            let r = c.reqs[i];
+            c.violate(rule, Some((r.requester, r.id)));
+        }
     }
     for party in [Party::Client, Party::Server] {
         if c.cancels_unanswered[party.index()] > 0 && !c.crashed[party.index()] {

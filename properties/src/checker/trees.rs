@@ -1,5 +1,5 @@
 //! Requests sent on behalf of others: `siblings-untouched`, `no-child-after-cancel`,
-//! `children-before-parent` (a quiescent run's `cascade-complete` is in `quiescence`).
+//! `no-child-after-give-up`, `children-before-parent` (a quiescent run's `cascade-complete` is in `quiescence`).
 
 use super::Checker;
 use super::facts::Change;
@@ -37,7 +37,12 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         // (The child has no record yet: the parent's tree says whether a reused id confused
         // which request was cancelled.)
         Output::Nested { child, .. } if (r.cancel_received_open || r.internal) && !c.tangled(i) => {
-            c.violate(InvariantId::NoChildAfterCancel, Some((party, child)));
+            let rule = c.stop_rule(
+                &r,
+                InvariantId::NoChildAfterGiveUp,
+                InvariantId::NoChildAfterCancel,
+            );
+            c.violate(rule, Some((party, child)));
         }
         Output::Send(Message::Response { id, .. })
             if c.parentage().children(i).any(|k| c.reqs[k].delivered == 0) =>

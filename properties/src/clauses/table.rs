@@ -161,19 +161,14 @@ pub static TABLE: &[Row] = &[
     row!(
         AcpRfd,
         RFD,
-        "When internal cancellation occurs, the executing party SHOULD: ... Stop the request processing immediately",
-        Judged {
-            by: &[I::CascadeComplete, I::NoChildAfterCancel],
-            why: "what of stopping a party shows: a request given up on its own has the requests sent on its behalf cancelled (cascade-complete) and no new one sent (no-child-after-cancel); both cite the text's MUST for a received cancel"
-        }
-    ),
-    row!(
-        AcpRfd,
-        RFD,
         "When internal cancellation occurs, the executing party SHOULD: ... Ensure consistent behavior regardless of cancellation source",
         Judged {
-            by: &[I::InternalCancelCode, I::CascadeComplete],
-            why: "the behaviour the checker holds both sources to: the -32800 answer (internal-cancel-code) and the cascade (cascade-complete covers a request given up on its own)"
+            by: &[
+                I::InternalCancelCode,
+                I::CascadeOnGiveUp,
+                I::NoChildAfterGiveUp
+            ],
+            why: "the behaviour the checker holds a give-up to, as a cancel received: the -32800 answer (internal-cancel-code), the cascade and no new request on the given-up request's behalf (cascade-on-give-up, no-child-after-give-up, at this sentence's SHOULD)"
         }
     ),
     row!(
