@@ -587,6 +587,14 @@ const LSP_EVERY_REQUEST_ANSWERED: &str =
     "Every processed request must send a response back to the sender of the request.";
 const LSP_NOTHING_BEFORE_INITIALIZE: &str = "Until the server has responded to the `initialize` request with an `InitializeResult`, the client must not send any additional requests or notifications to the server.";
 /// Why a crash on a cancel that changes nothing breaks the MUST of answering every request.
+/// The ACP RFD's reading of the rules of a request given up on its own.
+const RFD_GIVE_UP_STOPS: Application = at!(
+    AcpRfd,
+    Should,
+    RFD,
+    "When internal cancellation occurs, the executing party SHOULD: ... Stop the request processing immediately",
+    Some(GIVE_UP_STOPS)
+);
 const GIVE_UP_STOPS: &str = "the requests a party sent on a request's behalf are part of that request's processing: stopping it stops them, as 'Ensure consistent behavior regardless of cancellation source' asks; the MUST of 'MUST cancel the corresponding request activity and all nested activities' is of a $/cancelRequest received (cascade-complete, no-child-after-cancel)";
 const UNKNOWN_ID_ELSEWHERE: &str = "a cancel for a request its receiver has received (held, or finished before the cancel arrived) is the race the sentence covers; one naming an id the receiver never received a request under is unknown to it, and unknown-id-cancel-ignored's";
 const UNKNOWN_ID_NO_RACE: &str = "an id the receiver never received a request under (never used, or its request overtaken by the cancel) is unknown to it, not the race of a cancel arriving 'after request processing has completed' that the MUST of 'Both parties MUST handle these race conditions gracefully' covers (unknown-cancel-harmless)";
@@ -1195,13 +1203,7 @@ pub static CATALOG: [Invariant; 43] = [
         kind: Expectation::Eventually,
         statement: "When a party gives a request it handles up on its own, it cancels, or gives up, every request it sent on that request's behalf and that is still unresolved, as for a cancel it received; each of those ends resolved. (Where a dialect's text does not set a give-up apart from a cancel received, cascade-complete judges it.)",
         observable_on_wire: false,
-        applies: &[at!(
-            AcpRfd,
-            Should,
-            RFD,
-            "When internal cancellation occurs, the executing party SHOULD: ... Stop the request processing immediately",
-            Some(GIVE_UP_STOPS)
-        )],
+        applies: &[RFD_GIVE_UP_STOPS],
     },
     Invariant {
         id: InvariantId::ChildrenBeforeParent,
@@ -1264,13 +1266,7 @@ pub static CATALOG: [Invariant; 43] = [
         kind: Expectation::Always,
         statement: "A party sends no new request on behalf of a request it handles once it has given it up on its own. (Where a dialect's text does not set a give-up apart from a cancel received, no-child-after-cancel judges it.)",
         observable_on_wire: false,
-        applies: &[at!(
-            AcpRfd,
-            Should,
-            RFD,
-            "When internal cancellation occurs, the executing party SHOULD: ... Stop the request processing immediately",
-            Some(GIVE_UP_STOPS)
-        )],
+        applies: &[RFD_GIVE_UP_STOPS],
     },
     Invariant {
         id: InvariantId::SiblingsUntouched,
