@@ -315,8 +315,12 @@ struct Judge<'c> {
     client_ids: WireIds,
     /// The declared lower bound on the work's duration, in µs ([`note::MIN_WORK`]).
     min_work_us: Option<u64>,
-    /// Answers the wire does not tell crossed from caused by a cancel: why, each.
+    /// Answers the wire does not tell crossed from caused by a cancel, or full from partial:
+    /// why, each.
     undecided: Vec<String>,
+    /// The first result of a work request nobody cancelled (its id as sent, its JSON text): what
+    /// a result after a cancel is compared with where partial results may take any form.
+    full_result: Option<(String, String)>,
     /// Streamable HTTP ([`note::TRANSPORT`]): order holds within a stream only.
     http: bool,
     /// Streamable HTTP: the request POSTed on each stream.

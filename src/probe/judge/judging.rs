@@ -136,6 +136,7 @@ impl<'c> Judging<'c> {
                 client_ids: WireIds::default(),
                 min_work_us: None,
                 undecided: Vec::new(),
+                full_result: None,
                 http: false,
                 lanes: BTreeMap::new(),
                 deferred: Vec::new(),

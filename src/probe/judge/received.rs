@@ -2,6 +2,7 @@
 //! cancel or was caused by it.
 
 use super::*;
+use cancelcheck_model::dialect::Honouring;
 
 impl Judge<'_> {
     /// What a message of the peer's is in the model, and the prompt it serves (a request of
@@ -155,6 +156,7 @@ impl Judge<'_> {
         }
         let (model, parent) = self.peer_model(&msg);
         let Some(m) = model else { return };
+        let m = self.full_or_partial(m, &msg);
         if let (Message::Activity { id }, true) = (
             m,
             rec.stream.as_deref().is_some_and(|s| s.starts_with("get-")),
@@ -221,6 +223,73 @@ impl Judge<'_> {
             }
             if self.resolved.insert(id) {
                 self.emit(delivered(id, Outcome::Reply(reply)));
+            }
+        }
+    }
+
+    /// A result after a cancel the peer was proved to have read, where the dialect lets it hold
+    /// "partial results" in any form (the ACP RFD: "Valid response with appropriate data
+    /// (partial results or cancellation marker)") and the work is not a prompt turn (whose
+    /// `stopReason` says how it ended): the wire shows no partial marker but cannot tell partial
+    /// from full. It is the full result only if it is the very result an uncancelled request of
+    /// the same work got (an assumption the verdict names); unlike it, partial results; with
+    /// nothing to compare it with, not decidable. Any other message is `m` unchanged.
+    pub(super) fn full_or_partial(&mut self, m: Message, msg: &WireMessage) -> Message {
+        let rules = self.ctx.dialect.rules();
+        let (
+            Message::Response {
+                id,
+                reply: Reply::Full,
+            },
+            WireMessage::Response {
+                id: wire,
+                body: Body::Result(v),
+            },
+        ) = (m, msg)
+        else {
+            return m;
+        };
+        let work = self.methods.get(id).is_some_and(|m| m.is_work());
+        if !work
+            || !rules.partial_results
+            || rules.honouring != Honouring::Must
+            || self.ctx.prompt_turn()
+        {
+            return m;
+        }
+        let wire = wire.to_json_text();
+        let Some(k) = self.sent.first_cancel(id) else {
+            if self.full_result.is_none() {
+                self.full_result = Some((wire, v.to_string()));
+            }
+            return m;
+        };
+        if !self.sent.is_read(k) {
+            return m;
+        }
+        let partial = Message::Response {
+            id,
+            reply: Reply::Partial,
+        };
+        let text = v.to_string();
+        match &self.full_result {
+            Some((full, first)) if *first == text => {
+                self.assumptions.push(format!(
+                    "the result to request {wire}, after the peer had read its cancel, is the very result the uncancelled request {full} got: judged the full result, assuming the work gives the same result each time"
+                ));
+                m
+            }
+            Some((full, _)) => {
+                self.assumptions.push(format!(
+                    "the result to request {wire}, after the peer had read its cancel, differs from the result the uncancelled request {full} got: taken for partial results, which the text allows in any form, assuming the work gives the same result each time"
+                ));
+                partial
+            }
+            None => {
+                self.undecided.push(format!(
+                    "not decidable: request {wire} was answered with a result after the peer had read its cancel, and the text allows partial results in any form: with no uncancelled answer of the same work to compare it with, the wire does not tell partial from full; give the work an uncancelled run first (a recipe's work, or a scenario that measures it, such as cancel-crossing-answer)"
+                ));
+                partial
             }
         }
     }

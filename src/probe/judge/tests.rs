@@ -791,3 +791,78 @@ fn over_http_an_error_status_to_the_handshake_is_a_refused_handshake() {
     assert_eq!(other.handshake_refused, None);
     assert_eq!(other.errors.len(), 1, "{other:?}");
 }
+
+/// The ACP RFD, a work request that is no prompt turn (`_slow`, request 3 and, when
+/// `reference`, an uncancelled one before it, 2): `answer` to 3 after the agent was proved to
+/// have read its cancel.
+fn rfd_result_after_cancel(reference: Option<&str>, answer: &str) -> Judgement {
+    let mut ctx = Context::new(Dialect::AcpRfd);
+    ctx.work_method = "_slow".into();
+    let mut r = vec![
+        rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+        ),
+        rec(
+            Dir::Received,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"cancellation":{"request":true}}}}"#,
+        ),
+    ];
+    if let Some(full) = reference {
+        r.push(rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":2,"method":"_slow","params":{}}"#,
+        ));
+        r.push(rec(
+            Dir::Received,
+            &format!(r#"{{"jsonrpc":"2.0","id":2,"result":{full}}}"#),
+        ));
+    }
+    r.extend([
+        rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","id":3,"method":"_slow","params":{}}"#,
+        ),
+        rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}"#,
+        ),
+        rec(Dir::Sent, BARRIER),
+        rec(Dir::Received, BARRIER_ANSWERED),
+        rec(
+            Dir::Received,
+            &format!(r#"{{"jsonrpc":"2.0","id":3,"result":{answer}}}"#),
+        ),
+    ]);
+    judge(&ctx, &r)
+}
+
+/// The ACP RFD lets a cancelled request's answer hold "partial results" in any form: a result
+/// after a cancel read breaks `cancel-honoured` only if it is the very result an uncancelled
+/// request of the same work got; unlike it, it is taken for partial results; with nothing to
+/// compare it with, not decidable (vacuous, with the fix), never a MUST failure.
+#[test]
+fn an_rfd_result_after_a_cancel_is_full_only_if_it_is_the_uncancelled_result() {
+    let full = r#"{"lines":["a","b","c"]}"#;
+    let j = rfd_result_after_cancel(Some(full), full);
+    assert_found(&j, Some((InvariantId::CancelHonoured, "fail")));
+    assert!(
+        j.assumptions.iter().any(|a| a.contains("very result")),
+        "{j:?}"
+    );
+    let j = rfd_result_after_cancel(Some(full), r#"{"lines":["a"]}"#);
+    assert_found(&j, None);
+    assert!(
+        j.assumptions.iter().any(|a| a.contains("partial results")),
+        "{j:?}"
+    );
+    let j = rfd_result_after_cancel(None, full);
+    assert!(broken(&j).is_empty(), "{:?}", j.verdict);
+    assert_eq!(j.status(), Status::Vacuous, "{j:?}");
+    assert!(
+        j.vacuous_because
+            .iter()
+            .any(|v| v.contains("partial from full")),
+        "{j:?}"
+    );
+}
