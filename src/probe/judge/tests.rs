@@ -89,6 +89,16 @@ fn an_error_answer_before_the_barrier_is_not_decidable_unless_sooner_than_the_wo
 /// An ACP session with opaque session id `"s-opaque"`: `initialize` (1, answered with
 /// cancellation declared, as the RFD asks) and the prompt (2).
 fn acp_opening() -> Vec<Record> {
+    let mut r = acp_initialized();
+    r.push(rec(
+        Dir::Sent,
+        r#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s-opaque","prompt":[]}}"#,
+    ));
+    r
+}
+
+/// `initialize` (1), answered with cancellation declared, as the RFD asks.
+fn acp_initialized() -> Vec<Record> {
     vec![
         rec(
             Dir::Sent,
@@ -97,10 +107,6 @@ fn acp_opening() -> Vec<Record> {
         rec(
             Dir::Received,
             r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"cancellation":{"request":true}}}}"#,
-        ),
-        rec(
-            Dir::Sent,
-            r#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s-opaque","prompt":[]}}"#,
         ),
     ]
 }
@@ -798,16 +804,7 @@ fn over_http_an_error_status_to_the_handshake_is_a_refused_handshake() {
 fn rfd_result_after_cancel(reference: Option<&str>, answer: &str) -> Judgement {
     let mut ctx = Context::new(Dialect::AcpRfd);
     ctx.work_method = "_slow".into();
-    let mut r = vec![
-        rec(
-            Dir::Sent,
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
-        ),
-        rec(
-            Dir::Received,
-            r#"{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"cancellation":{"request":true}}}}"#,
-        ),
-    ];
+    let mut r = acp_initialized();
     if let Some(full) = reference {
         r.push(rec(
             Dir::Sent,
