@@ -733,3 +733,62 @@ fn a_race_the_wire_cannot_show_is_never_reported_reached() {
         );
     }
 }
+
+/// ACP, a record made between the parties: the client's answer to the agent's pending
+/// `session/request_permission` after its own `session/cancel` is judged (it depends only on
+/// the order of the client's own messages), never listed as not observable: an error breaks
+/// it (the outcome `cancelled`, a result, is owed), the outcome `cancelled` keeps it.
+#[test]
+fn a_permission_answered_with_an_error_after_session_cancel_fails_from_between_the_parties() {
+    let tmp = Scratch::new("acp-permission-error");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
+    let inited =
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}"#;
+    let new =
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#;
+    let made = r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}"#;
+    let prompt = r#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
+    let asks = r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}"#;
+    let ended = r#"{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}"#;
+    let session = |name: &str, answer: &str| {
+        jsonl(
+            tmp.path(),
+            name,
+            &[
+                (C, 0, init),
+                (S, 1_000, inited),
+                (C, 2_000, new),
+                (S, 3_000, made),
+                (C, 4_000, prompt),
+                (S, 5_000, asks),
+                (C, 6_000, cancel),
+                (C, 7_000, answer),
+                (S, 8_000, ended),
+            ],
+        )
+    };
+    let error = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32800,"message":"Request cancelled"}}"#;
+    let o = audit("acp", "jsonl", &session("error.jsonl", error), &save);
+    assert_eq!(
+        verdict(&o),
+        (
+            "fail".into(),
+            vec!["permission-cancelled-after-cancel".into()],
+            Some(1)
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(json_out(&o)["transcript"]["vantage"], "between");
+    let outcome = r#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}"#;
+    let o = audit("acp", "jsonl", &session("outcome.jsonl", outcome), &save);
+    let (_, broken, _) = verdict(&o);
+    assert!(broken.is_empty(), "{}", text(&o.stdout));
+    assert!(
+        !not_observable(&o).contains(&"permission-cancelled-after-cancel".to_string()),
+        "{:?}",
+        not_observable(&o)
+    );
+}

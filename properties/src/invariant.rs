@@ -73,6 +73,7 @@ pub enum InvariantId {
     NoLiveIdReuse,
     InitializeNotCancelled,
     CapabilityGated,
+    UndeclaredCancelIgnored,
     NoActivityAfterAnswer,
     NoActivityAfterCancel,
     AckAgreesWithOutcome,
@@ -320,6 +321,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         (
             RFD,
             "The initialize request CANNOT",
+            a::RFD,
+            "Cancellation Behavior: Prerequisites",
+        ),
+        (
+            RFD,
+            "A party MUST declare",
             a::RFD,
             "Cancellation Behavior: Prerequisites",
         ),
@@ -602,7 +609,7 @@ const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that c
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 43] = [
+pub static CATALOG: [Invariant; 44] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -1023,6 +1030,20 @@ pub static CATALOG: [Invariant; 43] = [
             Must,
             RFD,
             "The calling party (sender of $/cancelRequest) MUST: ... Check the recipient's capabilities before sending $/cancelRequest"
+        )],
+    },
+    Invariant {
+        id: InvariantId::UndeclaredCancelIgnored,
+        name: "undeclared-cancel-ignored",
+        kind: Expectation::Always,
+        statement: "A party that declared no support for cancels (`cancellation: {request: true}`) does not act on one it receives: the request it names is neither stopped nor answered as cancelled because of it. (Sending it is capability-gated's.)",
+        // The declaration is in the initialize exchange, the cancel and the answer after it.
+        observable_on_wire: true,
+        applies: &[at!(
+            AcpRfd,
+            Must,
+            RFD,
+            "A party MUST declare { cancellation: { request: true } } in their capabilities to handle $/cancelRequest notifications for their requests"
         )],
     },
     Invariant {

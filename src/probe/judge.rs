@@ -39,7 +39,10 @@
 //!   (-32802) "only ... for requests that explicitly support being server cancellable", which
 //!   no request the probe sends does: either answer to a request the probe never cancelled is
 //!   a give-up there, and -32802 breaks `internal-cancel-code`; an LSP -32800 says the client
-//!   cancelled, so to a request nobody cancelled it is a cancel meant for another request.
+//!   cancelled, so to a request nobody cancelled it is a cancel meant for another request, once
+//!   the client has sent any cancel (before that, a give-up). In MCP, whose text says nothing
+//!   of requests given up on their own, a -32800 where no cancel was ever sent is an error
+//!   answer like any other.
 //!   A request the probe did cancel is judged against that cancel, whatever its answer; an
 //!   answer with another code cannot be told from a failure, so whether a give-up used the right
 //!   code stays not observable, unless the wire shows it broken (-32802). Once the probe has
@@ -57,9 +60,10 @@
 //!   a session ends when the peer exits after its input closed, or at the timeout.
 //! - A transcript (`cancelcheck audit`, `watch`) is judged the same way, its client's messages
 //!   as the probe's ([`Judging::new`] with a [`Vantage`]): the client is a black box too, so
-//!   its own duties ([`PROBE_OWN_DUTIES`]) are judged where the record shows what it had read
-//!   (its own log) and not observable where it does not (a proxy's record), as is an id it
-//!   reused after the earlier request's answer passed by. A transcript with no cancel either
+//!   its own duties ([`PROBE_OWN_DUTIES`]) are judged: those that depend on what it had read
+//!   ([`READ_DEPENDENT_DUTIES`]) where the record shows it (its own log) and not observable where
+//!   it does not (a proxy's record), as is an id it reused after the earlier request's answer
+//!   passed by. A transcript with no cancel either
 //!   way tested nothing (`vacuous`).
 
 use super::idsets::{Methods, WireIds};
@@ -99,7 +103,7 @@ pub enum Vantage {
     Client,
     /// A record made by neither party (a proxy between them) or by the server: each direction's
     /// order is that side's, but not what the client had read when it wrote, so
-    /// [`PROBE_OWN_DUTIES`] are not observable.
+    /// [`READ_DEPENDENT_DUTIES`] are not observable.
     Between,
 }
 
@@ -113,10 +117,19 @@ pub const PROBE_OWN_DUTIES: [InvariantId; 2] = [
     InvariantId::PermissionCancelledAfterCancel,
 ];
 
+/// Of the requester's duties, those that depend on what it had read when it wrote (a cancel
+/// sent after the answer was read): a record made between the parties cannot show them. The
+/// others depend only on the order of its own messages, which every record keeps
+/// (`permission-cancelled-after-cancel`: its answer written after its own `session/cancel`).
+pub const READ_DEPENDENT_DUTIES: [InvariantId; 1] = [InvariantId::CancelOnlyInProgress];
+
 /// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
 /// request was given up as plainly as -32800 does, in another code (in LSP, the give-up code
 /// kept for requests that support it: [`cancelcheck_model::dialect::GiveUp::reserved`]).
 const SERVER_CANCELLED: i64 = -32802;
+
+/// JSON-RPC's (and LSP's) `RequestCancelled`: the error of a cancelled request.
+const CANCELLED_CODE: i64 = -32800;
 
 /// Invariants the wire cannot decide in general but whose breach it can show: a breach seen
 /// stands, and the rule is then not reported as not observable. `internal-cancel-code`: a

@@ -84,11 +84,20 @@ fn answer(c: &mut Checker, requester: Party, i: usize, id: RequestId, reply: Rep
             c.violate(InvariantId::InternalCancelCode, about);
         }
     } else if reply.is_cancelled() && !r.turn_cancelled && !c.disconnected {
-        // Cancelled, though no cancel named it and its receiver did not give it up.
-        c.violate(InvariantId::ExactIdMatch, about);
+        // Cancelled, though no cancel it heeds named it and its receiver did not give it up:
+        // a cancel it declared no support for (it acted on it all the same), or one meant
+        // for another request.
+        c.violate(c.unheeded_cancel_rule(&r, requester.peer()), about);
     }
-    if r.turn_cancelled && matches!(reply, Reply::Full | Reply::Partial) {
-        // A result other than the outcome `cancelled` for a turn its sender cancelled.
+    // A request of a turn its sender cancelled is answered with the outcome `cancelled`: a
+    // result with another outcome breaks that, and so does an error, unless the request's own
+    // sender cancelled it too (then the cancel's text allows its error).
+    let other_outcome = match reply {
+        Reply::Full | Reply::Partial => true,
+        Reply::Error(_) => !r.cancel_received,
+        Reply::Cancelled | Reply::Initialized { .. } => false,
+    };
+    if r.turn_cancelled && other_outcome {
         c.violate(InvariantId::PermissionCancelledAfterCancel, about);
     }
 }

@@ -1,6 +1,7 @@
 //! Which request a message names: `exact-id-match` (a message naming no request of its sender
 //! in that direction, a request stopped or given up as cancelled that nobody cancelled),
-//! `notification-unanswered`, `no-live-id-reuse`. (An answer that says "cancelled" to a
+//! `notification-unanswered`, `no-live-id-reuse`; `undeclared-cancel-ignored` (a request
+//! stopped by a cancel its receiver declared no support for). (An answer that says "cancelled" to a
 //! request nobody cancelled is judged with the other answers, in `cancel_answers`.)
 
 use super::Checker;
@@ -9,7 +10,7 @@ use crate::event::Event;
 use crate::invariant::InvariantId;
 use cancelcheck_model::dialect::IdReuse;
 use cancelcheck_model::message::CancelCause;
-use cancelcheck_model::{Message, Outcome, Output, RequestId};
+use cancelcheck_model::{Message, Outcome, Output, Party, RequestId};
 
 /// A cancel or an answer naming no request; an id reused (while live, or at all where the
 /// dialect forbids it); a request given up, or its work stopped, for a cancel that named
@@ -66,9 +67,28 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
                 && !r.close_read_open
                 && !c.disconnected
             {
-                c.violate(InvariantId::ExactIdMatch, Some((party.peer(), id)));
+                c.violate(c.unheeded_cancel_rule(&r, party), Some((party.peer(), id)));
             }
         }
         _ => {}
+    }
+}
+
+impl Checker {
+    /// What a request stopped or answered as cancelled by its `receiver`, though no cancel it
+    /// heeds named it and it was not given up, breaks: where a cancel naming it was read but
+    /// the receiver declared no support for cancels (ACP RFD), acting on it breaks
+    /// `undeclared-cancel-ignored`; otherwise it was a cancel meant for another request
+    /// (`exact-id-match`).
+    pub(super) fn unheeded_cancel_rule(
+        &self,
+        r: &super::facts::Req,
+        receiver: Party,
+    ) -> InvariantId {
+        if r.cancels_received > 0 && !self.heeds_cancels(receiver, false) {
+            InvariantId::UndeclaredCancelIgnored
+        } else {
+            InvariantId::ExactIdMatch
+        }
     }
 }

@@ -106,14 +106,6 @@ pub static TABLE: &[Row] = &[
     row!(
         AcpRfd,
         RFD,
-        "A party MUST declare { cancellation: { request: true } } in their capabilities to handle $/cancelRequest notifications for their requests",
-        NotModelled(
-            "a party of the model handles cancels only if it declared support (it ignores one otherwise), but no invariant judges a party that handles a cancel it did not declare; a rule on the receiver of an undeclared cancel and a fault that honours one would"
-        )
-    ),
-    row!(
-        AcpRfd,
-        RFD,
         "Until capabilities are exchanged, NO requests can be cancelled",
         Judged {
             by: &[I::CapabilityGated],

@@ -154,11 +154,12 @@ impl Judge<'_> {
         if self.ended && !self.http {
             hidden.retain(|i| *i != InvariantId::EventualResolution);
         }
-        // The probe's own duties judge the probe; a client's own record shows the client's.
-        let own_judged = self.audit == Some(Vantage::Client);
+        // The probe's own duties judge the probe; a record shows the client's, but those that
+        // depend on what it had read only where it is the client's own.
+        let own_judged = self.audit.is_some();
         if self.audit == Some(Vantage::Between) {
             hidden.extend(
-                PROBE_OWN_DUTIES
+                READ_DEPENDENT_DUTIES
                     .into_iter()
                     .filter(|i| i.info().application(dialect).is_some()),
             );

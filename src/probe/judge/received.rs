@@ -55,8 +55,9 @@ impl Judge<'_> {
         };
         let says_given_up = match reply {
             // -32800 (or a prompt turn's cancelled stop reason) where that is the give-up's
-            // answer (ACP); in LSP it says the client cancelled, which this request it did not.
-            Reply::Cancelled => !dialect.rules().gives_up_unlike_a_cancel(),
+            // answer (ACP); in LSP it says the client cancelled, which this request it did not:
+            // a cancel meant for another request, unless none was ever sent.
+            Reply::Cancelled => !dialect.rules().gives_up_unlike_a_cancel() || !self.cancel_sent,
             // (In ACP an error -32800 answering a prompt turn is read as an error: a cancelled
             // prompt turn ends with a result.) LSP's ContentModified and ServerCancelled.
             Reply::Error(code) => give_up.says_given_up(code) || code == SERVER_CANCELLED,
@@ -157,6 +158,7 @@ impl Judge<'_> {
         let (model, parent) = self.peer_model(&msg);
         let Some(m) = model else { return };
         let m = self.full_or_partial(m, &msg);
+        let m = self.cancelled_unasked(m);
         if let (Message::Activity { id }, true) = (
             m,
             rec.stream.as_deref().is_some_and(|s| s.starts_with("get-")),
@@ -224,6 +226,29 @@ impl Judge<'_> {
             if self.resolved.insert(id) {
                 self.emit(delivered(id, Outcome::Reply(reply)));
             }
+        }
+    }
+
+    /// An answer that says "cancelled" (-32800) to a request of the probe's where the probe
+    /// never sent a cancel of any kind, in a dialect whose text says nothing of requests given
+    /// up on their own (MCP): no cancel can have been taken for the wrong request, so it is an
+    /// error answer like any other (the peer's own failure), not a breach of `exact-id-match`.
+    /// Any other message is `m` unchanged.
+    fn cancelled_unasked(&self, m: Message) -> Message {
+        match m {
+            Message::Response {
+                id,
+                reply: Reply::Cancelled,
+            } if !self.cancel_sent
+                && self.ctx.dialect.rules().give_up.is_none()
+                && self.methods.contains_key(id) =>
+            {
+                Message::Response {
+                    id,
+                    reply: Reply::Error(CANCELLED_CODE),
+                }
+            }
+            _ => m,
         }
     }
 

@@ -389,8 +389,8 @@ fn a_give_up_answered_with_another_cancel_code_breaks_internal_cancel_code() {
 #[test]
 fn lsp_give_ups_are_content_modified_never_server_cancelled() {
     let ctx = Context::new(Dialect::Lsp);
-    let answered = |answer: &str| {
-        let r = [
+    let answered_after = |cancel: Option<&str>, answer: &str| {
+        let mut r = vec![
             rec(
                 Dir::Sent,
                 r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#,
@@ -407,28 +407,37 @@ fn lsp_give_ups_are_content_modified_never_server_cancelled() {
                 Dir::Sent,
                 r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"c"}}"#,
             ),
-            rec(
-                Dir::Received,
-                &format!(r#"{{"jsonrpc":"2.0","id":1,{answer}}}"#),
-            ),
         ];
+        r.extend(cancel.map(|c| rec(Dir::Sent, c)));
+        r.push(rec(
+            Dir::Received,
+            &format!(r#"{{"jsonrpc":"2.0","id":1,{answer}}}"#),
+        ));
         judge(&ctx, &r)
     };
+    let answered = |answer: &str| answered_after(None, answer);
     let j = answered(SERVER_CANCELLED_ERROR);
     assert_found(&j, Some((InvariantId::InternalCancelCode, "warn")));
     assert!(gave_up(&j));
     let j = answered(r#""error":{"code":-32801,"message":"Content modified"}"#);
     assert_found(&j, None);
     assert!(gave_up(&j));
+    // -32800 says the client cancelled. Where the client never sent a cancel, none can have
+    // been taken for the wrong request: the server gave the request up on its own, with a code
+    // no sentence forbids for that. Once a cancel of another id was sent, it may have been.
     let j = answered(CANCELLED_ERROR);
+    assert_found(&j, None);
+    assert!(gave_up(&j));
+    let other = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":9}}"#;
+    let j = answered_after(Some(other), CANCELLED_ERROR);
     assert_found(&j, Some((InvariantId::ExactIdMatch, "fail")));
     assert!(!gave_up(&j));
 }
 
 /// Soundness: an answer to a request the probe did cancel is judged against that cancel
 /// (-32802 breaks `cancel-error-code`, a MUST, as before); and where the text says nothing of
-/// internal cancellation (MCP), a -32800 answer to a request nobody cancelled is still a
-/// cancel meant for another request.
+/// internal cancellation (MCP), a -32800 answer to a request nobody cancelled is a cancel
+/// meant for another request once one was sent, and an error like any other before.
 #[test]
 fn only_an_uncancelled_request_in_acp_is_taken_for_internal_cancellation() {
     for d in [Dialect::Acp, Dialect::AcpRfd] {
@@ -437,7 +446,7 @@ fn only_an_uncancelled_request_in_acp_is_taken_for_internal_cancellation() {
         assert!(!gave_up(&j));
     }
     let ctx = Context::new(Dialect::Mcp20251125);
-    let r = [
+    let mut r = vec![
         rec(
             Dir::Sent,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
@@ -447,6 +456,16 @@ fn only_an_uncancelled_request_in_acp_is_taken_for_internal_cancellation() {
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#,
         ),
     ];
+    let j = judge(&ctx, &r);
+    assert_found(&j, None);
+    assert!(!gave_up(&j));
+    r.insert(
+        1,
+        rec(
+            Dir::Sent,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+        ),
+    );
     let j = judge(&ctx, &r);
     assert_found(&j, Some((InvariantId::ExactIdMatch, "fail")));
     assert!(!gave_up(&j));
