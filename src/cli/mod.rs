@@ -140,7 +140,7 @@ enum Cmd {
     /// Re-run a saved trace and compare it event by event.
     Replay(replay::ReplayArgs),
     /// Probe a real implementation over stdio and judge what crosses the wire.
-    Probe(cancelcheck::probe::ProbeArgs),
+    Probe(Box<cancelcheck::probe::ProbeArgs>),
     /// Judge a recorded session (own JSONL, vscode-jsonrpc trace, MCP client log) with the
     /// probe's judge.
     Audit(cancelcheck::audit::AuditArgs),
@@ -174,7 +174,7 @@ pub fn main() -> std::process::ExitCode {
         Cmd::Merge(args) => merge::cmd(args),
         Cmd::Explore(args) => explore::cmd(args),
         Cmd::Replay(args) => replay::cmd(args),
-        Cmd::Probe(args) => cancelcheck::probe::run(args).map(|(text, code)| {
+        Cmd::Probe(args) => cancelcheck::probe::run(*args).map(|(text, code)| {
             print_out(text);
             ExitCode(code)
         }),

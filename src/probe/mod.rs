@@ -65,6 +65,16 @@ pub struct ProbeArgs {
     /// readiness wait) and the work request, which replaces --method and --params.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "params"])]
     pub recipe: Option<PathBuf>,
+    /// The request sent after a cancel to prove the peer has read everything before it; any
+    /// answer, result or error, proves it. Default: a method the peer does not know, which
+    /// JSON-RPC has it answer -32601 (MCP `ping`). Name one the peer answers at once and that
+    /// changes nothing where it answers no unknown method (every scenario then times out at its
+    /// first barrier). Overrides a recipe's `barrier`.
+    #[arg(long, value_name = "METHOD")]
+    pub barrier: Option<String>,
+    /// The barrier's params (JSON object or array); only with --barrier.
+    #[arg(long, value_name = "JSON", requires = "barrier")]
+    pub barrier_params: Option<String>,
     /// Comma-separated scenario names (default: all; `list` prints them).
     #[arg(long)]
     pub scenarios: Option<String>,
@@ -178,6 +188,7 @@ fn check_work(ctx: &Context, params: &serde_json::Value) -> anyhow::Result<()> {
         ctx,
         params,
         initialize: None,
+        barrier: None,
     };
     let text = out.work(cancelcheck_wire::WireId::Int(1), Some("the-session"));
     let msg = cancelcheck_wire::WireMessage::parse(text.as_bytes())
@@ -198,6 +209,7 @@ struct Plan {
     ctx: Context,
     params: serde_json::Value,
     recipe: Option<recipe::Recipe>,
+    barrier: Option<recipe::Barrier>,
 }
 
 fn plan(args: &ProbeArgs) -> anyhow::Result<Plan> {
@@ -245,13 +257,61 @@ fn plan(args: &ProbeArgs) -> anyhow::Result<Plan> {
     if let Some(r) = &recipe {
         check_recipe(&ctx, r)?;
     }
+    let barrier = match &args.barrier {
+        Some(method) => Some(recipe::Barrier {
+            method: method.clone(),
+            params: match &args.barrier_params {
+                None => None,
+                Some(p) => {
+                    let v: serde_json::Value = serde_json::from_str(p)
+                        .map_err(|e| bad(format!("--barrier-params: not JSON: {e}")))?;
+                    if !v.is_object() && !v.is_array() {
+                        return Err(bad("--barrier-params: expected a JSON object or array"));
+                    }
+                    Some(v)
+                }
+            },
+        }),
+        None => recipe.as_ref().and_then(|r| r.barrier.clone()),
+    };
+    if let Some(b) = &barrier {
+        let from = if args.barrier.is_some() {
+            "--barrier".to_string()
+        } else {
+            format!(
+                "--recipe {}: barrier.method",
+                args.recipe
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(""))
+                    .display()
+            )
+        };
+        check_barrier(&ctx, b).map_err(|why| bad(format!("{from} {:?}: {why}", b.method)))?;
+    }
     Ok(Plan {
         dialect,
         framing,
         ctx,
         params,
         recipe,
+        barrier,
     })
+}
+
+/// Refuses a barrier the judge would read as something else: a request of a method the
+/// model knows (the work request, `initialize`, the peer's own requests), or a cancel.
+fn check_barrier(ctx: &Context, b: &recipe::Barrier) -> Result<(), String> {
+    let request = cancelcheck_wire::WireMessage::Request {
+        id: cancelcheck_wire::WireId::Str("cancelcheck-barrier-1".into()),
+        method: b.method.clone(),
+        params: b.params.clone(),
+    };
+    if cancelcheck_wire::decode::judged_request(ctx, &request) {
+        return Err(
+            "the judge reads a request of this method as part of what it judges (the work request, the handshake, a cancel); name one the peer answers at once and that changes nothing (docs/probe.md, \"No guessing from timing\")".to_string(),
+        );
+    }
+    Ok(())
 }
 
 /// `--print-messages`: every message the probe can send with these options, a line each;
@@ -261,6 +321,7 @@ fn print_messages(plan: &Plan, json: bool) -> String {
         ctx: &plan.ctx,
         params: &plan.params,
         initialize: plan.recipe.as_ref().and_then(|r| r.initialize.as_ref()),
+        barrier: plan.barrier.as_ref(),
     };
     let steps = plan.recipe.as_ref().map_or(&[][..], |r| &r.setup[..]);
     let sent = out.everything(steps);
@@ -313,6 +374,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         ctx,
         params,
         recipe,
+        barrier,
     } = plan(args)?;
     if let Some(url) = &args.url {
         check_url(dialect, url, &args.command, args.jobs)?;
@@ -344,6 +406,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         linger: Duration::from_millis(args.linger.min(args.timeout)),
         min_work_ms: args.min_work_ms,
         recipe,
+        barrier,
         url: args.url.clone(),
     })
 }
@@ -359,6 +422,7 @@ fn check_recipe(ctx: &Context, r: &recipe::Recipe) -> anyhow::Result<()> {
         ctx,
         params: &params,
         initialize: r.initialize.as_ref(),
+        barrier: r.barrier.as_ref(),
     };
     let mut texts = Vec::new();
     if let Some(t) = out.initialize(cancelcheck_wire::WireId::Int(1), true) {

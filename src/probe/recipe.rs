@@ -35,6 +35,9 @@ pub struct RecipeFile {
     /// The work request.
     #[serde(default)]
     pub work: Option<WorkFile>,
+    /// The barrier request (the probe's default where absent).
+    #[serde(default)]
+    pub barrier: Option<WorkFile>,
 }
 
 /// A set-up step as read: exactly one of `request` and `notification`.
@@ -74,7 +77,7 @@ pub struct ReadyFile {
     pub delay_ms: Option<u64>,
 }
 
-/// The work request as read.
+/// A request as read: the work request, or the barrier.
 #[derive(Deserialize, Debug, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct WorkFile {
@@ -151,6 +154,18 @@ pub enum Ready {
     Delay(Duration),
 }
 
+/// The request the probe sends after a cancel to prove the peer has read everything before
+/// it: any answer, a result or an error, proves that. The default is a method the peer does
+/// not know (JSON-RPC has it answered -32601); a peer that answers no unknown method needs one
+/// it answers at once and that changes nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Barrier {
+    /// Its method.
+    pub method: String,
+    /// Its params.
+    pub params: Option<Value>,
+}
+
 /// A recipe, checked: what the probe sends beyond its defaults.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Recipe {
@@ -164,6 +179,8 @@ pub struct Recipe {
     pub ready: Option<Ready>,
     /// The work request's method and params.
     pub work: Option<(String, Value)>,
+    /// The barrier request, where the recipe names one.
+    pub barrier: Option<Barrier>,
 }
 
 /// A set-up request's time limit when the recipe gives none.
@@ -284,6 +301,24 @@ impl Recipe {
                 Some((w.method, params.unwrap_or(Value::Null)))
             }
         };
+        let barrier = match raw.barrier {
+            None => None,
+            Some(b) => Some(Barrier {
+                method: b.method,
+                params: match b.params {
+                    None => None,
+                    Some(p) if p.is_object() || p.is_array() => {
+                        Some(substitute(p, dir).map_err(|e| at("barrier.params", e))?)
+                    }
+                    Some(_) => {
+                        return Err(at(
+                            "barrier.params",
+                            "expected a JSON object or array".into(),
+                        ));
+                    }
+                },
+            }),
+        };
         let initialize = match raw.initialize {
             None => None,
             Some(m) => match substitute(Value::Object(m), dir) {
@@ -298,6 +333,7 @@ impl Recipe {
             setup,
             ready,
             work,
+            barrier,
         })
     }
 
@@ -410,6 +446,16 @@ mod tests {
         assert!(e.starts_with("r.json: ready: delay_ms"), "{e}");
         let e = parse(r#"{"work": {"method": "m", "params": 1}}"#).unwrap_err();
         assert!(e.starts_with("r.json: work.params:"), "{e}");
+        let e = parse(r#"{"barrier": {"method": "m", "params": "x"}}"#).unwrap_err();
+        assert!(e.starts_with("r.json: barrier.params:"), "{e}");
+        let b = parse(r#"{"barrier": {"method": "m", "params": {"q": ""}}}"#).unwrap();
+        assert_eq!(
+            b.barrier,
+            Some(Barrier {
+                method: "m".into(),
+                params: Some(serde_json::json!({"q": ""}))
+            })
+        );
         let e = parse(r#"{"wrok": {}}"#).unwrap_err();
         assert!(e.contains("unknown field `wrok`"), "{e}");
     }
@@ -434,6 +480,7 @@ mod tests {
             keys(&schema),
             [
                 "$schema",
+                "barrier",
                 "description",
                 "initialize",
                 "ready",
@@ -450,6 +497,7 @@ mod tests {
             ["delay_ms", "notification", "params", "timeout_ms"]
         );
         assert_eq!(keys(&schema["properties"]["work"]), ["method", "params"]);
+        assert_eq!(keys(&schema["properties"]["barrier"]), ["method", "params"]);
         // Every recipe under examples/ is read by the loader, and names its work request.
         let mut files = Vec::new();
         recipe_files(&root.join("examples"), &mut files);

@@ -59,6 +59,8 @@ pub struct Setup {
     pub min_work_ms: Option<u64>,
     /// The recipe (`--recipe`): initialize params, set-up steps and the readiness wait.
     pub recipe: Option<super::recipe::Recipe>,
+    /// The barrier request the user named (`--barrier`, or the recipe's), if any.
+    pub barrier: Option<super::recipe::Barrier>,
     /// Streamable HTTP (`--url`): the endpoint's URL, `{port}` standing for the port the probe
     /// picks when it starts the command (then in the command's arguments too). `None`: stdio.
     pub url: Option<String>,
@@ -270,6 +272,7 @@ impl<'a> Session<'a> {
                 .recipe
                 .as_ref()
                 .and_then(|r| r.initialize.as_ref()),
+            barrier: self.setup.barrier.as_ref(),
         }
     }
 
@@ -699,7 +702,12 @@ impl<'a> Session<'a> {
         self.barriers_open.insert(id.clone());
         let text = self.outgoing().barrier(id.clone());
         self.send_text(text);
-        let what = format!("the answer to the barrier {id}");
+        let what = match &self.setup.barrier {
+            Some(b) => format!("the answer to the barrier {id} ({}, as named)", b.method),
+            None => format!(
+                "the answer to the barrier {id} (a method the peer does not know, which JSON-RPC has it answer -32601; a peer that answers no such request needs one it does answer at once: name it with --barrier METHOD and --barrier-params, or a recipe's barrier)"
+            ),
+        };
         self.pump_until(&what, |s| !s.barriers_open.contains(&id))
     }
 
@@ -790,7 +798,7 @@ impl<'a> Session<'a> {
             let ms = self.setup.timeout.as_millis();
             self.note(
                 note::TIMEOUT,
-                &format!("no {what} within the scenario's {ms} ms; the peer was killed"),
+                &format!("{what} did not come within the scenario's {ms} ms; the peer was killed"),
                 0,
             );
         }

@@ -176,6 +176,10 @@ struct Args {
     /// program that speaks JSON-RPC but not this dialect; ignore every notification.
     #[arg(long)]
     refuse_all: bool,
+    /// Never answer a request of a method it does not know that carries no params, as some
+    /// real LSP frameworks do: a barrier of that form is never answered.
+    #[arg(long)]
+    silent_unknown_without_params: bool,
     /// ACP: answer every `session/new` with error -32000 "Authentication required", as an
     /// agent that wants `authenticate` first: no session opens.
     #[arg(long)]
@@ -771,6 +775,10 @@ impl Peer {
                             || Self::error(-32601, "Method not found", None),
                             Body::Result,
                         )
+                    }
+                    None if self.args.silent_unknown_without_params && params.is_none() => {
+                        self.apply_deferred();
+                        return;
                     }
                     None => Self::error(-32601, "Method not found", None),
                 };

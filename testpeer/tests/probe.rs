@@ -2041,3 +2041,63 @@ fn session_cancel_with_an_agent_that_never_asks_is_vacuous() {
     let why = v["scenarios"][0]["vacuous_because"].to_string();
     assert!(why.contains("session/request_permission"), "{why}");
 }
+
+/// A peer that never answers a request of a method it does not know without params (as some
+/// real LSP frameworks do) never answers the default barrier: no scenario can be decided, and
+/// none passes. Named with `--barrier` (and `--barrier-params`), a request it does answer
+/// decides them; the saved traces hold that request and re-judge to their verdicts.
+#[test]
+fn a_barrier_the_user_names_decides_what_the_default_one_cannot() {
+    let peer = ["--dialect", "lsp", "--silent-unknown-without-params"];
+    let base = ["--dialect", "lsp", "--timeout", "1500", "--jobs", "4"];
+    let (v, _, _) = probe("barrier-default", &base, &peer);
+    assert_ne!(v["verdict"], "pass", "{v:#}");
+    assert!(
+        v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["verdict"] != "pass"),
+        "{v:#}"
+    );
+    let mut named = base.to_vec();
+    named.extend([
+        "--barrier",
+        "workspace/symbol",
+        "--barrier-params",
+        r#"{"query":""}"#,
+        "--save-all",
+    ]);
+    let (v, code, _) = probe("barrier-named", &named, &peer);
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    let mut barriers = 0;
+    for s in v["scenarios"].as_array().unwrap() {
+        let path = s["trace"].as_str().expect("saved with --save-all");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let (fresh, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
+        assert!(same, "{}: {fresh:#}", s["name"]);
+        barriers += doc["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| {
+                let t = m["text"].as_str().unwrap_or("");
+                m["dir"] == "sent"
+                    && t.contains("cancelcheck-barrier-")
+                    && t.contains("workspace/symbol")
+            })
+            .count();
+    }
+    assert!(barriers > 0, "{v:#}");
+    // A barrier the judge would read as part of what it judges is refused, nothing run.
+    for method in ["workspace/executeCommand", "initialize", "$/cancelRequest"] {
+        let flags = ["--dialect", "lsp", "--barrier", method];
+        let (e, no_trace) = probe_error("barrier-refused", &flags, &peer);
+        assert!(
+            e.starts_with(&format!("--barrier {method:?}: the judge reads")),
+            "{e}"
+        );
+        assert!(no_trace);
+    }
+}

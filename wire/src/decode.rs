@@ -480,6 +480,28 @@ pub fn to_model(
     }
 }
 
+/// Whether `request` is part of what the judge reads: the work request, a request the model
+/// knows (`initialize`, the peer's own), or a message named as one of the dialect's cancels.
+/// A request of any other method is evidence of order only (a barrier).
+pub fn judged_request(ctx: &Context, request: &WireMessage) -> bool {
+    let method = match request {
+        WireMessage::Request { method, .. } | WireMessage::Notification { method, .. } => method,
+        WireMessage::Response { .. } => return false,
+    };
+    *method == ctx.work_method
+        || names_a_cancel(ctx, method)
+        || to_model(ctx, request, &mut IdMap::new(), |_| None).is_some()
+}
+
+/// Whether `method` is one of the context's dialect's cancels (generic, of a session, of a
+/// task), whatever the message's form.
+fn names_a_cancel(ctx: &Context, method: &str) -> bool {
+    let r = ctx.dialect.rules();
+    method == r.cancel_method
+        || Some(method) == r.session_cancel_method
+        || Some(method) == r.task_cancel_method
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@ pub struct Outgoing<'a> {
     pub params: &'a Value,
     /// Merged over the dialect's `initialize` params (a recipe's).
     pub initialize: Option<&'a serde_json::Map<String, Value>>,
+    /// The barrier request the user named (`--barrier`, a recipe's), instead of the dialect's.
+    pub barrier: Option<&'a crate::probe::recipe::Barrier>,
 }
 
 impl Outgoing<'_> {
@@ -62,8 +64,12 @@ impl Outgoing<'_> {
         request(id, &self.ctx.work_method, Some(params))
     }
 
-    /// A barrier: a request the peer must answer, valid in the dialect.
+    /// A barrier: a request the peer must answer, valid in the dialect (the one the user
+    /// named, if any).
     pub fn barrier(&self, id: WireId) -> String {
+        if let Some(b) = self.barrier {
+            return request(id, &b.method, b.params.clone());
+        }
         let (method, params) = self.shapes().barrier(ME);
         request(id, method, params)
     }

@@ -17,6 +17,7 @@ fn every_message_the_probe_sends_is_valid_for_its_dialects_schema() {
             ctx: &ctx,
             params: &params,
             initialize: None,
+            barrier: None,
         };
         let texts: Vec<String> = out.everything(&[]).into_iter().map(|(_, t)| t).collect();
         assert!(texts.len() >= 15, "{dialect}: {}", texts.len());
