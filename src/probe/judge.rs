@@ -308,6 +308,8 @@ struct Judge<'c> {
     audit: Option<Vantage>,
     /// A cancel of any kind crossed the wire, either way.
     any_cancel: bool,
+    /// The peer was seen acting on a cancel of the probe's (see [`Judgement::acted_on_cancel`]).
+    acted_on_cancel: bool,
     /// The probe held a cancel back from a peer that declared no support for it
     /// ([`note::WITHHELD`]).
     withheld: bool,

@@ -649,6 +649,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
         )));
     }
     report::spread_failed_work(&mut outcomes);
+    report::spread_acting(&mut outcomes);
     for o in &mut outcomes {
         if o.has_findings() || args.save_all {
             let first = o.judgement.first_finding();

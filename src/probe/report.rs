@@ -120,6 +120,36 @@ pub fn overall(outcomes: &[Outcome]) -> Status {
     })
 }
 
+/// How a run's scenarios that needed a peer acting on cancels say none was seen.
+pub const NO_ACTING: &str = "no scenario of this run showed the peer acting on a cancel (answering a cancelled request \"cancelled\", or once it had read the cancel with anything but the full result, or, where the text owes no answer, never answering one whose cancel it was proved to have read)";
+
+/// A scenario whose point shows only on a peer that acts on cancels
+/// ([`super::scenario::Acting`]) and passed is `vacuous` where the peer was not seen acting:
+/// in its own session (`id-zero`), or in any session of the run (`string-vs-number`,
+/// `empty-string-id`).
+pub fn spread_acting(outcomes: &mut [Outcome]) {
+    use super::scenario::Acting;
+    let acted_in = outcomes
+        .iter()
+        .find(|o| o.judgement.acted_on_cancel)
+        .map(|o| o.name);
+    for o in outcomes.iter_mut() {
+        let Some(s) = super::scenario::by_name(o.name) else {
+            continue;
+        };
+        let why = match (s.acting, o.judgement.acted_on_cancel, acted_in) {
+            (Acting::InSession, false, Some(other)) => format!(
+                "the peer was not seen acting on this scenario's cancel (its request answered in full, or its acting not observable here), though it acted on one in scenario {other}: it may take this id for no id (a falsy check); the scenario decided nothing (where the text asks the receiver to act, a breach shows as a finding wherever it is observable: over stdio)"
+            ),
+            (Acting::InSession | Acting::InRun, _, None) => format!(
+                "{NO_ACTING}: which cancels a peer acts on shows nothing of one seen acting on none; probe work the peer stops when it is cancelled (--method and --params, or a recipe), over stdio where the cancel's effect is not observable over HTTP"
+            ),
+            _ => continue,
+        };
+        o.judgement.learned_from_run(why);
+    }
+}
+
 /// Where one session of a run found that the work fails on its own (a call no cancel named
 /// answered with a tool's error), every other scenario that claims a cancel of a request in
 /// flight and passed is `vacuous`: the same work, sent in every session, never ran there
@@ -576,6 +606,10 @@ pub fn trace_json(setup: &super::session::Setup, o: &Outcome) -> Value {
         "peer_stderr_tail": o.end.stderr_tail,
         "verdict": judgement_json(setup.dialect, &o.judgement),
     });
+    // What the other sessions of the run taught this one, to judge it again alike.
+    if !o.judgement.from_run.is_empty() {
+        doc["from_run"] = json!(o.judgement.from_run);
+    }
     // Streamable HTTP only: a stdio trace keeps its shape.
     if let Some(url) = &setup.url {
         doc["url"] = url.clone().into();
@@ -605,6 +639,9 @@ pub struct ProbeTrace {
     pub vantage: Option<super::judge::Vantage>,
     /// The records, in the order of the file's `messages`.
     pub records: Vec<Record>,
+    /// Why the session tested nothing, as the other sessions of its run taught it
+    /// (`from_run`).
+    pub from_run: Vec<String>,
 }
 
 /// Reads a probe trace document. `Ok(None)` if it is not a probe trace; an error names the
@@ -666,21 +703,36 @@ pub fn read_probe_trace(doc: &Value) -> Result<Option<ProbeTrace>, String> {
         ),
         None => None,
     };
+    let from_run = match doc.get("from_run") {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .map(|x| x.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .ok_or("field `from_run`: expected an array of strings")?,
+    };
     Ok(Some(ProbeTrace {
         ctx,
         scenario,
         vantage,
         records,
+        from_run,
     }))
 }
 
 /// Re-judges a probe trace: the judgement, its verdict as JSON, and whether that is the
 /// recorded verdict.
 pub fn rejudge_trace(doc: &Value, t: &ProbeTrace) -> (Judgement, Value, bool) {
-    let j = match t.vantage {
+    let mut j = match t.vantage {
         Some(v) => super::judge::judge_transcript(&t.ctx, v, &t.records),
         None => judge_scenario(&t.ctx, &t.scenario, &t.records),
     };
+    for why in &t.from_run {
+        j.learned_from_run(why.clone());
+    }
     let fresh = judgement_json(t.ctx.dialect, &j);
     let same = doc.get("verdict") == Some(&fresh);
     (j, fresh, same)

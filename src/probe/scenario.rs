@@ -30,6 +30,23 @@ pub struct ProbeScenario {
     pub in_flight: bool,
     /// The transports it runs over.
     pub over: Over,
+    /// Whether its point shows only on a peer that acts on cancels.
+    pub acting: Acting,
+}
+
+/// What a scenario's point needs of the peer besides a cancel sent: a peer that leaves every
+/// request alone whatever cancel comes (as ACP and LSP allow) passes a scenario about which
+/// cancels it acts on without showing anything.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Acting {
+    /// Nothing more: its point shows on any peer (a crash, an answer, progress).
+    Any,
+    /// That the peer acts on the very cancel it sends (`id-zero`: a peer that reads 0 as no
+    /// id leaves that request alone).
+    InSession,
+    /// That the peer acts on cancels in some session of the run: the scenario's own cancel
+    /// names nothing by design (`string-vs-number`), or is one of two (`empty-string-id`).
+    InRun,
 }
 
 /// The transports a scenario runs over.
@@ -94,6 +111,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "cancel-during-work",
@@ -104,6 +122,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "cancel-after-answer",
@@ -114,6 +133,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: false,
         over: Over::NotClosing,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "cancel-crossing-answer",
@@ -124,6 +144,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "unknown-id",
@@ -134,6 +155,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: false,
         over: Over::NotClosing,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "malformed-cancels",
@@ -144,6 +166,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: false,
         over: Over::NotClosing,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "string-vs-number",
@@ -158,6 +181,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::NotClosing,
+        acting: Acting::InRun,
     },
     ProbeScenario {
         name: "id-zero",
@@ -169,6 +193,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::InSession,
     },
     ProbeScenario {
         name: "empty-string-id",
@@ -183,6 +208,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::NotClosing,
+        acting: Acting::InRun,
     },
     ProbeScenario {
         name: "two-concurrent-one-cancelled",
@@ -193,6 +219,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "same-cancel-twice",
@@ -203,6 +230,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::NotClosing,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "progress-after-answer",
@@ -213,6 +241,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: false,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: SESSION_CANCEL,
@@ -223,6 +252,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: "cancel-request-names-prompt",
@@ -233,6 +263,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: true,
         in_flight: true,
         over: Over::Any,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: DISCONNECT,
@@ -243,6 +274,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: false,
         over: Over::HttpKeeping,
+        acting: Acting::Any,
     },
     ProbeScenario {
         name: AFTER_CLOSE,
@@ -253,6 +285,7 @@ pub static SCENARIOS: &[ProbeScenario] = &[
         prompt_turn: false,
         in_flight: true,
         over: Over::HttpClosing,
+        acting: Acting::Any,
     },
 ];
 

@@ -7,7 +7,7 @@
 //! prints); the peer is this package's binary. No assertion depends on timing: every time limit
 //! is a safety net far above what the run needs.
 
-use cancelcheck::probe::{report, run};
+use cancelcheck::probe::{report, run, scenario};
 use cancelcheck_model::{Behaviour, Dialect};
 use cancelcheck_properties::InvariantId;
 use cancelcheck_properties::breaks::{breaks_in, classify};
@@ -65,6 +65,26 @@ fn mcp<'a>(flags: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec!["--dialect", "mcp-2025-11-25", "--params", FAST];
     v.extend_from_slice(flags);
     v
+}
+
+/// Whether every scenario passed but those whose point needs a peer acting on cancels, which
+/// are `vacuous` because no scenario showed it acting (and at least one is); panics on any
+/// other verdict.
+fn vacuous_for_no_acting(v: &Value) -> bool {
+    let mut any = false;
+    for s in v["scenarios"].as_array().expect("scenarios") {
+        if s["verdict"] == "vacuous" {
+            let needs = scenario::by_name(s["name"].as_str().unwrap())
+                .is_some_and(|x| x.acting != scenario::Acting::Any);
+            assert!(needs, "{}: {v:#}", s["name"]);
+            let why = s["vacuous_because"][0].as_str().unwrap_or("");
+            assert!(why.starts_with(report::NO_ACTING), "{why}");
+            any = true;
+        } else {
+            assert_eq!(s["verdict"], "pass", "{}: {v:#}", s["name"]);
+        }
+    }
+    any
 }
 
 fn findings(v: &Value) -> (Vec<String>, Vec<String>) {
@@ -176,7 +196,13 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         );
         let (inv, errors) = findings(&v);
         if !c.faulty() {
-            assert_eq!(v["verdict"], "pass", "{b} is correct in {d}: {v:#}");
+            // A correct peer that finishes every request first acts on no cancel: the
+            // scenarios about which cancels it acts on decide nothing (`vacuous`), the
+            // others pass.
+            let acts = b != Behaviour::FinishFirst;
+            assert_eq!(vacuous_for_no_acting(&v), !acts, "{b} in {d}: {v:#}");
+            let run = if acts { "pass" } else { "vacuous" };
+            assert_eq!(v["verdict"], run, "{b} is correct in {d}: {v:#}");
             assert_eq!(code, 0);
             continue;
         }
@@ -2099,5 +2125,47 @@ fn a_barrier_the_user_names_decides_what_the_default_one_cannot() {
             "{e}"
         );
         assert!(no_trace);
+    }
+}
+
+/// LSP lets a server answer a cancelled request in full. One that always does (`finish-first`)
+/// acts on no cancel, so `string-vs-number`, `id-zero` and `empty-string-id`, which ask which
+/// cancels it acts on, decide nothing: `vacuous`, with why, and the run with them; the saved
+/// traces keep what the run taught them and re-judge alike. A server that acts on cancels
+/// (`honour`) passes them.
+#[test]
+fn a_peer_that_acts_on_no_cancel_decides_nothing_about_which_cancels_it_acts_on() {
+    let work = r#"{"command":"slow","arguments":[{"ms":300}]}"#;
+    let scenarios = "cancel-during-work,string-vs-number,id-zero,empty-string-id";
+    for (b, acts) in [("finish-first", false), ("honour", true)] {
+        let flags = [
+            "--dialect",
+            "lsp",
+            "--params",
+            work,
+            "--scenarios",
+            scenarios,
+            "--jobs",
+            "4",
+            "--save-all",
+        ];
+        let (v, code, _) = probe(
+            &format!("acting-{b}"),
+            &flags,
+            &["--dialect", "lsp", "--behavior", b],
+        );
+        assert_eq!(code, 0, "{b}: {v:#}");
+        assert_eq!(vacuous_for_no_acting(&v), !acts, "{b}: {v:#}");
+        for s in v["scenarios"].as_array().unwrap() {
+            let path = s["trace"].as_str().expect("saved with --save-all");
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            assert_eq!(
+                doc.get("from_run").is_some(),
+                s["verdict"] == "vacuous",
+                "{b}: {doc:#}"
+            );
+            let (fresh, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
+            assert!(same, "{b} {}: {fresh:#}", s["name"]);
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! the judgement.
 
 use super::*;
+use cancelcheck_model::dialect::ReceiverDuty;
 
 impl Judge<'_> {
     /// Why no cancel reached a work request in flight, and what would fix it.
@@ -264,6 +265,18 @@ impl Judge<'_> {
         if self.vacuous_because.is_empty() {
             self.vacuous_because = self.undecided;
         }
+        // Where the text owes a cancelled request no answer (MCP), one never answered whose
+        // cancel the peer was proved to have read was acted on.
+        let acted_on_cancel = self.acted_on_cancel
+            || (dialect.rules().receiver_duty != ReceiverDuty::MustAnswer
+                && self.work.whole().any(|(id, w)| {
+                    self.cancelled.contains(*id)
+                        && w.answered_us.is_none()
+                        && self
+                            .sent
+                            .first_cancel(*id)
+                            .is_none_or(|k| self.sent.is_read(k))
+                }));
         Judgement {
             verdict,
             events: self.events,
@@ -277,6 +290,8 @@ impl Judge<'_> {
             not_in_flight,
             work_fails,
             record_ends: Vec::new(),
+            acted_on_cancel,
+            from_run: Vec::new(),
         }
     }
 }

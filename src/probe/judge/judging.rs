@@ -106,6 +106,7 @@ impl<'c> Judging<'c> {
                 resolved: IdSet::default(),
                 cancelled: IdSet::default(),
                 cancel_sent: false,
+                acted_on_cancel: false,
                 ambiguous_give_up: false,
                 answered: Vec::new(),
                 answered_set: IdSet::default(),

@@ -159,6 +159,18 @@ impl Judge<'_> {
         let Some(m) = model else { return };
         let m = self.full_or_partial(m, &msg);
         let m = self.cancelled_unasked(m);
+        if let Message::Response { id, reply } = m
+            && self.methods.contains_key(id)
+            && self.cancelled.contains(id)
+            && (reply.is_cancelled()
+                || (!matches!(reply, Reply::Full | Reply::Initialized { .. })
+                    && self
+                        .sent
+                        .first_cancel(id)
+                        .is_none_or(|k| self.sent.is_read(k))))
+        {
+            self.acted_on_cancel = true;
+        }
         if let (Message::Activity { id }, true) = (
             m,
             rec.stream.as_deref().is_some_and(|s| s.starts_with("get-")),

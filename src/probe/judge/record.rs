@@ -210,6 +210,16 @@ pub struct Judgement {
     /// For each record judged, how many events there were once it was read (the events of
     /// the session's end come after the last).
     pub(super) record_ends: Vec<usize>,
+    /// Whether the peer was seen acting on a cancel of the probe's: it answered a cancelled
+    /// request "cancelled", or, once the cancel was proved read, with anything but the full
+    /// result; or, where the text owes the cancelled request no answer (MCP), it never
+    /// answered one whose cancel it was proved to have read. A scenario whose point shows only
+    /// on a peer that acts on cancels ([`crate::probe::scenario::Acting`]) tested nothing
+    /// without it.
+    pub acted_on_cancel: bool,
+    /// Why the scenario tested nothing, learned from the other sessions of its run (each also
+    /// in `vacuous_because`); a saved trace keeps them, so that it re-judges alike.
+    pub from_run: Vec<String>,
 }
 
 impl Judgement {
@@ -256,8 +266,17 @@ impl Judgement {
         if !in_flight || !self.vacuous_because.is_empty() || self.work_fails.is_some() {
             return;
         }
-        self.vacuous_because
-            .push(format!("in scenario {name}, {why}"));
+        self.learned_from_run(format!("in scenario {name}, {why}"));
+    }
+
+    /// Applies `why`, a reason the scenario tested nothing that the other sessions of its run
+    /// gave, where nothing else made it vacuous or broke anything.
+    pub fn learned_from_run(&mut self, why: String) {
+        if !self.vacuous_because.is_empty() || self.status() != Status::Pass {
+            return;
+        }
+        self.vacuous_because.push(why.clone());
+        self.from_run.push(why);
         self.exercised_in_flight = false;
     }
 
