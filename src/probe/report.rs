@@ -142,7 +142,7 @@ pub fn spread_acting(outcomes: &mut [Outcome]) {
                 "the peer was not seen acting on this scenario's cancel (its request answered in full, or its acting not observable here), though it acted on one in scenario {other}: it may take this id for no id (a falsy check); the scenario decided nothing (where the text asks the receiver to act, a breach shows as a finding wherever it is observable: over stdio)"
             ),
             (Acting::InSession | Acting::InRun, _, None) => format!(
-                "{NO_ACTING}: which cancels a peer acts on shows nothing of one seen acting on none; probe work the peer stops when it is cancelled (--method and --params, or a recipe), over stdio where the cancel's effect is not observable over HTTP"
+                "{NO_ACTING}: which cancels a peer acts on shows nothing of one seen acting on none; probe work the peer stops when it is cancelled (--method and --params, or a recipe); over HTTP, probe over stdio too, where more of a cancel's effect is observable"
             ),
             _ => continue,
         };
