@@ -310,6 +310,8 @@ struct Judge<'c> {
     any_cancel: bool,
     /// The peer was seen acting on a cancel of the probe's (see [`Judgement::acted_on_cancel`]).
     acted_on_cancel: bool,
+    /// When the probe killed the peer for not exiting within `--linger` ([`note::KILLED`]).
+    killed_at_us: Option<u64>,
     /// The probe held a cancel back from a peer that declared no support for it
     /// ([`note::WITHHELD`]).
     withheld: bool,
@@ -531,6 +533,7 @@ impl Judge<'_> {
             note::OUTPUT_CLOSED if !self.client_closed => {
                 self.ended = true;
             }
+            note::KILLED => self.killed_at_us = Some(rec.t_us),
             note::TIMEOUT => self.errors.push(SessionError {
                 kind: "timeout",
                 offset: None,

@@ -794,6 +794,17 @@ impl<'a> Session<'a> {
             p.finish(deadline);
         }
         self.waited += t0.elapsed();
+        if self.http.is_none()
+            && self.timed_out.is_none()
+            && self.peer.as_ref().is_some_and(|p| p.killed)
+        {
+            let ms = self.setup.linger.as_millis();
+            self.note(
+                note::KILLED,
+                &format!("the peer had not exited {ms} ms after its input closed (--linger); it was killed"),
+                0,
+            );
+        }
         if let Some(what) = self.timed_out.take() {
             let ms = self.setup.timeout.as_millis();
             self.note(

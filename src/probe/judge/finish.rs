@@ -245,6 +245,31 @@ impl Judge<'_> {
                 self.ctx.work_method
             ));
         }
+        // A cancelled request still owed its answer when the peer was killed for not exiting
+        // within --linger: whether it would have answered is not observable.
+        if let Some(killed_us) = self.killed_at_us
+            && self.audit.is_none()
+            && dialect.rules().requester_waits
+            && self.vacuous_because.is_empty()
+            && let Some(w) = self
+                .work
+                .whole()
+                .find(|(id, w)| self.cancelled.contains(**id) && w.answered_us.is_none())
+                .map(|(_, w)| w)
+        {
+            let (id, _) = w.id_and_ms();
+            let waited = killed_us.saturating_sub(w.sent_us) / 1000;
+            let longest = self
+                .work
+                .whole()
+                .map(|(_, w)| w.id_and_ms().1)
+                .max()
+                .unwrap_or(0);
+            self.vacuous_because.push(format!(
+                "request {id} ({}) was cancelled and still unanswered when the peer was killed for not exiting after its input closed ({waited} ms after the request was sent; the longest work answered in this session took {longest} ms): whether it would have answered is not observable; raise --linger above the work's length",
+                self.ctx.work_method
+            ));
+        }
         if self.audit.is_none() && self.withheld && self.vacuous_because.is_empty() {
             self.vacuous_because.push(self.declined());
         }

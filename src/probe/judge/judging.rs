@@ -107,6 +107,7 @@ impl<'c> Judging<'c> {
                 cancelled: IdSet::default(),
                 cancel_sent: false,
                 acted_on_cancel: false,
+                killed_at_us: None,
                 ambiguous_give_up: false,
                 answered: Vec::new(),
                 answered_set: IdSet::default(),

@@ -53,6 +53,8 @@ pub mod note {
     pub const STDIN_CLOSED: &str = "stdin-closed";
     /// The scenario's time ran out; the peer was killed.
     pub const TIMEOUT: &str = "timeout";
+    /// The peer had not exited within `--linger` of its input closing; it was killed (stdio).
+    pub const KILLED: &str = "killed";
     /// Bytes on the peer's stdout that are not a frame (the text says where and why).
     pub const FRAMING: &str = "framing-error";
     /// The agent answered `session/new` with a result that names no session (ACP).

@@ -882,3 +882,63 @@ fn an_rfd_result_after_a_cancel_is_full_only_if_it_is_the_uncancelled_result() {
         "{j:?}"
     );
 }
+
+/// LSP: a cancelled request still unanswered when the probe killed the peer for not exiting
+/// within `--linger` may yet have been answered: not decidable (`vacuous`, naming the option),
+/// never a pass. Answered before the kill, the session is judged as ever.
+#[test]
+fn a_cancelled_request_unanswered_when_the_peer_was_killed_at_linger_is_not_decided() {
+    let ctx = Context::new(Dialect::Lsp);
+    let session = |answered: bool| {
+        let mut r = vec![
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#,
+            ),
+            rec(
+                Dir::Received,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#,
+            ),
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"c"}}"#,
+            ),
+            rec(
+                Dir::Sent,
+                r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#,
+            ),
+            rec(Dir::Sent, BARRIER),
+            rec(Dir::Received, BARRIER_ANSWERED),
+        ];
+        if answered {
+            r.push(rec(
+                Dir::Received,
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#,
+            ));
+        }
+        r.push(rec(
+            Dir::Note,
+            "stdin-closed: the probe closed the peer's stdin",
+        ));
+        r.push(rec(
+            Dir::Note,
+            "killed: the peer had not exited 50 ms after its input closed (--linger); it was killed",
+        ));
+        judge(&ctx, &r)
+    };
+    let j = session(false);
+    assert_eq!(j.status(), Status::Vacuous, "{:?}", j.verdict);
+    assert!(
+        j.vacuous_because[0].contains("raise --linger"),
+        "{:?}",
+        j.vacuous_because
+    );
+    let j = session(true);
+    assert_eq!(
+        j.status(),
+        Status::Pass,
+        "{:?} {:?}",
+        j.verdict,
+        j.vacuous_because
+    );
+}
