@@ -65,11 +65,12 @@ pub struct ProbeArgs {
     /// readiness wait) and the work request, which replaces --method and --params.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["method", "params"])]
     pub recipe: Option<PathBuf>,
-    /// The request sent after a cancel to prove the peer has read everything before it; any
-    /// answer, result or error, proves it. Default: a method the peer does not know, which
-    /// JSON-RPC has it answer -32601 (MCP `ping`). Name one the peer answers at once and that
-    /// changes nothing where it answers no unknown method (every scenario then times out at its
-    /// first barrier). Overrides a recipe's `barrier`.
+    /// The request sent after a cancel to prove the peer has read everything before it (over
+    /// stdio; over HTTP the proof is the 202 to each POST); any answer, result or error,
+    /// proves it. Default: MCP `ping` (2026-07-28 `server/discover`); in ACP and LSP a method
+    /// the peer does not know, which JSON-RPC has it answer -32601. Name one the peer answers
+    /// at once and that changes nothing where it answers no unknown method (every scenario
+    /// then times out at its first barrier). Overrides a recipe's `barrier`.
     #[arg(long, value_name = "METHOD")]
     pub barrier: Option<String>,
     /// The barrier's params (JSON object or array); only with --barrier.

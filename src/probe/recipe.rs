@@ -155,9 +155,10 @@ pub enum Ready {
 }
 
 /// The request the probe sends after a cancel to prove the peer has read everything before
-/// it: any answer, a result or an error, proves that. The default is a method the peer does
-/// not know (JSON-RPC has it answered -32601); a peer that answers no unknown method needs one
-/// it answers at once and that changes nothing.
+/// it (over stdio): any answer, a result or an error, proves that. The default is the
+/// dialect's (MCP `ping`; in ACP and LSP a method the peer does not know, which JSON-RPC has it
+/// answer -32601); a peer that answers no unknown method needs one it answers at once and
+/// that changes nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Barrier {
     /// Its method.
