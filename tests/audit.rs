@@ -792,3 +792,65 @@ fn a_permission_answered_with_an_error_after_session_cancel_fails_from_between_t
         not_observable(&o)
     );
 }
+
+/// MCP 2025-11-25: `tasks/cancel` is a request, and "When a rpc call is made, the Server MUST
+/// reply with a Response". A server that stops the cancelled task but never answers the
+/// `tasks/cancel` it was proved to have read (a ping answered after it), in a session whose
+/// end the record shows (the server's output closed), fails `eventual-resolution`; the same session with the task's final state as the answer
+/// does not. (Task ids as the model writes them: `task-1` for request 1.)
+#[test]
+fn a_tasks_cancel_never_answered_in_an_ended_session_fails_eventual_resolution() {
+    let tmp = Scratch::new("tasks-cancel-unanswered");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":{}}},"cancel":{}}},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"task":{"ttl":60000}}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","id":"cancel-task-1","method":"tasks/cancel","params":{"taskId":"task-1"}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":"cancel-task-1","result":{"taskId":"task-1","status":"cancelled","createdAt":"2025-11-25T00:00:00Z","lastUpdatedAt":"2025-11-25T00:00:00Z","ttl":60000}}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let pong = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+    let session = |name: &str, answered: bool| {
+        let mut s = String::new();
+        let mut line = |dir: &str, t: u64, m: &str| {
+            s.push_str(&format!(
+                "{{\"direction\":\"{dir}\",\"time\":{t},\"message\":{m}}}\n"
+            ))
+        };
+        line(C, 0, init);
+        line(S, 1_000, inited);
+        line(C, 3_000, call);
+        line(C, 50_000, cancel);
+        if answered {
+            line(S, 51_000, answer);
+        }
+        // A ping answered after it: the server had read the tasks/cancel.
+        line(C, 60_000, ping);
+        line(S, 61_000, pong);
+        s.push_str(&format!(
+            "{{\"direction\":\"{S}\",\"time\":90000,\"closed\":true}}\n"
+        ));
+        let p = tmp.path().join(name);
+        std::fs::write(&p, s).unwrap();
+        p.display().to_string()
+    };
+    let o = audit(
+        "mcp-2025-11-25",
+        "jsonl",
+        &session("unanswered.jsonl", false),
+        &save,
+    );
+    assert_eq!(
+        verdict(&o),
+        ("fail".into(), vec!["eventual-resolution".into()], Some(1)),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = audit(
+        "mcp-2025-11-25",
+        "jsonl",
+        &session("answered.jsonl", true),
+        &save,
+    );
+    let (_, broken, _) = verdict(&o);
+    assert!(broken.is_empty(), "{}", text(&o.stdout));
+}

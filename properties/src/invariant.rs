@@ -666,7 +666,7 @@ pub static CATALOG: [Invariant; 44] = [
                 JSONRPC,
                 "When a rpc call is made, the Server MUST reply with a Response",
                 Some(
-                    "a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels"
+                    "a request that was not cancelled is owed its answer; a cancelled one resolves at the requester when it cancels; a task's cancel, `tasks/cancel`, is a request and owed its answer"
                 )
             ),
             at!(

@@ -350,8 +350,10 @@ struct Judge<'c> {
     /// of that close among the messages sent.
     closes: BTreeMap<RequestId, usize>,
     /// Streamable HTTP: requests whose stream the probe dropped, and how many messages had
-    /// been sent then.
+    /// been sent when it first did.
     lost: BTreeMap<RequestId, usize>,
+    /// Streamable HTTP: when each dropped stream was resumed (`Last-Event-ID`), in order.
+    resumed: BTreeMap<RequestId, Vec<u64>>,
     /// Streamable HTTP: rules a message arriving on another stream than the one it must be
     /// ordered against leaves undecided.
     cross_stream: BTreeSet<InvariantId>,
@@ -573,19 +575,22 @@ impl Judge<'_> {
             _ => None,
         };
         let rules = dialect.rules();
-        if let WireMessage::Notification { method, .. } = &msg
-            && (method == rules.cancel_method
-                || Some(method.as_str()) == rules.session_cancel_method
-                || session_cancelled(dialect, &msg).is_some())
-        {
+        // A cancel of any kind: the dialect's notification, a session's cancel, or a task's
+        // cancel, a request (MCP 2025-11-25's `tasks/cancel`).
+        let cancel = match &msg {
+            WireMessage::Notification { method, .. } => {
+                method == rules.cancel_method
+                    || Some(method.as_str()) == rules.session_cancel_method
+                    || session_cancelled(dialect, &msg).is_some()
+            }
+            WireMessage::Request { method, .. } => {
+                Some(method.as_str()) == rules.task_cancel_method
+            }
+            WireMessage::Response { .. } => false,
+        };
+        if cancel {
             self.cancel_sent = true;
             self.any_cancel = true;
-        }
-        if let WireMessage::Notification { method, .. } = &msg
-            && (method == rules.cancel_method
-                || Some(method.as_str()) == rules.session_cancel_method
-                || session_cancelled(dialect, &msg).is_some())
-        {
             self.cancels_at.push(self.sent.len());
             // A cancel of any kind sent while a work request (not refused) is unanswered: the
             // scenario's moment came with the work in flight.

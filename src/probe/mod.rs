@@ -88,9 +88,11 @@ pub struct ProbeArgs {
     /// Each scenario's time limit in milliseconds; the peer is killed when it runs out.
     #[arg(long, default_value_t = 10_000)]
     pub timeout: u64,
-    /// How long the peer may take to exit once its input is closed (ms) before it is killed;
-    /// over HTTP, how long the probe reads what the server still sends on streams it has not
-    /// ended (a server is killed at once after).
+    /// How long the peer may take to exit once its input is closed (ms) before it is killed
+    /// (over stdio, while a work request is unanswered, at least until 1.5 times the longest
+    /// work answered in the session has passed since it was sent); over HTTP, how long the
+    /// probe reads what the server still sends on streams it has not ended (a server is
+    /// killed at once after).
     #[arg(long, default_value_t = 2_000)]
     pub linger: u64,
     /// The largest message accepted from the peer, in bytes.

@@ -511,7 +511,18 @@ fn disconnect_resume(s: &mut Session<'_>) -> Step<()> {
     if !s.resume_stream(id) {
         return Ok(());
     }
-    s.wait_untouched(id)
+    s.wait_untouched(id)?;
+    if s.resolved(id) {
+        return Ok(());
+    }
+    // The control was answered and the resumed stream carried no answer: a second resume
+    // tells an answer lost on resumption (the work went on) from work the disconnect stopped.
+    s.drop_stream(id);
+    if s.resume_stream(id) {
+        let ms = s.rng.between(150, 250);
+        s.pause(ms, |s| s.resolved(id))?;
+    }
+    Ok(())
 }
 
 /// Streamable HTTP, MCP 2026-07-28: the work's stream closed once it started (its cancel), then

@@ -139,6 +139,10 @@ pub struct Session<'a> {
     calls: u32,
     /// Streamable HTTP: an exchange failed with an error status (the record says which).
     http_failed: bool,
+    /// When each work request was sent.
+    work_sent: BTreeMap<RequestId, Instant>,
+    /// The longest a work request took to be answered in this session.
+    longest_work: Duration,
 }
 
 impl<'a> Session<'a> {
@@ -198,6 +202,8 @@ impl<'a> Session<'a> {
             init: None,
             gone: false,
             timed_out: None,
+            work_sent: BTreeMap::new(),
+            longest_work: Duration::ZERO,
             sent_bytes: 0,
             waited: Duration::ZERO,
             rng: SimRng::new(seed),
@@ -324,6 +330,9 @@ impl<'a> Session<'a> {
         for o in &outs {
             match *o {
                 Output::Send(Message::Request { id, method }) => {
+                    if matches!(method, Method::Work { .. }) {
+                        self.work_sent.insert(id, Instant::now());
+                    }
                     let text = self.request_text(id, method);
                     if let Ok(w) = self.table.register(id) {
                         self.waiters.insert(id, w);
@@ -344,6 +353,9 @@ impl<'a> Session<'a> {
                 Output::Deliver { id, outcome } => match outcome {
                     cancelcheck_model::Outcome::Reply(r) => {
                         let _ = self.table.complete(id, r);
+                        if let Some(&t) = self.work_sent.get(&id) {
+                            self.longest_work = self.longest_work.max(t.elapsed());
+                        }
                     }
                     _ => {
                         self.table.cancel(id, CancelledBy::Application);
@@ -759,6 +771,23 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// How long the peer may take to exit once its input closes: `--linger`, or over stdio,
+    /// while a work request is unanswered, long enough for it to end as the longest work
+    /// answered in this session did (1.5 times that, from when it was sent), so that a
+    /// cancelled request still owed its answer is not cut off before its work's usual length.
+    /// (Bounded by the scenario's time limit, where it is used.)
+    fn linger(&self) -> Duration {
+        if self.http.is_some() {
+            return self.setup.linger;
+        }
+        let usual = self.longest_work.mul_f64(1.5);
+        self.work_sent
+            .iter()
+            .filter(|&(&id, _)| !self.resolved(id))
+            .map(|(_, t)| usual.saturating_sub(t.elapsed()))
+            .fold(self.setup.linger, Duration::max)
+    }
+
     /// Reads the peer for `ms` milliseconds, or until `until` holds.
     pub fn pause(&mut self, ms: u64, until: impl Fn(&Session<'_>) -> bool) -> Step<()> {
         let end = Instant::now() + Duration::from_millis(ms);
@@ -768,7 +797,8 @@ impl<'a> Session<'a> {
     /// Ends the session: closes the peer's stdin, reads what it still writes until it exits
     /// (or the time runs out: then it is killed), reaps it, and returns the record.
     pub fn finish(mut self) -> (Vec<Record>, super::process::PeerEnd) {
-        let mut deadline = self.deadline.min(Instant::now() + self.setup.linger);
+        let linger = self.linger();
+        let mut deadline = self.deadline.min(Instant::now() + linger);
         if self.http.is_some() {
             // What the server still sends is read until --linger, then the server (which does
             // not exit when its client is done) is killed at once.
@@ -798,10 +828,17 @@ impl<'a> Session<'a> {
             && self.timed_out.is_none()
             && self.peer.as_ref().is_some_and(|p| p.killed)
         {
-            let ms = self.setup.linger.as_millis();
+            let ms = linger.as_millis();
+            let why = if linger > self.setup.linger {
+                "--linger, raised to 1.5 times the longest work answered while a work request was unanswered"
+            } else {
+                "--linger"
+            };
             self.note(
                 note::KILLED,
-                &format!("the peer had not exited {ms} ms after its input closed (--linger); it was killed"),
+                &format!(
+                    "the peer had not exited {ms} ms after its input closed ({why}); it was killed"
+                ),
                 0,
             );
         }

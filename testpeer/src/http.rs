@@ -175,6 +175,10 @@ struct Slot {
     answered: bool,
     /// The stream was ended by the peer (its last chunk sent).
     ended: bool,
+    /// How many times it was resumed.
+    resumes: u32,
+    /// Its events are kept but not written (the faulty first resume of `lossy_resume`).
+    muted: bool,
 }
 
 /// What the main loop should do with a request the server took.
@@ -208,6 +212,9 @@ pub struct Serve {
     backlog: Vec<String>,
     /// The model's view of the client requests' streams.
     pub streams: Streams,
+    /// The faulty event store: a stream's first resume replays nothing and carries nothing
+    /// more (its answer is lost); a second resume replays every event, the answer too.
+    pub lossy_resume: bool,
 }
 
 impl Serve {
@@ -225,6 +232,7 @@ impl Serve {
             get: None,
             backlog: Vec::new(),
             streams: Streams::default(),
+            lossy_resume: false,
         }
     }
 
@@ -373,6 +381,8 @@ impl Serve {
                                 events: Vec::new(),
                                 answered: false,
                                 ended: false,
+                                resumes: 0,
+                                muted: false,
                             },
                         );
                         self.by_conn.insert(conn, id.clone());
@@ -455,6 +465,11 @@ impl Serve {
             self.by_conn.remove(&old);
         }
         self.by_conn.insert(conn, id.clone());
+        slot.resumes += 1;
+        slot.muted = self.lossy_resume && slot.resumes == 1;
+        if slot.muted {
+            return Taken::Resumed(id);
+        }
         let replay: Vec<(u32, String)> = slot
             .events
             .iter()
@@ -482,7 +497,7 @@ impl Serve {
         let seq = u32::try_from(slot.events.len()).unwrap_or(u32::MAX);
         let event_id = stateful.then(|| format!("{}-{seq}", slot.key));
         slot.events.push((seq, text.unwrap_or("").to_string()));
-        if let Some(conn) = slot.conn {
+        if let Some(conn) = slot.conn.filter(|_| !slot.muted) {
             let bytes = h::chunk(&h::sse_event(event_id.as_deref(), text.unwrap_or("")));
             self.write(conn, &bytes);
         }
@@ -494,7 +509,7 @@ impl Serve {
             return;
         };
         slot.ended = true;
-        if let Some(conn) = slot.conn {
+        if let Some(conn) = slot.conn.filter(|_| !slot.muted) {
             self.write(conn, &h::chunk(b""));
             self.close(conn);
         }

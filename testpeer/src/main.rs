@@ -188,6 +188,11 @@ struct Args {
     /// printed on stderr) instead of stdio; the endpoint's path is any.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// With --http (MCP 2025-11-25): a broken event store, whose first resume of a stream
+    /// (`Last-Event-ID`) replays nothing and carries nothing more, the answer lost; a second
+    /// resume replays every event, the answer too. The work itself goes on.
+    #[arg(long, requires = "http")]
+    lossy_resume: bool,
 }
 
 /// How long after its call `--tool-error` answers (ms): long enough for a cancel right behind
@@ -1082,10 +1087,10 @@ fn main() -> ExitCode {
                 let version = shapes
                     .expected_version()
                     .and_then(|v| v.as_str().map(String::from));
-                Some(http::Serve::new(
-                    !args.dialect.rules().stream_close_cancels,
-                    version,
-                ))
+                let mut serve =
+                    http::Serve::new(!args.dialect.rules().stream_close_cancels, version);
+                serve.lossy_resume = args.lossy_resume;
+                Some(serve)
             }
             Err(e) => {
                 eprintln!("cancelcheck-testpeer: --http {addr}: {e}");

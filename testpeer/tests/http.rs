@@ -117,6 +117,20 @@ fn the_correct_peer_passes_over_http_in_both_mcp_dialects() {
             );
         }
         assert!(rows.iter().any(|r| r.0 == http_only), "{dialect}: {rows:?}");
+        // A request answered after its stream dropped and was resumed shows the disconnect
+        // was not taken for a cancel: the rule is decided there, not "not observable".
+        if let Some(s) = v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "disconnect-resume")
+        {
+            let hidden = s["not_observable"].as_array().unwrap();
+            assert!(
+                !hidden.iter().any(|i| i == "disconnect-not-cancel"),
+                "{s:#}"
+            );
+        }
         let run = if rows.iter().any(|r| undecided(&r.0)) {
             "vacuous"
         } else {
@@ -168,6 +182,48 @@ fn a_2025_server_that_takes_a_disconnect_for_a_cancel_is_the_should_warning() {
             "warn".to_string(),
             vec!["disconnect-not-cancel".to_string()]
         )]
+    );
+}
+
+/// A server whose event store loses the answer on the first resume, the work going on, is
+/// not taken for one that took the disconnect for a cancel: a second resume brings the
+/// answer, the scenario passes with `disconnect-not-cancel` decided, and what was seen is
+/// said. The same server with a sound store needs no second resume.
+#[test]
+fn an_answer_lost_on_resumption_is_named_not_taken_for_a_disconnect_cancel() {
+    let slow = r#"{"name":"slow","arguments":{"ms":400}}"#;
+    let flags = [
+        "--url",
+        URL,
+        "--scenarios",
+        "disconnect-resume",
+        "--params",
+        slow,
+    ];
+    let (v, code) = probe(
+        "lossy-resume",
+        "mcp-2025-11-25",
+        &flags,
+        Some(&["--lossy-resume"]),
+    );
+    let s = &v["scenarios"][0];
+    assert_eq!((s["verdict"].as_str(), code), (Some("pass"), 0), "{v:#}");
+    assert!(
+        !s["not_observable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i == "disconnect-not-cancel"),
+        "{s:#}"
+    );
+    let seen = s["assumptions"].to_string();
+    assert!(seen.contains("lost its answer on resumption"), "{s:#}");
+    let (v, _) = probe("sound-resume", "mcp-2025-11-25", &flags, Some(&[]));
+    let s = &v["scenarios"][0];
+    assert_eq!(s["verdict"], "pass", "{v:#}");
+    assert!(
+        !s["assumptions"].to_string().contains("resumption"),
+        "{s:#}"
     );
 }
 

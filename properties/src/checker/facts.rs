@@ -236,8 +236,11 @@ impl Checker {
             _ => None,
         };
         let change = self.about(i);
-        if let Input::Receive(Message::Cancel { .. }) = input
-            && self.rules().cancel_shape == CancelShape::AcknowledgedRequest
+        // A cancel that is a request is owed its answer: ABP's `capabilities/cancel`, and
+        // MCP's `tasks/cancel` (a session-wide cancel where the dialect has a task's cancel).
+        if let Input::Receive(Message::Cancel { session, .. }) = input
+            && (self.rules().cancel_shape == CancelShape::AcknowledgedRequest
+                || (session && self.rules().task_cancel_method.is_some()))
         {
             let n = &mut self.cancels_unanswered[party.index()];
             *n = n.saturating_add(1);

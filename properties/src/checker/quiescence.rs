@@ -1,6 +1,7 @@
 //! What a quiescent run owes at its end (the "eventually" invariants): every request resolved
 //! or excused by a loss (`eventual-resolution`), every cascade carried out
-//! (`cascade-complete`), every cancel that is answered answered (`cancel-result-per-table`),
+//! (`cascade-complete`), every cancel that is answered answered (`cancel-result-per-table`;
+//! MCP's `tasks/cancel`, a request, under `eventual-resolution`),
 //! nothing left open (`no-leak-at-quiescence`). A run cut short by a bound, or disconnected,
 //! is judged on none of them.
 
@@ -9,6 +10,7 @@ use super::{Checker, Excuse, Lost};
 use crate::event::Event;
 use crate::invariant::InvariantId;
 use cancelcheck_model::Party;
+use cancelcheck_model::dialect::CancelShape;
 
 /// Judges the end of the run.
 #[inline(always)]
@@ -78,8 +80,14 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, _: &Change) {
     }
     for party in [Party::Client, Party::Server] {
         if c.cancels_unanswered[party.index()] > 0 && !c.crashed[party.index()] {
-            // A cancel it read got no answer.
-            c.violate(InvariantId::CancelResultPerTable, None);
+            // A cancel it read got no answer: ABP's table gives each its answer; MCP's
+            // `tasks/cancel` is a request, which JSON-RPC has answered.
+            let rule = if c.rules().cancel_shape == CancelShape::AcknowledgedRequest {
+                InvariantId::CancelResultPerTable
+            } else {
+                InvariantId::EventualResolution
+            };
+            c.violate(rule, None);
         }
     }
     // Two requests with one id in a party's table are not the party's doing.

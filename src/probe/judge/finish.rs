@@ -114,6 +114,7 @@ impl Judge<'_> {
         self.dropped();
         if self.http {
             self.dropped_on_disconnect();
+            self.lost_on_resume();
         }
         self.emit(Event::End {
             quiescent: true,
@@ -130,6 +131,11 @@ impl Judge<'_> {
             // them broken; the rules of what follows a cancel read only so (a 202 proves the
             // read, not when it was among what the other streams carried).
             hidden.retain(|i| !(HTTP_SHOWN_WHEN_BROKEN.contains(i) && shown.contains(*i)));
+            // A request answered after its stream dropped (and was resumed) shows what the
+            // disconnect did: the work went on, or the answer says it was given up.
+            if self.survived_disconnect() {
+                hidden.retain(|i| *i != InvariantId::DisconnectNotCancel);
+            }
             for i in HTTP_CROSS_STREAM
                 .into_iter()
                 .chain(self.cross_stream.iter().copied())

@@ -88,12 +88,14 @@ impl Judge<'_> {
             }
             note::STREAM_LOST => {
                 if let Some(id) = self.lane(rec) {
-                    self.lost.insert(id, self.sent.len());
+                    let at = self.sent.len();
+                    self.lost.entry(id).or_insert(at);
                     self.emit(client(Input::StreamLost(id)));
                 }
             }
             note::STREAM_RESUMED => {
                 if let Some(id) = self.lane(rec) {
+                    self.resumed.entry(id).or_default().push(rec.t_us);
                     self.emit(client(Input::StreamResumed(id)));
                 }
             }
@@ -130,6 +132,40 @@ impl Judge<'_> {
             return false;
         }
         true
+    }
+
+    /// Streamable HTTP: whether a request whose stream the probe dropped, and never cancelled,
+    /// was answered: the wire then shows what the disconnect did to it.
+    pub(super) fn survived_disconnect(&self) -> bool {
+        self.lost.keys().any(|id| {
+            !self.cancelled.contains(*id)
+                && self.work.get(*id).is_some_and(|w| w.answered_us.is_some())
+        })
+    }
+
+    /// Streamable HTTP, at the end: what was seen of a request whose answer came only on a
+    /// later resume of its stream, the earlier resumed stream carrying none though the same
+    /// work sent after the drop was answered: the answer was lost on resumption (the server's
+    /// replay of its events), not the work stopped by the disconnect.
+    pub(super) fn lost_on_resume(&mut self) {
+        for (id, times) in &self.resumed {
+            let Some(w) = self.work.get(*id) else {
+                continue;
+            };
+            let (Some(answered), [_, second, ..]) = (w.answered_us, times.as_slice()) else {
+                continue;
+            };
+            if answered >= *second {
+                let wire = w
+                    .wire
+                    .as_ref()
+                    .map(WireId::to_json_text)
+                    .unwrap_or_default();
+                self.assumptions.push(format!(
+                    "request {wire}: its first resumed stream (Last-Event-ID) carried no answer, though the same work sent after the drop was answered; a second resume did: the work went on through the disconnect, and the server lost its answer on resumption (its replay of the stream's events)"
+                ));
+            }
+        }
     }
 
     /// Streamable HTTP, at the end: requests whose stream the probe dropped and resumed, never

@@ -144,6 +144,7 @@ impl<'c> Judging<'c> {
                 deferred: Vec::new(),
                 closes: BTreeMap::new(),
                 lost: BTreeMap::new(),
+                resumed: BTreeMap::new(),
                 cross_stream: BTreeSet::new(),
                 unanswered_work: 0,
                 retire_at: 0,
