@@ -854,3 +854,40 @@ fn a_tasks_cancel_never_answered_in_an_ended_session_fails_eventual_resolution()
     let (_, broken, _) = verdict(&o);
     assert!(broken.is_empty(), "{}", text(&o.stdout));
 }
+
+/// MCP 2025-11-25 with work run as tasks the server created (a `CreateTaskResult`, task ids
+/// of the server's choosing, `tasks/cancel` by that id under an id of the client's): the
+/// judge does not follow a task's lifecycle, so the session decides nothing (`vacuous`,
+/// saying why), never a pass, and the well-formed `tasks/cancel` is no malformed cancel.
+#[test]
+fn work_run_as_tasks_the_server_created_is_not_decided() {
+    let tmp = Scratch::new("server-tasks");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":{}}},"cancel":{}}},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"task":{"ttl":60000}}}"#;
+    let created = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","id":2,"method":"tasks/cancel","params":{"taskId":"786512e2-9e0d-44bd-8f29-789f320fe840"}}"#;
+    let cancelled = r#"{"jsonrpc":"2.0","id":2,"result":{"taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","status":"cancelled","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:01Z","ttl":60000}}"#;
+    let file = jsonl(
+        tmp.path(),
+        "tasks.jsonl",
+        &[
+            (C, 0, init),
+            (S, 1_000, inited),
+            (C, 3_000, call),
+            (S, 4_000, created),
+            (C, 50_000, cancel),
+            (S, 51_000, cancelled),
+        ],
+    );
+    let o = audit("mcp-2025-11-25", "jsonl", &file, &save);
+    assert_eq!(
+        verdict(&o),
+        ("vacuous".into(), vec![], Some(0)),
+        "{}",
+        text(&o.stdout)
+    );
+    let why = json_out(&o)["vacuous_because"].to_string();
+    assert!(why.contains("CreateTaskResult"), "{why}");
+}

@@ -312,6 +312,9 @@ struct Judge<'c> {
     acted_on_cancel: bool,
     /// When the probe killed the peer for not exiting within `--linger` ([`note::KILLED`]).
     killed_at_us: Option<u64>,
+    /// MCP 2025-11-25: the id of the first task the peer created for a request (an answer
+    /// carrying `task.taskId`, a `CreateTaskResult`), if it did.
+    created_task: Option<String>,
     /// The probe held a cancel back from a peer that declared no support for it
     /// ([`note::WITHHELD`]).
     withheld: bool,

@@ -190,6 +190,18 @@ impl Judge<'_> {
             }
             hidden.sort();
         }
+        // Work run as tasks the peer created: their answer, cancel and result follow the
+        // task's id and its own requests (tasks/get, tasks/result, tasks/cancel), which the
+        // judge does not follow; what it would decide from the requests' own answers is not
+        // what happened, so it decides nothing.
+        if let Some(task) = &self.created_task {
+            hidden = InvariantId::all()
+                .filter(|i| i.info().application(dialect).is_some())
+                .collect();
+            self.vacuous_because.push(format!(
+                "the peer ran a request as a task (it answered with a CreateTaskResult, task {task:?}): a task's result and cancel follow its own requests (tasks/get, tasks/result, tasks/cancel by the id the peer chose), which the judge does not read; nothing was decided: record or probe the same work without the request's `task` field"
+            ));
+        }
         verdict.violations.retain(|v| {
             !hidden.contains(&v.invariant)
                 && (own_judged || !PROBE_OWN_DUTIES.contains(&v.invariant))

@@ -108,6 +108,7 @@ impl<'c> Judging<'c> {
                 cancel_sent: false,
                 acted_on_cancel: false,
                 killed_at_us: None,
+                created_task: None,
                 ambiguous_give_up: false,
                 answered: Vec::new(),
                 answered_set: IdSet::default(),

@@ -91,6 +91,16 @@ impl Judge<'_> {
                 return;
             }
         };
+        if let WireMessage::Response {
+            body: Body::Result(v),
+            ..
+        } = &msg
+            && self.created_task.is_none()
+            && self.ctx.dialect.rules().task_cancel_method.is_some()
+            && let Some(task) = v.pointer("/task/taskId").and_then(Value::as_str)
+        {
+            self.created_task = Some(task.to_string());
+        }
         if let WireMessage::Response { id, body } = &msg {
             let opening = if self.initialize.as_ref() == Some(id) {
                 self.ctx.dialect.rules().initialize_method
