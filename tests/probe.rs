@@ -419,3 +419,89 @@ fn the_peers_stderr_is_shown_with_its_finding_and_kept_in_the_trace() {
         text(&r.stdout)
     );
 }
+
+/// A peer that floods its stdout once it has answered `initialize`, run by a probe whose
+/// address space is capped at 1 GiB (so that a runaway aborts instead of taking the machine
+/// down): a valid notification without end is stopped at `--max-output` with a `flood` session
+/// error, not by the scenario's time limit; so are lines that are not JSON, whose errors are
+/// kept a few only; one endless line is a framing error, reported once, and the scenario ends
+/// at its time limit. Each fails.
+#[test]
+fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
+    use std::os::unix::process::CommandExt;
+    let tmp = Scratch::new("flood");
+    let answer = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}"#;
+    for (name, flood, timeout, kinds_wanted) in [
+        (
+            "lines",
+            r#"yes '{"jsonrpc":"2.0","method":"x/flood","params":{"data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}'"#,
+            "60000",
+            &["flood"][..],
+        ),
+        (
+            "garbage",
+            "yes 'not json'",
+            "60000",
+            &["flood", "not-json-rpc"][..],
+        ),
+        (
+            "one-line",
+            "yes | tr -d '\\n'",
+            "3000",
+            &["framing", "timeout"][..],
+        ),
+    ] {
+        let peer = format!("read line; echo '{answer}'; {flood}");
+        let save = tmp.path().join(name).display().to_string();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cancelcheck"));
+        cmd.args([
+            "probe",
+            "--dialect",
+            "mcp-2025-11-25",
+            "--scenarios",
+            "cancel-during-work",
+            "--timeout",
+            timeout,
+            "--max-output",
+            "8000000",
+            "--max-frame",
+            "1000000",
+            "--json",
+            "--save",
+            &save,
+            "--",
+            "sh",
+            "-c",
+            &peer,
+        ]);
+        // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent's.
+        unsafe {
+            cmd.pre_exec(|| {
+                let cap = libc::rlimit {
+                    rlim_cur: 1 << 30,
+                    rlim_max: 1 << 30,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        let o = cmd.output().expect("the binary runs");
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o.stderr));
+        let v = json_out(&o);
+        let s = &v["scenarios"][0];
+        assert_eq!(s["verdict"], "fail", "{name}: {s:#}");
+        let mut kinds: Vec<&str> = s["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["kind"].as_str())
+            .collect();
+        assert!(kinds.len() <= 12, "{name}: a few of a kind: {kinds:?}");
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds, kinds_wanted, "{name}: {s:#}");
+    }
+}

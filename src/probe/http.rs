@@ -15,7 +15,7 @@ use cancelcheck_wire::http::{self as h, BodyKind, Dechunker, SseReader, Url};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -62,10 +62,14 @@ pub struct Arrival {
     pub what: What,
 }
 
+/// How many arrivals (each a message of at most `--max-frame`) wait for the session to read
+/// them before the connections' readers stop reading.
+const ARRIVALS: usize = 16;
+
 /// The client of one session.
 pub struct Client {
     url: Url,
-    tx: Sender<Arrival>,
+    tx: SyncSender<Arrival>,
     rx: Receiver<Arrival>,
     sockets: BTreeMap<String, TcpStream>,
     threads: Vec<JoinHandle<()>>,
@@ -80,7 +84,9 @@ pub struct Client {
 impl Client {
     /// A client of the endpoint at `url`.
     pub fn new(url: Url, max_frame: usize) -> Client {
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a server that writes faster than the session reads is held back by its
+        // connection, never buffered here without end.
+        let (tx, rx) = mpsc::sync_channel(ARRIVALS);
         Client {
             url,
             tx,
@@ -235,6 +241,10 @@ impl Client {
         for (_, s) in std::mem::take(&mut self.sockets) {
             let _ = s.shutdown(Shutdown::Both);
         }
+        // Nothing more is read: a reader blocked on a full channel ends with it.
+        let (tx, rx) = mpsc::sync_channel(0);
+        self.tx = tx;
+        drop(std::mem::replace(&mut self.rx, rx));
         for t in self.threads.drain(..) {
             let _ = t.join();
         }

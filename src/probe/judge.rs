@@ -123,6 +123,10 @@ pub const PROBE_OWN_DUTIES: [InvariantId; 2] = [
 /// (`permission-cancelled-after-cancel`: its answer written after its own `session/cancel`).
 pub const READ_DEPENDENT_DUTIES: [InvariantId; 1] = [InvariantId::CancelOnlyInProgress];
 
+/// How many session errors of one kind are kept; the others are counted (a peer that writes
+/// a million bad lines gets a report of a few and the count).
+const ERRORS_KEPT: usize = 8;
+
 /// LSP's `ServerCancelled`: "The server cancelled the request". An answer with it says its
 /// request was given up as plainly as -32800 does, in another code (in LSP, the give-up code
 /// kept for requests that support it: [`cancelcheck_model::dialect::GiveUp::reserved`]).
@@ -251,6 +255,8 @@ struct Judge<'c> {
     checker: Checker,
     events: Vec<Event>,
     errors: Vec<SessionError>,
+    /// Session errors beyond the first [`ERRORS_KEPT`] of their kind: how many, by kind.
+    errors_more: BTreeMap<&'static str, u64>,
     ids: IdMap,
     sent: Sent,
     /// Model requests the probe sent: their method.
@@ -525,7 +531,7 @@ impl Judge<'_> {
                     self.read_upto(self.sent.len() - 1);
                 }
                 self.server(Output::Crashed);
-                self.errors.push(SessionError {
+                self.error(SessionError {
                     kind: "peer-gone",
                     offset: None,
                     message: detail.to_string(),
@@ -539,17 +545,22 @@ impl Judge<'_> {
                 self.ended = true;
             }
             note::KILLED => self.killed_at_us = Some(rec.t_us),
-            note::TIMEOUT => self.errors.push(SessionError {
+            note::FLOOD => self.error(SessionError {
+                kind: "flood",
+                offset: Some(rec.offset),
+                message: detail.to_string(),
+            }),
+            note::TIMEOUT => self.error(SessionError {
                 kind: "timeout",
                 offset: None,
                 message: detail.to_string(),
             }),
-            note::FRAMING => self.errors.push(SessionError {
+            note::FRAMING => self.error(SessionError {
                 kind: "framing",
                 offset: Some(rec.offset),
                 message: detail.to_string(),
             }),
-            note::REFUSED => self.errors.push(SessionError {
+            note::REFUSED => self.error(SessionError {
                 kind: "refused",
                 offset: None,
                 message: detail.to_string(),
@@ -565,6 +576,15 @@ impl Judge<'_> {
                 self.assumptions.push(detail.to_string());
             }
             _ => {}
+        }
+    }
+
+    /// A session error: kept if fewer than [`ERRORS_KEPT`] of its kind were, else counted.
+    fn error(&mut self, e: SessionError) {
+        if self.errors.iter().filter(|k| k.kind == e.kind).count() < ERRORS_KEPT {
+            self.errors.push(e);
+        } else {
+            *self.errors_more.entry(e.kind).or_default() += 1;
         }
     }
 

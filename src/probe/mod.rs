@@ -98,6 +98,11 @@ pub struct ProbeArgs {
     /// The largest message accepted from the peer, in bytes.
     #[arg(long, default_value_t = 4 << 20)]
     pub max_frame: usize,
+    /// The most a session keeps of what its peer sends, in bytes (16 MiB): a peer that sends
+    /// more is stopped and killed at once, a `flood` session error. Each of --jobs sessions
+    /// keeps its own.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub max_output: u64,
     /// A lower bound, in ms, on how long the work request takes when nothing cancels it. An
     /// answer to a cancelled work request that comes after its cancel was sent but sooner than
     /// this after the request was sent was caused by the cancel (the verdict names this
@@ -393,7 +398,12 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
             args.command[0]
         )));
     }
-    if args.timeout == 0 || args.jobs == 0 || args.repeat == 0 || args.max_frame == 0 {
+    if args.timeout == 0
+        || args.jobs == 0
+        || args.repeat == 0
+        || args.max_frame == 0
+        || args.max_output == 0
+    {
         return Err(bad(
             "--timeout, --jobs, --repeat and --max-frame must be at least 1",
         ));
@@ -406,6 +416,7 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         command: args.command.clone(),
         timeout: Duration::from_millis(args.timeout),
         max_frame: args.max_frame,
+        max_output: args.max_output,
         linger: Duration::from_millis(args.linger.min(args.timeout)),
         min_work_ms: args.min_work_ms,
         recipe,

@@ -1,5 +1,5 @@
 //! The peer as a child process: its stdin fed by a writer thread (so a peer that never reads
-//! cannot block the probe), its stdout read by a reader thread into a channel, its stderr
+//! cannot block the probe), its stdout read by a reader thread into a bounded channel, its stderr
 //! drained by a third (so a flood cannot block the peer, and only a bounded tail is kept).
 //! Dropping a [`Peer`] kills the child (and its process group) if it still runs and always
 //! reaps it.
@@ -18,6 +18,10 @@ pub enum Chunk {
     /// The peer closed its stdout (or reading failed).
     Closed,
 }
+
+/// How many chunks of the peer's stdout (64 KiB each at most) wait for the probe to read
+/// them before the reader stops reading (and the peer's writes block).
+const STDOUT_CHUNKS: usize = 16;
 
 /// How much of the peer's stderr is kept (the end of it).
 const STDERR_TAIL: usize = 4096;
@@ -71,7 +75,9 @@ impl Peer {
                 }
             }));
         }
-        let (tx_out, rx_out) = mpsc::channel();
+        // Bounded: a peer that writes faster than the probe reads is held back by its pipe,
+        // never buffered here without end.
+        let (tx_out, rx_out) = mpsc::sync_channel(STDOUT_CHUNKS);
         if let Some(mut stdout) = child.stdout.take() {
             threads.push(std::thread::spawn(move || {
                 let mut buf = vec![0u8; 64 * 1024];
@@ -187,6 +193,9 @@ impl Peer {
             }
         }
         self.to_stdin = None;
+        // Nothing more is read: a reader blocked on a full channel ends with it.
+        let (_, closed) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.from_stdout, closed));
         // With the child gone its pipes close, so every thread ends.
         for t in self.threads.drain(..) {
             let _ = t.join();

@@ -51,6 +51,8 @@ pub struct Setup {
     pub timeout: Duration,
     /// The largest frame accepted from the peer.
     pub max_frame: usize,
+    /// The most the session keeps of what the peer sends (`--max-output`), in bytes.
+    pub max_output: u64,
     /// How long the peer may take to exit once its input is closed before it is killed (not
     /// an error: what it sends meanwhile is judged).
     pub linger: Duration,
@@ -139,6 +141,11 @@ pub struct Session<'a> {
     calls: u32,
     /// Streamable HTTP: an exchange failed with an error status (the record says which).
     http_failed: bool,
+    /// What the session keeps of the peer's output, in bytes (each message's and note's
+    /// text, and a record's own size).
+    kept: u64,
+    /// The peer sent more than `--max-output`: it is stopped and killed at once.
+    flooded: bool,
     /// When each work request was sent.
     work_sent: BTreeMap<RequestId, Instant>,
     /// The longest a work request took to be answered in this session.
@@ -202,6 +209,8 @@ impl<'a> Session<'a> {
             init: None,
             gone: false,
             timed_out: None,
+            kept: 0,
+            flooded: false,
             work_sent: BTreeMap::new(),
             longest_work: Duration::ZERO,
             sent_bytes: 0,
@@ -797,7 +806,12 @@ impl<'a> Session<'a> {
     /// Ends the session: closes the peer's stdin, reads what it still writes until it exits
     /// (or the time runs out: then it is killed), reaps it, and returns the record.
     pub fn finish(mut self) -> (Vec<Record>, super::process::PeerEnd) {
-        let linger = self.linger();
+        // A flooding peer is killed at once.
+        let linger = if self.flooded {
+            Duration::ZERO
+        } else {
+            self.linger()
+        };
         let mut deadline = self.deadline.min(Instant::now() + linger);
         if self.http.is_some() {
             // What the server still sends is read until --linger, then the server (which does
@@ -808,7 +822,7 @@ impl<'a> Session<'a> {
             p.close_stdin();
             self.note(note::STDIN_CLOSED, "the probe closed the peer's stdin", 0);
         }
-        while !self.gone && self.http.is_none() {
+        while !self.gone && !self.flooded && self.http.is_none() {
             let t0 = Instant::now();
             let chunk = self.peer.as_ref().and_then(|p| p.recv(deadline));
             self.waited += t0.elapsed();
@@ -826,6 +840,7 @@ impl<'a> Session<'a> {
         self.waited += t0.elapsed();
         if self.http.is_none()
             && self.timed_out.is_none()
+            && !self.flooded
             && self.peer.as_ref().is_some_and(|p| p.killed)
         {
             let ms = linger.as_millis();

@@ -323,7 +323,17 @@ impl Judge<'_> {
         Judgement {
             verdict,
             events: self.events,
-            errors: self.errors,
+            errors: {
+                let mut errors = self.errors;
+                for (kind, n) in self.errors_more {
+                    errors.push(SessionError {
+                        kind,
+                        offset: None,
+                        message: format!("and {n} more {kind} errors after these"),
+                    });
+                }
+                errors
+            },
             not_observable: hidden,
             protocol: self.protocol,
             handshake_refused: self.handshake_refused,

@@ -42,7 +42,7 @@ impl Judge<'_> {
                     }
                     return;
                 }
-                self.errors.push(SessionError {
+                self.error(SessionError {
                     kind: "http",
                     offset: None,
                     message: format!("{}: {detail}", rec.stream.as_deref().unwrap_or("")),

@@ -100,6 +100,7 @@ impl<'c> Judging<'c> {
                 checker,
                 events: Vec::new(),
                 errors: Vec::new(),
+                errors_more: BTreeMap::new(),
                 ids: IdMap::new(),
                 sent: Sent::new(),
                 methods: Methods::default(),

@@ -77,7 +77,7 @@ impl Judge<'_> {
         let msg = match WireMessage::parse(rec.text.as_bytes()) {
             Ok(m) => m,
             Err(e) => {
-                self.errors.push(SessionError {
+                self.error(SessionError {
                     kind: "not-json-rpc",
                     offset: Some(rec.offset + e.offset as u64),
                     // The offset is the stream's; the message shows the line it is in.

@@ -55,6 +55,8 @@ pub mod note {
     pub const TIMEOUT: &str = "timeout";
     /// The peer had not exited within `--linger` of its input closing; it was killed (stdio).
     pub const KILLED: &str = "killed";
+    /// The peer sent more than the session keeps (`--max-output`): it was stopped and killed.
+    pub const FLOOD: &str = "flood";
     /// Bytes on the peer's stdout that are not a frame (the text says where and why).
     pub const FRAMING: &str = "framing-error";
     /// The agent answered `session/new` with a result that names no session (ACP).
@@ -149,13 +151,14 @@ pub struct Record {
 }
 
 /// Every kind of [`SessionError`].
-pub const ERROR_KINDS: [&str; 6] = [
+pub const ERROR_KINDS: [&str; 7] = [
     "not-json-rpc",
     "framing",
     "peer-gone",
     "timeout",
     "refused",
     "http",
+    "flood",
 ];
 
 /// A problem that is not a clause of the catalog but breaks the session: output that is not
@@ -165,7 +168,7 @@ pub struct SessionError {
     /// `not-json-rpc`, `framing`, `peer-gone`, `timeout`, `refused` (an ACP agent answered
     /// `session/new` with a result that names no session; an error answer is a refusal the
     /// scenario is vacuous for, not a session error), `http` (Streamable HTTP: an exchange
-    /// answered with an error status).
+    /// answered with an error status), `flood` (the peer sent more than `--max-output`).
     pub kind: &'static str,
     /// Where in the peer's output, for output problems.
     pub offset: Option<u64>,

@@ -29,7 +29,7 @@ impl Session<'_> {
             if cond(self) {
                 return Ok(true);
             }
-            if self.gone {
+            if self.gone || self.flooded {
                 return Err(Stop::Gone);
             }
             if let Some(stop) = self.http_stop() {
@@ -90,13 +90,40 @@ impl Session<'_> {
     }
 
     pub(super) fn on_bytes(&mut self, bytes: &[u8]) {
+        if self.flooded {
+            return;
+        }
         self.reader.push(bytes);
         while let Some(f) = self.reader.next_frame() {
             match f {
                 Ok(f) => self.on_frame(f.offset, &f.body),
-                Err(e) => self.note(note::FRAMING, &e.to_string(), e.offset),
+                Err(e) if self.keep(e.offset, 0) => {
+                    self.note(note::FRAMING, &e.to_string(), e.offset)
+                }
+                Err(_) => return,
             }
         }
+    }
+
+    /// Counts `len` bytes of the peer's, at `offset`, and a record, against `--max-output`:
+    /// false once the session keeps no more (then the peer was noted flooding, and is
+    /// stopped and killed).
+    pub(super) fn keep(&mut self, offset: u64, len: usize) -> bool {
+        if self.flooded {
+            return false;
+        }
+        self.kept += (len + std::mem::size_of::<Record>() + 64) as u64;
+        if self.kept <= self.setup.max_output {
+            return true;
+        }
+        self.flooded = true;
+        let max = self.setup.max_output;
+        self.note(
+            note::FLOOD,
+            &format!("the peer sent more than this session keeps ({max} bytes, --max-output; reached at byte {offset} of its output): it was stopped and killed, and what it sent before is judged; raise --max-output if its output is legitimately that large"),
+            offset,
+        );
+        false
     }
 
     pub(super) fn on_frame(&mut self, offset: u64, body: &[u8]) {
@@ -105,6 +132,9 @@ impl Session<'_> {
 
     /// A message of the peer's, received on the stream labelled `stream` (Streamable HTTP).
     pub(super) fn on_frame_on(&mut self, stream: Option<&str>, offset: u64, body: &[u8]) {
+        if !self.keep(offset, body.len()) {
+            return;
+        }
         let t_us = self.t_us();
         self.records.push(Record {
             t_us,
