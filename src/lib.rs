@@ -6,6 +6,7 @@
 #![warn(unreachable_pub)]
 
 pub mod audit;
+pub mod children;
 pub mod export;
 pub mod names;
 pub mod probe;

@@ -267,18 +267,19 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     let mut ctx = Context::new(dialect);
     ctx.work_method = Scan::default().method(dialect, args.method.as_deref());
     let start = Instant::now();
-    let mut child = Command::new(&args.command[0])
-        .args(&args.command[1..])
+    let mut cmd = Command::new(&args.command[0]);
+    cmd.args(&args.command[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot start {:?}: {e} (give the server's command after `--`)",
-                args.command[0]
-            )
-        })?;
+        .stderr(Stdio::inherit());
+    // Killed with `watch`, however it dies (a SIGKILL included).
+    crate::children::die_with_parent(&mut cmd);
+    let mut child = cmd.spawn().map_err(|e| {
+        anyhow::anyhow!(
+            "cannot start {:?}: {e} (give the server's command after `--`)",
+            args.command[0]
+        )
+    })?;
     forward_signals(child.id());
     let (tx, rx) = mpsc::channel();
     let (Some(to_server), Some(from_server)) = (child.stdin.take(), child.stdout.take()) else {

@@ -505,3 +505,79 @@ fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
         assert_eq!(kinds, kinds_wanted, "{name}: {s:#}");
     }
 }
+
+/// Whether process `pid` is gone (or a zombie only its reaper still holds).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // `PID (COMM) STATE ...`
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// A probe interrupted (SIGINT: the terminal's Ctrl-C never reaches a peer in its own process
+/// group), terminated (SIGTERM) or killed (SIGKILL) while its peer runs leaves no peer behind,
+/// a peer that never exits on its own included: the probe kills its peers' process groups on
+/// the way out, and the kernel kills each peer when the probe dies.
+#[test]
+fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
+    let tmp = Scratch::new("signals");
+    for (name, sig) in [
+        ("int", libc::SIGINT),
+        ("term", libc::SIGTERM),
+        ("kill", libc::SIGKILL),
+    ] {
+        let pidfile = tmp.path().join(name);
+        // The peer writes its pid, then sleeps: it reads nothing and answers nothing.
+        let peer = format!("echo $$ > {}; exec sleep 600", pidfile.display());
+        let mut probe = std::process::Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+            .args([
+                "probe",
+                "--dialect",
+                "lsp",
+                "--scenarios",
+                "cancel-during-work",
+                "--timeout",
+                "600000",
+                "--save",
+                &tmp.path().join("found").display().to_string(),
+                "--",
+                "sh",
+                "-c",
+                &peer,
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the binary runs");
+        // Wait for the peer to have started (and written its pid).
+        let pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok())
+            {
+                break pid;
+            }
+            assert!(
+                probe.try_wait().unwrap().is_none(),
+                "{name}: the probe ended"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        // SAFETY: kill(2) on the probe's pid.
+        unsafe {
+            libc::kill(probe.id() as i32, sig);
+        }
+        let status = probe.wait().unwrap();
+        assert!(!status.success(), "{name}: {status}");
+        // The peer goes when the probe does (polled for at most a minute).
+        let mut waited = 0;
+        while !gone(pid) && waited < 6000 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited += 1;
+        }
+        assert!(gone(pid), "{name}: the peer {pid} outlived the probe");
+    }
+}

@@ -485,3 +485,49 @@ fn the_end_of_the_servers_output_decides_eventual_resolution() {
         );
     }
 }
+
+/// A `watch` killed with SIGKILL (no handler runs) leaves no server behind, one that never
+/// exits on its own included: the kernel kills the server when `watch` dies.
+#[test]
+fn a_watch_killed_leaves_no_server_behind() {
+    let tmp = Scratch::new("killed-server");
+    let pidfile = tmp.path().join("pid");
+    let log = tmp.path().join("session.jsonl");
+    // The server writes its pid, then sleeps: it reads nothing, so its input closing does
+    // not end it.
+    let server = format!("echo $$ > {}; exec sleep 600", pidfile.display());
+    let mut w = watch(&[
+        "--dialect",
+        "lsp",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        "sh",
+        "-c",
+        &server,
+    ]);
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(w.try_wait().unwrap().is_none(), "watch ended");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    w.kill().unwrap();
+    w.wait().unwrap();
+    let alive = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+    };
+    // Polled for at most a minute.
+    let start = Instant::now();
+    while alive(pid) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!alive(pid), "the server {pid} outlived watch");
+}

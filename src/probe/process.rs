@@ -4,6 +4,7 @@
 //! Dropping a [`Peer`] kills the child (and its process group) if it still runs and always
 //! reaps it.
 
+use crate::children::Groups;
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -35,6 +36,8 @@ struct ErrTail {
 
 /// A running peer.
 pub struct Peer {
+    /// Its process group's slot among those killed if the probe is interrupted.
+    group: Option<usize>,
     child: Option<Child>,
     to_stdin: Option<Sender<Vec<u8>>>,
     from_stdout: Receiver<Chunk>,
@@ -50,14 +53,16 @@ impl Peer {
     /// Starts `program args...` with piped stdio.
     pub fn spawn(program: &str, args: &[String]) -> std::io::Result<Peer> {
         use std::os::unix::process::CommandExt;
-        let mut child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             // Its own process group, so that killing it reaches whatever it started.
             .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
+            .stderr(Stdio::piped());
+        crate::children::die_with_parent(&mut cmd);
+        let mut child = cmd.spawn()?;
+        let group = Groups::hold(child.id());
         let mut threads = Vec::new();
         let (tx_in, rx_in) = mpsc::channel::<Vec<u8>>();
         if let Some(mut stdin) = child.stdin.take() {
@@ -116,6 +121,7 @@ impl Peer {
             }));
         }
         Ok(Peer {
+            group,
             child: Some(child),
             to_stdin: Some(tx_in),
             from_stdout: rx_out,
@@ -191,6 +197,9 @@ impl Peer {
                     self.status = Some(s);
                 }
             }
+        }
+        if let Some(slot) = self.group.take() {
+            Groups::release(slot);
         }
         self.to_stdin = None;
         // Nothing more is read: a reader blocked on a full channel ends with it.
