@@ -383,16 +383,46 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     Ok(passed_through(status))
 }
 
+/// Whether nothing is at `path`, or a regular file that begins as a verdict `watch` writes
+/// (its report's first line, `watch: `, or its `--json` document naming the scenario `audit`).
+fn verdict_or_none(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return true;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(16 << 10).read_to_end(&mut head));
+    let head = String::from_utf8_lossy(&head);
+    read.is_ok()
+        && (head.is_empty()
+            || head.starts_with("watch: ")
+            || (head.starts_with('{') && head.contains("\"name\": \"audit\"")))
+}
+
 /// Leaves beside `log` (in `LOG.verdict`) this session's verdict, or none. The log is
 /// rewritten by every session (a client starts its server command with the same arguments
 /// each time), and its verdict with it: written whole through [`crate::write::replace`], so a
 /// reader sees the previous verdict or the new one, never part of one. Where there is no
 /// verdict to write (the log could not be written) or it cannot be written, a previous
 /// session's is removed, so that what lies beside a log is never another session's verdict.
+/// A file there that is not a verdict `watch` wrote is never removed nor replaced: it is left
+/// alone, said on stderr, and no verdict is written.
 fn keep_verdict(log: &Path, report: Option<&str>, dialect: &str) {
     let mut path = log.as_os_str().to_owned();
     path.push(".verdict");
     let path = PathBuf::from(path);
+    if !verdict_or_none(&path) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "cancelcheck watch: {} is not a verdict watch wrote: left alone, and this session's verdict is not written (`cancelcheck audit --dialect {dialect} {}` gives it; or name another log with --log)",
+            path.display(),
+            shell_word(&log.display().to_string())
+        );
+        return;
+    }
     let Some(report) = report else {
         let _ = std::fs::remove_file(&path);
         return;

@@ -581,3 +581,50 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
         assert!(gone(pid), "{name}: the peer {pid} outlived the probe");
     }
 }
+
+/// A peer's frame that is not JSON, full of terminal controls (a new window title, a cleared
+/// screen), is quoted in the report with each control escaped: no control character but
+/// newline and tab reaches the terminal, from the probe's report nor from `replay` of its trace.
+#[test]
+fn a_peers_terminal_controls_are_printed_escaped() {
+    let tmp = Scratch::new("controls");
+    let save = tmp.path().join("found");
+    let peer = r#"read line; printf '\033]0;pwned\007\033[2J\233\177 not json\n'; sleep 1"#;
+    let o = cancelcheck(&[
+        "probe",
+        "--dialect",
+        "lsp",
+        "--framing",
+        "ndjson",
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "3000",
+        "--save",
+        &save.display().to_string(),
+        "--",
+        "sh",
+        "-c",
+        peer,
+    ]);
+    let clean = |bytes: &[u8]| {
+        let s = text(bytes);
+        !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
+    };
+    assert!(clean(&o.stdout), "{:?}", text(&o.stdout));
+    assert!(clean(&o.stderr), "{:?}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("\\u{1b}]0;pwned"),
+        "{}",
+        text(&o.stdout)
+    );
+    let trace = std::fs::read_dir(&save)
+        .expect("a trace saved")
+        .next()
+        .expect("one trace")
+        .unwrap()
+        .path();
+    let r = cancelcheck(&["replay", &trace.display().to_string()]);
+    assert!(clean(&r.stdout), "{:?}", text(&r.stdout));
+    assert!(clean(&r.stderr), "{:?}", text(&r.stderr));
+}

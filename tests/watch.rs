@@ -346,7 +346,7 @@ fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
         names.sort();
         names
     };
-    std::fs::write(&verdict, "a previous session's verdict").unwrap();
+    std::fs::write(&verdict, "watch: a previous session's verdict\n").unwrap();
     let err = run("ulimit -f 1;");
     assert_eq!(err.matches("cannot write the verdict").count(), 1, "{err}");
     assert!(
@@ -354,7 +354,7 @@ fn the_verdict_beside_the_log_is_this_sessions_whole_or_none() {
         "{err}"
     );
     assert_eq!(files(), ["s.jsonl"], "{err}");
-    std::fs::write(&verdict, "a previous session's verdict").unwrap();
+    std::fs::write(&verdict, "watch: a previous session's verdict\n").unwrap();
     let err = run("");
     assert_eq!(err, "");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&verdict).unwrap()).unwrap();
@@ -530,4 +530,66 @@ fn a_watch_killed_leaves_no_server_behind() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(!alive(pid), "the server {pid} outlived watch");
+}
+
+/// `watch` never removes nor replaces a file it did not write: with `--log DIR` (a directory:
+/// no log can be written) and with a log whose `LOG.verdict` is someone else's file, that file
+/// is left as it was, and stderr says why no verdict was written. A verdict of its own is
+/// replaced by the next session's.
+#[test]
+fn a_verdict_file_watch_did_not_write_is_left_alone() {
+    let tmp = Scratch::new("not-ours");
+    let dir = tmp.path().join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = tmp.path().join("session.jsonl");
+    let input = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
+    let session = |log: &Path| {
+        let mut child = watch(&[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--log",
+            &log.display().to_string(),
+            "--",
+            "cat",
+        ]);
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(text(&o.stdout), input);
+        text(&o.stderr)
+    };
+    for log in [&dir, &log] {
+        let mut theirs = log.as_os_str().to_owned();
+        theirs.push(".verdict");
+        let theirs = PathBuf::from(theirs);
+        std::fs::write(&theirs, "precious notes\n").unwrap();
+        let err = session(log);
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            "precious notes\n",
+            "{}",
+            log.display()
+        );
+        assert!(err.contains("is not a verdict watch wrote"), "{err}");
+    }
+    // Once the file is watch's own, the next session replaces it.
+    let mut ours = log.as_os_str().to_owned();
+    ours.push(".verdict");
+    let ours = PathBuf::from(ours);
+    std::fs::remove_file(&ours).unwrap();
+    session(&log);
+    let first = std::fs::read_to_string(&ours).unwrap();
+    assert!(first.starts_with("watch: "), "{first}");
+    let err = session(&log);
+    assert!(!err.contains("is not a verdict"), "{err}");
+    assert!(
+        std::fs::read_to_string(&ours)
+            .unwrap()
+            .starts_with("watch: ")
+    );
 }

@@ -57,10 +57,31 @@ impl ExitCode {
 
 /// Writing to stdout and stderr without panicking. A write to stdout that fails stops every
 /// later one; a broken pipe is remembered as such (the reader went away: the Unix convention
-/// is a quiet exit), any other failure with its message, for `main` to report.
+/// is a quiet exit), any other failure with its message, for `main` to report. What is written
+/// never holds a control character but newline and tab: text a peer or a file supplied (a
+/// frame quoted in a session error, a line of a transcript) cannot drive the terminal.
 pub mod out {
+    use std::borrow::Cow;
     use std::io::Write;
     use std::sync::Mutex;
+
+    /// `s` with every control character but newline and tab (C0, DEL, C1) written as its
+    /// escape, `\u{1b}`.
+    pub fn inert(s: &str) -> Cow<'_, str> {
+        let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+        if !s.chars().any(bad) {
+            return Cow::Borrowed(s);
+        }
+        let mut t = String::with_capacity(s.len() + 16);
+        for c in s.chars() {
+            if bad(c) {
+                t.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            } else {
+                t.push(c);
+            }
+        }
+        Cow::Owned(t)
+    }
 
     /// What became of stdout.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,14 +113,14 @@ pub mod out {
             return;
         }
         let mut o = std::io::stdout().lock();
-        if let Err(e) = o.write_all(s.as_bytes()) {
+        if let Err(e) = o.write_all(inert(s).as_bytes()) {
             record(&e);
         }
     }
 
     /// Writes `s` to stderr in one call; a failure there has nowhere to be reported.
     pub fn stderr(s: &str) {
-        let _ = std::io::stderr().lock().write_all(s.as_bytes());
+        let _ = std::io::stderr().lock().write_all(inert(s).as_bytes());
     }
 
     /// Flushes stdout and says what became of it.
@@ -193,7 +214,7 @@ pub fn main() -> std::process::ExitCode {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("cancelcheck: {e:#}");
+            out::stderr(&format!("cancelcheck: {e:#}\n"));
             ExitCode(2)
         }
     };
