@@ -437,11 +437,10 @@ fn kind_of(t: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Reads a whole regular file of at most `max_bytes` bytes as UTF-8. Anything else (a FIFO,
-/// a device such as `/dev/zero`, a directory) is refused before it is opened: a pipe may
-/// never end, or never start.
-pub fn read_text(file: &Path, max_bytes: u64) -> Result<String, InputError> {
-    use std::io::Read;
+/// Opens `file` for reading if it is a regular file. Anything else (a FIFO, a device such as
+/// `/dev/zero`, a directory, a socket) is refused before it is opened, and again if it became
+/// one meanwhile: a pipe may never end, or never start.
+pub fn open_regular(file: &Path) -> Result<std::fs::File, InputError> {
     let fail = |expected: String| InputError {
         file: file.to_path_buf(),
         field: String::new(),
@@ -453,17 +452,9 @@ pub fn read_text(file: &Path, max_bytes: u64) -> Result<String, InputError> {
             kind_of(t)
         ))
     };
-    let too_big = |len: u64| {
-        fail(format!(
-            "is {len} bytes or more, over the input limit of {max_bytes} bytes; raise it with --max-input-bytes"
-        ))
-    };
     let meta = std::fs::metadata(file).map_err(|e| fail(format!("cannot be read: {e}")))?;
     if !meta.is_file() {
         return Err(not_regular(meta.file_type()));
-    }
-    if meta.len() > max_bytes {
-        return Err(too_big(meta.len()));
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -481,6 +472,36 @@ pub fn read_text(file: &Path, max_bytes: u64) -> Result<String, InputError> {
         .map_err(|e| fail(format!("cannot be read: {e}")))?;
     if !meta.is_file() {
         return Err(not_regular(meta.file_type()));
+    }
+    Ok(f)
+}
+
+/// Reads a whole regular file of at most `max_bytes` bytes as UTF-8. Anything else (a FIFO,
+/// a device such as `/dev/zero`, a directory) is refused before it is opened: a pipe may
+/// never end, or never start.
+pub fn read_text(file: &Path, max_bytes: u64) -> Result<String, InputError> {
+    read_text_within(file, max_bytes, "raise it with --max-input-bytes")
+}
+
+/// [`read_text`], saying `fix` of a file over `max_bytes`.
+pub fn read_text_within(file: &Path, max_bytes: u64, fix: &str) -> Result<String, InputError> {
+    use std::io::Read;
+    let fail = |expected: String| InputError {
+        file: file.to_path_buf(),
+        field: String::new(),
+        expected,
+    };
+    let too_big = |len: u64| {
+        fail(format!(
+            "is {len} bytes or more, over the input limit of {max_bytes} bytes; {fix}"
+        ))
+    };
+    let f = open_regular(file)?;
+    let meta = f
+        .metadata()
+        .map_err(|e| fail(format!("cannot be read: {e}")))?;
+    if meta.len() > max_bytes {
+        return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
     f.take(max_bytes.saturating_add(1))

@@ -891,3 +891,62 @@ fn work_run_as_tasks_the_server_created_is_not_decided() {
     let why = json_out(&o)["vacuous_because"].to_string();
     assert!(why.contains("CreateTaskResult"), "{why}");
 }
+
+/// Every file argument refuses what is not a regular file, before it opens it: `audit` of a
+/// FIFO without a writer or of `/dev/zero`, `probe --baseline` and `--recipe` of a FIFO, and a
+/// recipe's `${text:FILE}` naming `/dev/zero`, each exit 2 naming the file and what it is (run
+/// with a time limit: before, the FIFO hung and the device was read without end).
+#[test]
+fn fifos_and_devices_are_refused_by_every_file_argument() {
+    use std::time::{Duration, Instant};
+    let tmp = Scratch::new("special-files");
+    let fifo = tmp.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let recipe = tmp.path().join("recipe.json");
+    std::fs::write(
+        &recipe,
+        r#"{"work":{"method":"workspace/executeCommand","params":{"command":"x","arguments":["${text:/dev/zero}"]}}}"#,
+    )
+    .unwrap();
+    let f = fifo.display().to_string();
+    let r = recipe.display().to_string();
+    for (args, what) in [
+        (vec!["audit", "--dialect", "lsp", &f], "is a FIFO"),
+        (
+            vec!["audit", "--dialect", "lsp", "/dev/zero"],
+            "is a character device",
+        ),
+        (
+            vec!["probe", "--dialect", "lsp", "--baseline", &f, "--", "true"],
+            "is a FIFO",
+        ),
+        (
+            vec!["probe", "--dialect", "lsp", "--recipe", &f, "--", "true"],
+            "is a FIFO",
+        ),
+        (
+            vec!["probe", "--dialect", "lsp", "--recipe", &r, "--", "true"],
+            "/dev/zero: is a character device",
+        ),
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if child.try_wait().unwrap().is_none() {
+            let _ = child.kill();
+            panic!("{args:?} did not end");
+        }
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(what), "{args:?}: {}", text(&o.stderr));
+    }
+}

@@ -76,8 +76,7 @@ fn line_error(file: &Path, e: &LineError) -> anyhow::Error {
 }
 
 fn open(args: &AuditArgs) -> anyhow::Result<Lines<BufReader<std::fs::File>>> {
-    let f = std::fs::File::open(&args.file)
-        .map_err(|e| bad(format!("{}: cannot read it: {e}", args.file.display())))?;
+    let f = crate::trace_file::open_regular(&args.file).map_err(|e| bad(e.to_string()))?;
     Ok(Lines::new(BufReader::new(f), args.format, args.max_line))
 }
 

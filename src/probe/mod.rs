@@ -606,8 +606,12 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
     let accepted = match &args.baseline {
         None => None,
         Some(file) => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| bad(format!("--baseline {}: {e}", file.display())))?;
+            let text = crate::trace_file::read_text_within(
+                file,
+                crate::trace_file::DEFAULT_MAX_INPUT_BYTES,
+                "a baseline is read up to that size",
+            )
+            .map_err(|e| bad(format!("--baseline: {e}")))?;
             Some(baseline::parse(file, &text).map_err(|e| bad(format!("--baseline: {e}")))?)
         }
     };

@@ -8,6 +8,7 @@
 //! name the recipe's folder: `${dir}` (its absolute path), `${dirUri}` (its `file://` URI),
 //! and a whole string `${text:PATH}` is the text of the file PATH (relative to the folder).
 
+use crate::trace_file::{DEFAULT_MAX_INPUT_BYTES, read_text_within};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -184,6 +185,9 @@ pub struct Recipe {
     pub barrier: Option<Barrier>,
 }
 
+/// What to do with a recipe, or a file it names, over the input limit.
+const TOO_BIG: &str = "a recipe and the files it names are read up to that size";
+
 /// A set-up request's time limit when the recipe gives none.
 pub const STEP_TIMEOUT_MS: u64 = 10_000;
 /// The readiness notification's time limit when the recipe gives none.
@@ -192,7 +196,8 @@ pub const READY_TIMEOUT_MS: u64 = 30_000;
 impl Recipe {
     /// Reads and checks `file`; an error names the file, the field path and the fix.
     pub fn load(file: &Path) -> Result<Recipe, String> {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text =
+            read_text_within(file, DEFAULT_MAX_INPUT_BYTES, TOO_BIG).map_err(|e| e.to_string())?;
         let dir = std::path::absolute(file)
             .ok()
             .and_then(|p| p.parent().map(Path::to_path_buf))
@@ -386,12 +391,10 @@ fn substitute(v: Value, dir: &Path) -> Result<Value, String> {
                 && let Some(rel) = rest.strip_suffix('}')
             {
                 let path = dir.join(rel);
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    format!(
-                        "{s}: {}: {e} (the path is relative to the recipe's folder)",
-                        path.display()
-                    )
-                })?;
+                let text =
+                    read_text_within(&path, DEFAULT_MAX_INPUT_BYTES, TOO_BIG).map_err(|e| {
+                        format!("{s}: {e} (the path is relative to the recipe's folder)")
+                    })?;
                 Value::String(text)
             } else {
                 let d = dir.display().to_string();
