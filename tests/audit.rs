@@ -947,6 +947,10 @@ fn fifos_and_devices_are_refused_by_every_file_argument() {
         }
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-        assert!(text(&o.stderr).contains(what), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(what),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
     }
 }

@@ -179,6 +179,29 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
     v["seeds"] = Value::from(3);
     std::fs::write(&cut, v.to_string()).unwrap();
+    // Numbers no run gives: a sum past 2^64 - 1, more failing seeds than seeds, a time that
+    // is negative or past any run's, no worker thread.
+    let forged = |name: &str, field: &str, value: Value| {
+        let file = dir.join(name).display().to_string();
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
+        v[field] = value;
+        std::fs::write(&file, v.to_string()).unwrap();
+        file
+    };
+    let wraps = forged("wraps.json", "events", Value::from(u64::MAX));
+    let too_failing = forged("failing.json", "failing_seeds", Value::from(21));
+    let negative = forged("negative.json", "seconds", Value::from(-1.0));
+    let forever = forged("forever.json", "seconds", Value::from(1e308));
+    let no_jobs = forged("no-jobs.json", "jobs", Value::from(0));
+    for (file, field) in [
+        (&wraps, "field `events`"),
+        (&too_failing, "field `failing_seeds`"),
+        (&negative, "field `seconds`"),
+        (&forever, "field `seconds`"),
+        (&no_jobs, "field `jobs`"),
+    ] {
+        merge_refused(&[&s0, file], &[file, field]);
+    }
     assert_eq!(
         run(&["merge", &s0, &s1, "--json"], 0).status.code(),
         Some(0)

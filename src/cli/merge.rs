@@ -256,6 +256,50 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
             "expected false: a shard run with --stop-first stopped early and its counts are not whole",
         ));
     }
+    // Counts no run can give are refused, not summed.
+    if !(doc.seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&doc.seconds)) {
+        return Err(field_error(
+            file,
+            "seconds",
+            format!(
+                "expected the shard's run time, from 0 to {MAX_SECONDS} seconds, found {}",
+                doc.seconds
+            ),
+        ));
+    }
+    for (field, n) in [
+        ("failing_seeds", doc.failing_seeds),
+        ("truncated_runs", doc.truncated_runs),
+    ] {
+        if n > doc.seeds {
+            return Err(field_error(
+                file,
+                field,
+                format!(
+                    "expected at most the seeds the shard ran ({}), found {n}",
+                    doc.seeds
+                ),
+            ));
+        }
+    }
+    if doc.failures.len() as u64 > doc.failing_seeds {
+        return Err(field_error(
+            file,
+            "failures",
+            format!(
+                "expected at most failing_seeds ({}) entries, found {}",
+                doc.failing_seeds,
+                doc.failures.len()
+            ),
+        ));
+    }
+    if doc.jobs == 0 || doc.jobs > MAX_JOBS {
+        return Err(field_error(
+            file,
+            "jobs",
+            format!("expected from 1 to {MAX_JOBS}, found {}", doc.jobs),
+        ));
+    }
     let mut failures = Vec::with_capacity(doc.failures.len());
     for (n, f) in doc.failures.iter().enumerate() {
         let mut invariants = Vec::with_capacity(f.invariants.len());
@@ -297,6 +341,12 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
         summary,
     })
 }
+
+/// The longest a shard can have run: about 31 years.
+const MAX_SECONDS: f64 = 1e9;
+
+/// The most worker threads a shard can have run with.
+const MAX_JOBS: usize = 1 << 16;
 
 /// `merge`.
 pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -347,6 +397,20 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     slots.all_given()?;
+    // Sums that cannot be: a count past what 64 bits hold is no run's.
+    let mut events: u64 = 0;
+    for s in &shards {
+        events = events.checked_add(s.doc.events).ok_or_else(|| {
+            field_error(
+                &s.file,
+                "events",
+                format!(
+                    "found {}, which with the other shards' passes 2^64 - 1 events: not a run's count",
+                    s.doc.events
+                ),
+            )
+        })?;
+    }
 
     let mut summary = Summary::default();
     let (mut secs, mut jobs) = (0.0, 0);
