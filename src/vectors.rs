@@ -183,6 +183,9 @@ pub struct WriteError {
     pub path: PathBuf,
     /// What went wrong, and the fix where there is one.
     pub reason: String,
+    /// Writing or reading failed (a full disk, no permission), rather than a file that
+    /// differs being refused.
+    pub io: bool,
 }
 
 impl fmt::Display for WriteError {
@@ -211,6 +214,7 @@ pub fn write_dir(dir: &Path, files: &[VectorFile]) -> Result<Vec<Written>, Write
     let io = |path: &Path, e: std::io::Error| WriteError {
         path: path.to_path_buf(),
         reason: e.to_string(),
+        io: true,
     };
     let docs: Vec<(PathBuf, String)> = files
         .iter()
@@ -231,6 +235,7 @@ pub fn write_dir(dir: &Path, files: &[VectorFile]) -> Result<Vec<Written>, Write
     let refuse = |path: &Path| WriteError {
         path: path.to_path_buf(),
         reason: "exists and differs; remove it or choose another --out directory".into(),
+        io: false,
     };
     for (path, text) in &docs {
         if differs(path, text)? == Some(true) {

@@ -1304,3 +1304,63 @@ fn the_probe_prints_every_message_it_can_send_without_a_peer() {
         &["--params", "prompt"],
     );
 }
+
+/// The README's exit codes where output cannot be written or input holds nothing: `audit`
+/// whose failing finding's trace cannot be saved exits 3 (it exited 1); a transcript with no
+/// message at all is bad input, 2 (an empty one exited 0); `vectors --out` into a place no
+/// file can be written exits 3 (it exited 2, "bad input").
+#[test]
+fn exit_codes_for_unwritten_output_and_empty_input_are_the_readmes() {
+    let tmp = Scratch::new("exit-codes");
+    let dir = tmp.path();
+    let a_file = write(dir, "a-file", "");
+    let failing = write(
+        dir,
+        "fail.jsonl",
+        concat!(
+            r#"{"direction":"client-to-server","time":0,"message":{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"x"}}}"#,
+            "\n",
+            r#"{"direction":"client-to-server","time":5,"message":{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}}"#,
+            "\n",
+            r#"{"direction":"server-to-client","time":9,"message":{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}}"#,
+            "\n"
+        ),
+    );
+    // Saved where a file stands in for the folder: the trace cannot be saved.
+    let unsaved = format!("{a_file}/found");
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "100",
+        "--save",
+        &unsaved,
+        &failing,
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("NOT SAVED"), "{}", text(&o.stdout));
+    let saved = dir.join("found").display().to_string();
+    let o = cancelcheck(&[
+        "audit",
+        "--dialect",
+        "lsp",
+        "--min-work-ms",
+        "100",
+        "--save",
+        &saved,
+        &failing,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    rejects(
+        &["audit", "--dialect", "lsp", &a_file],
+        &["holds no message"],
+    );
+    let o = cancelcheck(&["vectors", "--out", &format!("{a_file}/vectors")]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("NOT WRITTEN"),
+        "{}",
+        text(&o.stderr)
+    );
+}

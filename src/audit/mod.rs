@@ -427,6 +427,13 @@ pub fn run(args: AuditArgs) -> anyhow::Result<(String, u8)> {
     if read.messages == 0 && read.skipped > 0 {
         return Err(no_message(&args, read.skipped));
     }
+    if read.messages == 0 {
+        return Err(bad(format!(
+            "{}: holds no message ({} lines, none of them a message or a note of a party's output ending): there is nothing to judge; give the file the session was recorded in",
+            args.file.display(),
+            read.lines
+        )));
+    }
     let mut outcome = session_outcome(read.judgement);
     if outcome.has_findings() {
         let verdict = report::judgement_json(dialect, &outcome.judgement);
@@ -492,7 +499,7 @@ pub struct Summary {
 /// code, with the transcript's [`Summary`] in place of the probe's command and costs).
 pub fn render(dialect: Dialect, sum: &Summary, outcome: Outcome, json: bool) -> (String, u8) {
     let outcomes = [outcome];
-    let code = report::overall(&outcomes).exit_code();
+    let code = report::exit_code(&outcomes);
     let text = if json {
         let mut doc = report::run_json(dialect, Framing::Ndjson, &[], &outcomes);
         if let Some(o) = doc.as_object_mut() {

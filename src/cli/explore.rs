@@ -259,7 +259,9 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
     let tty = std::io::stderr().is_terminal();
     let progress = |depth: u32, unique: u64, frontier: u64| {
         if tty {
-            eprint!("\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}");
+            super::out::stderr_raw(&format!(
+                "\r\x1b[2Kdepth {depth}: {unique} unique states, frontier {frontier}"
+            ));
         }
     };
     let mut out = search_one(&args, &scenario, &setup, &progress);
@@ -275,7 +277,7 @@ pub fn cmd(args: ExploreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if tty {
-        eprint!("\r\x1b[2K");
+        super::out::stderr_raw("\r\x1b[2K");
     }
     emit(&out, args.json);
     if let Some(why) = &out.save_error {

@@ -19,11 +19,6 @@ macro_rules! eprintln {
         $crate::cli::out::stderr(&format!("{}\n", format_args!($($arg)*)))
     };
 }
-macro_rules! eprint {
-    ($($arg:tt)*) => {
-        $crate::cli::out::stderr(&format!("{}", format_args!($($arg)*)))
-    };
-}
 
 mod adjust;
 mod catalog;
@@ -120,7 +115,13 @@ pub mod out {
 
     /// Writes `s` to stderr in one call; a failure there has nowhere to be reported.
     pub fn stderr(s: &str) {
-        let _ = std::io::stderr().lock().write_all(inert(s).as_bytes());
+        stderr_raw(&inert(s));
+    }
+
+    /// Writes `s`, the program's own text with its own controls (a progress line that
+    /// redraws itself), to stderr as it is.
+    pub fn stderr_raw(s: &str) {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
     }
 
     /// Flushes stdout and says what became of it.

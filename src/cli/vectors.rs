@@ -25,9 +25,19 @@ pub struct VectorsArgs {
 pub fn cmd(args: VectorsArgs) -> anyhow::Result<ExitCode> {
     let files = vectors::load(args.dialect)?;
     if let Some(dir) = &args.out {
-        for w in vectors::write_dir(dir, &files)? {
-            let what = if w.unchanged { "unchanged" } else { "wrote" };
-            println!("{what} {}", w.path.display());
+        match vectors::write_dir(dir, &files) {
+            Ok(written) => {
+                for w in written {
+                    let what = if w.unchanged { "unchanged" } else { "wrote" };
+                    println!("{what} {}", w.path.display());
+                }
+            }
+            // Output that could not be written (a full disk): exit 3, as the README says.
+            Err(e) if e.io => {
+                super::out::stderr(&format!("cancelcheck: vectors NOT WRITTEN: {e}\n"));
+                return Ok(ExitCode(3));
+            }
+            Err(e) => return Err(e.into()),
         }
     } else if args.json {
         print_out(pretty(&vectors::document(&files)));

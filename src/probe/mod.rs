@@ -682,7 +682,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<(String, u8)> {
             o.trace = Some(report::save(&args.save, &name, &doc).map_err(|e| e.to_string()));
         }
     }
-    let mut code = report::overall(&outcomes).exit_code();
+    let mut code = report::exit_code(&outcomes);
     let compared = accepted.map(|entries| baseline::compare(&outcomes, &entries));
     if let Some(c) = &compared {
         code = u8::from(!c.matches());

@@ -120,6 +120,20 @@ pub fn overall(outcomes: &[Outcome]) -> Status {
     })
 }
 
+/// The exit code of a run's `outcomes`: [`overall`]'s, unless the trace of a finding (a
+/// scenario that failed or warned) could not be saved: then 3, as the README's table says.
+pub fn exit_code(outcomes: &[Outcome]) -> u8 {
+    let unsaved = outcomes.iter().any(|o| {
+        matches!(o.trace, Some(Err(_)))
+            && matches!(o.judgement.status(), Status::Fail | Status::Warn)
+    });
+    if unsaved {
+        3
+    } else {
+        overall(outcomes).exit_code()
+    }
+}
+
 /// How a run's scenarios that needed a peer acting on cancels say none was seen.
 pub const NO_ACTING: &str = "no scenario of this run showed the peer acting on a cancel (answering a cancelled request \"cancelled\", or once it had read the cancel with anything but the full result, or, where the text owes no answer, never answering one whose cancel it was proved to have read)";
 
