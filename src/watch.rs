@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The options of `cancelcheck watch`.
 #[derive(clap::Args, Debug, Clone)]
@@ -75,6 +75,13 @@ struct Tap {
     log: Log,
     tx: mpsc::Sender<Event>,
 }
+
+/// How often `watch` looks whether the server exited while its output stays open.
+const EXIT_POLL: Duration = Duration::from_millis(100);
+
+/// How long the server's output may stay open after the server exited (held by a process it
+/// started, such as a daemon) before the session is taken to have ended with the server.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// The server's pid, for the signal handler.
 static CHILD: AtomicI32 = AtomicI32::new(0);
@@ -309,8 +316,38 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
     let mut scan = Scan::default();
     let mut messages = 0u64;
     let mut unframed = Vec::new();
-    // Until the server's stdout closes (the client's stdin may stay open).
-    while let Ok(ev) = rx.recv() {
+    // Until the server's stdout closes (the client's stdin may stay open), or the server has
+    // exited and its output stays open a while longer, held by a process it started.
+    let mut exited: Option<Instant> = None;
+    let mut held_open = false;
+    loop {
+        let ev = match rx.recv_timeout(EXIT_POLL) {
+            Ok(ev) => ev,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if exited.is_none() && matches!(child.try_wait(), Ok(Some(_))) {
+                    exited = Some(Instant::now());
+                }
+                if exited.is_some_and(|at| at.elapsed() >= EXIT_GRACE) {
+                    // The session ended with the server; what holds its output is not it.
+                    let t = micros(start);
+                    tap.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .log
+                        .line(&jsonl_closed_line(false, t));
+                    judging.push(&Record {
+                        t_us: t,
+                        dir: Dir::Note,
+                        offset: 0,
+                        text: crate::probe::judge::output_closed(false),
+                        stream: None,
+                    });
+                    held_open = true;
+                    break;
+                }
+                continue;
+            }
+        };
         let (client, t, f) = match ev {
             Event::Message(c, t, f) => (c, t, f),
             Event::Unframed(c, e) => {
@@ -347,7 +384,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
         });
         messages += 1;
     }
-    let _ = down.join();
+    if !held_open {
+        let _ = down.join();
+    }
     let status = child.wait()?;
     let logged = tap
         .lock()
@@ -378,6 +417,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<u8> {
             report.push_str(&format!("not framed ({}): {u}\n", framing.as_str()));
         }
         report.push_str(&format!("server: {status}\n"));
+        if held_open {
+            report.push_str("server's output: still open 1 s after it exited, held by a process it started; the session was taken to end with the server\n");
+        }
     }
     keep_verdict(&args.log, logged.then_some(report.as_str()), &args.dialect);
     Ok(passed_through(status))

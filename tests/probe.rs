@@ -628,3 +628,53 @@ fn a_peers_terminal_controls_are_printed_escaped() {
     assert!(clean(&r.stdout), "{:?}", text(&r.stdout));
     assert!(clean(&r.stderr), "{:?}", text(&r.stderr));
 }
+
+/// A peer that starts a daemon (a process in a session of its own, outside the peer's process
+/// group) holding its stdout and stderr, then exits: the probe ends the scenario with the
+/// peer gone, and ends the run while the daemon still lives (before, it waited for the daemon
+/// to end); the trace notes the output held open.
+#[test]
+fn a_peer_that_leaves_a_daemon_holding_its_output_does_not_hang_the_probe() {
+    let tmp = Scratch::new("daemon");
+    let pidfile = tmp.path().join("daemon-pid");
+    let save = tmp.path().join("found");
+    let peer = format!(
+        "read line; setsid sh -c 'echo $$ > {}; exec sleep 120' & exit 0",
+        pidfile.display()
+    );
+    let o = cancelcheck(&[
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "60000",
+        "--json",
+        "--save",
+        &save.display().to_string(),
+        "--",
+        "sh",
+        "-c",
+        &peer,
+    ]);
+    let daemon: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the daemon started")
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = !gone(daemon);
+    // SAFETY: kill(2) of the test's own daemon.
+    unsafe {
+        libc::kill(daemon, libc::SIGKILL);
+    }
+    assert!(alive, "the probe waited for the daemon to end");
+    let v = json_out(&o);
+    let kinds: Vec<&str> = v["scenarios"][0]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"peer-gone"), "{v:#}");
+}

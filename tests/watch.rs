@@ -593,3 +593,51 @@ fn a_verdict_file_watch_did_not_write_is_left_alone() {
             .starts_with("watch: ")
     );
 }
+
+/// A server that starts a daemon holding its stdout (not the stderr it shares with `watch`,
+/// which the test reads to its end), then exits: `watch` ends with the server
+/// (a second after it), while the daemon still lives, and says why in its verdict; before, it
+/// waited for the daemon to end.
+#[test]
+fn a_server_that_leaves_a_daemon_holding_its_output_does_not_hang_watch() {
+    let tmp = Scratch::new("daemon");
+    let pidfile = tmp.path().join("daemon-pid");
+    let log = tmp.path().join("session.jsonl");
+    let server = format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 120' 2>/dev/null & exit 0",
+        pidfile.display()
+    );
+    let mut w = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        "sh",
+        "-c",
+        &server,
+    ]);
+    // The client's input stays open until watch ends.
+    let stdin = w.stdin.take();
+    let o = w.wait_with_output().unwrap();
+    drop(stdin);
+    let daemon: i32 = std::fs::read_to_string(&pidfile)
+        .expect("the daemon started")
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = std::fs::read_to_string(format!("/proc/{daemon}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    });
+    // SAFETY: kill(2) of the test's own daemon.
+    unsafe {
+        libc::kill(daemon, libc::SIGKILL);
+    }
+    assert!(alive, "watch waited for the daemon to end");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut verdict = log.as_os_str().to_owned();
+    verdict.push(".verdict");
+    let v = std::fs::read_to_string(PathBuf::from(verdict)).unwrap();
+    assert!(v.contains("held by a process it started"), "{v}");
+}

@@ -47,6 +47,9 @@ pub struct Peer {
     pub status: Option<std::process::ExitStatus>,
     /// Whether the probe had to kill it.
     pub killed: bool,
+    /// Whether its output stayed open after it and its group were gone (held by a process it
+    /// started outside its group).
+    pub held_open: bool,
 }
 
 impl Peer {
@@ -129,6 +132,7 @@ impl Peer {
             threads,
             status: None,
             killed: false,
+            held_open: false,
         })
     }
 
@@ -205,9 +209,19 @@ impl Peer {
         // Nothing more is read: a reader blocked on a full channel ends with it.
         let (_, closed) = mpsc::sync_channel(0);
         drop(std::mem::replace(&mut self.from_stdout, closed));
-        // With the child gone its pipes close, so every thread ends.
+        // With the child and its group gone their pipes close, so every thread ends; one
+        // still reading after a moment reads a pipe a process outside the group holds (a
+        // daemon the peer started): it is left to end with that pipe.
+        let until = Instant::now() + Duration::from_millis(200);
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            while !t.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            } else {
+                self.held_open = true;
+            }
         }
     }
 

@@ -146,6 +146,8 @@ pub struct Session<'a> {
     kept: u64,
     /// The peer sent more than `--max-output`: it is stopped and killed at once.
     flooded: bool,
+    /// When the peer was seen to have exited while its output was still open.
+    peer_exited: Option<Instant>,
     /// When each work request was sent.
     work_sent: BTreeMap<RequestId, Instant>,
     /// The longest a work request took to be answered in this session.
@@ -211,6 +213,7 @@ impl<'a> Session<'a> {
             timed_out: None,
             kept: 0,
             flooded: false,
+            peer_exited: None,
             work_sent: BTreeMap::new(),
             longest_work: Duration::ZERO,
             sent_bytes: 0,
@@ -838,6 +841,13 @@ impl<'a> Session<'a> {
             p.finish(deadline);
         }
         self.waited += t0.elapsed();
+        if self.peer.as_ref().is_some_and(|p| p.held_open) {
+            self.note(
+                note::HELD_OPEN,
+                "the peer's output stayed open after it and its process group were gone: a process it started outside its group (a daemon) holds it, and is not the probe's to kill",
+                0,
+            );
+        }
         if self.http.is_none()
             && self.timed_out.is_none()
             && !self.flooded

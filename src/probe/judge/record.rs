@@ -55,6 +55,9 @@ pub mod note {
     pub const TIMEOUT: &str = "timeout";
     /// The peer had not exited within `--linger` of its input closing; it was killed (stdio).
     pub const KILLED: &str = "killed";
+    /// The peer's output stayed open after it and its process group were gone (held by a
+    /// process it started outside its group).
+    pub const HELD_OPEN: &str = "held-open";
     /// The peer sent more than the session keeps (`--max-output`): it was stopped and killed.
     pub const FLOOD: &str = "flood";
     /// Bytes on the peer's stdout that are not a frame (the text says where and why).

@@ -50,16 +50,35 @@ impl Session<'_> {
                 }
                 continue;
             }
-            let chunk = self.peer.as_ref().and_then(|p| p.recv(until));
+            // (Woken now and then to see whether the peer exited with its output held open.)
+            let wake = until.min(t0 + Duration::from_millis(100));
+            let chunk = self.peer.as_ref().and_then(|p| p.recv(wake));
             self.waited += t0.elapsed();
             match chunk {
-                None => {}
+                None => self.watch_peer(),
                 Some(Chunk::Bytes(b)) => self.on_bytes(&b),
                 Some(Chunk::Closed) => {
                     self.on_closed();
                     return Err(Stop::Gone);
                 }
             }
+        }
+    }
+
+    /// A peer that exited while its output stays open (held by a process it started outside
+    /// its group, such as a daemon) is gone all the same once that lasts a second.
+    fn watch_peer(&mut self) {
+        let Some(peer) = self.peer.as_mut() else {
+            return;
+        };
+        if self.peer_exited.is_none() && peer.exited() {
+            self.peer_exited = Some(Instant::now());
+        }
+        if self
+            .peer_exited
+            .is_some_and(|at| at.elapsed() >= Duration::from_secs(1))
+        {
+            self.on_closed();
         }
     }
 
