@@ -557,6 +557,23 @@ fn merge_refuses_what_is_not_the_shards_of_one_search() {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
     v["initial_states_searched"] = serde_json::json!([0]);
     std::fs::write(&edited, v.to_string()).unwrap();
+    // Numbers no search gives: a negative time, no thread, a memory budget that sums past
+    // 2^64 - 1.
+    let forged = |name: &str, field: &str, value: Value| {
+        let file = dir.join(name).display().to_string();
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
+        v[field] = value;
+        std::fs::write(&file, v.to_string()).unwrap();
+        file
+    };
+    for (name, field, value) in [
+        ("negative.json", "seconds", Value::from(-1.0)),
+        ("no-threads.json", "threads", Value::from(0)),
+        ("bytes.json", "max_memory_bytes", Value::from(u64::MAX)),
+    ] {
+        let file = forged(name, field, value);
+        merge_refused(&[&s0, &file], &[&file, &format!("field `{field}`")]);
+    }
     assert_eq!(run(&["merge", &s1, &s0], 0).status.code(), Some(0));
     for (files, fragments) in [
         (vec![&s0], vec!["shard 1/2 missing"]),

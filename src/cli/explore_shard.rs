@@ -329,6 +329,8 @@ pub(super) fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Re
         let value = shard_json(file, &files[0], (FORMAT, VERSION, what), max_bytes)?;
         let doc: Doc = trace_file::typed_ref(file, "", &value)?;
         trace_file::validated(file, "scenario", doc.part.scenario.clone())?;
+        super::merge::check_seconds(file, "seconds", doc.seconds)?;
+        super::merge::check_threads(file, "threads", doc.threads)?;
         docs.push((file.clone(), doc));
     }
     let (first_file, first) = (&docs[0].0, &docs[0].1.part);
@@ -362,6 +364,10 @@ pub(super) fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Re
         }
     }
     slots.all_given()?;
+    let mut bytes = 0;
+    for (file, d) in &docs {
+        bytes = super::merge::add_count(file, "max_memory_bytes", bytes, d.max_memory_bytes)?;
+    }
     // In shard order, so that an error names the shard.
     docs.sort_by_key(|(_, d)| d.part.shard.index);
     let mut parts = Vec::with_capacity(docs.len());
@@ -392,7 +398,7 @@ pub(super) fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Re
     let seconds = docs.iter().map(|(_, d)| d.seconds).sum();
     let threads = docs.iter().map(|(_, d)| d.threads).sum();
     let budget = Budget {
-        bytes: docs.iter().map(|(_, d)| d.max_memory_bytes).sum(),
+        bytes,
         from: "the shards' budgets added up".into(),
     };
     let mut out = certify(&args, &first.scenario, &whole, seconds, threads, &budget);

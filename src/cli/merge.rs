@@ -257,16 +257,7 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
         ));
     }
     // Counts no run can give are refused, not summed.
-    if !(doc.seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&doc.seconds)) {
-        return Err(field_error(
-            file,
-            "seconds",
-            format!(
-                "expected the shard's run time, from 0 to {MAX_SECONDS} seconds, found {}",
-                doc.seconds
-            ),
-        ));
-    }
+    check_seconds(file, "seconds", doc.seconds)?;
     for (field, n) in [
         ("failing_seeds", doc.failing_seeds),
         ("truncated_runs", doc.truncated_runs),
@@ -293,13 +284,7 @@ fn read(file: &Path, max_bytes: u64) -> anyhow::Result<Read> {
             ),
         ));
     }
-    if doc.jobs == 0 || doc.jobs > MAX_JOBS {
-        return Err(field_error(
-            file,
-            "jobs",
-            format!("expected from 1 to {MAX_JOBS}, found {}", doc.jobs),
-        ));
-    }
+    check_threads(file, "jobs", doc.jobs)?;
     let mut failures = Vec::with_capacity(doc.failures.len());
     for (n, f) in doc.failures.iter().enumerate() {
         let mut invariants = Vec::with_capacity(f.invariants.len());
@@ -347,6 +332,42 @@ const MAX_SECONDS: f64 = 1e9;
 
 /// The most worker threads a shard can have run with.
 const MAX_JOBS: usize = 1 << 16;
+
+/// A shard's run time as a shard can give it: finite, from 0 to [`MAX_SECONDS`].
+pub(super) fn check_seconds(file: &Path, field: &str, secs: f64) -> anyhow::Result<()> {
+    if secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs) {
+        return Ok(());
+    }
+    Err(field_error(
+        file,
+        field,
+        format!("expected a run time, from 0 to {MAX_SECONDS} seconds, found {secs}"),
+    ))
+}
+
+/// A shard's worker threads as a shard can give them: from 1 to [`MAX_JOBS`].
+pub(super) fn check_threads(file: &Path, field: &str, n: usize) -> anyhow::Result<()> {
+    if (1..=MAX_JOBS).contains(&n) {
+        return Ok(());
+    }
+    Err(field_error(
+        file,
+        field,
+        format!("expected from 1 to {MAX_JOBS}, found {n}"),
+    ))
+}
+
+/// `sum` and a shard's count `n` of `field`, refused where the total passes 2^64 - 1 (no
+/// run's count).
+pub(super) fn add_count(file: &Path, field: &str, sum: u64, n: u64) -> anyhow::Result<u64> {
+    sum.checked_add(n).ok_or_else(|| {
+        field_error(
+            file,
+            field,
+            format!("found {n}, which with the other shards' passes 2^64 - 1: not a run's count"),
+        )
+    })
+}
 
 /// `merge`.
 pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -400,16 +421,7 @@ pub fn cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
     // Sums that cannot be: a count past what 64 bits hold is no run's.
     let mut events: u64 = 0;
     for s in &shards {
-        events = events.checked_add(s.doc.events).ok_or_else(|| {
-            field_error(
-                &s.file,
-                "events",
-                format!(
-                    "found {}, which with the other shards' passes 2^64 - 1 events: not a run's count",
-                    s.doc.events
-                ),
-            )
-        })?;
+        events = add_count(&s.file, "events", events, s.doc.events)?;
     }
 
     let mut summary = Summary::default();

@@ -579,6 +579,8 @@ pub fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<Ex
     let (first_file, first) = &shards[0];
     let mut seen: Vec<Option<&Path>> = vec![None; first.searches];
     let mut slots = Slots::new(first.shard.count as u64);
+    // Sums no sweep can give are refused, not wrapped.
+    let (mut unique, mut total) = (0u64, 0u64);
     for (file, s) in &shards {
         same_as_first(
             file,
@@ -593,6 +595,19 @@ pub fn merge(files: &[PathBuf], json: bool, max_bytes: u64) -> anyhow::Result<Ex
         let i = s.shard.index;
         slots.take(file, i as u64)?;
         for (n, c) in s.cells.iter().enumerate() {
+            super::merge::check_seconds(file, &format!("cells[{n}].seconds"), c.seconds)?;
+            unique = super::merge::add_count(
+                file,
+                &format!("cells[{n}].unique_states"),
+                unique,
+                c.unique_states,
+            )?;
+            total = super::merge::add_count(
+                file,
+                &format!("cells[{n}].total_states"),
+                total,
+                c.total_states,
+            )?;
             let ok = c.index % s.shard.count == i;
             match seen.get_mut(c.index) {
                 Some(slot @ None) if ok => *slot = Some(file),
