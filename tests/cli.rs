@@ -1326,32 +1326,23 @@ fn exit_codes_for_unwritten_output_and_empty_input_are_the_readmes() {
             "\n"
         ),
     );
-    // Saved where a file stands in for the folder: the trace cannot be saved.
+    // Saved where a file stands in for the folder, the trace cannot be saved: 3; saved, 1.
     let unsaved = format!("{a_file}/found");
-    let o = cancelcheck(&[
-        "audit",
-        "--dialect",
-        "lsp",
-        "--min-work-ms",
-        "100",
-        "--save",
-        &unsaved,
-        &failing,
-    ]);
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stdout));
-    assert!(text(&o.stdout).contains("NOT SAVED"), "{}", text(&o.stdout));
     let saved = dir.join("found").display().to_string();
-    let o = cancelcheck(&[
-        "audit",
-        "--dialect",
-        "lsp",
-        "--min-work-ms",
-        "100",
-        "--save",
-        &saved,
-        &failing,
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stdout));
+    for (save, code) in [(&unsaved, 3), (&saved, 1)] {
+        let o = cancelcheck(&[
+            "audit",
+            "--dialect",
+            "lsp",
+            "--min-work-ms",
+            "100",
+            "--save",
+            save,
+            &failing,
+        ]);
+        assert_eq!(o.status.code(), Some(code), "{}", text(&o.stdout));
+        assert_eq!(text(&o.stdout).contains("NOT SAVED"), code == 3);
+    }
     rejects(
         &["audit", "--dialect", "lsp", &a_file],
         &["holds no message"],

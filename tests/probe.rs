@@ -2,7 +2,7 @@
 //! made of `sh` one-liners (the Rust test peer's tests are in `testpeer/tests/probe.rs`).
 
 mod common;
-use common::{Scratch, cancelcheck, json_out, text};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, text};
 
 #[test]
 fn bad_usage_exits_2() {
@@ -506,17 +506,6 @@ fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
     }
 }
 
-/// Whether process `pid` is gone (or a zombie only its reaper still holds).
-fn gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // `PID (COMM) STATE ...`
-        Ok(s) => s
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
-}
-
 /// A probe interrupted (SIGINT: the terminal's Ctrl-C never reaches a peer in its own process
 /// group), terminated (SIGTERM) or killed (SIGKILL) while its peer runs leaves no peer behind,
 /// a peer that never exits on its own included: the probe kills its peers' process groups on
@@ -553,19 +542,7 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
             .spawn()
             .expect("the binary runs");
         // Wait for the peer to have started (and written its pid).
-        let pid = loop {
-            if let Some(pid) = std::fs::read_to_string(&pidfile)
-                .ok()
-                .and_then(|s| s.trim().parse::<i32>().ok())
-            {
-                break pid;
-            }
-            assert!(
-                probe.try_wait().unwrap().is_none(),
-                "{name}: the probe ended"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        };
+        let pid = pid_in(&pidfile, || probe.try_wait().unwrap().is_none());
         // SAFETY: kill(2) on the probe's pid.
         unsafe {
             libc::kill(probe.id() as i32, sig);
@@ -574,11 +551,11 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
         assert!(!status.success(), "{name}: {status}");
         // The peer goes when the probe does (polled for at most a minute).
         let mut waited = 0;
-        while !gone(pid) && waited < 6000 {
+        while alive(pid) && waited < 6000 {
             std::thread::sleep(std::time::Duration::from_millis(10));
             waited += 1;
         }
-        assert!(gone(pid), "{name}: the peer {pid} outlived the probe");
+        assert!(!alive(pid), "{name}: the peer {pid} outlived the probe");
     }
 }
 
@@ -658,17 +635,13 @@ fn a_peer_that_leaves_a_daemon_holding_its_output_does_not_hang_the_probe() {
         "-c",
         &peer,
     ]);
-    let daemon: i32 = std::fs::read_to_string(&pidfile)
-        .expect("the daemon started")
-        .trim()
-        .parse()
-        .unwrap();
-    let alive = !gone(daemon);
+    let daemon = pid_in(&pidfile, || true);
+    let lives = alive(daemon);
     // SAFETY: kill(2) of the test's own daemon.
     unsafe {
         libc::kill(daemon, libc::SIGKILL);
     }
-    assert!(alive, "the probe waited for the daemon to end");
+    assert!(lives, "the probe waited for the daemon to end");
     let v = json_out(&o);
     let kinds: Vec<&str> = v["scenarios"][0]["errors"]
         .as_array()

@@ -146,6 +146,15 @@ fn output_file(dir: &Path, name: &str, args: &[&str]) -> String {
     file.display().to_string()
 }
 
+/// A copy of shard `from`, named `name` in `dir`, with `field` set to `value`.
+fn forged(dir: &Path, from: &str, name: &str, field: &str, value: Value) -> String {
+    let file = dir.join(name).display().to_string();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(from).unwrap()).unwrap();
+    v[field] = value;
+    std::fs::write(&file, v.to_string()).unwrap();
+    file
+}
+
 /// Asserts that `merge` of `files` exits 2 saying each of `fragments` on stderr.
 fn merge_refused(files: &[&String], fragments: &[&str]) {
     let mut args = vec!["merge"];
@@ -181,13 +190,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_run() {
     std::fs::write(&cut, v.to_string()).unwrap();
     // Numbers no run gives: a sum past 2^64 - 1, more failing seeds than seeds, a time that
     // is negative or past any run's, no worker thread.
-    let forged = |name: &str, field: &str, value: Value| {
-        let file = dir.join(name).display().to_string();
-        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
-        v[field] = value;
-        std::fs::write(&file, v.to_string()).unwrap();
-        file
-    };
+    let forged = |name: &str, field: &str, value: Value| forged(dir, &s1, name, field, value);
     let wraps = forged("wraps.json", "events", Value::from(u64::MAX));
     let too_failing = forged("failing.json", "failing_seeds", Value::from(21));
     let negative = forged("negative.json", "seconds", Value::from(-1.0));
@@ -559,13 +562,7 @@ fn merge_refuses_what_is_not_the_shards_of_one_search() {
     std::fs::write(&edited, v.to_string()).unwrap();
     // Numbers no search gives: a negative time, no thread, a memory budget that sums past
     // 2^64 - 1.
-    let forged = |name: &str, field: &str, value: Value| {
-        let file = dir.join(name).display().to_string();
-        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
-        v[field] = value;
-        std::fs::write(&file, v.to_string()).unwrap();
-        file
-    };
+    let forged = |name: &str, field: &str, value: Value| forged(dir, &s1, name, field, value);
     for (name, field, value) in [
         ("negative.json", "seconds", Value::from(-1.0)),
         ("no-threads.json", "threads", Value::from(0)),

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Scratch, cancelcheck, json_out, text};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, text};
 
 fn watch(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
@@ -200,14 +200,14 @@ fn the_log_holds_every_forwarded_message_when_watch_is_killed() {
 }
 
 /// A log that cannot be written: the session runs unchanged and `watch` says so once.
-#[test]
-fn an_unwritable_log_is_said_once_and_the_session_goes_on() {
-    let input = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n";
+/// `input` through `watch --log LOG -- cat` (an MCP session): passed through byte for byte,
+/// exit 0; returns what `watch` said on stderr.
+fn through_cat(log: &Path, input: &str) -> String {
     let mut child = watch(&[
         "--dialect",
         "mcp-2025-11-25",
         "--log",
-        "/nonexistent-dir/session.jsonl",
+        &log.display().to_string(),
         "--",
         "cat",
     ]);
@@ -220,7 +220,13 @@ fn an_unwritable_log_is_said_once_and_the_session_goes_on() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(text(&o.stdout), input);
-    let err = text(&o.stderr);
+    text(&o.stderr)
+}
+
+#[test]
+fn an_unwritable_log_is_said_once_and_the_session_goes_on() {
+    let input = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n";
+    let err = through_cat(Path::new("/nonexistent-dir/session.jsonl"), input);
     assert_eq!(
         err.matches("cannot write the transcript").count(),
         1,
@@ -506,24 +512,9 @@ fn a_watch_killed_leaves_no_server_behind() {
         "-c",
         &server,
     ]);
-    let pid = loop {
-        if let Some(pid) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-        {
-            break pid;
-        }
-        assert!(w.try_wait().unwrap().is_none(), "watch ended");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let pid = pid_in(&pidfile, || w.try_wait().unwrap().is_none());
     w.kill().unwrap();
     w.wait().unwrap();
-    let alive = |pid: i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit_once(')')
-                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
-        })
-    };
     // Polled for at most a minute.
     let start = Instant::now();
     while alive(pid) && start.elapsed() < Duration::from_secs(60) {
@@ -543,26 +534,7 @@ fn a_verdict_file_watch_did_not_write_is_left_alone() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = tmp.path().join("session.jsonl");
     let input = "{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
-    let session = |log: &Path| {
-        let mut child = watch(&[
-            "--dialect",
-            "mcp-2025-11-25",
-            "--log",
-            &log.display().to_string(),
-            "--",
-            "cat",
-        ]);
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0));
-        assert_eq!(text(&o.stdout), input);
-        text(&o.stderr)
-    };
+    let session = |log: &Path| through_cat(log, input);
     for log in [&dir, &log] {
         let mut theirs = log.as_os_str().to_owned();
         theirs.push(".verdict");
@@ -621,20 +593,13 @@ fn a_server_that_leaves_a_daemon_holding_its_output_does_not_hang_watch() {
     let stdin = w.stdin.take();
     let o = w.wait_with_output().unwrap();
     drop(stdin);
-    let daemon: i32 = std::fs::read_to_string(&pidfile)
-        .expect("the daemon started")
-        .trim()
-        .parse()
-        .unwrap();
-    let alive = std::fs::read_to_string(format!("/proc/{daemon}/stat")).is_ok_and(|s| {
-        s.rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
-    });
+    let daemon = pid_in(&pidfile, || true);
+    let lives = alive(daemon);
     // SAFETY: kill(2) of the test's own daemon.
     unsafe {
         libc::kill(daemon, libc::SIGKILL);
     }
-    assert!(alive, "watch waited for the daemon to end");
+    assert!(lives, "watch waited for the daemon to end");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let mut verdict = log.as_os_str().to_owned();
     verdict.push(".verdict");

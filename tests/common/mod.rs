@@ -74,3 +74,27 @@ pub fn every_dialect_in_order(doc: &Value) -> &Vec<Value> {
     assert_eq!(ids, all);
     dialects
 }
+
+/// Whether process `pid` runs (neither gone nor a zombie only its reaper still holds).
+pub fn alive(pid: i32) -> bool {
+    // `PID (COMM) STATE ...`
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// The pid a process wrote to `file`, once it has; panics if `running` says the process that
+/// starts it ended first.
+pub fn pid_in(file: &Path, mut running: impl FnMut() -> bool) -> i32 {
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            return pid;
+        }
+        assert!(running(), "ended before {} was written", file.display());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
