@@ -4,7 +4,8 @@
 //! [`combine`] needs; the merge makes the whole search's report out of the shards' and
 //! certifies it with the code `explore` uses, saving the counterexample it picks.
 
-use super::explore::{Budget, ExploreArgs, certify};
+use super::explore::{ExploreArgs, certify};
+use super::memory::Budget;
 use super::merge::{Slots, field_error, invariant, same_as_first, shard_json};
 use super::{ExitCode, bad, emit, plural};
 use cancelcheck::trace_file;

@@ -25,6 +25,7 @@ mod catalog;
 mod clauses;
 mod explore;
 mod explore_shard;
+mod memory;
 mod merge;
 mod names;
 mod replay;
