@@ -508,8 +508,8 @@ fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
 
 /// A probe interrupted (SIGINT: the terminal's Ctrl-C never reaches a peer in its own process
 /// group), terminated (SIGTERM) or killed (SIGKILL) while its peer runs leaves no peer behind,
-/// a peer that never exits on its own included: the probe kills its peers' process groups on
-/// the way out, and the kernel kills each peer when the probe dies.
+/// a peer that never exits on its own included, nor what the peer started: the probe kills its
+/// peers' process groups on the way out, and, killed, its warden kills them.
 #[test]
 fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
     let tmp = Scratch::new("signals");
@@ -519,8 +519,14 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
         ("kill", libc::SIGKILL),
     ] {
         let pidfile = tmp.path().join(name);
-        // The peer writes its pid, then sleeps: it reads nothing and answers nothing.
-        let peer = format!("echo $$ > {}; exec sleep 600", pidfile.display());
+        let started = tmp.path().join(format!("{name}-started"));
+        // The peer starts a process of its own (in its group), writes both pids, then sleeps:
+        // it reads nothing and answers nothing.
+        let peer = format!(
+            "sleep 600 & echo $! > {}; echo $$ > {}; exec sleep 600",
+            started.display(),
+            pidfile.display()
+        );
         let mut probe = std::process::Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
             .args([
                 "probe",
@@ -543,6 +549,7 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
             .expect("the binary runs");
         // Wait for the peer to have started (and written its pid).
         let pid = pid_in(&pidfile, || probe.try_wait().unwrap().is_none());
+        let grandchild = pid_in(&started, || probe.try_wait().unwrap().is_none());
         // SAFETY: kill(2) on the probe's pid.
         unsafe {
             libc::kill(probe.id() as i32, sig);
@@ -556,6 +563,14 @@ fn a_probe_stopped_by_a_signal_leaves_no_peer_behind() {
             waited += 1;
         }
         assert!(!alive(pid), "{name}: the peer {pid} outlived the probe");
+        while alive(grandchild) && waited < 6000 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited += 1;
+        }
+        assert!(
+            !alive(grandchild),
+            "{name}: the process {grandchild} the peer started outlived the probe"
+        );
     }
 }
 
