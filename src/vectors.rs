@@ -225,12 +225,36 @@ pub fn write_dir(dir: &Path, files: &[VectorFile]) -> Result<Vec<Written>, Write
             )
         })
         .collect();
+    // Whether a file at `path` differs from `text` (`None`: there is none). Only a regular
+    // file of `text`'s length is read: a FIFO or a device there may never end, or never start.
     let differs = |path: &Path, text: &str| -> Result<Option<bool>, WriteError> {
-        match std::fs::read(path) {
-            Ok(old) => Ok(Some(old != text.as_bytes())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io(path, e)),
+        use std::io::Read;
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(path, e)),
+        };
+        if !meta.is_file() {
+            return Err(WriteError {
+                path: path.to_path_buf(),
+                reason: "exists and is not a regular file (a directory, a pipe or a device); remove it or choose another --out directory".into(),
+                io: false,
+            });
         }
+        if meta.len() != text.len() as u64 {
+            return Ok(Some(true));
+        }
+        let mut old = Vec::with_capacity(text.len());
+        crate::trace_file::open_regular(path)
+            .map_err(|e| WriteError {
+                path: path.to_path_buf(),
+                reason: e.expected,
+                io: true,
+            })?
+            .take(text.len() as u64 + 1)
+            .read_to_end(&mut old)
+            .map_err(|e| io(path, e))?;
+        Ok(Some(old != text.as_bytes()))
     };
     let refuse = |path: &Path| WriteError {
         path: path.to_path_buf(),

@@ -893,7 +893,8 @@ fn work_run_as_tasks_the_server_created_is_not_decided() {
 }
 
 /// Every file argument refuses what is not a regular file, before it opens it: `audit` of a
-/// FIFO without a writer or of `/dev/zero`, `probe --baseline` and `--recipe` of a FIFO, and a
+/// FIFO without a writer or of `/dev/zero`, `probe --baseline` and `--recipe` of a FIFO, a
+/// FIFO where `vectors --out` would write, and a
 /// recipe's `${text:FILE}` naming `/dev/zero`, each exit 2 naming the file and what it is (run
 /// with a time limit: before, the FIFO hung and the device was read without end).
 #[test]
@@ -910,9 +911,20 @@ fn fifos_and_devices_are_refused_by_every_file_argument() {
         r#"{"work":{"method":"workspace/executeCommand","params":{"command":"x","arguments":["${text:/dev/zero}"]}}}"#,
     )
     .unwrap();
+    // A FIFO where `vectors --out` would write (and first read what is there).
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).unwrap();
+    let c = std::ffi::CString::new(vectors.join("lsp.json").display().to_string()).unwrap();
+    // SAFETY: mkfifo(3) with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let f = fifo.display().to_string();
     let r = recipe.display().to_string();
+    let v = vectors.display().to_string();
     for (args, what) in [
+        (
+            vec!["vectors", "--out", &v],
+            "lsp.json: exists and is not a regular file",
+        ),
         (vec!["audit", "--dialect", "lsp", &f], "is a FIFO"),
         (
             vec!["audit", "--dialect", "lsp", "/dev/zero"],

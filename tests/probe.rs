@@ -2,7 +2,7 @@
 //! made of `sh` one-liners (the Rust test peer's tests are in `testpeer/tests/probe.rs`).
 
 mod common;
-use common::{Scratch, alive, cancelcheck, json_out, pid_in, text};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, text, under_a_gib};
 
 #[test]
 fn bad_usage_exits_2() {
@@ -428,7 +428,6 @@ fn the_peers_stderr_is_shown_with_its_finding_and_kept_in_the_trace() {
 /// at its time limit. Each fails.
 #[test]
 fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
-    use std::os::unix::process::CommandExt;
     let tmp = Scratch::new("flood");
     let answer = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flood","version":"1"}}}"#;
     for (name, flood, timeout, kinds_wanted) in [
@@ -474,36 +473,119 @@ fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
             "-c",
             &peer,
         ]);
-        // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent's.
-        unsafe {
-            cmd.pre_exec(|| {
-                let cap = libc::rlimit {
-                    rlim_cur: 1 << 30,
-                    rlim_max: 1 << 30,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
-        let o = cmd.output().expect("the binary runs");
-        assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o.stderr));
-        let v = json_out(&o);
-        let s = &v["scenarios"][0];
-        assert_eq!(s["verdict"], "fail", "{name}: {s:#}");
-        let mut kinds: Vec<&str> = s["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|e| e["kind"].as_str())
-            .collect();
-        assert!(kinds.len() <= 12, "{name}: a few of a kind: {kinds:?}");
-        kinds.sort();
-        kinds.dedup();
-        assert_eq!(kinds, kinds_wanted, "{name}: {s:#}");
+        let kinds = error_kinds_under_a_gib(name, cmd);
+        assert_eq!(kinds, kinds_wanted, "{name}");
     }
+}
+
+/// Runs `cmd` (a `probe --json` of one scenario) with its address space capped at 1 GiB, so
+/// that a probe keeping what a peer floods aborts instead of taking the machine down; asserts
+/// it ends failing that scenario with a few errors of a kind, and gives their kinds, sorted.
+fn error_kinds_under_a_gib(name: &str, mut cmd: std::process::Command) -> Vec<String> {
+    under_a_gib(&mut cmd);
+    let o = cmd.output().expect("the binary runs");
+    assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o.stderr));
+    let v = json_out(&o);
+    let s = &v["scenarios"][0];
+    assert_eq!(s["verdict"], "fail", "{name}: {s:#}");
+    let mut kinds: Vec<String> = s["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["kind"].as_str().map(String::from))
+        .collect();
+    assert!(kinds.len() <= 12, "{name}: a few of a kind: {kinds:?}");
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// A Streamable HTTP server that answers `initialize`, accepts notifications, and answers any
+/// other request with an event stream that never ends (notifications, as fast as the probe
+/// reads): the probe stops reading at `--max-output` with a `flood` session error, under a
+/// 1 GiB address-space cap (before bounded queues it kept 2.3 GB in 6 s, then passed).
+#[test]
+fn a_server_that_floods_an_event_stream_is_stopped_at_max_output() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            std::thread::spawn(move || flood_on_each_request(conn));
+        }
+    });
+    /// Serves one connection's requests, each head and body read whole.
+    fn flood_on_each_request(mut conn: std::net::TcpStream) {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                match conn.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+                continue;
+            };
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while buf.len() < end + 4 + length {
+                match conn.read(&mut chunk) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let body: serde_json::Value =
+                serde_json::from_slice(&buf[end + 4..end + 4 + length]).unwrap_or_default();
+            buf.drain(..end + 4 + length);
+            let sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nMcp-Session-Id: s1\r\nConnection: close\r\n\r\n";
+            if !head.starts_with("post") {
+                let _ =
+                    conn.write_all(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
+            } else if body.get("id").is_none() || body.get("method").is_none() {
+                let _ = conn.write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+            } else if body["method"] == "initialize" {
+                let answer = serde_json::json!({"jsonrpc": "2.0", "id": body["id"], "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "flood", "version": "1"}}});
+                let _ = write!(conn, "{sse}data: {answer}\n\n");
+                return;
+            } else {
+                let event = format!(
+                    "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{}\"}}}}\n\n",
+                    "x".repeat(200)
+                )
+                .repeat(64);
+                let _ = conn.write_all(sse.as_bytes());
+                // Until the probe closes the connection.
+                while conn.write_all(event.as_bytes()).is_ok() {}
+                return;
+            }
+        }
+    }
+    let tmp = Scratch::new("sse-flood");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cancelcheck"));
+    cmd.args([
+        "probe",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--url",
+        &format!("http://127.0.0.1:{port}/mcp"),
+        "--scenarios",
+        "cancel-during-work",
+        "--timeout",
+        "60000",
+        "--max-output",
+        "8000000",
+        "--json",
+        "--save",
+        &tmp.path().join("found").display().to_string(),
+    ]);
+    let kinds = error_kinds_under_a_gib("sse", cmd);
+    assert!(kinds.contains(&"flood".to_string()), "{kinds:?}");
 }
 
 /// A probe interrupted (SIGINT: the terminal's Ctrl-C never reaches a peer in its own process

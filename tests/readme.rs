@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Scratch, text};
+use common::{Scratch, testpeer, text};
 
 /// A command of the README: the line it starts on and its words.
 #[derive(Debug)]
@@ -138,31 +138,6 @@ fn commands(readme: &str) -> Vec<Shown> {
     }
     assert!(block.is_none(), "README.md: a code block is never closed");
     out
-}
-
-/// The test peer's binary beside the command line's, built if this test run did not build it
-/// (`cargo test -p cancelcheck` alone).
-fn testpeer() -> PathBuf {
-    let cli = Path::new(env!("CARGO_BIN_EXE_cancelcheck"));
-    let peer = cli.with_file_name(format!(
-        "cancelcheck-testpeer{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    if !peer.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "-p",
-                "cancelcheck-testpeer",
-                "--bin",
-                "cancelcheck-testpeer",
-            ])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the test peer failed");
-    }
-    peer
 }
 
 /// A copy of `from` (files and folders) under `to`.

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Scratch, alive, cancelcheck, json_out, pid_in, text};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, testpeer, text, under_a_gib};
 
 fn watch(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
@@ -20,22 +20,6 @@ fn watch(args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("watch starts")
-}
-
-fn testpeer() -> PathBuf {
-    let peer = Path::new(env!("CARGO_BIN_EXE_cancelcheck")).with_file_name(format!(
-        "cancelcheck-testpeer{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    if !peer.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "cancelcheck-testpeer"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success());
-    }
-    peer
 }
 
 /// 100,000 messages of mixed sizes (a few bytes to 64 KiB, drawn by a fixed generator), one
@@ -107,6 +91,52 @@ fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
         "{}",
         lines[200_001]
     );
+}
+
+/// A server that floods its output (300,000 notifications, 45 MB, as fast as a pipe takes
+/// them) passes through `watch` whole to a client that reads it all, with `watch`'s address
+/// space capped at 1 GiB: it holds what is live, not what went by (the log on disk holds it).
+#[test]
+fn a_server_that_floods_its_output_passes_through_in_bounded_memory() {
+    let tmp = Scratch::new("flood");
+    let log = tmp.path().join("session.jsonl");
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+        "x".repeat(64)
+    );
+    let lines = 300_000;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cancelcheck"));
+    cmd.args([
+        "watch",
+        "--dialect",
+        "mcp-2025-11-25",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        "sh",
+        "-c",
+        &format!("yes '{line}' | head -n {lines}"),
+    ])
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    under_a_gib(&mut cmd);
+    let mut child = cmd.spawn().expect("watch starts");
+    // The client stays (its input open) until the server's output has ended.
+    let stdin = child.stdin.take();
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert_eq!(out.len(), (line.len() + 1) * lines, "{err}");
 }
 
 /// The server's exit code is `watch`'s; a TERM sent to `watch` reaches the server, whose death

@@ -98,3 +98,48 @@ pub fn pid_in(file: &Path, mut running: impl FnMut() -> bool) -> i32 {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Caps the address space of the process `cmd` starts at 1 GiB, so that one keeping what a
+/// peer floods aborts instead of taking the machine down.
+pub fn under_a_gib(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent's.
+    unsafe {
+        cmd.pre_exec(|| {
+            let cap = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}
+
+/// The test peer's binary beside the command line's, built if this test run did not build it
+/// (`cargo test -p cancelcheck` alone).
+pub fn testpeer() -> PathBuf {
+    let cli = Path::new(env!("CARGO_BIN_EXE_cancelcheck"));
+    let peer = cli.with_file_name(format!(
+        "cancelcheck-testpeer{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    if !peer.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-p",
+                "cancelcheck-testpeer",
+                "--bin",
+                "cancelcheck-testpeer",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the test peer failed");
+    }
+    peer
+}
