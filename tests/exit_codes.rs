@@ -98,9 +98,10 @@ fn every_command_exits_as_the_readmes_table_says() {
     let failing = write(dir, "fail.jsonl", &lsp_session(-32603));
     let peer = testpeer().display().to_string();
     let log = save("watch.jsonl");
+    let owned = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let run_ok = ["run", "--dialect", "lsp", "--seeds", "20"];
     let run_failing = |to: &str| {
-        vec![
+        owned(&[
             "run",
             "--dialect",
             "lsp",
@@ -109,15 +110,12 @@ fn every_command_exits_as_the_readmes_table_says() {
             "--seeds",
             "20",
             "--save",
-        ]
-        .into_iter()
-        .map(String::from)
-        .chain([to.to_string()])
-        .collect::<Vec<_>>()
+            to,
+        ])
     };
     let explore_ok = ["explore", "--dialect", "lsp", "--requests", "1"];
     let explore_failing = |to: &str| {
-        [
+        owned(&[
             "explore",
             "--dialect",
             "lsp",
@@ -127,12 +125,10 @@ fn every_command_exits_as_the_readmes_table_says() {
             "1",
             "--save",
             to,
-        ]
-        .map(String::from)
-        .to_vec()
+        ])
     };
     let audit = |file: &str, to: &str| {
-        [
+        owned(&[
             "audit",
             "--dialect",
             "lsp",
@@ -141,12 +137,10 @@ fn every_command_exits_as_the_readmes_table_says() {
             "--save",
             to,
             file,
-        ]
-        .map(String::from)
-        .to_vec()
+        ])
     };
     let probe = |behavior: &str, to: &str| {
-        [
+        owned(&[
             "probe",
             "--dialect",
             "lsp",
@@ -160,11 +154,8 @@ fn every_command_exits_as_the_readmes_table_says() {
             "lsp",
             "--behavior",
             behavior,
-        ]
-        .map(String::from)
-        .to_vec()
+        ])
     };
-    let owned = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let mut merge_good = owned(&["merge"]);
     merge_good.extend(good.iter().cloned());
     let mut merge_bad = owned(&["merge"]);
