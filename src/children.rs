@@ -31,8 +31,9 @@ pub fn die_with_parent(cmd: &mut Command) {
     }
 }
 
-/// How many process groups can be live at once (`--jobs` peers, each with its server).
-const SLOTS: usize = 256;
+/// How many process groups can be live at once (`--jobs` peers, each with its server): the
+/// most `--jobs` the probe takes, so that every peer's group is held.
+pub const SLOTS: usize = 256;
 
 /// The process groups of the live peers, read by the signal handler (0: a free slot).
 static GROUPS: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];

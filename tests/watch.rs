@@ -157,8 +157,17 @@ fn the_servers_status_and_signals_pass_through() {
         "exit 7",
     ]);
     assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
-    let mut child = watch(&["--dialect", "lsp", "--log", &log, "--", "sleep", "30"]);
-    std::thread::sleep(Duration::from_millis(300));
+    // The server writes before it sleeps: its first byte out of `watch` shows that `watch`
+    // has started it and passes signals on.
+    let server = r"printf 'Content-Length: 2\r\n\r\n{}'; exec sleep 30";
+    let mut child = watch(&["--dialect", "lsp", "--log", &log, "--", "sh", "-c", server]);
+    let mut first = [0u8; 1];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
     let started = Instant::now();
     // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
     unsafe {
@@ -417,7 +426,8 @@ fn unanswered_session(tmp: &Scratch, name: &str, client_first: bool) -> (Value, 
     ]);
     cmd.extend(["--behavior", "never-answers-cancelled"]);
     if !client_first {
-        cmd.extend(["--exit-after-ms", "1500"]);
+        // Long after the client has had the ping answered (it waits for that, not for time).
+        cmd.extend(["--exit-after-ms", "3000"]);
     }
     let mut child = watch(&cmd);
     let mut stdin = child.stdin.take().unwrap();

@@ -111,7 +111,7 @@ pub struct ProbeArgs {
     /// decidable.
     #[arg(long, value_name = "MS")]
     pub min_work_ms: Option<u64>,
-    /// Scenarios run at once, each against its own peer process.
+    /// Scenarios run at once, each against its own peer process (at most 256).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
     /// Where traces of findings are saved.
@@ -405,8 +405,16 @@ fn setup_from(args: &ProbeArgs) -> anyhow::Result<Setup> {
         || args.max_output == 0
     {
         return Err(bad(
-            "--timeout, --jobs, --repeat and --max-frame must be at least 1",
+            "--timeout, --jobs, --repeat, --max-frame and --max-output must be at least 1",
         ));
+    }
+    if args.jobs > crate::children::SLOTS {
+        return Err(bad(format!(
+            "--jobs {}: at most {} sessions run at once (each peer is held so that none outlives the probe, and each keeps up to --max-output of what it sent): give --jobs {} or fewer",
+            args.jobs,
+            crate::children::SLOTS,
+            crate::children::SLOTS
+        )));
     }
     Ok(Setup {
         dialect,

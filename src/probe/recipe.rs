@@ -528,6 +528,7 @@ mod tests {
                 assert!(matches!(r.ready, Some(Ready::Notification { .. })));
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
         let peers = [
             "acp-py", "acp-ts", "lsp-node", "mcp-py1", "mcp-py2", "mcp-rust",
         ];

@@ -2,7 +2,8 @@
 //! (`cancelcheck-testpeer --http`): the correct peer passes in both MCP dialects, the faults of
 //! the streams are flagged with the rule they break (a MUST in 2026-07-28, a SHOULD in
 //! 2025-11-25), other faults as over stdio, the saved traces re-judge to their verdict, and bad
-//! usage is a clear error. No assertion depends on timing.
+//! usage is a clear error. Work requests run 300 ms or more (ten times the probe's pause before a
+//! cancel), and what a server still sends on a stream is read for a second after the session.
 
 use cancelcheck::probe::{report, run};
 use clap::Parser;
@@ -12,7 +13,7 @@ use std::process::{Command, Stdio};
 
 const PEER: &str = env!("CARGO_BIN_EXE_cancelcheck-testpeer");
 const URL: &str = "http://127.0.0.1:{port}/mcp";
-const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
+const FAST: &str = r#"{"name":"slow","arguments":{"ms":300}}"#;
 
 mod common;
 use common::{Cli, scratch};
@@ -28,7 +29,7 @@ fn probe(name: &str, dialect: &str, flags: &[&str], peer: Option<&[&str]>) -> (V
         "--jobs",
         "2",
         "--linger",
-        "300",
+        "1000",
     ]
     .iter()
     .map(|s| s.to_string())

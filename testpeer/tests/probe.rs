@@ -4,8 +4,12 @@
 //! never hang, crash or outlive the probe.
 //!
 //! The probe runs in-process through the library (`cancelcheck::probe::run`, which the CLI
-//! prints); the peer is this package's binary. No assertion depends on timing: every time limit
-//! is a safety net far above what the run needs.
+//! prints); the peer is this package's binary. What a verdict needs to see is ordered by the
+//! probe's barriers, not by time: work requests run at least 300 ms (ten times the probe's
+//! pause before a cancel), a peer that gives work up on its own does so a second after the
+//! cancel would come, and the time limits of scenarios a correct peer runs are the default
+//! 10 s. A scenario whose cancel still came too late under load is `vacuous`, never a pass;
+//! the few tests that accept that say so.
 
 use cancelcheck::probe::{report, run, scenario};
 use cancelcheck_model::{Behaviour, Dialect};
@@ -59,7 +63,9 @@ fn report_top(flags: &[&str], peer: &[&str]) -> (String, Vec<String>) {
     (text, top)
 }
 
-const FAST: &str = r#"{"name":"slow","arguments":{"ms":80}}"#;
+/// A work request that runs 300 ms unless cancelled: long beside the 30 ms the probe waits
+/// before a cancel, short enough that scenarios which let it finish stay quick.
+const FAST: &str = r#"{"name":"slow","arguments":{"ms":300}}"#;
 
 fn mcp<'a>(flags: &[&'a str]) -> Vec<&'a str> {
     let mut v = vec!["--dialect", "mcp-2025-11-25", "--params", FAST];
@@ -178,22 +184,13 @@ fn faults_are_flagged(d: Dialect, params: &str, lazy: bool, extra: &[&str]) {
         if !c.faulty() && matches!(d, Dialect::Acp | Dialect::AcpRfd) {
             peer.push("--ask-permission");
         }
-        let (v, code, _) = probe(
-            &format!("{d}-{b}"),
-            &[
-                "--dialect",
-                d.id(),
-                "--params",
-                params,
-                "--jobs",
-                "4",
-                "--timeout",
-                "1500",
-                "--linger",
-                "1000",
-            ],
-            &peer,
-        );
+        let mut flags = vec!["--dialect", d.id(), "--params", params, "--jobs", "4"];
+        if c.faulty() {
+            // A fault that never answers waits out the time limit in every scenario where
+            // it acts: shorter than the default, still ten times the work.
+            flags.extend(["--timeout", "3000", "--linger", "1000"]);
+        }
+        let (v, code, _) = probe(&format!("{d}-{b}"), &flags, &peer);
         let (inv, errors) = findings(&v);
         if !c.faulty() {
             // A correct peer that finishes every request first acts on no cancel: the
@@ -278,7 +275,7 @@ fn every_faulty_mcp_2026_behaviour_is_flagged_with_what_it_declares() {
 fn every_faulty_lsp_behaviour_is_flagged_with_what_it_declares_over_content_length() {
     faults_are_flagged(
         Dialect::Lsp,
-        r#"{"command":"slow","arguments":[{"ms":80}]}"#,
+        r#"{"command":"slow","arguments":[{"ms":300}]}"#,
         true,
         &[],
     );
@@ -574,9 +571,15 @@ fn bad_usage_is_an_error() {
             "--",
             "cancelcheck-no-such-peer-on-path",
         ],
+        // More peers at once than the probe can hold (each must die with it), or none kept.
+        vec!["probe", "--dialect", "lsp", "--jobs", "257", "--", PEER],
+        vec!["probe", "--dialect", "lsp", "--max-output", "0", "--", PEER],
     ] {
         let cli = Cli::try_parse_from(&argv).unwrap();
-        assert!(run(cli.args).is_err(), "{argv:?}");
+        let e = run(cli.args).err().unwrap_or_else(|| panic!("{argv:?}"));
+        if argv.contains(&"257") {
+            assert!(e.to_string().starts_with("--jobs 257: at most 256"), "{e}");
+        }
     }
 }
 
@@ -751,7 +754,7 @@ fn the_faults_of_a_cancelled_prompt_turn_are_flagged_from_the_wire() {
     }
 }
 
-const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":80}}"#;
+const ACP_PROMPT: &str = r#"{"prompt":[],"_meta":{"ms":300}}"#;
 
 /// ACP and the ACP RFD: an agent that gives a request up on its own before its work is done
 /// (`--give-up-ms`: an internal timeout), and answers it as the texts say (the RFD: error
@@ -830,15 +833,17 @@ fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
 /// LSP: a server that gives requests up on its own (`--give-up-ms`) answers `ContentModified`
 /// (-32801) and is found at fault in no scenario; one that answers `ServerCancelled` (-32802),
 /// which `workspace/executeCommand` does not support, is flagged `internal-cancel-code` (a
-/// SHOULD: the verdict is `warn`). `cancel-crossing-answer` times its cancel to the control's
-/// answer, here the give-up itself: whether that answer comes before the peer is proved to have
-/// read the cancel is the machine's timing, and when it does the scenario is not decidable
-/// (`vacuous`, and the run with it), never a pass.
+/// SHOULD: the verdict is `warn`). The server gives up a second after the request, long after
+/// the probe's cancels come, so only the scenarios that send none before the answer see the
+/// give-up. `cancel-crossing-answer` times its cancel to the control's answer, here the give-up
+/// itself: whether that answer comes before the peer is proved to have read the cancel is the
+/// machine's timing, and when it does the scenario is not decidable (`vacuous`, and the run
+/// with it), never a pass.
 #[test]
 fn an_lsp_server_gives_requests_up_with_content_modified_never_server_cancelled() {
-    let work = r#"{"command":"slow","arguments":[{"ms":300}]}"#;
+    let work = r#"{"command":"slow","arguments":[{"ms":3000}]}"#;
     for (b, verdict) in [("honour", "pass"), ("misuses-server-cancelled", "warn")] {
-        let peer = ["--dialect", "lsp", "--behavior", b, "--give-up-ms", "40"];
+        let peer = ["--dialect", "lsp", "--behavior", b, "--give-up-ms", "1000"];
         let flags = ["--dialect", "lsp", "--params", work, "--jobs", "4"];
         let (v, code, _) = probe(&format!("lsp-gives-up-{b}"), &flags, &peer);
         assert_eq!(code, 0, "{b}: {v:#}");
@@ -1202,7 +1207,7 @@ fn a_request_other_than_a_prompt_is_cancelled_with_the_generic_cancel() {
             "--method",
             "_cancelcheck/slow",
             "--params",
-            r#"{"ms":80}"#,
+            r#"{"ms":300}"#,
             "--jobs",
             "4",
             "--save-all",
@@ -1513,12 +1518,16 @@ fn replay_shows_a_probe_trace_as_a_timeline_in_every_format() {
 #[test]
 fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_take_longer() {
     let scenarios = ["--scenarios", "cancel-before-work,cancel-during-work"];
-    for (dialect, behaviour, rule) in [
-        ("lsp", "honour", "cancel-error-code"),
+    // Work of 2 s, declared to take at least 1.5 s: the cancel's answer comes long before.
+    let lsp = r#"{"command":"slow","arguments":[{"ms":2000}]}"#;
+    let mcp = r#"{"name":"slow","arguments":{"ms":2000}}"#;
+    for (dialect, behaviour, rule, work) in [
+        ("lsp", "honour", "cancel-error-code", lsp),
         (
             "mcp-2025-11-25",
             "answers-after-cancel",
             "no-answer-after-cancel",
+            mcp,
         ),
     ] {
         let peer = [
@@ -1528,7 +1537,7 @@ fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_ta
             behaviour,
             "--cancel-code-zero",
         ];
-        let mut flags = vec!["--dialect", dialect];
+        let mut flags = vec!["--dialect", dialect, "--params", work];
         flags.extend_from_slice(&scenarios);
         let (v, code, _) = probe("code-zero", &flags, &peer);
         assert_eq!(code, 0, "{v}");
@@ -1541,8 +1550,7 @@ fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_ta
                 "{why}"
             );
         }
-        // The work takes 300 ms; declared at least 200.
-        flags.extend_from_slice(&["--min-work-ms", "200"]);
+        flags.extend_from_slice(&["--min-work-ms", "1500"]);
         let (v, _, _) = probe("code-zero-min", &flags, &peer);
         let (inv, err) = findings(&v);
         assert_eq!(inv, [rule], "{dialect}: {v}");
@@ -1551,7 +1559,7 @@ fn an_answer_caused_by_the_cancel_is_not_a_crossing_once_the_work_is_known_to_ta
             assert_eq!(s["violations"][0]["invariant"], rule, "{dialect}: {s}");
             let a = s["assumptions"][0].as_str().unwrap();
             assert!(
-                a.contains("sooner than the 200 ms") && a.contains("caused by the cancel"),
+                a.contains("sooner than the 1500 ms") && a.contains("caused by the cancel"),
                 "{a}"
             );
         }
@@ -2075,8 +2083,11 @@ fn session_cancel_with_an_agent_that_never_asks_is_vacuous() {
 #[test]
 fn a_barrier_the_user_names_decides_what_the_default_one_cannot() {
     let peer = ["--dialect", "lsp", "--silent-unknown-without-params"];
-    let base = ["--dialect", "lsp", "--timeout", "1500", "--jobs", "4"];
-    let (v, _, _) = probe("barrier-default", &base, &peer);
+    let base = ["--dialect", "lsp", "--jobs", "4"];
+    // Every scenario waits out its time limit on the barrier nobody answers: a short one.
+    let mut unanswered = base.to_vec();
+    unanswered.extend(["--timeout", "1500"]);
+    let (v, _, _) = probe("barrier-default", &unanswered, &peer);
     assert_ne!(v["verdict"], "pass", "{v:#}");
     assert!(
         v["scenarios"]

@@ -13,9 +13,14 @@ pub struct Cli {
     pub args: ProbeArgs,
 }
 
-/// An empty scratch folder of this test process named `name` (made by whoever writes to it).
+/// An empty scratch folder named `name` for this test binary (made by whoever writes to it),
+/// under the folder cargo keeps for tests in its target directory: the traces a run saves stay
+/// there for a look until the next run of the same test replaces them, and `cargo clean`
+/// removes them, never filling the system's temporary folder.
 pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cancelcheck-probe-{}-{name}", std::process::id()));
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(env!("CARGO_CRATE_NAME"))
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     d
 }
