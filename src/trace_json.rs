@@ -222,6 +222,10 @@ pub fn event_json(dialect: Dialect, i: usize, timed: &Timed, sessions: &mut Sess
                 }
             }
         }
+        Event::Unmodelled { party: p } => {
+            party(&mut o, p);
+            "unmodelled"
+        }
         Event::Lost { from, msg } => {
             o.insert("from".into(), json!(from.name()));
             o.insert("message".into(), message_json(dialect, from, &msg));

@@ -411,6 +411,57 @@ fn requests_before_initialize_is_judged_only_where_the_handshake_was_recorded() 
     );
 }
 
+/// A notification or a request of another method is held to the same opening rule: the
+/// client's `initialized` or `textDocument/didOpen` before the `initialize` answer reached it,
+/// or the server's `$/progress` or `client/registerCapability` before it answered, break it;
+/// what the text lets the server send while it holds `initialize` (`window/logMessage`,
+/// `window/showMessageRequest`, ...) and everything after the answer do not.
+#[test]
+fn notifications_before_initialize_are_judged_as_requests_are() {
+    let tmp = Scratch::new("notify-before-init");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let init_answer = r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+    let did_open = r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.py","languageId":"python","version":1,"text":""}}}"#;
+    let log = r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"starting"}}"#;
+    let ask = r#"{"jsonrpc":"2.0","id":"s1","method":"window/showMessageRequest","params":{"type":3,"message":"?"}}"#;
+    let progress = r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":"t","value":{"kind":"begin","title":"x"}}}"#;
+    let register = r#"{"jsonrpc":"2.0","id":"s2","method":"client/registerCapability","params":{"registrations":[]}}"#;
+    let req = r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"slow"}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let session = |name: &str, opening: &[(&'static str, &'static str)]| {
+        let mut lines: Vec<(&str, u64, &str)> = vec![(C, 0, init)];
+        lines.extend(opening.iter().map(|&(d, m)| (d, 1, m)));
+        lines.extend([
+            (S, 2, init_answer),
+            (C, 3, initialized),
+            (C, 4, did_open),
+            (S, 5, log),
+            (C, 6, req),
+            (C, 7, cancel),
+            (S, 8, answer),
+        ]);
+        let file = jsonl(tmp.path(), &format!("{name}.jsonl"), &lines);
+        verdict(&audit("lsp", "jsonl", &file, &save))
+    };
+    let broken = || {
+        (
+            "fail".to_string(),
+            vec!["no-request-before-initialize".to_string()],
+            Some(1),
+        )
+    };
+    let held = ("pass".to_string(), vec![], Some(0));
+    assert_eq!(session("after", &[]), held);
+    assert_eq!(session("allowed", &[(S, log), (S, ask)]), held);
+    assert_eq!(session("initialized-early", &[(C, initialized)]), broken());
+    assert_eq!(session("open-early", &[(C, did_open)]), broken());
+    assert_eq!(session("progress-early", &[(S, progress)]), broken());
+    assert_eq!(session("register-early", &[(S, register)]), broken());
+}
+
 /// An error answer to a cancelled request that came after the cancel but before anything
 /// showed the server had read it (no barrier) may have crossed the cancel or been caused by
 /// it: `vacuous`, never `pass`, with the fix `audit` takes (`--min-work-ms`); declaring the

@@ -36,6 +36,13 @@ pub enum Event {
         /// The message.
         msg: Message,
     },
+    /// `party` put on the wire a message the model has no term for: a request of a method
+    /// it does not model, or a notification other than the dialect's cancels and activity.
+    /// Only a judge of real sessions sees one; it tells nothing but when it was sent.
+    Unmodelled {
+        /// The sender.
+        party: Party,
+    },
     /// The run ended.
     End {
         /// Whether nothing was left to happen (true), or a bound cut the run short (false).

@@ -1402,7 +1402,7 @@ pub static CATALOG: [Invariant; 44] = [
         id: InvariantId::NoRequestBeforeInitialize,
         name: "no-request-before-initialize",
         kind: Expectation::Always,
-        statement: "No request but `initialize` is sent before `initialize` is answered: the client sends none before it has received the answer, the server none before it has sent it.",
+        statement: "No request but `initialize`, and no notification, is sent before `initialize` is answered: the client sends none before it has received the answer, the server none before it has sent it (but the few notifications and the one request the text lets it send while it holds `initialize`).",
         // The client's request leaves before the answer reached it; the server's before its
         // answer went out (on a FIFO link, the server's request arrives ahead of that answer).
         observable_on_wire: true,
@@ -1412,7 +1412,7 @@ pub static CATALOG: [Invariant; 44] = [
             LSP,
             LSP_NOTHING_BEFORE_INITIALIZE,
             Some(
-                "the server's half ('the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult') is the next sentence"
+                "the server's half ('the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult', but window/showMessage, window/logMessage, telemetry/event and window/showMessageRequest while it holds initialize) is the next sentence"
             )
         )],
     },

@@ -14,6 +14,7 @@
 //!           | PARTY "arms" TIMER              | PARTY "disarms" TIMER
 //!           | PARTY "refuses" COMMAND REFUSAL | PARTY "ignores" IGNORED
 //!           | PARTY "anomaly" ANOMALY         | PARTY "nests" ID "under" ID
+//!           | PARTY "sends-unmodelled"
 //!           | "network" "loses" PARTY MSG     | "network" "duplicates" PARTY MSG
 //!           | "end" ("quiescent" | "bounded") "open" COUNT COUNT
 //! PARTY    := "client" | "server"
@@ -46,7 +47,9 @@
 //! cancel time; `cancelled parent`: it gave up because the request it was sent for was
 //! cancelled). `nests CHILD under PARENT` says that the request the party sends next, `CHILD`,
 //! is sent on behalf of `PARENT`, a request it received (the edge of the request tree); the
-//! command `send-nested PARENT` asks for such a request. `initialize` declares that the client handles cancels of the server's
+//! command `send-nested PARENT` asks for such a request. `sends-unmodelled` is a message the
+//! model has no term for (a request of another method, an unrelated notification), which only
+//! a judge of real sessions writes: it says when the party sent something, nothing more. `initialize` declares that the client handles cancels of the server's
 //! requests, `initialize-no-cancel` that it does not (the ACP RFD reads it); `work` is the
 //! client's ordinary request, `server-work` the server's. The one event the notation cannot express is the anomaly "illegal
 //! transition" (a driver error the checker does not read); [`format()`] renders it as
@@ -170,6 +173,7 @@ impl fmt::Display for Notation<'_> {
                     }
                 }
             }
+            Event::Unmodelled { party } => write!(f, "{} sends-unmodelled", party.name()),
             Event::Lost { from, msg } => write!(f, "network loses {} {}", from.name(), Msg(msg)),
             Event::Duplicated { from, msg } => {
                 write!(f, "network duplicates {} {}", from.name(), Msg(msg))
@@ -673,6 +677,7 @@ impl<'a> Words<'a> {
             "stream-lost",
             "stream-resumed",
             "closes-stream",
+            "sends-unmodelled",
         ];
         let input = |input| Event::Input { party, input };
         let output = |output| Event::Output { party, output };
@@ -715,6 +720,7 @@ impl<'a> Words<'a> {
             20 => input(Input::StreamLost(self.id()?)),
             21 => input(Input::StreamResumed(self.id()?)),
             22 => output(Output::CloseStream(self.id()?)),
+            23 => Event::Unmodelled { party },
             _ => {
                 let child = self.id()?;
                 self.literal("under")?;

@@ -567,7 +567,7 @@ impl RequestTree {
                 (Some(n), Message::Response { .. }) => self.graph[n].answer_lost = true,
                 _ => {}
             },
-            Event::Duplicated { .. } => {}
+            Event::Duplicated { .. } | Event::Unmodelled { .. } => {}
             Event::End { quiescent, .. } => self.end = Some(quiescent),
         }
     }

@@ -671,6 +671,13 @@ impl Judge<'_> {
                 .into_iter()
                 .collect()
         };
+        if models.is_empty() && !cancel && msg.method().is_some() {
+            // A request of another method, or an unrelated notification: when it was sent is
+            // what the rules of the session's opening read of it.
+            self.emit(Event::Unmodelled {
+                party: Party::Client,
+            });
+        }
         for &m in &models {
             match m {
                 Message::Request { id, method } => {

@@ -119,6 +119,19 @@ impl Shapes for Lsp {
         Some("exit")
     }
 
+    /// "during the `initialize` request the server is allowed to send the notifications
+    /// `window/showMessage`, `window/logMessage` and `telemetry/event` as well as the
+    /// `window/showMessageRequest` request to the client."
+    fn server_may_send_before_open(&self, method: &str) -> bool {
+        matches!(
+            method,
+            "window/showMessage"
+                | "window/logMessage"
+                | "telemetry/event"
+                | "window/showMessageRequest"
+        )
+    }
+
     fn check_client(&self, msg: &WireMessage) -> Result<(), SchemaError> {
         match Fields::of(msg) {
             Some((request, f)) => check_client(request, f),

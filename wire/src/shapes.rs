@@ -235,6 +235,12 @@ pub trait Shapes: Sync {
         None
     }
 
+    /// Whether the server may send a message of `method` while it holds the handshake, before
+    /// it has answered it (LSP: a few notifications and one request); none elsewhere.
+    fn server_may_send_before_open(&self, _method: &str) -> bool {
+        false
+    }
+
     // ---- a server's messages (the test peer)
 
     /// Which of the dialect's own requests `method` is, as a server reads it.

@@ -148,7 +148,7 @@ impl Checker {
             Event::Output { party, output } => self.output(party, output),
             Event::Lost { from, msg } => self.lost(from, msg),
             Event::Duplicated { from, msg } => self.duplicated(from, msg),
-            Event::End { .. } => Change::default(),
+            Event::End { .. } | Event::Unmodelled { .. } => Change::default(),
         }
     }
 

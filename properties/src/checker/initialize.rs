@@ -9,12 +9,19 @@ use cancelcheck_model::dialect::InitializeCancel;
 use cancelcheck_model::message::Method;
 use cancelcheck_model::{Message, Output, Party};
 
-/// A request sent before `initialize` is answered as far as its sender can know; a cancel of
+/// A request or another message sent before `initialize` is answered as far as its sender can
+/// know; a cancel of
 /// an `initialize` the dialect does not let be cancelled (then, or ever), or (where support is negotiated) a
 /// generic cancel to a party that declared no support (a prompt turn's `session/cancel` is
 /// not the negotiated cancel).
 #[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
+    if let Event::Unmodelled { party } = *ev {
+        if !initialize_answered(c, party) {
+            c.violate(InvariantId::NoRequestBeforeInitialize, None);
+        }
+        return;
+    }
     let Event::Output {
         party,
         output: Output::Send(msg),
@@ -32,6 +39,13 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
                 Some((party, id)),
                 Some(ch.confused_before),
             );
+        }
+        // The server's progress is a notification: none before its answer either (its work
+        // starts only once it has answered). (The client's progress is about a request of the
+        // server's, which the server sends only once it has answered: on a link that reorders,
+        // it may reach the client, and be worked on, before the answer does.)
+        Message::Activity { .. } if party == Party::Server && !initialize_answered(c, party) => {
+            c.violate(InvariantId::NoRequestBeforeInitialize, None);
         }
         Message::Cancel { id, session } => {
             let Some(i) = ch.rec else {

@@ -114,7 +114,7 @@ fn named(ev: &Event) -> SmallVec<[RequestId; 2]> {
             | Output::Crashed => {}
         },
         Event::Lost { msg, .. } | Event::Duplicated { msg, .. } => out.extend(msg_id(&msg)),
-        Event::End { .. } => {}
+        Event::End { .. } | Event::Unmodelled { .. } => {}
     }
     out
 }

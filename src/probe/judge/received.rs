@@ -166,7 +166,20 @@ impl Judge<'_> {
             }
         }
         let (model, parent) = self.peer_model(&msg);
-        let Some(m) = model else { return };
+        let Some(m) = model else {
+            // A request of another method, or an unrelated notification, but those the text
+            // lets the server send while it holds the handshake.
+            // (A cancel is always one of the model's messages, well formed or not.)
+            if let Some(method) = msg.method()
+                && !cancelcheck_wire::shapes::of(self.ctx.dialect)
+                    .server_may_send_before_open(method)
+            {
+                self.emit(Event::Unmodelled {
+                    party: Party::Server,
+                });
+            }
+            return;
+        };
         let m = self.full_or_partial(m, &msg);
         let m = self.cancelled_unasked(m);
         if let Message::Response { id, reply } = m
