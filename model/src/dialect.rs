@@ -252,7 +252,7 @@ const RPC_CANCELLED: Option<i64> = Some(-32800);
 static ACP: DialectRules = DialectRules {
     id: "acp",
     title: "ACP (stable, $/cancel_request)",
-    spec_file: "acp-cancellation.md",
+    spec_file: "acp-v1-cancellation.md",
     json_rpc: true,
     cancel_method: "$/cancel_request",
     cancel_id_field: "requestId",

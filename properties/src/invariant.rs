@@ -216,14 +216,18 @@ const fn on_wire(a: Application, on_wire: bool) -> Application {
     }
 }
 
-/// The spec texts the catalog quotes: four of the five under `shared/specs/` and its
+/// The spec texts the catalog quotes: three of the five under `shared/specs/` and its
 /// `README.md` (which supersedes them where the protocols moved on), and, in this repository's
-/// `specs/`, the released MCP 2026-07-28 text (`specs/mcp-2026-07-28-cancellation.md`, which
-/// replaces the draft `shared/specs/mcp-cancellation-draft.md` it grew from) and the JSON-RPC
-/// 2.0 and LSP 3.17 sentences (`specs/json-rpc-2.0.md`, `specs/lsp-3.17.md`).
+/// `specs/`, the released ACP v1 text (`specs/acp-v1-cancellation.md`, which replaces the
+/// pre-release `shared/specs/acp-cancellation.md`), the released MCP 2026-07-28 text
+/// (`specs/mcp-2026-07-28-cancellation.md`, which replaces the draft
+/// `shared/specs/mcp-cancellation-draft.md` it grew from) and the JSON-RPC 2.0 and LSP 3.17
+/// sentences (`specs/json-rpc-2.0.md`, `specs/lsp-3.17.md`).
 pub mod files {
-    /// ACP stable.
-    pub const ACP: &str = "acp-cancellation.md";
+    /// ACP stable as released (schema v1.17.0), quoted in this repository: the v1
+    /// Cancellation page, the Prompt Turn page's Cancellation section and the schema's entries
+    /// (the pre-release `shared/specs/acp-cancellation.md` is no longer quoted).
+    pub const ACP: &str = "acp-v1-cancellation.md";
     /// The ACP RFD.
     pub const RFD: &str = "acp-rfd-request-cancellation.md";
     /// MCP 2025-11-25.
@@ -244,7 +248,7 @@ pub mod files {
     /// Whether `file` is one of this repository's `specs/` (the others are under
     /// `shared/specs/`).
     pub fn in_repository(file: &str) -> bool {
-        file == JSONRPC || file == LSP || file == MCP26
+        file == JSONRPC || file == LSP || file == MCP26 || file == ACP
     }
 }
 
@@ -267,6 +271,9 @@ pub mod addresses {
     pub const ACP: &str = "https://agentclientprotocol.com/protocol/v1/cancellation";
     /// ACP: the prompt turn page (`session/cancel`).
     pub const ACP_PROMPT_TURN: &str = "https://agentclientprotocol.com/protocol/prompt-turn";
+    /// ACP (stable): the Cancellation section of the prompt turn page of protocol version 1.
+    pub const ACP_V1_PROMPT_TURN: &str =
+        "https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation";
     /// The ACP request cancellation RFD.
     pub const RFD: &str = "https://agentclientprotocol.com/rfds/request-cancellation";
     /// MCP revision 2025-11-25: cancellation.
@@ -315,6 +322,24 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "When internal cancellation",
             a::ACP,
             "Internal Cancellation",
+        ),
+        (
+            ACP,
+            "The Client MUST respond to all pending",
+            a::ACP_V1_PROMPT_TURN,
+            "Cancellation",
+        ),
+        (
+            ACP,
+            "After all ongoing operations",
+            a::ACP_V1_PROMPT_TURN,
+            "Cancellation",
+        ),
+        (
+            ACP,
+            "The Agent MAY send session/update",
+            a::ACP_V1_PROMPT_TURN,
+            "Cancellation",
         ),
         (ACP, "", a::ACP, "$/cancel_request Notification"),
         (RFD, "Individual JSON-RPC request", a::RFD, "Shiny future"),
@@ -508,12 +533,6 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         ),
         (
             TABLE,
-            "the agent MAY still send",
-            a::ACP_PROMPT_TURN,
-            "Cancellation",
-        ),
-        (
-            TABLE,
             "request ids MUST NOT",
             a::MCP25_BASIC,
             "Messages: Requests",
@@ -526,18 +545,6 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             "Streamable HTTP: Sending Messages to the Server",
         ),
         (TABLE, "The cascade:", a::ACP_PROMPT_TURN, "Cancellation"),
-        (
-            TABLE,
-            "The client MUST answer every pending",
-            a::ACP_PROMPT_TURN,
-            "Cancellation",
-        ),
-        (
-            TABLE,
-            "it MUST answer `session/prompt`",
-            a::ACP_PROMPT_TURN,
-            "Cancellation",
-        ),
         (
             TABLE,
             "Progress notifications",
@@ -805,7 +812,7 @@ pub static CATALOG: [Invariant; 44] = [
                 Must,
                 JSONRPC,
                 RPC_NO_REPLY,
-                Some("ACP's $/cancel_request is a notification (acp-cancellation.md)")
+                Some("ACP's $/cancel_request is a notification (acp-v1-cancellation.md)")
             ),
             at!(
                 AcpRfd,
@@ -1055,11 +1062,11 @@ pub static CATALOG: [Invariant; 44] = [
         applies: &[
             at!(
                 Acp,
-                Note,
-                TABLE,
-                "the agent MAY still send session/update but only before it answers the prompt",
+                Must,
+                ACP,
+                "The Agent MAY send session/update notifications with content or tool call updates after receiving the session/cancel notification, but it MUST ensure that it does so before responding to the session/prompt request.",
                 Some(
-                    "the bound of a MAY: an update after the answer goes beyond what the text permits, and no keyword forbids it"
+                    "the MUST reaches a prompt turn whose session/cancel the agent received: a session/update it sends for that turn after the cancel and after its answer to the prompt breaks it; an update after the answer of a turn never cancelled is not judged, since no sentence of the text binds it"
                 )
             ),
             at!(
@@ -1323,8 +1330,11 @@ pub static CATALOG: [Invariant; 44] = [
         applies: &[at!(
             Acp,
             Must,
-            TABLE,
-            "it MUST answer `session/prompt` with `{\"stopReason\":\"cancelled\"}` (a result, never an error)"
+            ACP,
+            "After all ongoing operations have been successfully aborted and pending updates have been sent, the Agent MUST respond to the original session/prompt request with the cancelled stop reason.",
+            Some(
+                "the cancelled stop reason is a result ({\"stopReason\":\"cancelled\"}): an error answer breaks it too, as the warning's 'Agents MUST catch these errors and return the semantically meaningful cancelled stop reason' says"
+            )
         )],
     },
     Invariant {
@@ -1443,8 +1453,8 @@ pub static CATALOG: [Invariant; 44] = [
         applies: &[at!(
             Acp,
             Must,
-            TABLE,
-            "The client MUST answer every pending `session/request_permission` with `{\"outcome\":{\"outcome\":\"cancelled\"}}`"
+            ACP,
+            "The Client MUST respond to all pending session/request_permission requests with the cancelled outcome."
         )],
     },
     Invariant {

@@ -464,6 +464,38 @@ fn verdict_accessors_say_what_was_found() {
     assert_eq!(a.union(a), a);
 }
 
+/// ACP bounds a prompt turn's updates by its answer only once the agent has received the
+/// turn's `session/cancel` ("it MUST ensure that it does so before responding to the
+/// session/prompt request"): an update after that answer fails the run; one after the answer
+/// of a turn never cancelled is not judged. MCP 2025-11-25 bounds every request's progress.
+#[test]
+fn acp_bounds_updates_by_the_answer_of_a_cancelled_turn_only() {
+    let after = ["server sends activity 1"];
+    let uncancelled = checker(Dialect::Acp, false, &then(ANSWERED, &after));
+    assert!(
+        broken(&uncancelled).is_empty(),
+        "{:?}",
+        uncancelled.verdict()
+    );
+    let cancelled: &[&str] = &[
+        "client command send",
+        "client sends request 1 work",
+        "server receives request 1 work",
+        "server starts work 1",
+        "client command cancel 1",
+        "client sends session-cancel 1",
+        "server receives session-cancel 1",
+        "server aborts work 1",
+        "server sends response 1 cancelled",
+    ];
+    let c = checker(Dialect::Acp, false, &then(cancelled, &after));
+    assert_eq!(broken(&c), [InvariantId::NoActivityAfterAnswer]);
+    assert_eq!(c.verdict().violations[0].strength, Strength::Must);
+    assert!(c.failed() && c.verdict().failed());
+    let mcp = checker(Dialect::Mcp20251125, false, &then(ANSWERED, &after));
+    assert_eq!(broken(&mcp), [InvariantId::NoActivityAfterAnswer]);
+}
+
 /// The checker's packed state: what the explorer stores. Unpacked into another checker it
 /// packs to the same bytes and judges the rest of a run alike; copies, resets and relabellings
 /// keep what they promise.

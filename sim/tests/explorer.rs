@@ -50,7 +50,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("acp", "id-type-confusion", 1, 1, 2),        // exact-id-match
     ("acp", "cancel-cancels-all", 2, 6, 70),      // exact-id-match
     ("acp", "answers-cancel-notification", 1, 2, 6), // notification-unanswered
-    ("acp", "activity-after-answer", 1, 1, 998),  // no-activity-after-answer
+    ("acp", "activity-after-answer", 1, 6, 80),   // no-activity-after-answer
     ("acp", "crashes-on-unknown-cancel", 1, 2, 6), // unknown-cancel-harmless
     ("acp", "reuses-live-id", 2, 5, 33462),       // no-live-id-reuse
     ("acp", "finish-first", 1, 7, 96),            // prompt-cancelled-stop-reason

@@ -8,7 +8,8 @@ use crate::invariant::InvariantId;
 use cancelcheck_model::{Message, Output};
 
 /// A cancel sent for a request whose answer its sender had read; progress sent for a request
-/// already answered, or one its receiver owes silence after a cancel.
+/// already answered (in ACP, a prompt turn whose `session/cancel` its agent had received), or
+/// one its receiver owes silence after a cancel.
 #[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     let (
@@ -30,7 +31,13 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         }
         Message::Activity { id } => {
             if r.responses_sent > 0 {
-                c.violate(InvariantId::NoActivityAfterAnswer, Some((party.peer(), id)));
+                // ACP bounds a turn's updates by its answer once the agent has received the
+                // turn's `session/cancel` ("MAY send session/update notifications ... after
+                // receiving the session/cancel notification, but it MUST ensure that it does
+                // so before responding"), and says nothing of a turn never cancelled.
+                if c.rules().session_cancel_method.is_none() || r.session_cancel {
+                    c.violate(InvariantId::NoActivityAfterAnswer, Some((party.peer(), id)));
+                }
             } else if c.stopped_by_cancel(&r) {
                 c.violate(InvariantId::NoActivityAfterCancel, Some((party.peer(), id)));
             }

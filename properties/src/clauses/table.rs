@@ -27,81 +27,28 @@ const SUBSCRIPTIONS: &str = "the model has no subscriptions: a subscriptions/lis
 const ID_SHAPE: &str = "the model's requests always carry an integer or string id, and no fault sends one without an id or with null: such a request, and a rule on it, would judge it";
 const INVALID_IGNORED: &str = "the duty unknown-cancel-harmless judges (a cancel for a finished request changes nothing; one naming an id never received is unknown-id-cancel-ignored's, a malformed one malformed-cancel-ignored's); the catalog cites the MUST of 'Both parties MUST handle these race conditions gracefully' for it, so it is held to MUST";
 
+mod acp;
+
 /// Every normative sentence of the texts that the catalog does not quote, per dialect, in
-/// the order of its text (a dialect's own text, then the README's facts). A test requires
-/// every quotation to stand in its file, and every sentence with a keyword to be placed
-/// (here or by the catalog).
-pub static TABLE: &[Row] = &[
-    // ACP (stable).
-    row!(
-        Acp,
-        ACP,
-        "the implementation: ... MAY finish sending any pending notifications before responding",
-        NotAnObligation(
-            "a permission: activity before the answer is allowed (no-activity-after-answer forbids it only after)"
-        )
-    ),
-    row!(
-        Acp,
-        ACP,
-        "Cancellation MAY also be done explicitly on a per-feature basis within the protocol to cover specific scenarios, such as cancellation of a prompt turn.",
-        NotAnObligation(
-            "a permission the protocol takes up itself: session/cancel of a prompt turn, modelled, and judged by the README's prompt-turn facts"
-        )
-    ),
-    row!(
-        Acp,
-        ACP,
-        "When internal cancellation occurs, the executing party SHOULD: ... Ensure consistent behavior regardless of cancellation source",
-        Judged {
-            by: &[I::InternalCancelCode],
-            why: "the behaviour the text names for both sources is the -32800 answer, which internal-cancel-code holds a request given up on its own to"
-        }
-    ),
-    row!(
-        Acp,
-        README,
-        "MAY stop; MUST send exactly one response: a result (possibly partial) or error -32800",
-        Judged {
-            by: &[
-                I::SingleResolution,
-                I::EventualResolution,
-                I::CancelErrorCode
-            ],
-            why: "the README's summary of the text's 'MUST send one of these responses for the original request', which these judge"
-        }
-    ),
-    row!(
-        Acp,
-        README,
-        "Internal cancellation (timeouts, resource limits) SHOULD produce the same -32800.",
-        Judged {
-            by: &[I::InternalCancelCode],
-            why: "the text's internal-cancellation SHOULD, restated"
-        }
-    ),
-    row!(
-        Acp,
-        README,
-        "MUST send one of these responses",
-        Judged {
-            by: &[
-                I::SingleResolution,
-                I::EventualResolution,
-                I::CancelErrorCode
-            ],
-            why: "the stable page's sentence, as the README quotes it, of the duty the text states in the same words, which these judge"
-        }
-    ),
-    row!(
-        Acp,
-        README,
-        "internal cancellation \"SHOULD\" answer -32800",
-        Judged {
-            by: &[I::InternalCancelCode],
-            why: "the stable page's internal-cancellation SHOULD, as the README quotes it"
-        }
-    ),
+/// the order of its text (a dialect's own text, then the README's facts): ACP stable's rows
+/// (`acp::ROWS`), then the others' (`OTHERS`). A test requires every quotation to stand
+/// in its file, and every sentence with a keyword to be placed (here or by the catalog).
+pub static TABLE: &[Row] = &joined::<{ acp::ROWS.len() + OTHERS.len() }>(acp::ROWS, OTHERS);
+
+/// `a`, then `b`, as one array of `N` rows (`N` is their lengths' sum).
+const fn joined<const N: usize>(a: &[Row], b: &[Row]) -> [Row; N] {
+    assert!(a.len() + b.len() == N && N > 0);
+    let mut out = [if a.is_empty() { b[0] } else { a[0] }; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The rows of every dialect but ACP stable, in [`TABLE`]'s order.
+const OTHERS: &[Row] = &[
     // The ACP RFD.
     row!(
         AcpRfd,

@@ -279,9 +279,12 @@ fn an_unlinked_request_makes_the_rules_of_request_trees_not_observable() {
 }
 
 /// ACP: a `session/update` with a turn's content naming the session of a prompt already
-/// answered came after that answer; one about the session itself (its commands) may come
-/// at any time; one naming another session (`sess-2`, whatever its text) is about no
-/// prompt of the probe's.
+/// answered, in a turn the probe had cancelled (`session/cancel`, which the answer's
+/// `cancelled` proves read), came after that answer: a MUST ("it MUST ensure that it does so
+/// before responding to the session/prompt request"). After the answer of a turn never
+/// cancelled no sentence binds the agent, and nothing is judged; one about the session itself
+/// (its commands) may come at any time; one naming another session (`sess-2`, whatever its
+/// text) is about no prompt of the probe's.
 #[test]
 fn a_turn_update_after_the_prompt_is_answered_is_activity_after_answer() {
     let ctx = Context::new(Dialect::Acp);
@@ -297,9 +300,17 @@ fn a_turn_update_after_the_prompt_is_answered_is_activity_after_answer() {
         (update("sess-2", "agent_message_chunk"), false),
     ] {
         let mut r = acp_opening();
-        r.extend([rec(Dir::Received, PROMPT_ENDED), u]);
-        let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "warn"));
+        r.extend([
+            rec(Dir::Sent, SESSION_CANCEL),
+            rec(Dir::Received, PROMPT_CANCELLED),
+            u.clone(),
+        ]);
+        let finding = after.then_some((InvariantId::NoActivityAfterAnswer, "fail"));
         assert_found(&judge(&ctx, &r), finding);
+        // The same update after the answer of a turn never cancelled.
+        let mut r = acp_opening();
+        r.extend([rec(Dir::Received, PROMPT_ENDED), u]);
+        assert_found(&judge(&ctx, &r), None);
     }
 }
 
