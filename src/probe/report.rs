@@ -423,8 +423,9 @@ pub fn run_text(
     );
     for o in outcomes {
         let j = &o.judgement;
-        // A session that tested nothing, or ended in an error, held nothing it did not break.
-        let undecided = !j.errors.is_empty() || j.status() == Status::Vacuous;
+        // A session that tested nothing (failed or not), or ended in an error, held nothing
+        // it did not break.
+        let undecided = !j.errors.is_empty() || !j.vacuous_because.is_empty();
         let cells: String = cols
             .iter()
             .map(|i| {
@@ -838,5 +839,32 @@ mod tests {
         };
         assert!(row(0).contains(&"."), "{text}");
         assert!(!row(1).contains(&".") && row(1).contains(&"?"), "{text}");
+        // Nor does one that broke a rule but tested nothing of the rest.
+        let mut failed = outcome(name, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        failed
+            .judgement
+            .verdict
+            .violations
+            .push(cancelcheck_properties::Violation {
+                invariant: InvariantId::SingleResolution,
+                strength: Strength::Must,
+                event: 0,
+                id: None,
+            });
+        failed
+            .judgement
+            .vacuous_because
+            .push("the session holds no cancel".into());
+        assert_eq!(failed.judgement.status(), Status::Fail);
+        let text = run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &[failed]);
+        let cells: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .collect();
+        assert!(cells.contains(&"E") && cells.contains(&"?"), "{text}");
+        assert!(!cells.contains(&"."), "{text}");
     }
 }
