@@ -2,7 +2,7 @@
 //! made of `sh` one-liners (the Rust test peer's tests are in `testpeer/tests/probe.rs`).
 
 mod common;
-use common::{Scratch, alive, cancelcheck, json_out, pid_in, text, under_a_gib};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, text, under_256_mib};
 
 #[test]
 fn bad_usage_exits_2() {
@@ -421,7 +421,7 @@ fn the_peers_stderr_is_shown_with_its_finding_and_kept_in_the_trace() {
 }
 
 /// A peer that floods its stdout once it has answered `initialize`, run by a probe whose
-/// address space is capped at 1 GiB (so that a runaway aborts instead of taking the machine
+/// address space is capped at 256 MiB (so that a runaway aborts instead of taking the machine
 /// down): a valid notification without end is stopped at `--max-output` with a `flood` session
 /// error, not by the scenario's time limit; so are lines that are not JSON, whose errors are
 /// kept a few only; one endless line is a framing error, reported once, and the scenario ends
@@ -473,16 +473,16 @@ fn a_peer_that_floods_its_output_is_stopped_at_max_output() {
             "-c",
             &peer,
         ]);
-        let kinds = error_kinds_under_a_gib(name, cmd);
+        let kinds = error_kinds_under_256_mib(name, cmd);
         assert_eq!(kinds, kinds_wanted, "{name}");
     }
 }
 
-/// Runs `cmd` (a `probe --json` of one scenario) with its address space capped at 1 GiB, so
+/// Runs `cmd` (a `probe --json` of one scenario) with its address space capped at 256 MiB, so
 /// that a probe keeping what a peer floods aborts instead of taking the machine down; asserts
 /// it ends failing that scenario with a few errors of a kind, and gives their kinds, sorted.
-fn error_kinds_under_a_gib(name: &str, mut cmd: std::process::Command) -> Vec<String> {
-    under_a_gib(&mut cmd);
+fn error_kinds_under_256_mib(name: &str, mut cmd: std::process::Command) -> Vec<String> {
+    under_256_mib(&mut cmd);
     let o = cmd.output().expect("the binary runs");
     assert_eq!(o.status.code(), Some(1), "{name}: {}", text(&o.stderr));
     let v = json_out(&o);
@@ -503,7 +503,7 @@ fn error_kinds_under_a_gib(name: &str, mut cmd: std::process::Command) -> Vec<St
 /// A Streamable HTTP server that answers `initialize`, accepts notifications, and answers any
 /// other request with an event stream that never ends (notifications, as fast as the probe
 /// reads): the probe stops reading at `--max-output` with a `flood` session error, under a
-/// 1 GiB address-space cap (before bounded queues it kept 2.3 GB in 6 s, then passed).
+/// 256 MiB address-space cap (before bounded queues it kept 2.3 GB in 6 s, then passed).
 #[test]
 fn a_server_that_floods_an_event_stream_is_stopped_at_max_output() {
     use std::io::{Read, Write};
@@ -584,7 +584,7 @@ fn a_server_that_floods_an_event_stream_is_stopped_at_max_output() {
         "--save",
         &tmp.path().join("found").display().to_string(),
     ]);
-    let kinds = error_kinds_under_a_gib("sse", cmd);
+    let kinds = error_kinds_under_256_mib("sse", cmd);
     assert!(kinds.contains(&"flood".to_string()), "{kinds:?}");
 }
 

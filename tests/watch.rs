@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Scratch, alive, cancelcheck, json_out, pid_in, testpeer, text, under_a_gib};
+use common::{Scratch, alive, cancelcheck, json_out, pid_in, testpeer, text, under_256_mib};
 
 fn watch(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_cancelcheck"))
@@ -95,7 +95,7 @@ fn a_hundred_thousand_messages_pass_through_byte_for_byte() {
 
 /// A server that floods its output (300,000 notifications, 45 MB, as fast as a pipe takes
 /// them) passes through `watch` whole to a client that reads it all, with `watch`'s address
-/// space capped at 1 GiB: it holds what is live, not what went by (the log on disk holds it).
+/// space capped at 256 MiB: it holds what is live, not what went by (the log on disk holds it).
 #[test]
 fn a_server_that_floods_its_output_passes_through_in_bounded_memory() {
     let tmp = Scratch::new("flood");
@@ -120,7 +120,7 @@ fn a_server_that_floods_its_output_passes_through_in_bounded_memory() {
     .stdin(Stdio::piped())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    under_a_gib(&mut cmd);
+    under_256_mib(&mut cmd);
     let mut child = cmd.spawn().expect("watch starts");
     // The client stays (its input open) until the server's output has ended.
     let stdin = child.stdin.take();

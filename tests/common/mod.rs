@@ -99,16 +99,17 @@ pub fn pid_in(file: &Path, mut running: impl FnMut() -> bool) -> i32 {
     }
 }
 
-/// Caps the address space of the process `cmd` starts at 1 GiB, so that one keeping what a
-/// peer floods aborts instead of taking the machine down.
-pub fn under_a_gib(cmd: &mut std::process::Command) {
+/// Caps the address space of the process `cmd` starts at 256 MiB, the bound the README states
+/// for a flood, so that one keeping what a peer floods aborts instead of taking the machine
+/// down.
+pub fn under_256_mib(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent's.
     unsafe {
         cmd.pre_exec(|| {
             let cap = libc::rlimit {
-                rlim_cur: 1 << 30,
-                rlim_max: 1 << 30,
+                rlim_cur: 256 << 20,
+                rlim_max: 256 << 20,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 {
                 Ok(())
