@@ -5,6 +5,9 @@
 
 use super::*;
 
+/// Why the schema's two sentences on a permission request after `session/cancel` are judged.
+const PERMISSION_SCHEMA: &str = "the schema's words for the prompt turn page's 'The Client MUST respond to all pending session/request_permission requests with the cancelled outcome', which permission-cancelled-after-cancel quotes";
+
 /// Why the shape of an ACP request id is not judged.
 const ID_SHAPE: &str = "the model's requests carry an integer id or a string of digits, never null, a fraction or a value of another type, and no fault sends one: such a request, and a rule on it, would judge it";
 
@@ -151,7 +154,7 @@ pub(super) const ROWS: &[Row] = &[
         "If the client cancels the prompt turn via session/cancel, it MUST respond to this request with RequestPermissionOutcome::Cancelled.",
         Judged {
             by: &[I::PermissionCancelledAfterCancel],
-            why: "the schema's words for the prompt turn page's 'The Client MUST respond to all pending session/request_permission requests with the cancelled outcome', which permission-cancelled-after-cancel quotes"
+            why: PERMISSION_SCHEMA
         }
     ),
     row!(
@@ -160,7 +163,7 @@ pub(super) const ROWS: &[Row] = &[
         "When a client sends a session/cancel notification to cancel an ongoing prompt turn, it MUST respond to all pending session/request_permission requests with this Cancelled outcome.",
         Judged {
             by: &[I::PermissionCancelledAfterCancel],
-            why: "the schema's words for the prompt turn page's 'The Client MUST respond to all pending session/request_permission requests with the cancelled outcome', which permission-cancelled-after-cancel quotes"
+            why: PERMISSION_SCHEMA
         }
     ),
     row!(
