@@ -122,8 +122,10 @@ pub struct Session<'a> {
     held: Vec<WireId>,
     /// ACP: permission requests the agent made.
     permissions_asked: usize,
-    /// ACP: whether the probe sent `session/cancel`.
-    session_cancelled: bool,
+    /// ACP: the sessions whose prompt turn the probe cancelled (`session/cancel`): a permission
+    /// request of the agent's in one is answered `cancelled`, as a client must, even one that
+    /// comes after the cancel.
+    cancelled_sessions: BTreeSet<String>,
     progress: BTreeSet<RequestId>,
     outs: Vec<Output>,
     init: Option<RequestId>,
@@ -205,7 +207,7 @@ impl<'a> Session<'a> {
             hold_permissions: false,
             held: Vec::new(),
             permissions_asked: 0,
-            session_cancelled: false,
+            cancelled_sessions: BTreeSet::new(),
             progress: BTreeSet::new(),
             outs: Vec::new(),
             init: None,
@@ -333,6 +335,15 @@ impl<'a> Session<'a> {
         self.outgoing().session_cancel(session)
     }
 
+    /// Notes that request `id`'s cancel is its prompt turn's `session/cancel`, where it is.
+    fn note_session_cancel(&mut self, id: RequestId) {
+        if self.session_cancel_text(id).is_some()
+            && let Some(session) = self.prompt_session.get(&id)
+        {
+            self.cancelled_sessions.insert(session.clone());
+        }
+    }
+
     /// Feeds the probe's endpoint and acts on what it does.
     fn feed(&mut self, input: Input) -> Option<RequestId> {
         let mut outs = std::mem::take(&mut self.outs);
@@ -353,6 +364,7 @@ impl<'a> Session<'a> {
                     sent = Some(id);
                 }
                 Output::Send(Message::Cancel { id, .. }) => {
+                    self.note_session_cancel(id);
                     let text = self.cancel_text(id);
                     self.send_text(text);
                 }
@@ -596,7 +608,7 @@ impl<'a> Session<'a> {
     /// agent makes from now on are answered `cancelled` at once.
     pub fn session_cancel(&mut self, id: RequestId) {
         let session = self.prompt_session.get(&id).cloned().unwrap_or_default();
-        self.session_cancelled = true;
+        self.cancelled_sessions.insert(session.clone());
         if let Some(text) = self.outgoing().session_cancel(&session) {
             self.send_text(text);
         }
@@ -650,6 +662,8 @@ impl<'a> Session<'a> {
         if self.setup.ctx.prompt_turn()
             && let Some(s) = self.next_session.clone()
         {
+            // A new turn in a session whose earlier turn was cancelled is not.
+            self.cancelled_sessions.remove(&s);
             self.prompt_session.insert(id, s);
         }
         Ok(id)
@@ -673,6 +687,7 @@ impl<'a> Session<'a> {
             return self.close_stream(id);
         }
         if let Some(text) = self.session_cancel_text(id) {
+            self.note_session_cancel(id);
             return self.send_text(text);
         }
         if self.ep.peer_takes_cancels() {

@@ -934,6 +934,66 @@ fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     assert!(run(cli.args).is_err());
 }
 
+/// ACP: the probe answers each permission request of the agent's as a client must: `cancelled`
+/// where it has cancelled the request's prompt turn, even one that reaches it after the cancel
+/// (`cancel-before-work`: the agent asks as the work starts, before it has read the cancel;
+/// before, the probe answered it `selected`, and an agent that went on with the permission given
+/// was failed for the probe's answer), and `selected` in a new turn of a session whose earlier
+/// turn it cancelled (the control prompt of `two-concurrent-one-cancelled`). Read from every
+/// scenario's saved trace.
+#[test]
+fn permission_requests_are_answered_cancelled_exactly_in_cancelled_turns() {
+    let (v, code, _) = probe(
+        "acp-ask-after-cancel",
+        &[
+            "--dialect",
+            "acp",
+            "--params",
+            ACP_PROMPT,
+            "--jobs",
+            "4",
+            "--save-all",
+        ],
+        &["--dialect", "acp", "--ask-permission", "--lazy-cancel"],
+    );
+    assert_eq!(v["verdict"], "pass", "{v:#}");
+    assert_eq!(code, 0);
+    let mut answered = [0, 0];
+    for s in v["scenarios"].as_array().unwrap() {
+        let path = s["trace"].as_str().expect("saved");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut cancelled: Vec<String> = Vec::new();
+        let mut asked: Vec<(Value, String)> = Vec::new();
+        for m in doc["messages"].as_array().unwrap() {
+            let Ok(w) = serde_json::from_str::<Value>(m["text"].as_str().unwrap_or("")) else {
+                continue;
+            };
+            let session = w["params"]["sessionId"].as_str().unwrap_or("").to_string();
+            match (m["dir"].as_str().unwrap(), w["method"].as_str()) {
+                ("sent", Some("session/cancel")) => cancelled.push(session),
+                ("sent", Some("session/prompt")) => cancelled.retain(|c| *c != session),
+                ("received", Some("session/request_permission")) => {
+                    asked.push((w["id"].clone(), session))
+                }
+                ("sent", None) if w["result"]["outcome"].is_object() => {
+                    let (_, session) = asked.iter().find(|(id, _)| *id == w["id"]).unwrap();
+                    let outcome = w["result"]["outcome"]["outcome"].as_str().unwrap();
+                    let want = if cancelled.contains(session) {
+                        "cancelled"
+                    } else {
+                        "selected"
+                    };
+                    assert_eq!(outcome, want, "{}: {w}", s["name"]);
+                    answered[usize::from(want == "cancelled")] += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    // Both kinds of answer were given.
+    assert!(answered[0] > 0 && answered[1] > 0, "{answered:?}");
+}
+
 /// ACP: the generic `$/cancel_request` naming the prompt itself, not the turn's own
 /// `session/cancel`. A correct agent answers the prompt once (a result or error -32800, as for
 /// any request); one that answers the cancel and then the finished work too is flagged.

@@ -1,7 +1,10 @@
 // An ACP agent as the TypeScript SDK's users write one (`agent()`, handlers by method, `connect`
-// over stdio): each prompt turn "thinks" for `ms` milliseconds (300 unless the prompt's text
-// is a number) and honours cancellation through the SDK's own signals: `session/cancel` aborts
-// the session's turn, and the request's `signal` aborts on `$/cancel_request`.
+// over stdio): each prompt turn asks the client's permission for its tool call
+// (`session/request_permission`), then "thinks" for `ms` milliseconds (300 unless the prompt's
+// text is a number), and honours cancellation through the SDK's own signals: `session/cancel`
+// aborts the session's turn, and the request's `signal` aborts on `$/cancel_request`; the
+// permission request is sent with the turn's signal, so the SDK cancels it (`$/cancel_request`)
+// when the turn is cancelled, and a `cancelled` outcome ends the turn cancelled.
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { setTimeout as wait } from "node:timers/promises";
@@ -33,17 +36,30 @@ const app = agent({ name: "slow-agent" })
     const text = params.prompt.find((b) => b.type === "text")?.text ?? "";
     const ms = Number.isFinite(Number(text)) && text.trim() !== "" ? Number(text) : 300;
     const cancelled = AbortSignal.any([turn.signal, signal]);
-    await sleep(ms, cancelled);
+    const asked = await client.request(
+      methods.client.session.requestPermission,
+      {
+        sessionId: params.sessionId,
+        toolCall: { toolCallId: randomUUID(), title: "Think", kind: "think", status: "pending" },
+        options: [
+          { optionId: "allow", name: "Allow", kind: "allow_once" },
+          { optionId: "reject", name: "Reject", kind: "reject_once" },
+        ],
+      },
+      { cancellationSignal: cancelled },
+    );
+    if (asked.outcome.outcome !== "cancelled") await sleep(ms, cancelled);
     // The turn stays open until it is answered: a cancel read meanwhile (the work done, its
     // last update on the way) still makes it end "cancelled", as ACP requires.
-    if (!cancelled.aborted) {
+    if (!cancelled.aborted && asked.outcome.outcome !== "cancelled") {
       await client.notify(methods.client.session.update, {
         sessionId: params.sessionId,
         update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } },
       });
     }
     if (turns.get(params.sessionId) === turn) turns.delete(params.sessionId);
-    return { stopReason: cancelled.aborted ? "cancelled" : "end_turn" };
+    const stopped = cancelled.aborted || asked.outcome.outcome === "cancelled";
+    return { stopReason: stopped ? "cancelled" : "end_turn" };
   })
   .onNotification(methods.agent.session.cancel, ({ params }) => {
     turns.get(params.sessionId)?.abort();

@@ -210,17 +210,23 @@ impl Session<'_> {
             return;
         }
         if let WireMessage::Request { id, method, params } = &msg {
+            // (A request of a prompt turn the probe cancelled is answered as cancelled.)
+            let cancelled = params
+                .as_ref()
+                .and_then(|p| p.get("sessionId"))
+                .and_then(Value::as_str)
+                .is_some_and(|s| self.cancelled_sessions.contains(s));
             if shapes.permission_method() == Some(method.as_str()) {
                 self.permissions_asked += 1;
-                if self.hold_permissions && !self.session_cancelled {
+                if self.hold_permissions && !cancelled {
                     self.held.push(id.clone());
                     return;
                 }
             }
             // The peer's other requests: the probe offers nothing, as JSON-RPC allows.
-            let text =
-                self.outgoing()
-                    .answer(id.clone(), method, params.as_ref(), self.session_cancelled);
+            let text = self
+                .outgoing()
+                .answer(id.clone(), method, params.as_ref(), cancelled);
             self.send_text(text);
             return;
         }
