@@ -93,6 +93,12 @@ fn vacuous_for_no_acting(v: &Value) -> bool {
     any
 }
 
+/// The trace saved for `finding` (a scenario of the report, or one of its violations), read.
+fn saved_trace(finding: &Value) -> Value {
+    let path = finding["trace"].as_str().expect("a trace was saved");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn findings(v: &Value) -> (Vec<String>, Vec<String>) {
     let mut inv = Vec::new();
     let mut err = Vec::new();
@@ -296,8 +302,7 @@ fn saved_traces_rejudge_to_the_recorded_verdict() {
     let mut traces = 0;
     for s in v["scenarios"].as_array().unwrap() {
         for x in s["violations"].as_array().unwrap() {
-            let path = x["trace"].as_str().expect("a trace was saved");
-            let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let doc = saved_trace(x);
             assert_eq!(doc["kind"], "probe");
             let (fresh, same, n) = report::rejudge(&doc).unwrap().expect("a probe trace");
             assert!(same, "{fresh:#}");
@@ -809,9 +814,7 @@ fn an_agent_that_gives_requests_up_on_its_own_passes_every_scenario() {
             assert_eq!(code, 0);
             let mut gave_up = false;
             for s in v["scenarios"].as_array().unwrap() {
-                let path = s["trace"].as_str().expect("saved with --save-all");
-                let doc: Value =
-                    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+                let doc = saved_trace(s);
                 let (fresh, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
                 assert!(same, "{d} {}: {fresh:#}", s["name"]);
                 // In `cancel-after-answer` the probe cancels only once the prompt is
@@ -890,10 +893,7 @@ fn a_prompt_turn_is_cancelled_while_permission_is_pending() {
     );
     assert_eq!(v["verdict"], "pass", "{v:#}");
     assert_eq!(code, 0);
-    let path = v["scenarios"][0]["trace"]
-        .as_str()
-        .expect("saved with --save-all");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let doc = saved_trace(&v["scenarios"][0]);
     let texts: Vec<(String, String)> = doc["messages"]
         .as_array()
         .unwrap()
@@ -960,8 +960,7 @@ fn permission_requests_are_answered_cancelled_exactly_in_cancelled_turns() {
     assert_eq!(code, 0);
     let mut answered = [0, 0];
     for s in v["scenarios"].as_array().unwrap() {
-        let path = s["trace"].as_str().expect("saved");
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let doc = saved_trace(s);
         let mut cancelled: Vec<String> = Vec::new();
         let mut asked: Vec<(Value, String)> = Vec::new();
         for m in doc["messages"].as_array().unwrap() {
@@ -1074,8 +1073,7 @@ fn wire_of(v: &Value) -> Vec<(String, Vec<(String, String)>)> {
         .unwrap()
         .iter()
         .map(|s| {
-            let path = s["trace"].as_str().expect("saved with --save-all");
-            let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let doc = saved_trace(s);
             let msgs = doc["messages"]
                 .as_array()
                 .unwrap()
@@ -2170,8 +2168,7 @@ fn a_barrier_the_user_names_decides_what_the_default_one_cannot() {
     assert_eq!(code, 0);
     let mut barriers = 0;
     for s in v["scenarios"].as_array().unwrap() {
-        let path = s["trace"].as_str().expect("saved with --save-all");
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let doc = saved_trace(s);
         let (fresh, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
         assert!(same, "{}: {fresh:#}", s["name"]);
         barriers += doc["messages"]
@@ -2228,8 +2225,7 @@ fn a_peer_that_acts_on_no_cancel_decides_nothing_about_which_cancels_it_acts_on(
         assert_eq!(code, 0, "{b}: {v:#}");
         assert_eq!(vacuous_for_no_acting(&v), !acts, "{b}: {v:#}");
         for s in v["scenarios"].as_array().unwrap() {
-            let path = s["trace"].as_str().expect("saved with --save-all");
-            let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let doc = saved_trace(s);
             assert_eq!(
                 doc.get("from_run").is_some(),
                 s["verdict"] == "vacuous",

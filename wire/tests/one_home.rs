@@ -391,11 +391,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
+        // (A module's `tests.rs` is its `#[cfg(test)] mod tests;`, and a `tests/` folder beside
+        // it holds that module's parts: test code, left out as `#[cfg(test)]` items are.)
         if p.is_dir() {
-            rust_files(&p, out);
+            if p.file_name().is_none_or(|n| n != "tests") {
+                rust_files(&p, out);
+            }
         } else if p.extension().is_some_and(|e| e == "rs")
-            // (A module's `tests.rs` is its `#[cfg(test)] mod tests;`: test code, left out as
-            // `#[cfg(test)]` items are.)
             && p.file_name().is_none_or(|n| n != "tests.rs")
         {
             out.push(p);
