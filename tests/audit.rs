@@ -582,7 +582,7 @@ fn a_wrong_format_is_an_error_that_names_the_right_one() {
 }
 
 /// A recorded client that cancels a request it never sent (here the server's own request, by
-/// its id) breaks `exact-id-match` as the same act of the server's does; the client's cancel
+/// its id) breaks `cancel-names-sent-request` as the same act of the server's does; the client's cancel
 /// of its own request, the same session otherwise, breaks nothing.
 #[test]
 fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
@@ -615,11 +615,14 @@ fn a_client_cancel_naming_a_request_it_never_sent_fails_as_the_servers_would() {
     let o = audit("mcp-2025-11-25", "jsonl", &theirs, &save);
     let (v, broken, code) = verdict(&o);
     assert_eq!((v.as_str(), code), ("fail", Some(1)), "{}", text(&o.stdout));
-    assert!(broken.contains(&"exact-id-match".to_string()), "{broken:?}");
+    assert!(
+        broken.contains(&"cancel-names-sent-request".to_string()),
+        "{broken:?}"
+    );
     let own = session("names-its-own.jsonl", 1);
     let (_, broken, _) = verdict(&audit("mcp-2025-11-25", "jsonl", &own, &save));
     assert!(
-        !broken.contains(&"exact-id-match".to_string()),
+        !broken.contains(&"cancel-names-sent-request".to_string()),
         "{broken:?}"
     );
 }

@@ -63,7 +63,7 @@ fn declared(b: Behaviour) -> &'static [InvariantId] {
             NoLeakAtQuiescence,
         ],
         B::CancelledPromptAsError => &[PromptCancelledStopReason],
-        B::ForwardsCancelUnrewritten => &[ExactIdMatch],
+        B::ForwardsCancelUnrewritten => &[CancelNamesSentRequest],
         B::GivesUpSilently => &[CancelSentOnGiveUp],
         B::CancelsAfterAnswer => &[CancelOnlyInProgress],
         B::SendsBeforeInitialize => &[NoRequestBeforeInitialize],
@@ -152,21 +152,21 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
         // answer came (MCP's "believed to still be in-progress"). The child meant runs on (ACP
         // RFD: the cascade is incomplete).
         B::ForwardsCancelUnrewritten if applies => match dialect {
-            Dialect::Acp => &[ExactIdMatch, SiblingsUntouched],
+            Dialect::Acp => &[CancelNamesSentRequest, SiblingsUntouched],
             Dialect::AcpRfd => &[
-                ExactIdMatch,
+                CancelNamesSentRequest,
                 SiblingsUntouched,
                 CascadeComplete,
                 CascadeOnGiveUp,
             ],
             Dialect::Mcp20251125 => &[
-                ExactIdMatch,
+                CancelNamesSentRequest,
                 EventualResolution,
                 LateAnswerIgnored,
                 NoLeakAtQuiescence,
                 CancelOnlyInProgress,
             ],
-            _ => &[ExactIdMatch],
+            _ => &[CancelNamesSentRequest],
         },
         _ if applies => declared(b),
         _ => return None,

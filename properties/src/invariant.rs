@@ -70,6 +70,7 @@ pub enum InvariantId {
     UnknownCancelHarmless,
     UnknownIdCancelIgnored,
     ExactIdMatch,
+    CancelNamesSentRequest,
     NoLiveIdReuse,
     InitializeNotCancelled,
     CapabilityGated,
@@ -269,6 +270,8 @@ pub struct Source {
 pub mod addresses {
     /// ACP (stable): the cancellation page of protocol version 1.
     pub const ACP: &str = "https://agentclientprotocol.com/protocol/v1/cancellation";
+    /// ACP (stable): the schema page of protocol version 1.
+    pub const ACP_SCHEMA: &str = "https://agentclientprotocol.com/protocol/v1/schema";
     /// ACP: the prompt turn page (`session/cancel`).
     pub const ACP_PROMPT_TURN: &str = "https://agentclientprotocol.com/protocol/prompt-turn";
     /// ACP (stable): the Cancellation section of the prompt turn page of protocol version 1.
@@ -341,8 +344,20 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             a::ACP_V1_PROMPT_TURN,
             "Cancellation",
         ),
+        (
+            ACP,
+            "The ID of the request to cancel",
+            a::ACP_SCHEMA,
+            "CancelRequestNotification",
+        ),
         (ACP, "", a::ACP, "$/cancel_request Notification"),
         (RFD, "Individual JSON-RPC request", a::RFD, "Shiny future"),
+        (
+            RFD,
+            "ID of request to cancel",
+            a::RFD,
+            "Implementation details and plan: Protocol Changes: Cancellation Method",
+        ),
         (
             RFD,
             "The initialize request CANNOT",
@@ -460,6 +475,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
             a::MCP26_STDIO,
             "Cancellation",
         ),
+        (
+            MCP26,
+            "Result responses",
+            a::MCP26_BASIC,
+            "Messages, Responses, Result Responses",
+        ),
         (MCP26, "", a::MCP26, "Behavior Requirements"),
         (
             ABP,
@@ -498,6 +519,12 @@ const SOURCES: &[(&str, &str, &str, &str)] = {
         (
             TABLE,
             "MUST still answer",
+            a::LSP_CANCEL,
+            "Cancellation Support",
+        ),
+        (
+            LSP,
+            "The request id to cancel",
             a::LSP_CANCEL,
             "Cancellation Support",
         ),
@@ -614,9 +641,13 @@ const UNKNOWN_ID_ELSEWHERE: &str = "a cancel for a request its receiver has rece
 const UNKNOWN_ID_NO_RACE: &str = "an id the receiver never received a request under (never used, or its request overtaken by the cancel) is unknown to it, not the race of a cancel arriving 'after request processing has completed' that the MUST of 'Both parties MUST handle these race conditions gracefully' covers (unknown-cancel-harmless)";
 const CRASH_ANSWERS_NOTHING: &str = "stated without a keyword; a receiver that crashes on such a cancel leaves the requests it holds without the response the dialect's MUST owes each of them (stopping other work for it is exact-id-match's)";
 const RPC_CORRELATE: &str = "This member is used to correlate the context between the two objects.";
+/// How JSON-RPC's sentence on a response's id reaches what a message acts on.
+const SAME_ID_ACTS: &str = "the sentence binds a response to the request whose id it carries; the catalog holds a cancel, and the work it stops, to the same correlation: stopping or answering as cancelled a request no cancel named breaks it (a cancel naming no request of its sender's is cancel-names-sent-request's)";
+/// Why naming a request its sender never sent is a note where the text only describes the id.
+const NAMES_ITS_OWN: &str = "the cancel's schema says what its id is, without a keyword: a cancel under an id its sender never sent in that direction (a cancel passed on under the id of the request it came from) names none of its requests";
 
 /// The catalog, in [`InvariantId`] order.
-pub static CATALOG: [Invariant; 44] = [
+pub static CATALOG: [Invariant; 45] = [
     Invariant {
         id: InvariantId::SingleResolution,
         name: "single-resolution",
@@ -936,8 +967,48 @@ pub static CATALOG: [Invariant; 44] = [
         statement: "Answers and cancels act on exactly the request whose id they carry, compared by JSON type and value (7 is not \"7\"), in the direction the request went; no other request is affected.",
         observable_on_wire: true,
         applies: &[
-            at!(Acp, Must, JSONRPC, RPC_SAME_ID),
-            at!(AcpRfd, Must, JSONRPC, RPC_SAME_ID),
+            at!(Acp, Must, JSONRPC, RPC_SAME_ID, Some(SAME_ID_ACTS)),
+            at!(AcpRfd, Must, JSONRPC, RPC_SAME_ID, Some(SAME_ID_ACTS)),
+            at!(Mcp20251125, Must, JSONRPC, RPC_SAME_ID, Some(SAME_ID_ACTS)),
+            at!(
+                Mcp20260728,
+                Must,
+                MCP26,
+                "Result responses **MUST** include the same ID as the request they correspond to.",
+                Some(SAME_ID_ACTS)
+            ),
+            at!(Lsp, Must, JSONRPC, RPC_SAME_ID, Some(SAME_ID_ACTS)),
+            at!(
+                Abp,
+                Note,
+                ABP,
+                "Every capability call includes acallId for identification",
+                Some(ABP_STATES)
+            ),
+        ],
+    },
+    Invariant {
+        id: InvariantId::CancelNamesSentRequest,
+        name: "cancel-names-sent-request",
+        kind: Expectation::Always,
+        statement: "A cancel names a request its sender sent, in the direction the cancel goes: one passed on to a request sent on another's behalf carries that request's id, not the id of the request it came from.",
+        // The wire shows every request each side sent, and under which id.
+        observable_on_wire: true,
+        applies: &[
+            at!(
+                Acp,
+                Note,
+                ACP,
+                "The ID of the request to cancel.",
+                Some(NAMES_ITS_OWN)
+            ),
+            at!(
+                AcpRfd,
+                Note,
+                RFD,
+                "ID of request to cancel",
+                Some(NAMES_ITS_OWN)
+            ),
             at!(
                 Mcp20251125,
                 Must,
@@ -950,16 +1021,24 @@ pub static CATALOG: [Invariant; 44] = [
                 MCP26,
                 "Were previously issued by the client",
                 Some(
-                    "a cancel names a request the client sent: one naming a request it never sent, or acting on another than the one it names, breaks it (a cancel from the server is cancel-from-allowed-party's)"
+                    "a cancel names a request the client sent (a cancel from the server is cancel-from-allowed-party's)"
                 )
             ),
-            at!(Lsp, Must, JSONRPC, RPC_SAME_ID),
+            at!(
+                Lsp,
+                Note,
+                LSP,
+                "The request id to cancel.",
+                Some(NAMES_ITS_OWN)
+            ),
             at!(
                 Abp,
                 Note,
                 ABP,
                 "Every capability call includes acallId for identification",
-                Some(ABP_STATES)
+                Some(
+                    "stated without a keyword: a cancel names a call by the callId of a call its sender made (the app answers one naming no call 'Operation not found', cancel-result-per-table's)"
+                )
             ),
         ],
     },
@@ -1237,7 +1316,7 @@ pub static CATALOG: [Invariant; 44] = [
         id: InvariantId::ChildrenBeforeParent,
         name: "children-before-parent",
         kind: Expectation::Always,
-        statement: "A party answers a request it handles only after every request it sent on that request's behalf is resolved (ACP's prompt turn: the agent's own requests are cancelled and answered before the prompt's answer).",
+        statement: "An agent that took the cancel of a prompt turn (ACP `session/cancel`) answers the prompt only after every request it sent on the turn's behalf is resolved: its own requests are cancelled and answered before the prompt's answer.",
         observable_on_wire: false,
         // ACP's agent names the session of the prompt it serves in its own requests; on a
         // stdio stream (in order), a prompt answered before the client had sent its answer to
@@ -1245,11 +1324,11 @@ pub static CATALOG: [Invariant; 44] = [
         applies: &[on_wire(
             at!(
                 Acp,
-                Note,
-                TABLE,
-                "The cascade: the agent sends `$/cancel_request` for its own nested requests (`terminal/create`, `session/request_permission`) before it answers.",
+                Must,
+                ACP,
+                "After all ongoing operations have been successfully aborted and pending updates have been sent, the Agent MUST respond to the original session/prompt request with the cancelled stop reason.",
                 Some(
-                    "stated without a keyword; the text's Cascading Cancellation Flow shows the client confirming each nested cancellation before the agent completes the prompt"
+                    "the MUST orders the answer of a turn whose session/cancel the agent received after its ongoing operations are aborted, the requests it sent for the turn among them: the text's Cascading Cancellation Flow shows the agent cancelling its terminal/create and session/request_permission and the client answering each before the agent answers the prompt; a turn never cancelled is not judged, since no sentence of the text orders its answer"
                 )
             ),
             true,

@@ -1416,7 +1416,8 @@ fn a_loss_below_a_request_excuses_it_too() {
 }
 
 /// A live reuse confuses the whole tree of the request it names: a finding about the root
-/// (its handler answering while a request it sent for it is unresolved) is set aside.
+/// (its handler answering its cancelled turn while a request it sent for it is unresolved) is
+/// set aside.
 #[test]
 fn a_reuse_in_a_tree_sets_aside_what_concerns_its_root() {
     let reused = then(
@@ -1425,7 +1426,11 @@ fn a_reuse_in_a_tree_sets_aside_what_concerns_its_root() {
             "server command send-nested 1",
             "server nests 2 under 1",
             "server sends request 2 server-work",
-            "server sends response 1 full",
+            "client command cancel 1",
+            "client sends session-cancel 1",
+            "server receives session-cancel 1",
+            "server aborts work 1",
+            "server sends response 1 cancelled",
         ],
     );
     let c = checker(Dialect::Acp, true, &reused);

@@ -125,7 +125,7 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("abp", "second-cancel-not-cancelled", 1, 8, 3548), // cancel-idempotent,ack-agrees-with-outcome
     ("abp", "forgets-completed-call", 1, 3, 2900),     // cancel-result-per-table
     // Request trees (with `coverage::nesting_to_act`).
-    ("acp", "answers-parent-first", 1, 6, 2446),
+    ("acp", "answers-parent-first", 1, 7, 108), // children-before-parent (after session/cancel)
     ("acp", "cancels-sibling-subtree", 2, 9, 8757478),
     ("acp", "leaves-child-pending", 1, 9, 576),
     ("acp", "selects-after-cancel", 1, 8, 208), // permission-cancelled-after-cancel
@@ -136,11 +136,11 @@ const FAULTY: &[(&str, &str, u16, usize, u64)] = &[
     ("mcp-2025-11-25", "forgets-grandchild", 1, 13, 2364),
     ("mcp-2025-11-25", "spawns-after-cancel", 1, 7, 424),
     ("mcp-2026-07-28", "spawns-after-cancel", 1, 5, 50),
-    ("acp", "forwards-cancel-unrewritten", 1, 7, 108), // exact-id-match
-    ("acp-rfd", "forwards-cancel-unrewritten", 1, 7, 51), // exact-id-match
-    ("mcp-2025-11-25", "forwards-cancel-unrewritten", 1, 7, 58), // exact-id-match
-    ("lsp", "forwards-cancel-unrewritten", 1, 7, 58),  // exact-id-match
-    ("abp", "reuses-live-id", 2, 5, 40),               // no-live-id-reuse
+    ("acp", "forwards-cancel-unrewritten", 1, 7, 1790), // cancel-names-sent-request (a note)
+    ("acp-rfd", "forwards-cancel-unrewritten", 1, 12, 224), // cascade-complete
+    ("mcp-2025-11-25", "forwards-cancel-unrewritten", 1, 7, 58), // cancel-names-sent-request
+    ("lsp", "forwards-cancel-unrewritten", 1, 7, 340),  // cancel-names-sent-request (a note)
+    ("abp", "reuses-live-id", 2, 5, 40),                // no-live-id-reuse
 ];
 
 fn search_options(

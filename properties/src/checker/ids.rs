@@ -1,5 +1,6 @@
-//! Which request a message names: `exact-id-match` (a message naming no request of its sender
-//! in that direction, a request stopped or given up as cancelled that nobody cancelled),
+//! Which request a message names: `exact-id-match` (an answer naming no request of its
+//! receiver's in that direction, a request stopped or given up as cancelled that nobody
+//! cancelled), `cancel-names-sent-request` (a cancel naming no request of its sender's),
 //! `notification-unanswered`, `no-live-id-reuse`; `undeclared-cancel-ignored` (a request
 //! stopped by a cancel its receiver declared no support for). (An answer that says "cancelled" to a
 //! request nobody cancelled is judged with the other answers, in `cancel_answers`.)
@@ -24,7 +25,7 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         Output::Send(Message::Cancel { id, .. }) if ch.rec.is_none() => {
             // It names no request its sender ever sent in this direction (a cancel passed on
             // under the id of the request it came from).
-            c.violate(InvariantId::ExactIdMatch, Some((party, id)));
+            c.violate(InvariantId::CancelNamesSentRequest, Some((party, id)));
         }
         Output::Send(Message::Response { id, .. }) if ch.rec.is_none() => {
             let inv = if id == RequestId::Null {

@@ -44,8 +44,11 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
             );
             c.violate(rule, Some((party, child)));
         }
+        // ACP orders the answer after the turn's operations once the agent has received the
+        // turn's `session/cancel` ("After all ongoing operations have been successfully
+        // aborted ... MUST respond"), and says nothing of a turn never cancelled.
         Output::Send(Message::Response { id, .. })
-            if c.parentage().children(i).any(|k| c.reqs[k].delivered == 0) =>
+            if r.session_cancel && c.parentage().children(i).any(|k| c.reqs[k].delivered == 0) =>
         {
             c.violate(InvariantId::ChildrenBeforeParent, Some((party.peer(), id)));
         }

@@ -376,15 +376,6 @@ const OTHERS: &[Row] = &[
     row!(
         Mcp20260728,
         MCP26,
-        "Result responses MUST include the same ID as the request they correspond to.",
-        Judged {
-            by: &[I::ExactIdMatch],
-            why: "an answer carrying another id than its request's (the fault id-type-confusion answers \"7\" for 7) names no request or another: exact-id-match, which the catalog quotes from the cancel's side"
-        }
-    ),
-    row!(
-        Mcp20260728,
-        MCP26,
         "it SHOULD send a successful subscriptions/listen response to signal a graceful end (see Graceful Closure), then close the stream.",
         NotModelled(SUBSCRIPTIONS)
     ),
@@ -454,8 +445,8 @@ const OTHERS: &[Row] = &[
         MCP26,
         "This MUST correspond to the ID of a request the client previously issued.",
         Judged {
-            by: &[I::ExactIdMatch],
-            why: "the schema's words for the page's 'Were previously issued by the client', which exact-id-match quotes"
+            by: &[I::CancelNamesSentRequest],
+            why: "the schema's words for the page's 'Were previously issued by the client', which cancel-names-sent-request quotes"
         }
     ),
     row!(

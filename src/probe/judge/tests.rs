@@ -177,7 +177,7 @@ fn a_prompt_answered_before_its_permission_request_was_answered_breaks_children_
             !j.not_observable
                 .contains(&InvariantId::ChildrenBeforeParent)
         );
-        let finding = (InvariantId::ChildrenBeforeParent, "warn");
+        let finding = (InvariantId::ChildrenBeforeParent, "fail");
         assert_found(&j, prompt_first.then_some(finding));
     }
 }
@@ -256,7 +256,11 @@ fn an_unlinked_request_makes_the_rules_of_request_trees_not_observable() {
         let mut r = acp_opening();
         r.extend(extra);
         // Answered before the probe answers the agent: decided only if linked.
-        r.extend([request, rec(Dir::Received, PROMPT_ENDED)]);
+        r.extend([
+            request,
+            rec(Dir::Sent, SESSION_CANCEL),
+            rec(Dir::Received, PROMPT_CANCELLED),
+        ]);
         let j = judge(&ctx, &r);
         assert!(
             j.not_observable
@@ -274,10 +278,18 @@ fn an_unlinked_request_makes_the_rules_of_request_trees_not_observable() {
     }
     // Linked, the same order is a finding, and the rule is observable.
     let mut r = acp_opening();
-    r.extend([asks("s-opaque"), rec(Dir::Received, PROMPT_ENDED)]);
+    r.extend([
+        asks("s-opaque"),
+        rec(Dir::Sent, SESSION_CANCEL),
+        rec(Dir::Received, PROMPT_CANCELLED),
+    ]);
     let j = judge(&ctx, &r);
     assert_eq!(broken(&j), [InvariantId::ChildrenBeforeParent]);
     assert_eq!(j.not_observable, not_observable(Dialect::Acp));
+    // A turn never cancelled, answered while its request is open, is not judged.
+    let mut r = acp_opening();
+    r.extend([asks("s-opaque"), rec(Dir::Received, PROMPT_ENDED)]);
+    assert!(broken(&judge(&ctx, &r)).is_empty());
 }
 
 /// ACP: a `session/update` with a turn's content naming the session of a prompt already
