@@ -581,6 +581,73 @@ fn a_wrong_format_is_an_error_that_names_the_right_one() {
     assert!(err.contains("it reads as --format vscode"), "{err}");
 }
 
+/// LSP: an error answer to `initialize` is no `InitializeResult`: the session never opened, so
+/// a request the client sends after it breaks `no-request-before-initialize` (it was taken for
+/// the result, and the session passed), and the report says what to record instead of what to
+/// give a peer it never started.
+#[test]
+fn an_error_answer_to_initialize_opens_no_session() {
+    let tmp = Scratch::new("refused-initialize");
+    let save = tmp.path().join("found");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}"#;
+    let refused = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32603,"message":"boom"}}"#;
+    let inited = r#"{"jsonrpc":"2.0","id":0,"result":{"capabilities":{}}}"#;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"x","arguments":[]}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#;
+    let cancelled = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}"#;
+    let session = |name: &str, answer: &str| {
+        jsonl(
+            tmp.path(),
+            name,
+            &[
+                (C, 0, init),
+                (S, 1_000, answer),
+                (C, 3_000, call),
+                (C, 3_500, cancel),
+                (S, 900_000, cancelled),
+            ],
+        )
+    };
+    let o = audit("lsp", "jsonl", &session("refused.jsonl", refused), &save);
+    let (v, broken, code) = verdict(&o);
+    assert_eq!(
+        (v.as_str(), broken, code),
+        (
+            "fail",
+            vec!["no-request-before-initialize".to_string()],
+            Some(1)
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+    let refused_file = session("refused-text.jsonl", refused);
+    let out = text(
+        &cancelcheck(&[
+            "audit",
+            "--dialect",
+            "lsp",
+            "--format",
+            "jsonl",
+            "--save",
+            &save.display().to_string(),
+            &refused_file,
+        ])
+        .stdout,
+    );
+    assert!(
+        out.contains("handshake refused: the peer answered initialize with error -32603"),
+        "{out}"
+    );
+    assert!(!out.contains("check that the command"), "{out}");
+    let (v, broken, _) = verdict(&audit(
+        "lsp",
+        "jsonl",
+        &session("opened.jsonl", inited),
+        &save,
+    ));
+    assert_eq!((v.as_str(), broken), ("pass", vec![]));
+}
+
 /// A recorded client that cancels a request it never sent (here the server's own request, by
 /// its id) breaks `cancel-names-sent-request` as the same act of the server's does; the client's cancel
 /// of its own request, the same session otherwise, breaks nothing.

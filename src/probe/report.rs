@@ -90,14 +90,21 @@ pub fn handshake_refusals(outcomes: &[Outcome]) -> Vec<&str> {
 }
 
 /// The lines that open a report whose peer refused the handshake, in every dialect that has
-/// one.
-fn handshake_lines(dialect: Dialect, outcomes: &[Outcome]) -> Vec<String> {
+/// one: for a probe (`command` names the peer), with what to give the peer; for a record
+/// (`audit`, `watch`: no command), with what to record instead.
+fn handshake_lines(dialect: Dialect, command: &[String], outcomes: &[Outcome]) -> Vec<String> {
     handshake_refusals(outcomes)
         .into_iter()
         .map(|r| {
-            format!(
-                "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a server of {dialect}, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
-            )
+            if command.is_empty() {
+                format!(
+                    "handshake refused: {r}: no session opened, so nothing about cancellation was tested; judge a record of a session whose handshake succeeded"
+                )
+            } else {
+                format!(
+                    "handshake refused: {r}: no session opened, so no work request was sent and nothing was tested; check that the command starts a server of {dialect}, and give what it needs first in a recipe (--recipe FILE: its initialize params, or set-up steps such as an agent's authenticate)"
+                )
+            }
         })
         .collect()
 }
@@ -385,7 +392,7 @@ pub fn run_text(
         framing.as_str(),
         command.join(" ")
     );
-    for line in handshake_lines(dialect, outcomes)
+    for line in handshake_lines(dialect, command, outcomes)
         .into_iter()
         .chain(protocol_lines(dialect, outcomes))
     {
@@ -766,7 +773,7 @@ pub fn rejudge(doc: &Value) -> Result<Option<(Value, bool, usize)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::judge::rec;
+    use crate::probe::judge::{SessionError, rec};
     use crate::probe::scenario;
 
     /// An MCP 2026-07-28 session of scenario `name`: a call, its cancel, a barrier, and the
@@ -866,5 +873,23 @@ mod tests {
             .collect();
         assert!(cells.contains(&"E") && cells.contains(&"?"), "{text}");
         assert!(!cells.contains(&"."), "{text}");
+        // Nor one that ended in an error: a cancel that killed the peer held nothing (its
+        // harmless-cancel rule among them), whatever else the session showed.
+        let mut gone = outcome(name, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(gone.judgement.status(), Status::Pass);
+        gone.judgement.errors.push(SessionError {
+            kind: "peer-gone",
+            offset: None,
+            message: "the peer exited after the cancel".into(),
+        });
+        let text = run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &[gone]);
+        let cells: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .collect();
+        assert!(cells.contains(&"?") && !cells.contains(&"."), "{text}");
     }
 }

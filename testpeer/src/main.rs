@@ -16,7 +16,7 @@
 //!     [--work-ms 300] [--progress-ms 50] [--work-method M] [--cold-start-ms N]
 //!     [--hostile garbage|oversized|bad-framing|hang|exit-early|stderr-flood|no-read]
 //!     [--lazy-cancel] [--cancel-code-zero] [--ask-permission] [--give-up-ms N] [--lenient]
-//!     [--no-cancel-support] [--exit-after-ms N]
+//!     [--no-cancel-support] [--exit-after-ms N] [--positional-params] [--ready-pad BYTES]
 //!     [--protocol-version V] [--tool-error] [--refuse-all] [--http ADDR]
 //! ```
 //!
@@ -164,6 +164,10 @@ struct Args {
     /// still loading its workspace; then it sends `cancelcheck/ready`.
     #[arg(long, value_name = "MS")]
     ready_ms: Option<u64>,
+    /// Pad `cancelcheck/ready`'s params with this many bytes (`"pad"`): a readiness
+    /// notification larger than the client's frame limit.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    ready_pad: usize,
     /// LSP: ask `window/workDoneProgress/create` before each work request and fail the work
     /// with the error the client answers it with.
     #[arg(long)]
@@ -180,6 +184,10 @@ struct Args {
     /// real LSP frameworks do: a barrier of that form is never answered.
     #[arg(long)]
     silent_unknown_without_params: bool,
+    /// Read a cancel whose params are an array (by-position params to JSON-RPC) as a cancel
+    /// of the id it holds first, as a server may: `params: [2]` cancels request 2.
+    #[arg(long)]
+    positional_params: bool,
     /// ACP: answer every `session/new` with error -32000 "Authentication required", as an
     /// agent that wants `authenticate` first: no session opens.
     #[arg(long)]
@@ -622,7 +630,28 @@ impl Peer {
         self.shapes.version_refusal(p, &self.version())
     }
 
+    /// `--positional-params`: a cancel whose params are an array, rewritten as the cancel of
+    /// the id it holds first.
+    fn positional(&self, body: &[u8]) -> Option<Vec<u8>> {
+        match WireMessage::parse(body).ok()? {
+            WireMessage::Notification {
+                method,
+                params: Some(Value::Array(a)),
+            } if self.args.positional_params => {
+                let (cancel, params) = self.shapes.cancel(a.first()?.clone());
+                let named = WireMessage::Notification {
+                    method: cancel.into(),
+                    params: Some(params),
+                };
+                (method == cancel).then(|| named.to_text().into_bytes())
+            }
+            _ => None,
+        }
+    }
+
     fn on_frame(&mut self, body: &[u8]) {
+        let rewritten = self.positional(body);
+        let body = rewritten.as_deref().unwrap_or(body);
         let msg = match WireMessage::parse(body) {
             Ok(m) => m,
             Err(e) => {
@@ -901,7 +930,11 @@ impl Peer {
             self.ready_at = None;
             let text = WireMessage::Notification {
                 method: "cancelcheck/ready".into(),
-                params: Some(json!({"ready": true})),
+                params: Some(if self.args.ready_pad == 0 {
+                    json!({"ready": true})
+                } else {
+                    json!({"ready": true, "pad": "x".repeat(self.args.ready_pad)})
+                }),
             }
             .to_text();
             self.write(&text);

@@ -1791,6 +1791,40 @@ fn a_recipe_waits_for_the_peers_readiness_notification() {
         "{e}"
     );
     assert!(no_trace);
+    // A readiness notification larger than --max-frame is named, with the fix.
+    let waits_only = recipe_file(
+        "ready-only",
+        &format!(
+            r#"{{"ready": {{"notification": "cancelcheck/ready", "timeout_ms": 3000}}, {work}}}"#
+        ),
+    );
+    let r = waits_only.display().to_string();
+    let big = [
+        "--dialect",
+        "mcp-2025-11-25",
+        "--ready-ms",
+        "300",
+        "--ready-pad",
+        "9000",
+    ];
+    let (e, _) = probe_error(
+        "ready-too-big",
+        &[
+            "--dialect",
+            "mcp-2025-11-25",
+            "--recipe",
+            &r,
+            "--max-frame",
+            "8192",
+            "--scenarios",
+            "cancel-during-work",
+        ],
+        &big,
+    );
+    assert!(
+        e.contains("which may have been it: if it is larger than --max-frame (8192 bytes), raise --max-frame"),
+        "{e}"
+    );
     // The set-up fails alike in every session: the first failure stops the run.
     let (e, _) = probe_error(
         "never-repeated",
@@ -2234,5 +2268,35 @@ fn a_peer_that_acts_on_no_cancel_decides_nothing_about_which_cancels_it_acts_on(
             let (fresh, same, _) = report::rejudge(&doc).unwrap().expect("a probe trace");
             assert!(same, "{b} {}: {fresh:#}", s["name"]);
         }
+    }
+}
+
+/// `params: [id]` are by-position params to JSON-RPC (and LSP's `params?: array | object`), so
+/// a server may read them as a cancel of the id they hold: `malformed-cancels` sends an array
+/// naming an id never sent, and such a server passes, in each dialect whose cancel has params.
+/// (It sent the work's own id, and the server was failed `exact-id-match` for reading it.)
+#[test]
+fn a_peer_that_reads_array_params_by_position_passes_malformed_cancels() {
+    for dialect in ["lsp", "mcp-2025-11-25"] {
+        let flags = [
+            "--dialect",
+            dialect,
+            "--scenarios",
+            "cancel-during-work,malformed-cancels",
+        ];
+        let peer = ["--dialect", dialect, "--positional-params"];
+        let (v, code, _) = probe("positional-params", &flags, &peer);
+        assert_eq!(
+            (v["verdict"].as_str(), code),
+            (Some("pass"), 0),
+            "{dialect}: {v:#}"
+        );
+        let malformed = v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "malformed-cancels")
+            .unwrap();
+        assert_eq!(malformed["verdict"], "pass", "{dialect}: {v:#}");
     }
 }

@@ -28,6 +28,9 @@ pub(super) struct Req {
     pub(super) id: RequestId,
     /// Whether it is `initialize` (the only method the rules single out).
     pub(super) initialize: bool,
+    /// `initialize` whose first answer was not its result (an error, or cancelled): the
+    /// session did not open, so it never counts as answered for the opening's rules.
+    pub(super) refused: bool,
     /// Whether it is task-augmented (MCP 2025-11-25: cancelled with `tasks/cancel`).
     pub(super) task: bool,
     pub(super) work: Work,
@@ -360,6 +363,9 @@ impl Checker {
         let r = &mut self.reqs[i];
         match msg {
             Message::Response { reply, .. } => {
+                if r.initialize && r.responses_sent == 0 {
+                    r.refused = !matches!(reply, Reply::Initialized { .. });
+                }
                 r.responses_sent = r.responses_sent.saturating_add(1);
                 r.responder_done = true;
                 // (ABP) The call's first result, which its acknowledgement must agree with.
@@ -426,6 +432,7 @@ impl Checker {
             requester: from,
             id,
             initialize: method.is_initialize(),
+            refused: false,
             task: method.is_task(),
             work: Work::Unseen,
             cancel_sent: false,

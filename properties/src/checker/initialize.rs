@@ -17,7 +17,7 @@ use cancelcheck_model::{Message, Output, Party};
 #[inline(always)]
 pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     if let Event::Unmodelled { party } = *ev {
-        if !initialize_answered(c, party) {
+        if !initialize_answered(c, party, true) {
             c.violate(InvariantId::NoRequestBeforeInitialize, None);
         }
         return;
@@ -31,7 +31,8 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     };
     match msg {
         Message::Request { id, method }
-            if !matches!(method, Method::Initialize { .. }) && !initialize_answered(c, party) =>
+            if !matches!(method, Method::Initialize { .. })
+                && !initialize_answered(c, party, true) =>
         {
             // (Judged as the records stood before the request joined them.)
             c.violate_unless(
@@ -44,7 +45,9 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
         // starts only once it has answered). (The client's progress is about a request of the
         // server's, which the server sends only once it has answered: on a link that reorders,
         // it may reach the client, and be worked on, before the answer does.)
-        Message::Activity { .. } if party == Party::Server && !initialize_answered(c, party) => {
+        Message::Activity { .. }
+            if party == Party::Server && !initialize_answered(c, party, true) =>
+        {
             c.violate(InvariantId::NoRequestBeforeInitialize, None);
         }
         Message::Cancel { id, session } => {
@@ -55,7 +58,7 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
             let forbidden = match rules.initialize_cancel {
                 InitializeCancel::Allowed => false,
                 InitializeCancel::Never => true,
-                InitializeCancel::NotBeforeAnswer => !initialize_answered(c, party),
+                InitializeCancel::NotBeforeAnswer => !initialize_answered(c, party, false),
             };
             if c.reqs[i].initialize && forbidden {
                 c.violate(InvariantId::InitializeNotCancelled, Some((party, id)));
@@ -72,12 +75,15 @@ pub(super) fn judge(c: &mut Checker, ev: &Event, ch: &Change) {
     }
 }
 
-/// Whether `initialize` is answered as far as `party` can know: the client has received the
-/// answer, the server has sent it.
-fn initialize_answered(c: &Checker, party: Party) -> bool {
+/// Whether `initialize` is answered as far as `party` can know (the client has received the
+/// answer, the server has sent it), with its result where `result` (an error answer opens no
+/// session: "Until the server has responded to the `initialize` request with an
+/// `InitializeResult`").
+fn initialize_answered(c: &Checker, party: Party, result: bool) -> bool {
     c.reqs.iter().any(|r| {
         r.requester == Party::Client
             && r.initialize
+            && !(result && r.refused)
             && match party {
                 Party::Client => r.responses_received > 0,
                 Party::Server => r.responses_sent > 0,

@@ -672,6 +672,7 @@ mod tests {
             requester: Party::Server,
             id: RequestId::Int(7),
             initialize: false,
+            refused: false,
             task: true,
             work: Work::Running,
             cancel_sent: true,

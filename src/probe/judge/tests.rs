@@ -535,6 +535,28 @@ fn a_give_up_after_a_cancel_of_another_request_decides_neither_reading() {
             assert!(j.not_observable.contains(&i), "{answer}: {i}");
         }
     }
+    // ACP: after the probe's session/cancel of one session's turn, a turn of another session
+    // ending `cancelled` is a correct give-up or a cancel that hit the wrong turn, alike.
+    let mut ctx = Context::new(Dialect::Acp);
+    ctx.work_method = "session/prompt".into();
+    let mut r = acp_opening();
+    r.extend([
+        second.clone(),
+        rec(Dir::Sent, SESSION_CANCEL),
+        rec(Dir::Sent, BARRIER),
+        rec(Dir::Received, BARRIER_ANSWERED),
+        rec(Dir::Received, PROMPT_CANCELLED),
+        rec(
+            Dir::Received,
+            &format!(r#"{{"jsonrpc":"2.0","id":3,{CANCELLED_STOP}}}"#),
+        ),
+    ]);
+    let j = judge(&ctx, &r);
+    assert_found(&j, None);
+    assert!(gave_up(&j));
+    for i in [InvariantId::ExactIdMatch, InvariantId::InternalCancelCode] {
+        assert!(j.not_observable.contains(&i), "acp: {i}");
+    }
 }
 
 /// MCP: request 1 and the messages of `cancel-during-work` around it, with the answer
