@@ -274,3 +274,78 @@ fn the_readme_parser_reads_what_the_readme_promises() {
     assert_eq!(shown[1].line, 4);
     assert!(split("a | b").is_err());
 }
+
+/// `n` (below 100) in English words, as the README writes its counts.
+fn in_words(n: usize) -> String {
+    const ONES: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 10] = [
+        "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    match n {
+        0..20 => ONES[n].to_string(),
+        _ if n % 10 == 0 => TENS[n / 10].to_string(),
+        _ => format!("{}-{}", TENS[n / 10], ONES[n % 10]),
+    }
+}
+
+/// The README and docs/checker.md state the catalog's counts as the commands report them: the
+/// invariants and races of `properties`, and the faults of `behaviors` (every behaviour named
+/// but those correct in some dialect).
+#[test]
+fn the_readme_states_the_counts_the_commands_report() {
+    use common::{cancelcheck, json_out};
+    let props = json_out(&cancelcheck(&["properties", "--json"]));
+    let props = props.as_array().expect("properties --json is a list");
+    let races = props.iter().filter(|p| p["kind"] == "sometimes").count();
+    let invariants = props.len() - races;
+    let behaviours = json_out(&cancelcheck(&["behaviors", "--json"]));
+    let behaviours = behaviours.as_array().expect("behaviors --json is a list");
+    let name = |b: &serde_json::Value| b["name"].as_str().unwrap_or_default().to_string();
+    let correct: std::collections::BTreeSet<String> = behaviours
+        .iter()
+        .filter(|b| b["faulty"] == false)
+        .map(name)
+        .collect();
+    let faults: std::collections::BTreeSet<String> = behaviours
+        .iter()
+        .map(name)
+        .filter(|n| !correct.contains(n))
+        .collect();
+    let stated = [
+        format!(
+            "{} invariants and {} races",
+            in_words(invariants),
+            in_words(races)
+        ),
+        format!("one of {} named faults", in_words(faults.len())),
+    ];
+    for file in ["README.md", "docs/checker.md"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        for s in &stated {
+            assert!(doc.contains(s.as_str()), "{file} does not say {s:?}");
+        }
+    }
+}

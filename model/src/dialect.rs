@@ -168,7 +168,8 @@ pub struct DialectRules {
     pub id: &'static str,
     /// Display name.
     pub title: &'static str,
-    /// The spec text the rules come from.
+    /// The file (under `specs/` or `../shared/specs/`) of the dialect's own text, whose
+    /// normative sentences `cancelcheck clauses` places (`clauses::texts`).
     pub spec_file: &'static str,
     /// Whether messages are JSON-RPC 2.0 (all but ABP).
     pub json_rpc: bool,
@@ -390,7 +391,7 @@ static MCP_2026: DialectRules = DialectRules {
 static LSP: DialectRules = DialectRules {
     id: "lsp",
     title: "LSP 3.17 ($/cancelRequest)",
-    spec_file: "README.md",
+    spec_file: "lsp-3.17.md",
     json_rpc: true,
     cancel_method: "$/cancelRequest",
     cancel_id_field: "id",

@@ -454,20 +454,18 @@ pub fn normative(file: &str, text: &str) -> Vec<Unit> {
         .collect()
 }
 
-/// The texts and the dialect each states: four texts under `shared/specs/` and their
-/// `README.md`, whose units belong to the dialect their table row or fact names (see
-/// [`readme_dialect`]), and, in this repository's `specs/` ([`files::in_repository`]), the
-/// released MCP 2026-07-28 text (which replaces the draft under `shared/specs/`) and LSP's
-/// sentences.
-pub const TEXTS: &[(&str, Option<Dialect>)] = &[
-    (files::ACP, Some(Dialect::Acp)),
-    (files::RFD, Some(Dialect::AcpRfd)),
-    (files::MCP25, Some(Dialect::Mcp20251125)),
-    (files::MCP26, Some(Dialect::Mcp20260728)),
-    (files::ABP, Some(Dialect::Abp)),
-    (files::LSP, Some(Dialect::Lsp)),
-    (files::README, None),
-];
+/// The texts and the dialect each states: each dialect's own text (its rules' `spec_file`:
+/// the ACP RFD, MCP 2025-11-25 and ABP under `shared/specs/`, and, in this repository's
+/// `specs/` ([`files::in_repository`]), the released ACP v1 and MCP 2026-07-28 texts and
+/// LSP's sentences), in [`Dialect::ALL`]'s order, then the specs' `README.md`, whose units belong to the dialect their table row or
+/// fact names (see [`readme_dialect`]).
+pub fn texts() -> Vec<(&'static str, Option<Dialect>)> {
+    Dialect::ALL
+        .into_iter()
+        .map(|d| (d.rules().spec_file, Some(d)))
+        .chain([(files::README, None)])
+        .collect()
+}
 
 /// How the README's "Facts beyond the texts" name the dialect of each fact: by the words it
 /// opens with in bold.
@@ -548,7 +546,7 @@ pub enum Treatment {
 pub struct Row {
     /// The dialect whose text states it.
     pub dialect: Dialect,
-    /// The text it is quoted from (a name of [`TEXTS`]).
+    /// The text it is quoted from (a name of [`texts`]).
     pub file: &'static str,
     /// The sentence, word for word (` ... ` joins a list's lead-in to its item).
     pub quote: &'static str,

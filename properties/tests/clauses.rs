@@ -7,7 +7,7 @@
 
 use cancelcheck_model::Dialect;
 use cancelcheck_properties::clauses::{
-    self, Disposition, Keyword, LEAD_INS, Row, TABLE, TEXTS, Treatment, Unit,
+    self, Disposition, Keyword, LEAD_INS, Row, TABLE, Treatment, Unit,
 };
 use cancelcheck_properties::invariant::files;
 use cancelcheck_properties::{CATALOG, Strength, VectorFile};
@@ -39,7 +39,7 @@ fn units() -> Option<Vec<(&'static str, Dialect, Unit)>> {
         return None;
     }
     let mut all = Vec::new();
-    for &(file, dialect) in TEXTS {
+    for (file, dialect) in clauses::texts() {
         let text = std::fs::read_to_string(path_of(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         match dialect {
             Some(d) => all.extend(clauses::segment(&text).into_iter().map(|u| (file, d, u))),
@@ -99,7 +99,7 @@ fn every_normative_sentence_is_placed() {
         missing.join("\n")
     );
     // The extraction found what the texts hold: every text has normative sentences.
-    for &(file, _) in TEXTS {
+    for (file, _) in clauses::texts() {
         assert!(
             units
                 .iter()

@@ -54,10 +54,12 @@ impl Drop for Worker {
 /// Gives `job` to `worker` with `done` to report on, or gives it back if the worker's thread
 /// has ended (its queue closed).
 ///
+/// # Safety
+///
 /// The caller must not return, normally or by a panic, before `job` has finished or been
 /// dropped: it must wait until every clone of `done` is dropped ([`wait`]). That is what
 /// makes the job's borrows outlive its use of them, as a scoped thread's do.
-fn hand_out<'a>(
+unsafe fn hand_out<'a>(
     worker: &Worker,
     job: impl FnOnce() + Send + 'a,
     done: &mpsc::Sender<Finished>,
@@ -69,10 +71,9 @@ fn hand_out<'a>(
         let _ = done.send(finished);
     });
     // SAFETY: only the lifetime changes (the same fat pointer). The worker's thread calls or
-    // drops the job before the last clone of `done` is dropped, and every caller of
-    // `hand_out` waits for that before returning (`wait`, reached whether or not the
-    // caller's own job panicked), so nothing the job borrows ends before the job is done
-    // with it.
+    // drops the job before the last clone of `done` is dropped, and the caller waits for that
+    // before returning (this function's contract), so nothing the job borrows ends before the
+    // job is done with it.
     let job: Job = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 'a>, Job>(job) };
     let Some(jobs) = &worker.jobs else {
         return Err(job);
@@ -111,7 +112,10 @@ pub(super) fn run_each<F: FnOnce() + Send>(
         for job in jobs {
             match workers.next() {
                 Some(w) => {
-                    if let Err(job) = hand_out(w, job, &done) {
+                    // SAFETY: `wait` below runs whether or not a job panicked (the
+                    // panic is caught), and returns only once every clone of `done` is
+                    // dropped.
+                    if let Err(job) = unsafe { hand_out(w, job, &done) } {
                         job();
                     }
                 }
@@ -132,7 +136,8 @@ pub(super) fn run_each<F: FnOnce() + Send>(
 pub(super) fn join(worker: &Worker, theirs: impl FnOnce() + Send, ours: impl FnOnce()) {
     let (done, finished) = mpsc::channel();
     let own = catch_unwind(AssertUnwindSafe(|| {
-        if let Err(theirs) = hand_out(worker, theirs, &done) {
+        // SAFETY: as in `run_each`: `wait` below returns only once `theirs` is done with.
+        if let Err(theirs) = unsafe { hand_out(worker, theirs, &done) } {
             theirs();
         }
         drop(done);
