@@ -646,3 +646,57 @@ fn a_server_that_leaves_a_daemon_holding_its_output_does_not_hang_watch() {
     let v = std::fs::read_to_string(PathBuf::from(verdict)).unwrap();
     assert!(v.contains("held by a process it started"), "{v}");
 }
+
+/// `watch` decides as `audit` does what nothing judged: a session whose cancels name only a
+/// method the judge does not follow (`ping`; the judged one is `tools/call`) is `vacuous` with
+/// why, not `pass`; and it takes `--min-work-ms`, which its advice may name.
+#[test]
+fn a_watched_session_of_no_judged_method_is_vacuous_and_min_work_ms_is_taken() {
+    let tmp = Scratch::new("unjudged");
+    let log = tmp.path().join("unjudged.jsonl");
+    let peer = testpeer();
+    let mut child = watch(&[
+        "--dialect",
+        "mcp-2025-11-25",
+        "--json",
+        "--min-work-ms",
+        "100",
+        "--log",
+        &log.display().to_string(),
+        "--",
+        &peer.display().to_string(),
+        "--dialect",
+        "mcp-2025-11-25",
+    ]);
+    let session = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for m in session {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        if line.contains(r#""id":2"#) {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let live: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(live["verdict"], "vacuous", "{live:#}");
+    assert!(
+        live.to_string().contains("no request of the judged method"),
+        "{live:#}"
+    );
+}
