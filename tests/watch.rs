@@ -300,25 +300,7 @@ fn the_live_verdict_is_the_audit_of_the_log() {
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
     ];
-    let mut stdin = child.stdin.take().unwrap();
-    for m in session {
-        writeln!(stdin, "{m}").unwrap();
-    }
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while out.read_line(&mut line).unwrap() > 0 {
-        if line.contains(r#""id":2"#) {
-            break;
-        }
-    }
-    drop(stdin);
-    let mut rest = Vec::new();
-    out.read_to_end(&mut rest).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0));
-    let live: Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
-    )
-    .unwrap();
+    let live = live_verdict(&mut child, &session, &log);
     let o = cancelcheck(&[
         "audit",
         "--dialect",
@@ -647,6 +629,28 @@ fn a_server_that_leaves_a_daemon_holding_its_output_does_not_hang_watch() {
     assert!(v.contains("held by a process it started"), "{v}");
 }
 
+/// Writes `session` to `child` (a watch), reads its output up to the answer to request 2, ends
+/// its input and waits for it to exit 0; returns the verdict it wrote beside `log`.
+fn live_verdict(child: &mut Child, session: &[&str], log: &Path) -> Value {
+    let mut stdin = child.stdin.take().unwrap();
+    for m in session {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        if line.contains(r#""id":2"#) {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    serde_json::from_str(&std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap())
+        .unwrap()
+}
+
 /// `watch` decides as `audit` does what nothing judged: a session whose cancels name only a
 /// method the judge does not follow (`ping`; the judged one is `tools/call`) is `vacuous` with
 /// why, not `pass`; and it takes `--min-work-ms`, which its advice may name.
@@ -675,25 +679,7 @@ fn a_watched_session_of_no_judged_method_is_vacuous_and_min_work_ms_is_taken() {
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
     ];
-    let mut stdin = child.stdin.take().unwrap();
-    for m in session {
-        writeln!(stdin, "{m}").unwrap();
-    }
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while out.read_line(&mut line).unwrap() > 0 {
-        if line.contains(r#""id":2"#) {
-            break;
-        }
-    }
-    drop(stdin);
-    let mut rest = Vec::new();
-    out.read_to_end(&mut rest).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0));
-    let live: Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{}.verdict", log.display())).unwrap(),
-    )
-    .unwrap();
+    let live = live_verdict(&mut child, &session, &log);
     assert_eq!(live["verdict"], "vacuous", "{live:#}");
     assert!(
         live.to_string().contains("no request of the judged method"),

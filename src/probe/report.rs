@@ -812,6 +812,16 @@ mod tests {
     /// A run is a pass only where every part is: one session that could not be decided makes
     /// the run `vacuous` beside one that passed, and says which; no session at all is not a
     /// pass either.
+    /// The cells of the table row of scenario `name` in the report `text`.
+    fn row_cells<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .collect()
+    }
+
     #[test]
     fn one_undecided_session_makes_the_run_vacuous() {
         let name = scenario::by_name("cancel-during-work")
@@ -864,13 +874,7 @@ mod tests {
             .push("the session holds no cancel".into());
         assert_eq!(failed.judgement.status(), Status::Fail);
         let text = run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &[failed]);
-        let cells: Vec<&str> = text
-            .lines()
-            .find(|l| l.starts_with(name))
-            .unwrap()
-            .split_whitespace()
-            .skip(2)
-            .collect();
+        let cells = row_cells(&text, name);
         assert!(cells.contains(&"E") && cells.contains(&"?"), "{text}");
         assert!(!cells.contains(&"."), "{text}");
         // Nor one that ended in an error: a cancel that killed the peer held nothing (its
@@ -883,13 +887,7 @@ mod tests {
             message: "the peer exited after the cancel".into(),
         });
         let text = run_text(Dialect::Mcp20260728, Framing::Ndjson, &[], &[gone]);
-        let cells: Vec<&str> = text
-            .lines()
-            .find(|l| l.starts_with(name))
-            .unwrap()
-            .split_whitespace()
-            .skip(2)
-            .collect();
+        let cells = row_cells(&text, name);
         assert!(cells.contains(&"?") && !cells.contains(&"."), "{text}");
     }
 }
