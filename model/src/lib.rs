@@ -17,6 +17,7 @@ pub mod id;
 pub mod io;
 pub mod message;
 pub mod pack;
+mod policy;
 pub mod request;
 
 pub use behaviour::Behaviour;
