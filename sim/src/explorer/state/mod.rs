@@ -10,27 +10,27 @@
 //! so their [`fingerprint`](super::hash::fingerprint) is its key in the visited set.
 
 use cancelcheck_model::io::Timer;
-use cancelcheck_model::message::Method;
 use cancelcheck_model::pack::{CloneState, Pack, PackError, Reader, Relabel, State};
 use cancelcheck_model::{Command, Input, Message, Output, Party, RequestId};
 use cancelcheck_properties::{Event, PropertySet, Verdict};
-use core::hash::{Hash, Hasher};
 use smallvec::SmallVec;
 
+mod canonical;
+mod carry;
 mod http;
 mod reduce;
+mod step_view;
+#[cfg(test)]
+mod tests;
 mod trees;
 use http::Http;
 pub(super) use reduce::ample;
 use trees::Spawned;
 
-use super::driver::{self, Counter, Driver, Effect};
-use super::fifo::MsgClass;
+use super::bounds;
+use super::driver;
 use super::flat::kinds::{Absent, Byte, Inert, Parts, PerRequest, Table};
-use super::hash::StableHasher;
-use super::steps::{Listed, StepView, TimerOf};
-use super::{Bounds, bounds};
-use crate::effects::{Effects, carry_out};
+use super::steps::Listed;
 use crate::scenario::Scenario;
 use crate::world::World;
 
@@ -43,11 +43,6 @@ enum Stimulus {
     Emit(Event),
     /// Nothing (a cancel of a request that never got an id).
     Nothing,
-}
-
-/// `x` renamed by `map` (pairs of an id and its new id; ids not listed keep theirs).
-fn rename(map: &[(RequestId, RequestId)], x: RequestId) -> RequestId {
-    map.iter().find(|(from, _)| *from == x).map_or(x, |p| p.1)
 }
 
 /// One choice of what happens next.
@@ -474,25 +469,6 @@ impl Explorer {
         );
     }
 
-    /// Feeds one input and carries out what the endpoint did (see [`carry_out`]); its
-    /// outputs stay in `outs`. With `asked`, the input was the application's request to send:
-    /// the id of the work request it made is recorded in the slot of the party's script.
-    fn feed(&mut self, b: &Bounds, party: Party, input: Input, asked: Option<usize>) {
-        let mut outs = core::mem::take(&mut self.outs);
-        outs.clear();
-        outs.extend_from_slice(self.world.feed(party, input));
-        carry_out(
-            party,
-            &outs,
-            &mut Carrying {
-                e: self,
-                b,
-                asked: asked.map(|k| (party, k)),
-            },
-        );
-        self.outs = outs;
-    }
-
     /// Appends the packed state (see [`Explorer`]), replacing what `out` held.
     pub fn pack(&self, out: &mut Vec<u8>) {
         out.clear();
@@ -519,90 +495,6 @@ impl Explorer {
         Ok(())
     }
 
-    /// Renames work-request ids in place to this state's canonical relabelling: ids are handed
-    /// out again in the order of what each request's state looks like (every component's
-    /// record of it, its messages and their FIFO positions, its work, timers and cancels), so
-    /// states that differ only by a permutation of interchangeable requests become equal.
-    /// The result is a key, not a state to expand: its steps are listed in another order.
-    /// Only sound where [`super::symmetric`] holds. Returns whether anything could move
-    /// (false with fewer than two requests sent: the state is then left as it was).
-    pub fn canonicalize(&mut self, scenario: &Scenario) -> bool {
-        let sent = usize::from(self.sent);
-        let ids: SmallVec<[RequestId; 8]> = self.ids[..sent].iter().flatten().copied().collect();
-        if ids.len() < 2 {
-            return false;
-        }
-        let fifo = bounds(scenario).fifo;
-        let mut by_look: SmallVec<[(u64, RequestId); 8]> =
-            ids.iter().map(|&x| (self.signature(x, fifo), x)).collect();
-        by_look.sort_unstable();
-        let mut slots = ids;
-        slots.sort_unstable();
-        let map: SmallVec<[(RequestId, RequestId); 8]> = by_look
-            .iter()
-            .zip(&slots)
-            .map(|(&(_, from), &to)| (from, to))
-            .collect();
-        self.relabel_by(&map, fifo);
-        true
-    }
-
-    /// Everything about request `x` except its id.
-    fn signature(&self, x: RequestId, fifo: bool) -> u64 {
-        let mut h = StableHasher::default();
-        self.world.hash_request(x, &mut h);
-        for q in &self.net {
-            0xFFu8.hash(&mut h);
-            for (pos, m) in q.iter().enumerate() {
-                if m.request_id() == Some(x) {
-                    if fifo {
-                        pos.hash(&mut h);
-                    }
-                    m.with_request_id(RequestId::Null).hash(&mut h);
-                }
-            }
-        }
-        for &(p, y) in self.work.iter().chain(&self.progressed) {
-            if y == x {
-                p.hash(&mut h);
-            }
-        }
-        1u8.hash(&mut h);
-        for &(p, t) in &self.timers {
-            if t == Timer::RequestTimeout(x) {
-                p.hash(&mut h);
-            }
-        }
-        for (k, id) in self.ids.iter().enumerate() {
-            if *id == Some(x) {
-                self.cancels[k].hash(&mut h);
-            }
-        }
-        h.finish()
-    }
-
-    /// Renames request ids everywhere (see [`Relabel`]), then puts back in order what is kept
-    /// sorted: queues on a reordering link, work, timers, and the application's requests by
-    /// their new ids.
-    fn relabel_by(&mut self, map: &[(RequestId, RequestId)], fifo: bool) {
-        self.dirty = Dirty::ALL;
-        self.relabel(&|x| rename(map, x));
-        if !fifo {
-            self.net.iter_mut().for_each(|q| q.sort_unstable());
-        }
-        self.work.sort_unstable();
-        self.progressed.sort_unstable();
-        self.timers.sort_unstable();
-        let sent = usize::from(self.sent);
-        let mut apps: SmallVec<[(Option<RequestId>, u8); 8]> =
-            (0..sent).map(|k| (self.ids[k], self.cancels[k])).collect();
-        apps.sort_unstable();
-        for (k, (id, c)) in apps.into_iter().enumerate() {
-            self.ids[k] = id;
-            self.cancels[k] = c;
-        }
-    }
-
     /// Ends the run here and takes the verdict; the state is spent (unpack another into it).
     pub fn end(&mut self, quiescent: bool) -> Verdict {
         self.world.end(quiescent);
@@ -623,327 +515,5 @@ impl Explorer {
     /// The races reached since the state was made or unpacked.
     pub fn reached(&self) -> PropertySet {
         self.world.checker().verdict().reached
-    }
-}
-
-/// A state carrying out one input's outputs: messages join the queue towards the peer, work
-/// and armed timers join their tables (a timer only where the bounds explore it), and each
-/// table changed is marked dirty.
-struct Carrying<'a> {
-    e: &'a mut Explorer,
-    b: &'a Bounds,
-    /// The party whose application asked to send, and the slot of its script that learns the
-    /// id of the first work request it sends.
-    asked: Option<(Party, usize)>,
-}
-
-impl Effects for Carrying<'_> {
-    fn send(&mut self, from: Party, msg: Message) {
-        // (Streamable HTTP's streams are the plain form's alone.)
-        if self.b.http {
-            return self.e.http_send(from, msg);
-        }
-        driver::carry(self.e, from, Effect::Send(msg), self.b.fifo);
-    }
-
-    /// Records the application's id (the slot of its script that asked learns it).
-    fn request(&mut self, from: Party, id: RequestId, method: Method) {
-        let e = &mut *self.e;
-        if let Some((p, k)) = self.asked
-            && p == from
-            && method.is_work_of(from)
-        {
-            match from {
-                Party::Client => e.ids[k] = Some(id),
-                Party::Server => e.server.ids[k] = Some(id),
-            }
-            self.asked = None;
-        }
-    }
-
-    fn start_work(&mut self, party: Party, id: RequestId) {
-        driver::carry(self.e, party, Effect::StartWork((party, id)), self.b.fifo);
-    }
-
-    fn abort_work(&mut self, party: Party, id: RequestId) {
-        driver::carry(self.e, party, Effect::AbortWork((party, id)), self.b.fifo);
-    }
-
-    fn arm(&mut self, party: Party, timer: Timer) {
-        if self.b.explores(timer) {
-            driver::carry(self.e, party, Effect::Arm((party, timer)), self.b.fifo);
-        }
-    }
-
-    fn disarm(&mut self, party: Party, timer: Timer) {
-        driver::carry(self.e, party, Effect::Disarm((party, timer)), self.b.fifo);
-    }
-
-    fn close_stream(&mut self, _: Party, id: RequestId) {
-        self.e.http_close(id);
-    }
-}
-
-/// The plain state's tables edited in values, each table changed marked dirty.
-impl Driver for Explorer {
-    #[inline(always)]
-    fn insert_msg(&mut self, to: Party, i: usize, m: Message) {
-        self.dirty |= Dirty::NET[to.index()];
-        self.net[to.index()].insert(i, m);
-    }
-    #[inline(always)]
-    fn sorted_msg_place(&self, to: Party, m: Message) -> usize {
-        self.net[to.index()].partition_point(|y| *y <= m)
-    }
-    #[inline(always)]
-    fn remove_msg(&mut self, to: Party, i: usize) {
-        self.dirty |= Dirty::NET[to.index()];
-        self.net[to.index()].remove(i);
-    }
-    #[inline(always)]
-    fn insert_work(&mut self, w: (Party, RequestId)) {
-        self.dirty |= Dirty::WORK;
-        insert_sorted(&mut self.work, w);
-    }
-    #[inline(always)]
-    fn remove_work(&mut self, i: usize) {
-        self.dirty |= Dirty::WORK;
-        self.work.remove(i);
-    }
-    #[inline(always)]
-    fn insert_progressed(&mut self, w: (Party, RequestId)) {
-        self.dirty |= Dirty::PROGRESSED;
-        insert_sorted(&mut self.progressed, w);
-    }
-    #[inline(always)]
-    fn remove_progressed(&mut self, i: usize) {
-        self.dirty |= Dirty::PROGRESSED;
-        self.progressed.remove(i);
-    }
-    #[inline(always)]
-    fn insert_timer(&mut self, t: (Party, Timer)) {
-        self.dirty |= Dirty::TIMERS;
-        insert_sorted(&mut self.timers, t);
-    }
-    #[inline(always)]
-    fn remove_timer(&mut self, i: usize) {
-        self.dirty |= Dirty::TIMERS;
-        self.timers.remove(i);
-    }
-    #[inline(always)]
-    fn count(&mut self, c: Counter) {
-        match c {
-            // The application learns the new request's id when the client is fed.
-            Counter::Sent => {
-                self.sent += 1;
-                self.dirty |= Dirty::IDS;
-            }
-            Counter::Cancelled(k) => {
-                self.cancels[usize::from(k)] += 1;
-                self.dirty |= Dirty::CANCELS;
-            }
-            Counter::Duplicated => self.duplicates_left -= 1,
-            Counter::Malformed => self.malformed_left -= 1,
-        }
-    }
-}
-
-impl StepView for Explorer {
-    type Msg = Message;
-    type Work = (Party, RequestId);
-    type Timer = (Party, Timer);
-    fn sent(&self) -> u8 {
-        self.sent
-    }
-    fn client_ready(&self) -> bool {
-        self.world.endpoint(Party::Client).is_ready()
-    }
-    fn cancels(&self, k: u8) -> u8 {
-        self.cancels[usize::from(k)]
-    }
-    fn has_id(&self, k: u8) -> bool {
-        self.ids[usize::from(k)].is_some()
-    }
-    fn queue(&self, to: Party) -> &[Message] {
-        &self.net[to.index()]
-    }
-    fn is_request(&self, m: Message) -> bool {
-        matches!(m, Message::Request { .. })
-    }
-    fn held(&self, to: Party, i: usize) -> bool {
-        self.http.on() && to == Party::Client && self.http_held(i)
-    }
-    fn work(&self) -> &[(Party, RequestId)] {
-        &self.work
-    }
-    fn progressed(&self) -> &[(Party, RequestId)] {
-        &self.progressed
-    }
-    fn timers(&self) -> &[(Party, Timer)] {
-        &self.timers
-    }
-    fn duplicates_left(&self) -> u8 {
-        self.duplicates_left
-    }
-    fn malformed_left(&self) -> u8 {
-        self.malformed_left
-    }
-    // Requests are numbered as `Explorer::request_number` numbers them.
-    fn next_request(&self) -> u32 {
-        match self.nested {
-            true => self.tree_len() as u32 + 1,
-            false => u32::from(self.sent) + 1,
-        }
-    }
-    fn app_request(&self, k: u8) -> Option<u32> {
-        match self.nested {
-            true => Some(self.request_number(Party::Client, self.ids[usize::from(k)]?)),
-            false => Some(u32::from(k) + 1),
-        }
-    }
-    fn msg_request(&self, to: Party, m: Message) -> Option<u32> {
-        self.message_request(to, &m)
-    }
-    fn msg_class(&self, to: Party, m: Message) -> MsgClass {
-        self.class_of(to, &m)
-    }
-    fn work_of(&self, (p, id): (Party, RequestId)) -> (Party, u32) {
-        (p, self.request_number(p.peer(), id))
-    }
-    fn timer_of(&self, (p, t): (Party, Timer)) -> (Party, TimerOf) {
-        let what = match t {
-            Timer::InitTimeout => TimerOf::Init,
-            // Without trees a request never waits for a worker where the reduction applies,
-            // and is answered on its own steps only.
-            Timer::RequestTimeout(id) => TimerOf::Request(
-                self.request_number(p, id),
-                self.nested
-                    && (self.world.endpoint(p.peer()).received(id)).is_some_and(|s| s.is_open()),
-            ),
-        };
-        (p, what)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explorer::ExploreSpec;
-    use crate::link::Order;
-    use cancelcheck_model::pack::Restore;
-    use cancelcheck_model::{Behaviour, Dialect};
-
-    /// A copy that took a step and was restored from its source is its source again, in every
-    /// field of the state (the packed bytes, derived from the declaration) and in what the
-    /// search reads of the path: `restore_from` copies back only the tables a step changed, so
-    /// a field it forgets would show here. Trees, server requests, duplicates and timers
-    /// make every table change.
-    #[test]
-    fn a_restored_state_is_its_source_again() {
-        let (mut checked, mut a, mut b) = (0, Vec::new(), Vec::new());
-        for order in [Order::Fifo, Order::Reordering] {
-            let mut spec = ExploreSpec::new(Dialect::Mcp20251125, Behaviour::Honour, 2, order);
-            spec.timeouts = true;
-            spec.progress = true;
-            spec.duplicate = true;
-            spec.malformed_cancel = true;
-            spec.server_requests = 1;
-            spec.nesting = crate::scenario::Nesting {
-                depth: 2,
-                fanout: 1,
-            };
-            let s = spec.scenario();
-            let mut level = vec![Explorer::new(&s, 0, false)];
-            let mut steps = Vec::new();
-            for _ in 0..5 {
-                let mut next = Vec::new();
-                for src in &level {
-                    src.enabled(&s, &mut steps);
-                    let mut copy = src.clone();
-                    for &step in &steps {
-                        copy.apply(&s, step);
-                        next.push(copy.clone());
-                        copy.restore_from(src);
-                        src.pack(&mut a);
-                        copy.pack(&mut b);
-                        assert_eq!(a, b, "{order:?}: restored after {step:?}");
-                        assert_eq!(
-                            (copy.steps, copy.violated(), copy.reached()),
-                            (src.steps, src.violated(), src.reached())
-                        );
-                        checked += 1;
-                    }
-                }
-                next.truncate(200);
-                level = next;
-            }
-        }
-        assert!(checked > 500, "only {checked} steps");
-    }
-
-    /// With trees, what the explorer reads of them comes from the checker's records: how deep
-    /// a request stands, the script slot of its tree's root, its number (by requester and id,
-    /// whatever order the parties' sends interleaved in), and the spawn steps taken on its
-    /// behalf against the fanout; alike after the state is packed and unpacked (the checker's
-    /// records then come back sorted).
-    #[test]
-    fn request_trees_are_read_from_the_checkers_records() {
-        let mut spec = ExploreSpec::new(Dialect::Mcp20251125, Behaviour::Honour, 2, Order::Fifo);
-        spec.nesting = crate::scenario::Nesting {
-            depth: 2,
-            fanout: 1,
-        };
-        let s = spec.scenario();
-        let mut e = Explorer::new(&s, 0, false);
-        let mut steps = Vec::new();
-        let mut take = |e: &mut Explorer, want: &dyn Fn(Step) -> bool| {
-            e.enabled(&s, &mut steps);
-            let step = *steps.iter().find(|&&st| want(st)).expect("enabled");
-            e.apply(&s, step);
-        };
-        let deliver = |to| move |st| matches!(st, Step::Deliver { to: t, index: 0 } if t == to);
-        take(&mut e, &deliver(Party::Server));
-        take(&mut e, &deliver(Party::Client));
-        // The client's first request, received; a request sent on its behalf; the second.
-        take(&mut e, &|st| st == Step::Send);
-        take(&mut e, &deliver(Party::Server));
-        let first = e.ids[0].expect("sent");
-        take(&mut e, &|st| st == Step::Spawn(Party::Server, first));
-        take(&mut e, &|st| st == Step::Send);
-        let second = e.ids[1].expect("sent");
-        let nested = match e.net[Party::Client.index()].last() {
-            Some(&Message::Request { id, .. }) => id,
-            other => panic!("{other:?}"),
-        };
-        let mut unpacked = Explorer::new(&s, 0, false);
-        let mut bytes = Vec::new();
-        e.pack(&mut bytes);
-        unpacked.unpack(&bytes).expect("unpacks");
-        for e in [&e, &unpacked] {
-            let rec = |p, id| e.tree_record(p, id).expect("recorded");
-            let depth = |p, id| e.world.checker().parentage().depth(rec(p, id));
-            assert_eq!(e.tree_len(), 3);
-            assert_eq!(depth(Party::Server, nested), 2);
-            assert_eq!(depth(Party::Client, second), 1);
-            assert_eq!(e.root_slot(rec(Party::Server, nested)), 0);
-            assert_eq!(e.root_slot(rec(Party::Client, second)), 1);
-            // The client's requests first, then the server's.
-            assert_eq!(e.request_number(Party::Client, first), 1);
-            assert_eq!(e.request_number(Party::Client, second), 2);
-            assert_eq!(e.request_number(Party::Server, nested), 3);
-            assert_eq!(e.root_slot_at(2), 0);
-            assert_eq!(e.spawned(rec(Party::Client, first)), 1);
-            assert_eq!(e.spawned(rec(Party::Client, second)), 0);
-        }
-        // The first request spent its fanout; the nested one, at the deepest level, has none.
-        take(&mut e, &deliver(Party::Server));
-        take(&mut e, &deliver(Party::Client));
-        e.enabled(&s, &mut steps);
-        let spawns: Vec<Step> = steps
-            .iter()
-            .copied()
-            .filter(|st| matches!(st, Step::Spawn(..)))
-            .collect();
-        assert_eq!(spawns, [Step::Spawn(Party::Server, second)]);
     }
 }
