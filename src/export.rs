@@ -64,7 +64,7 @@ pub fn properties() -> Properties {
             .iter()
             .map(|inv| {
                 let applies: Vec<Application> = inv
-                    .applies
+                    .applies()
                     .iter()
                     .map(|a| Application {
                         dialect: a.dialect.id(),
@@ -77,7 +77,7 @@ pub fn properties() -> Properties {
                         observable_on_wire: inv.observable_in(a.dialect),
                     })
                     .collect();
-                let first = &inv.applies[0];
+                let first = &inv.applies()[0];
                 PropertyRow {
                     id: inv.name,
                     dialects: applies.iter().map(|a| a.dialect).collect(),

@@ -252,7 +252,9 @@ impl Behaviour {
     pub fn applies_to(self, dialect: Dialect) -> bool {
         let r = dialect.rules();
         let must_answer = r.receiver_duty == ReceiverDuty::MustAnswer;
-        let abp = dialect == Dialect::Abp;
+        let text = |b: Behaviour| r.text_faults.contains(&b);
+        // ABP's app answers every cancel of a call, and so remembers cancelled calls.
+        let acknowledged = r.cancel_shape == crate::dialect::CancelShape::AcknowledgedRequest;
         match self {
             Behaviour::Honour => true,
             Behaviour::FinishFirst => r.honouring == Honouring::May && must_answer,
@@ -280,15 +282,17 @@ impl Behaviour {
             Behaviour::AnswersCancelNotification => r.json_rpc,
             // Where a text says progress stops at the answer (ACP's session/update, MCP
             // 2025-11-25's progress); the other texts say nothing of it.
-            Behaviour::ActivityAfterAnswer => {
-                matches!(dialect, Dialect::Acp | Dialect::Mcp20251125)
-            }
+            Behaviour::ActivityAfterAnswer => text(self),
             Behaviour::ProgressAfterCancel => !must_answer && r.activity_method.is_some(),
             Behaviour::CrashesOnUnknownCancel => true,
             // Where the text asks the receiver to free what a cancelled request held (not ABP,
             // whose app must remember a cancelled call to answer a repeated cancel).
-            Behaviour::LeaksCancelled => (r.honouring == Honouring::Must || !must_answer) && !abp,
-            Behaviour::AckDisagreesWithOutcome | Behaviour::SecondCancelNotCancelled => abp,
+            Behaviour::LeaksCancelled => {
+                (r.honouring == Honouring::Must || !must_answer) && !acknowledged
+            }
+            Behaviour::AckDisagreesWithOutcome | Behaviour::SecondCancelNotCancelled => {
+                acknowledged
+            }
             Behaviour::DeliversLateAnswer => !r.requester_waits,
             Behaviour::ReusesLiveId => true,
             Behaviour::CancelsInitialize => {
@@ -305,17 +309,15 @@ impl Behaviour {
             Behaviour::ForgetsGrandchild => {
                 r.server_work_method.is_some()
                     && r.cancel_senders == crate::dialect::CancelSenders::Either
-                    && (dialect == Dialect::AcpRfd || !must_answer)
+                    && text(self)
             }
-            Behaviour::SpawnsAfterCancel => {
-                r.server_work_method.is_some() && (dialect == Dialect::AcpRfd || !must_answer)
-            }
+            Behaviour::SpawnsAfterCancel => r.server_work_method.is_some() && text(self),
             // ACP's prompt turn: the agent answers after its own requests are resolved.
-            Behaviour::AnswersParentFirst => dialect == Dialect::Acp,
+            Behaviour::AnswersParentFirst => text(self),
             // Where a text bounds the cascade by the cancelled request (ACP, ACP RFD).
-            Behaviour::CancelsSiblingSubtree => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
+            Behaviour::CancelsSiblingSubtree => text(self),
             // ACP's permission requests, which the client must answer after a cancel.
-            Behaviour::LeavesChildPending => matches!(dialect, Dialect::Acp | Dialect::AcpRfd),
+            Behaviour::LeavesChildPending => text(self),
             // Where a cancelled request's answer is a result (ACP's prompt turn).
             Behaviour::CancelledPromptAsError => r.cancelled_result,
             // Where a handler sends requests on a request's behalf and may cancel them.
@@ -328,12 +330,10 @@ impl Behaviour {
                 r.give_up_signal != crate::dialect::GiveUpSignal::Unstated
             }
             // Where the text says a cancel names only a request still in progress (MCP).
-            Behaviour::CancelsAfterAnswer => {
-                matches!(dialect, Dialect::Mcp20251125 | Dialect::Mcp20260728)
-            }
+            Behaviour::CancelsAfterAnswer => text(self),
             // Where the text says nothing is asked before `initialize` is answered (LSP).
-            Behaviour::SendsBeforeInitialize => dialect == Dialect::Lsp,
-            Behaviour::ForgetsCompletedCall => abp,
+            Behaviour::SendsBeforeInitialize => text(self),
+            Behaviour::ForgetsCompletedCall => acknowledged,
             // Where the client cancels a prompt turn by its session (ACP's `session/cancel`).
             Behaviour::SelectsAfterCancel => r.session_cancel_method.is_some(),
             // Where the text keeps a give-up code for requests that support it (LSP).
@@ -342,9 +342,7 @@ impl Behaviour {
             Behaviour::CancelsTaskByNotification => r.task_cancel_method.is_some(),
             // Where a stream's close is the cancel, and where it is not (Streamable HTTP).
             Behaviour::WorksAfterClose => r.stream_close_cancels,
-            Behaviour::CancelsOnDisconnect => {
-                dialect == Dialect::Mcp20251125 && !r.stream_close_cancels
-            }
+            Behaviour::CancelsOnDisconnect => text(self) && !r.stream_close_cancels,
         }
     }
 }

@@ -32,10 +32,7 @@ use smallvec::SmallVec;
 /// Whether `dialect` has a Streamable HTTP transport (MCP's two texts): the one place the
 /// simulator, the probe and the test peer ask.
 pub fn has_streamable_http(dialect: crate::Dialect) -> bool {
-    matches!(
-        dialect,
-        crate::Dialect::Mcp20251125 | crate::Dialect::Mcp20260728
-    )
+    dialect.rules().streamable_http
 }
 
 /// Where a message goes on Streamable HTTP.

@@ -3,7 +3,7 @@
 //! compile error, and a new behaviour is one until its row below exists.
 
 use crate::invariant::InvariantId;
-use cancelcheck_model::dialect::{Honouring, ReceiverDuty};
+use cancelcheck_model::dialect::{CancelShape, Honouring, ReceiverDuty};
 use cancelcheck_model::{Behaviour, Dialect};
 
 /// How a behaviour counts in one dialect.
@@ -93,6 +93,9 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
     let r = dialect.rules();
     let must_answer = r.receiver_duty == ReceiverDuty::MustAnswer;
     let applies = b.applies_to(dialect);
+    // Where the cancel is acknowledged (ABP), finishing first does not apply
+    // ([`Behaviour::applies_to`]), though the receiver must honour a cancel.
+    let acknowledged = r.cancel_shape == CancelShape::AcknowledgedRequest;
     let breaks: &'static [InvariantId] = match b {
         // The requests it stops without being asked are dropped unanswered (MCP): their
         // requesters, which never cancelled them, wait for ever.
@@ -110,7 +113,7 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
         // The second answer, the finished work's, ends the cancelled prompt turn normally.
         B::AnswersTwice if r.cancelled_result => &[SingleResolution, PromptCancelledStopReason],
         B::FinishFirst if !must_answer => &[NoAnswerAfterCancel, NoActivityAfterCancel],
-        B::FinishFirst if r.honouring == Honouring::Must && dialect != Dialect::Abp => {
+        B::FinishFirst if r.honouring == Honouring::Must && !acknowledged => {
             if r.receiver_duty == ReceiverDuty::MustNotAnswer {
                 &[NoAnswerAfterCancel]
             } else {
@@ -133,42 +136,9 @@ pub fn classify(b: Behaviour, dialect: Dialect) -> Option<Classification> {
             (ReceiverDuty::MustAnswer, Honouring::Must) => &[ExactIdMatch, CancelHonoured],
             _ => &[ExactIdMatch, NoAnswerAfterCancel, NoActivityAfterCancel],
         },
-        // Its answer to `initialize`, under the other type's id, answers nothing: its own
-        // requests then go out before `initialize` is answered.
-        B::IdTypeConfusion if dialect == Dialect::Lsp => {
-            &[ExactIdMatch, EventualResolution, NoRequestBeforeInitialize]
-        }
-        // The requester waits for the cancelled request's answer, which the handler holds
-        // until its children are resolved: a repeated cancel then finds the child sent after
-        // the first one, which the handler never cancels.
-        B::SpawnsAfterCancel if dialect == Dialect::AcpRfd => {
-            &[NoChildAfterCancel, CascadeComplete]
-        }
-        // The cancel names no request of its sender's, or one of its other nested requests
-        // (with the parent's number), which the receiver then stops: a sibling's subtree is
-        // hit (ACP, ACP RFD); in MCP the sibling is never answered, so its requester and the
-        // request it serves wait for ever, and a requester that named it in a cancel still
-        // takes its answer if one comes, and a sibling already answered is cancelled after its
-        // answer came (MCP's "believed to still be in-progress"). The child meant runs on (ACP
-        // RFD: the cascade is incomplete).
-        B::ForwardsCancelUnrewritten if applies => match dialect {
-            Dialect::Acp => &[CancelNamesSentRequest, SiblingsUntouched],
-            Dialect::AcpRfd => &[
-                CancelNamesSentRequest,
-                SiblingsUntouched,
-                CascadeComplete,
-                CascadeOnGiveUp,
-            ],
-            Dialect::Mcp20251125 => &[
-                CancelNamesSentRequest,
-                EventualResolution,
-                LateAnswerIgnored,
-                NoLeakAtQuiescence,
-                CancelOnlyInProgress,
-            ],
-            _ => &[CancelNamesSentRequest],
-        },
-        _ if applies => declared(b),
+        _ if applies => crate::dialect::reading(dialect)
+            .breaks(b)
+            .unwrap_or(declared(b)),
         _ => return None,
     };
     Some(Classification { breaks })
@@ -190,32 +160,7 @@ pub fn is_fault(b: Behaviour, dialect: Dialect) -> bool {
 /// answers once they resolve, even past a cancel it was ignoring (`no-answer-after-cancel`).
 /// Empty where trees add nothing, and for correct behaviours.
 pub fn also_with_trees(b: Behaviour, dialect: Dialect) -> &'static [InvariantId] {
-    use Behaviour as B;
-    use Dialect as D;
-    use InvariantId::*;
-    const RUNS_ON: &[InvariantId] = &[CascadeComplete, NoChildAfterCancel];
-    match (b, dialect) {
-        (B::AnswersTwice, D::Acp) => &[ChildrenBeforeParent],
-        (B::CancelCancelsAll, D::Acp | D::AcpRfd) => &[SiblingsUntouched],
-        (B::CancelCancelsAll | B::CrashesOnUnknownCancel, D::Mcp20251125 | D::Mcp20260728) => {
-            &[NoLeakAtQuiescence]
-        }
-        (B::IdTypeConfusion, D::Mcp20260728) => &[NoLeakAtQuiescence],
-        (
-            B::FinishFirst | B::IgnoresCancelForIdZero | B::CancelHitsOwnRequest,
-            D::AcpRfd | D::Mcp20251125 | D::Mcp20260728,
-        ) => RUNS_ON,
-        // The work it keeps running past the close goes on sending nested requests.
-        (B::WorksAfterClose, D::Mcp20260728) => RUNS_ON,
-        (B::NeverAnswersCancelled | B::CrashesOnUnknownCancel, D::AcpRfd) => {
-            &[CascadeComplete, CascadeOnGiveUp, NoLeakAtQuiescence]
-        }
-        (B::AnswersTwice, D::AcpRfd) => &[CascadeComplete],
-        (B::ProgressAfterCancel, D::Mcp20251125 | D::Mcp20260728) => {
-            &[CascadeComplete, NoAnswerAfterCancel]
-        }
-        _ => &[],
-    }
+    crate::dialect::reading(dialect).with_trees(b)
 }
 
 /// What `b` breaks in `dialect` besides [`classify`]'s list on Streamable HTTP, where closing a
@@ -223,14 +168,7 @@ pub fn also_with_trees(b: Behaviour, dialect: Dialect) -> &'static [InvariantId]
 /// on past the close the server read (`close-is-cancel`). Empty elsewhere, for correct
 /// behaviours, and for the faults of Streamable HTTP itself, whose list already says it.
 pub fn also_on_http(b: Behaviour, dialect: Dialect) -> &'static [InvariantId] {
-    use Behaviour as B;
-    use InvariantId::*;
-    match (b, dialect) {
-        (B::ProgressAfterCancel | B::IgnoresCancelForIdZero, Dialect::Mcp20260728) => {
-            &[CloseIsCancel]
-        }
-        _ => &[],
-    }
+    crate::dialect::reading(dialect).on_http(b)
 }
 
 /// The invariants `behaviour` breaks in `dialect`: those of [`classify`]'s list that apply

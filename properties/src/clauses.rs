@@ -467,20 +467,9 @@ pub fn texts() -> Vec<(&'static str, Option<Dialect>)> {
         .collect()
 }
 
-/// How the README's "Facts beyond the texts" name the dialect of each fact: by the words it
-/// opens with in bold.
-pub const README_FACTS: &[(&str, Dialect)] = &[
-    ("ACP stable", Dialect::Acp),
-    ("ACP prompt turns", Dialect::Acp),
-    ("MCP 2025-11-25", Dialect::Mcp20251125),
-    ("MCP 2026-07-28", Dialect::Mcp20260728),
-    ("LSP 3.17", Dialect::Lsp),
-    ("ABP", Dialect::Abp),
-];
-
 /// The units of the specs' README, each with the dialect it states a fact of: a row of the
 /// dialect table (its first cell) or a sentence of a fact (the bold words the fact opens
-/// with, [`README_FACTS`]); `None` for the rest of the README (its introduction, its list of
+/// with, its dialect's `readme_facts`); `None` for the rest of the README (its introduction, its list of
 /// bug classes), which states no rule of a dialect.
 pub fn readme_dialect(text: &str) -> Vec<(Option<Dialect>, Unit)> {
     let lines: Vec<&str> = text.lines().collect();
@@ -501,10 +490,12 @@ pub fn readme_dialect(text: &str) -> Vec<(Option<Dialect>, Unit)> {
                     .take_while(|l| !l.starts_with('#'))
                     .find_map(|l| {
                         let rest = l.strip_prefix("- **")?;
-                        README_FACTS
-                            .iter()
-                            .find(|(name, _)| rest.starts_with(name))
-                            .map(|&(_, d)| d)
+                        Dialect::ALL.into_iter().find(|&d| {
+                            crate::dialect::reading(d)
+                                .readme_facts
+                                .iter()
+                                .any(|name| rest.starts_with(name))
+                        })
                     })
             };
             (d, u)

@@ -4,6 +4,7 @@
 use cancelcheck_model::Dialect;
 use cancelcheck_model::dialect::SpecRef;
 use core::fmt;
+use std::sync::OnceLock;
 
 mod catalog;
 mod sources;
@@ -153,14 +154,32 @@ pub struct Invariant {
     /// report it as not observable. A dialect's application may say otherwise
     /// ([`Invariant::observable_in`]).
     pub observable_on_wire: bool,
-    /// The dialects it applies to, each with its strength and clause.
-    pub applies: &'static [Application],
 }
 
 impl Invariant {
+    /// The dialects it applies to, each with its strength and clause, in [`Dialect::ALL`]'s
+    /// order: the rows of each dialect's file that read this invariant.
+    pub fn applies(&self) -> &'static [&'static Application] {
+        static BY_INVARIANT: OnceLock<Vec<Vec<&'static Application>>> = OnceLock::new();
+        let by = BY_INVARIANT.get_or_init(|| {
+            let mut by: Vec<Vec<&'static Application>> =
+                CATALOG.iter().map(|_| Vec::new()).collect();
+            for d in Dialect::ALL {
+                for (id, a) in crate::dialect::reading(d).rows {
+                    by[*id as usize].push(a);
+                }
+            }
+            by
+        });
+        &by[self.id as usize]
+    }
+
     /// Its reading in `dialect`, if it applies there.
     pub fn application(&self, dialect: Dialect) -> Option<&'static Application> {
-        self.applies.iter().find(|a| a.dialect == dialect)
+        self.applies()
+            .iter()
+            .find(|a| a.dialect == dialect)
+            .copied()
     }
 
     /// The clause it comes from in `dialect`, cited ([`Application::cite`]), if it applies there.
@@ -178,7 +197,7 @@ impl Invariant {
 
     /// The strongest strength over its dialects.
     pub fn strength(&self) -> Strength {
-        self.applies
+        self.applies()
             .iter()
             .map(|a| a.strength)
             .min()
@@ -244,7 +263,7 @@ mod tests {
         for (i, inv) in CATALOG.iter().enumerate() {
             assert_eq!(inv.id as usize, i, "{} out of order", inv.name);
             assert_eq!(InvariantId::from_name(inv.name), Some(inv.id));
-            assert!(!inv.applies.is_empty(), "{} applies nowhere", inv.name);
+            assert!(!inv.applies().is_empty(), "{} applies nowhere", inv.name);
             assert!(inv.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
         }
         assert!(CATALOG.len() <= 64, "bit sets are u64");
@@ -269,7 +288,7 @@ mod tests {
         }
         // Elsewhere an application says what its invariant says.
         for inv in CATALOG.iter() {
-            for a in inv.applies {
+            for a in inv.applies() {
                 let tree = matches!(inv.id, ChildrenBeforeParent | NoChildAfterCancel);
                 assert!(tree || a.on_wire.is_none(), "{} in {}", inv.name, a.dialect);
             }

@@ -8,6 +8,7 @@
 pub mod breaks;
 pub mod checker;
 pub mod clauses;
+mod dialect;
 pub mod event;
 pub mod idset;
 pub mod invariant;

@@ -34,7 +34,7 @@ fn every_clause_is_quoted_from_the_file_it_cites() {
     }
     let mut wrong = Vec::new();
     for inv in CATALOG.iter() {
-        for a in inv.applies {
+        for a in inv.applies() {
             let Some(text) = text_of(a.clause.file) else {
                 wrong.push(format!(
                     "{} {}: no file {}",

@@ -14,7 +14,7 @@ fn shared_specs() -> PathBuf {
 fn every_clause_has_a_public_address_and_a_section() {
     let mut missing = Vec::new();
     for inv in CATALOG.iter() {
-        for a in inv.applies {
+        for a in inv.applies() {
             match a.source() {
                 Some(s) if s.url.starts_with("https://") && !s.section.is_empty() => {
                     assert!(
@@ -45,7 +45,7 @@ fn each_section_is_where_the_clause_stands() {
     }
     let mut wrong = Vec::new();
     for inv in CATALOG.iter() {
-        for a in inv.applies {
+        for a in inv.applies() {
             // The facts of the dialect table and the JSON-RPC sentences are not laid out under
             // the upstream headings; the five texts and LSP's sentences are.
             if [files::README, files::JSONRPC].contains(&a.clause.file) {
@@ -95,7 +95,7 @@ fn each_section_is_where_the_clause_stands() {
             let last = |section: &str| norm(section.rsplit(": ").next().unwrap_or(section));
             let headings: Vec<String> = CATALOG
                 .iter()
-                .flat_map(|i| i.applies.iter())
+                .flat_map(|i| i.applies().iter())
                 .filter(|b| b.clause.file == a.clause.file)
                 .filter_map(|b| b.source())
                 .map(|b| last(b.section))

@@ -784,7 +784,7 @@ pub(super) fn explore_scenario(
     let mut s = match &args.scenario {
         Some(file) => explorable_file(file, args.max_input_bytes)?,
         None => {
-            let mut s = Scenario::default_for(Dialect::Acp);
+            let mut s = Scenario::default_for(Dialect::DEFAULT);
             s.workload.timeout = None;
             s.workload.init_timeout = None;
             s.workload.progress_permille = 0;

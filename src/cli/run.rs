@@ -689,7 +689,7 @@ fn scenario_from(args: &RunArgs) -> anyhow::Result<Scenario> {
         // The built-in scenario of the dialect and behaviour asked for: the dialect's request
         // trees, and what the behaviour's fault needs to act.
         None => Scenario::built_in(
-            args.dialect.unwrap_or(Dialect::Acp),
+            args.dialect.unwrap_or(Dialect::DEFAULT),
             args.behavior.unwrap_or(Behaviour::Honour),
         ),
     };

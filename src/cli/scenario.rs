@@ -23,7 +23,7 @@ pub struct ScenarioArgs {
 /// behaviour's fault can act, stderr says how and why.
 pub fn cmd(args: ScenarioArgs) -> anyhow::Result<ExitCode> {
     let (d, b) = (
-        args.dialect.unwrap_or(Dialect::Acp),
+        args.dialect.unwrap_or(Dialect::DEFAULT),
         args.behavior.unwrap_or(Behaviour::Honour),
     );
     let s = Scenario::built_in(d, b);

@@ -140,7 +140,7 @@ fn plan(a: &ExploreArgs) -> anyhow::Result<Vec<(Dialect, Behaviour)>> {
             let s = explore_scenario(a, None, None)?;
             (s.dialect, s.behaviour)
         }
-        None => (Dialect::Acp, Behaviour::Honour),
+        None => (Dialect::DEFAULT, Behaviour::Honour),
     };
     let dialects: Vec<Dialect> = match a.dialect {
         Some(Pick::All) => Dialect::ALL.to_vec(),

@@ -338,7 +338,7 @@ fn named_id(ctx: &Context, field: &str, v: Option<&Value>, ids: &mut IdMap) -> O
     }
     let text = v.to_string();
     let w = WireId::from_json_text(&text)?;
-    let null_ok = matches!(ctx.dialect, Dialect::Acp | Dialect::AcpRfd | Dialect::Lsp);
+    let null_ok = crate::shapes::of(ctx.dialect).null_id_names_a_request();
     if w == WireId::Null && !null_ok {
         return None;
     }

@@ -22,20 +22,18 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
-pub mod abp;
-pub mod acp;
 pub mod client;
 pub mod decode;
+mod dialect;
 pub mod encode;
 pub mod frame;
 pub mod http;
 pub mod id;
-pub mod lsp;
-pub mod mcp;
 pub mod schema;
 pub mod shapes;
 
 pub use decode::{Body, DecodeError, WireMessage, to_model};
+pub use dialect::{abp, acp, lsp, mcp};
 pub use encode::{Sessions, id_json, message_json, message_json_in, message_text};
 pub use frame::{Frame, FrameError, FrameReader, Framing};
 pub use id::{IdMap, WireId};

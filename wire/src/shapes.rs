@@ -16,7 +16,7 @@ use crate::decode::{Body, Context};
 use crate::encode::{error_message, id_json, session_id};
 use crate::frame::Framing;
 use crate::schema::SchemaError;
-use crate::{WireId, WireMessage, abp, acp, lsp, mcp};
+use crate::{WireId, WireMessage};
 use cancelcheck_model::dialect::DialectRules;
 use cancelcheck_model::message::{Ack, Method};
 use cancelcheck_model::{Dialect, Message, Party, Reply, RequestId};
@@ -53,6 +53,11 @@ pub trait Shapes: Sync {
     fn rules(&self) -> &'static DialectRules {
         self.dialect().rules()
     }
+
+    /// Whether a `null` in a cancel's or a progress notification's id field can name a request
+    /// (JSON-RPC admits a null id where the dialect does not narrow it; MCP's ids are a string
+    /// or an integer).
+    fn null_id_names_a_request(&self) -> bool;
 
     // ---- what it is framed with, and which methods its schema defines
 
@@ -564,17 +569,7 @@ pub fn initialize_version_mismatch(expected: Value, answer: &Body) -> Option<Str
     }
 }
 
-/// The shapes of `dialect`: the one place its wire shapes are decided.
-pub fn of(dialect: Dialect) -> &'static dyn Shapes {
-    match dialect {
-        Dialect::Acp => &acp::ACP,
-        Dialect::AcpRfd => &acp::ACP_RFD,
-        Dialect::Mcp20251125 => &mcp::MCP_2025,
-        Dialect::Mcp20260728 => &mcp::MCP_2026,
-        Dialect::Lsp => &lsp::LSP,
-        Dialect::Abp => &abp::ABP,
-    }
-}
+pub use crate::dialect::of;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
-//! One home per dialect's wire shapes: no code outside the dialects' homes (`wire/src/acp.rs`,
-//! `mcp.rs`, `lsp.rs`, `abp.rs`, `shapes.rs`) decides a message by its dialect.
+//! One home per dialect's wire shapes: no code outside the dialects' homes (`wire/src/dialect/`,
+//! `shapes.rs`) decides a message by its dialect.
 //!
 //! The rule, per function (its whole body, closures and nested items included; comments and
 //! `#[cfg(test)]` items left out): a function that names a dialect must not also build a
@@ -18,11 +18,12 @@
 use std::path::{Path, PathBuf};
 
 /// The dialects' homes, from the workspace root.
-const HOMES: [&str; 5] = [
-    "wire/src/acp.rs",
-    "wire/src/mcp.rs",
-    "wire/src/lsp.rs",
-    "wire/src/abp.rs",
+const HOMES: [&str; 6] = [
+    "wire/src/dialect/acp.rs",
+    "wire/src/dialect/mcp.rs",
+    "wire/src/dialect/lsp.rs",
+    "wire/src/dialect/abp.rs",
+    "wire/src/dialect/mod.rs",
     "wire/src/shapes.rs",
 ];
 

@@ -75,6 +75,10 @@ impl Shapes for Abp {
         Dialect::Abp
     }
 
+    fn null_id_names_a_request(&self) -> bool {
+        false
+    }
+
     fn knows(&self, _method: &str) -> bool {
         false
     }

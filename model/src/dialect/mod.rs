@@ -1,9 +1,19 @@
-//! Dialects: each protocol's cancellation rules as one constant table.
+//! Dialects: each protocol's cancellation rules as one constant table, in a file of its own
+//! (`acp.rs`, `mcp_2025_11_25.rs`, ...), joined here by [`Dialect::rules`].
 //!
-//! Adding a protocol is adding a row here, not branching across the code: the endpoint, the
-//! checker and the wire encoder read only these fields. Facts come from `shared/specs/` and the
-//! table in its `README.md` (which supersedes the older texts where they disagree).
+//! Adding a protocol is adding a table and its line in the registry, not branching across the
+//! code: the endpoint, the checker and the wire encoder read only these fields. Facts come from
+//! `shared/specs/` and the table in its `README.md` (which supersedes the older texts where
+//! they disagree).
 
+mod abp;
+mod acp;
+mod acp_rfd;
+mod lsp;
+mod mcp_2025_11_25;
+mod mcp_2026_07_28;
+
+use crate::behaviour::Behaviour;
 use core::fmt;
 use core::str::FromStr;
 
@@ -246,218 +256,16 @@ pub struct DialectRules {
     /// request"); elsewhere a closed stream is no cancel (MCP 2025-11-25: "a disconnect SHOULD
     /// NOT be taken as a cancel").
     pub stream_close_cancels: bool,
+    /// Whether the dialect has a Streamable HTTP transport (MCP's two texts), each request
+    /// with a stream of its own ([`crate::http`]).
+    pub streamable_http: bool,
+    /// The faults this dialect's text makes observable in words no other field holds (each
+    /// table says, by its entry, what the text asks): read by [`Behaviour::applies_to`].
+    pub text_faults: &'static [Behaviour],
 }
 
+/// JSON-RPC's request-cancelled code, -32800, where a dialect answers a cancel with it.
 const RPC_CANCELLED: Option<i64> = Some(-32800);
-
-static ACP: DialectRules = DialectRules {
-    id: "acp",
-    title: "ACP (stable, $/cancel_request)",
-    spec_file: "acp-v1-cancellation.md",
-    json_rpc: true,
-    cancel_method: "$/cancel_request",
-    cancel_id_field: "requestId",
-    cancel_ack_method: None,
-    cancel_shape: CancelShape::Notification,
-    cancel_senders: CancelSenders::Either,
-    receiver_duty: ReceiverDuty::MustAnswer,
-    honouring: Honouring::May,
-    partial_results: false,
-    requester_waits: true,
-    cancel_error_code: RPC_CANCELLED,
-    negotiated: false,
-    initialize_method: Some("initialize"),
-    initialize_cancel: InitializeCancel::Allowed,
-    id_reuse: IdReuse::WhenDead,
-    work_method: "session/prompt",
-    server_work_method: Some("session/request_permission"),
-    activity_method: Some("session/update"),
-    activity_id_field: "sessionId",
-    string_ids: false,
-    session_cancel_method: Some("session/cancel"),
-    task_cancel_method: None,
-    cancelled_result: true,
-    client_activity: false,
-    give_up_signal: GiveUpSignal::Unstated,
-    give_up: Some(GiveUp {
-        code: -32800,
-        reserved: None,
-    }),
-    stream_close_cancels: false,
-};
-
-static ACP_RFD: DialectRules = DialectRules {
-    id: "acp-rfd",
-    title: "ACP RFD 2025-11 ($/cancelRequest, negotiated)",
-    spec_file: "acp-rfd-request-cancellation.md",
-    json_rpc: true,
-    cancel_method: "$/cancelRequest",
-    cancel_id_field: "id",
-    cancel_ack_method: None,
-    cancel_shape: CancelShape::Notification,
-    cancel_senders: CancelSenders::Either,
-    receiver_duty: ReceiverDuty::MustAnswer,
-    honouring: Honouring::Must,
-    partial_results: true,
-    requester_waits: true,
-    cancel_error_code: RPC_CANCELLED,
-    negotiated: true,
-    initialize_method: Some("initialize"),
-    initialize_cancel: InitializeCancel::Never,
-    id_reuse: IdReuse::WhenDead,
-    work_method: "session/load",
-    server_work_method: Some("session/request_permission"),
-    activity_method: None,
-    activity_id_field: "sessionId",
-    string_ids: false,
-    session_cancel_method: None,
-    task_cancel_method: None,
-    cancelled_result: false,
-    client_activity: false,
-    give_up_signal: GiveUpSignal::Unstated,
-    give_up: Some(GiveUp {
-        code: -32800,
-        reserved: None,
-    }),
-    stream_close_cancels: false,
-};
-
-static MCP_2025: DialectRules = DialectRules {
-    id: "mcp-2025-11-25",
-    title: "MCP 2025-11-25 (notifications/cancelled)",
-    spec_file: "mcp-cancellation-2025-11-25.md",
-    json_rpc: true,
-    cancel_method: "notifications/cancelled",
-    cancel_id_field: "requestId",
-    cancel_ack_method: None,
-    cancel_shape: CancelShape::Notification,
-    cancel_senders: CancelSenders::Either,
-    receiver_duty: ReceiverDuty::ShouldNotAnswer,
-    honouring: Honouring::May,
-    partial_results: false,
-    requester_waits: false,
-    cancel_error_code: None,
-    negotiated: false,
-    initialize_method: Some("initialize"),
-    initialize_cancel: InitializeCancel::Never,
-    id_reuse: IdReuse::Never,
-    work_method: "tools/call",
-    server_work_method: Some("sampling/createMessage"),
-    activity_method: Some("notifications/progress"),
-    activity_id_field: "progressToken",
-    string_ids: false,
-    session_cancel_method: None,
-    task_cancel_method: Some("tasks/cancel"),
-    cancelled_result: false,
-    client_activity: true,
-    give_up_signal: GiveUpSignal::OnTimeout,
-    give_up: None,
-    stream_close_cancels: false,
-};
-
-static MCP_2026: DialectRules = DialectRules {
-    id: "mcp-2026-07-28",
-    title: "MCP 2026-07-28 (client-only cancel: a notification on stdio, a closed stream on HTTP)",
-    spec_file: "mcp-2026-07-28-cancellation.md",
-    json_rpc: true,
-    cancel_method: "notifications/cancelled",
-    cancel_id_field: "requestId",
-    cancel_ack_method: None,
-    cancel_shape: CancelShape::Notification,
-    cancel_senders: CancelSenders::ClientOnly,
-    receiver_duty: ReceiverDuty::MustNotAnswer,
-    honouring: Honouring::Must,
-    partial_results: false,
-    requester_waits: false,
-    cancel_error_code: None,
-    negotiated: false,
-    initialize_method: None,
-    initialize_cancel: InitializeCancel::Never,
-    id_reuse: IdReuse::WhenDead,
-    work_method: "tools/call",
-    server_work_method: Some("sampling/createMessage"),
-    activity_method: Some("notifications/progress"),
-    activity_id_field: "progressToken",
-    string_ids: false,
-    session_cancel_method: None,
-    task_cancel_method: None,
-    cancelled_result: false,
-    client_activity: true,
-    give_up_signal: GiveUpSignal::Always,
-    give_up: None,
-    stream_close_cancels: true,
-};
-
-static LSP: DialectRules = DialectRules {
-    id: "lsp",
-    title: "LSP 3.17 ($/cancelRequest)",
-    spec_file: "lsp-3.17.md",
-    json_rpc: true,
-    cancel_method: "$/cancelRequest",
-    cancel_id_field: "id",
-    cancel_ack_method: None,
-    cancel_shape: CancelShape::Notification,
-    cancel_senders: CancelSenders::Either,
-    receiver_duty: ReceiverDuty::MustAnswer,
-    honouring: Honouring::May,
-    partial_results: true,
-    requester_waits: true,
-    cancel_error_code: RPC_CANCELLED,
-    negotiated: false,
-    initialize_method: Some("initialize"),
-    initialize_cancel: InitializeCancel::NotBeforeAnswer,
-    id_reuse: IdReuse::WhenDead,
-    work_method: "workspace/executeCommand",
-    server_work_method: Some("workspace/configuration"),
-    activity_method: Some("$/progress"),
-    activity_id_field: "token",
-    string_ids: false,
-    session_cancel_method: None,
-    task_cancel_method: None,
-    cancelled_result: false,
-    client_activity: true,
-    give_up_signal: GiveUpSignal::Unstated,
-    give_up: Some(GiveUp {
-        code: -32801,
-        reserved: Some(-32802),
-    }),
-    stream_close_cancels: false,
-};
-
-static ABP: DialectRules = DialectRules {
-    id: "abp",
-    title: "ABP app calls (capabilities/cancel, acknowledged)",
-    spec_file: "app-call-cancellation.md",
-    json_rpc: false,
-    cancel_method: "capabilities/cancel",
-    cancel_id_field: "callId",
-    cancel_ack_method: Some("capabilities/cancel-result"),
-    cancel_shape: CancelShape::AcknowledgedRequest,
-    cancel_senders: CancelSenders::ClientOnly,
-    receiver_duty: ReceiverDuty::MustAnswer,
-    honouring: Honouring::Must,
-    partial_results: false,
-    requester_waits: true,
-    cancel_error_code: None,
-    negotiated: false,
-    initialize_method: Some("session/initialize"),
-    // Nothing in the text forbids it; a cancel that reaches the app before the session is
-    // open is answered `NOT_INITIALIZED`.
-    initialize_cancel: InitializeCancel::Allowed,
-    id_reuse: IdReuse::Never,
-    work_method: "capabilities/call",
-    server_work_method: None,
-    activity_method: None,
-    activity_id_field: "callId",
-    string_ids: true,
-    session_cancel_method: None,
-    task_cancel_method: None,
-    cancelled_result: false,
-    client_activity: false,
-    give_up_signal: GiveUpSignal::Unstated,
-    give_up: None,
-    stream_close_cancels: false,
-};
 
 impl DialectRules {
     /// Whether a request given up on its own is answered otherwise than a cancelled one (LSP's
@@ -479,15 +287,18 @@ impl Dialect {
         Dialect::Abp,
     ];
 
+    /// The dialect a command speaks when none is named.
+    pub const DEFAULT: Dialect = Dialect::Acp;
+
     /// The rule table.
     pub fn rules(self) -> &'static DialectRules {
         match self {
-            Dialect::Acp => &ACP,
-            Dialect::AcpRfd => &ACP_RFD,
-            Dialect::Mcp20251125 => &MCP_2025,
-            Dialect::Mcp20260728 => &MCP_2026,
-            Dialect::Lsp => &LSP,
-            Dialect::Abp => &ABP,
+            Dialect::Acp => &acp::RULES,
+            Dialect::AcpRfd => &acp_rfd::RULES,
+            Dialect::Mcp20251125 => &mcp_2025_11_25::RULES,
+            Dialect::Mcp20260728 => &mcp_2026_07_28::RULES,
+            Dialect::Lsp => &lsp::RULES,
+            Dialect::Abp => &abp::RULES,
         }
     }
 

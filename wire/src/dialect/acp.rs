@@ -230,6 +230,10 @@ impl Shapes for Acp {
         }
     }
 
+    fn null_id_names_a_request(&self) -> bool {
+        true
+    }
+
     fn knows(&self, method: &str) -> bool {
         knows(method, self.rfd)
     }

@@ -105,6 +105,10 @@ impl Shapes for Lsp {
         Dialect::Lsp
     }
 
+    fn null_id_names_a_request(&self) -> bool {
+        true
+    }
+
     /// The base protocol's `Content-Length` headers.
     fn default_framing(&self) -> Framing {
         Framing::ContentLength

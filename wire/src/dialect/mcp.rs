@@ -285,6 +285,10 @@ impl Shapes for Mcp {
         self.dialect
     }
 
+    fn null_id_names_a_request(&self) -> bool {
+        false
+    }
+
     fn knows(&self, method: &str) -> bool {
         knows(self.version, method)
     }
