@@ -30,21 +30,13 @@ use cancelcheck_model::Dialect;
 use core::fmt;
 use serde::Deserialize;
 
-/// The shipped vector files, one per dialect in [`Dialect::ALL`] order: (file name, text).
-pub const FILES: [(&str, &str); 6] = [
-    ("acp.json", include_str!("../vectors/acp.json")),
-    ("acp-rfd.json", include_str!("../vectors/acp-rfd.json")),
-    (
-        "mcp-2025-11-25.json",
-        include_str!("../vectors/mcp-2025-11-25.json"),
-    ),
-    (
-        "mcp-2026-07-28.json",
-        include_str!("../vectors/mcp-2026-07-28.json"),
-    ),
-    ("lsp.json", include_str!("../vectors/lsp.json")),
-    ("abp.json", include_str!("../vectors/abp.json")),
-];
+/// The shipped vector files, one per dialect in [`Dialect::ALL`] order: (file name, text),
+/// each compiled into its dialect's file under `src/dialect/`.
+pub fn files() -> impl Iterator<Item = (&'static str, &'static str)> {
+    Dialect::ALL
+        .into_iter()
+        .map(|d| crate::dialect::reading(d).vectors)
+}
 
 /// What a vector claims about its invariant.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -377,9 +369,9 @@ impl VectorFile {
         })
     }
 
-    /// Every shipped file ([`FILES`]), parsed, in [`Dialect::ALL`] order.
+    /// Every shipped file ([`files`]), parsed, in [`Dialect::ALL`] order.
     pub fn shipped() -> Result<Vec<VectorFile>, VectorError> {
-        FILES.iter().map(|(f, t)| VectorFile::parse(f, t)).collect()
+        files().map(|(f, t)| VectorFile::parse(f, t)).collect()
     }
 }
 

@@ -4,7 +4,7 @@
 //! broken, or the race reached or not), breaking nothing else.
 
 use cancelcheck_model::Dialect;
-use cancelcheck_properties::vector::FILES;
+use cancelcheck_properties::vector;
 use cancelcheck_properties::{CATALOG, Expect, Strength, VectorFile};
 use std::path::PathBuf;
 
@@ -43,16 +43,15 @@ fn one_file_per_dialect_named_for_it_and_compiled_in() {
             format!("{}.json", f.dialect.id()),
             "file named for its dialect"
         );
-        let (_, compiled) = FILES
-            .iter()
+        let (_, compiled) = vector::files()
             .find(|(n, _)| *n == f.file)
-            .unwrap_or_else(|| panic!("{} is not in vector::FILES", f.file));
+            .unwrap_or_else(|| panic!("{} is not in vector::files()", f.file));
         let text = std::fs::read_to_string(dir().join(&f.file)).unwrap();
-        assert_eq!(*compiled, text, "{}: the compiled-in copy differs", f.file);
+        assert_eq!(compiled, text, "{}: the compiled-in copy differs", f.file);
     }
     let shipped = VectorFile::shipped().unwrap();
     let order: Vec<Dialect> = shipped.iter().map(|f| f.dialect).collect();
-    assert_eq!(order, Dialect::ALL, "FILES in Dialect::ALL order");
+    assert_eq!(order, Dialect::ALL, "files() in Dialect::ALL order");
 }
 
 #[test]

@@ -156,6 +156,7 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: ("abp.json", include_str!("../../vectors/abp.json")),
     readme_facts: &["ABP"],
     breaks: super::as_declared,
     with_trees: super::nothing_more,

@@ -193,6 +193,7 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: ("acp.json", include_str!("../../vectors/acp.json")),
     readme_facts: &["ACP stable", "ACP prompt turns"],
     breaks,
     with_trees,

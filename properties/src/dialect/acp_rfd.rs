@@ -228,6 +228,7 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: ("acp-rfd.json", include_str!("../../vectors/acp-rfd.json")),
     readme_facts: &[],
     breaks,
     with_trees,

@@ -166,6 +166,7 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: ("lsp.json", include_str!("../../vectors/lsp.json")),
     readme_facts: &["LSP 3.17"],
     breaks,
     with_trees: super::nothing_more,

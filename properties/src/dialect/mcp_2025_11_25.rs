@@ -288,6 +288,10 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: (
+        "mcp-2025-11-25.json",
+        include_str!("../../vectors/mcp-2025-11-25.json"),
+    ),
     readme_facts: &["MCP 2025-11-25"],
     breaks,
     with_trees,

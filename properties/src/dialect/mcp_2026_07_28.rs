@@ -252,6 +252,10 @@ static ROWS: Rows = &[
 /// What the catalog knows of this dialect.
 pub(super) static READING: Reading = Reading {
     rows: ROWS,
+    vectors: (
+        "mcp-2026-07-28.json",
+        include_str!("../../vectors/mcp-2026-07-28.json"),
+    ),
     readme_facts: &["MCP 2026-07-28"],
     breaks: super::as_declared,
     with_trees,

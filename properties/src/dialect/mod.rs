@@ -66,6 +66,8 @@ pub(crate) struct Reading {
     /// The bold words a fact of the specs' README about this dialect opens with (its "Facts
     /// beyond the texts").
     pub(crate) readme_facts: &'static [&'static str],
+    /// Its clause vectors: the file's name (`vectors/<id>.json`) and its text, compiled in.
+    pub(crate) vectors: (&'static str, &'static str),
     breaks: fn(Behaviour) -> Option<Breaks>,
     with_trees: fn(Behaviour) -> Breaks,
     on_http: fn(Behaviour) -> Breaks,
